@@ -1,0 +1,46 @@
+//! The error type every server function returns, serialised to the browser as JSON.
+
+use leptos::server_fn::{
+    codec::JsonEncoding,
+    error::{FromServerFnError, ServerFnErrorErr},
+};
+use serde::{Deserialize, Serialize};
+
+/// What went wrong, in terms an operator can act on. Variants carry messages rather than source errors because
+/// they cross the wire to the browser.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+pub enum AppError {
+    /// The Kubernetes API answered with an error (permission denied, not found, conflict, ...).
+    #[error("the Kubernetes API refused: {message} ({code})")]
+    Api { code: u16, message: String },
+    /// The Kubernetes API could not be reached or the answer could not be read.
+    #[error("cannot talk to the Kubernetes API: {0}")]
+    Connection(String),
+    /// The request carries no identity the server holds credentials for.
+    #[error("not signed in: {0}")]
+    NotSignedIn(String),
+    /// The server function machinery itself failed (request encoding, network between browser and server).
+    #[error("{0}")]
+    ServerFn(String),
+}
+
+impl FromServerFnError for AppError {
+    type Encoder = JsonEncoding;
+
+    fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
+        AppError::ServerFn(value.to_string())
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl From<kube::Error> for AppError {
+    fn from(err: kube::Error) -> Self {
+        match err {
+            kube::Error::Api(status) => AppError::Api {
+                code: status.code,
+                message: status.message,
+            },
+            other => AppError::Connection(other.to_string()),
+        }
+    }
+}

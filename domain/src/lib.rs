@@ -1,0 +1,9 @@
+//! Drainboard's pure logic.
+//!
+//! Everything here is plain data and functions over it: no I/O, no clocks, no Kubernetes client. The server
+//! converts API objects into these trimmed view models (feature `k8s`), which keeps its caches small and lets the
+//! browser run the same rules without ever linking the Kubernetes API types.
+
+pub mod node;
+
+pub use node::{NodeSummary, ReadyStatus};

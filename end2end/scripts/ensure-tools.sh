@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs what this repo's build needs and a fresh machine lacks; does nothing for what is already there.
+#   ensure-tools.sh            the build tools: wasm32 target, cargo-leptos, wasm-bindgen CLI, control-plane binaries,
+#                              and end2end's npm packages
+#   ensure-tools.sh --browser  also Chromium from Debian, for the browser tests
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+log() { echo "ensure-tools: $*" >&2; }
+export PATH="$HOME/.cargo/bin:$PATH"
+
+CARGO_LEPTOS_VERSION=0.3.10
+# The CLI must be exactly the wasm-bindgen version in Cargo.lock.
+WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/"/, "", $3); print $3; exit}' "$root/Cargo.lock")
+
+rustup target list --installed | grep -qx wasm32-unknown-unknown || {
+  log "adding the wasm32-unknown-unknown target"; rustup target add wasm32-unknown-unknown >&2; }
+
+if ! cargo leptos --version 2>/dev/null | grep -q " $CARGO_LEPTOS_VERSION"; then
+  # A debug build of cargo-leptos takes a third of the time of a release build and runs just as well: it only
+  # orchestrates cargo and wasm-bindgen. no_downloads: it must never fetch tools from outside the registries.
+  log "installing cargo-leptos $CARGO_LEPTOS_VERSION (several minutes, once)"
+  cargo install cargo-leptos --version "$CARGO_LEPTOS_VERSION" --locked --features no_downloads --debug >&2
+fi
+
+if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION\$"; then
+  # Not --locked: that lockfile names a webpki-roots release the registry no longer serves.
+  log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (a few minutes, once)"
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force >&2
+fi
+
+command -v openssl >/dev/null || { log "installing openssl"; apt-get install -y openssl >&2; }
+
+"$root/end2end/cluster/build.sh" >/dev/null
+
+# playwright-core for the browser tests, binaryen's wasm-opt for release builds. Never a browser download.
+if ! cmp -s "$root/end2end/package-lock.json" "$root/end2end/node_modules/.installed-lock.json"; then
+  log "installing the npm packages in end2end/"
+  (cd "$root/end2end" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund >&2 &&
+    cp package-lock.json node_modules/.installed-lock.json)
+fi
+
+if [ "${1:-}" = --browser ]; then
+  if [ ! -x /usr/bin/chromium ]; then
+    log "installing Chromium from Debian"
+    apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium >&2
+  fi
+fi

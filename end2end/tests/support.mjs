@@ -1,0 +1,66 @@
+// Shared helpers for the browser tests: Debian's Chromium through playwright-core, a drainboard server on a free
+// port, and kubectl against the local control plane. The test command (../../test-all) sets the environment.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const repoRoot = join(here, '..', '..');
+export const artifactsDir = join(repoRoot, 'end2end', 'artifacts');
+mkdirSync(artifactsDir, { recursive: true });
+
+export function requireEnv(name) {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the browser tests through ./test-all`);
+  return value;
+}
+
+/** Runs the pinned kubectl against the test cluster and returns its stdout. */
+export function kubectl(...args) {
+  const bin = join(requireEnv('DRAINBOARD_CLUSTER_BIN'), 'kubectl');
+  return execFileSync(bin, ['--kubeconfig', requireEnv('KUBECONFIG'), ...args], { encoding: 'utf8' });
+}
+
+/** Starts the cargo-leptos-built server on a free port; resolves with its URL and a stop function. */
+export async function startDrainboard(extraArgs = []) {
+  const bin = requireEnv('DRAINBOARD_BIN');
+  const child = spawn(bin, ['--addr', '127.0.0.1:0', '--kubeconfig', requireEnv('KUBECONFIG'), ...extraArgs], {
+    cwd: repoRoot,
+    env: { ...process.env, LEPTOS_SITE_ROOT: requireEnv('LEPTOS_SITE_ROOT') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`drainboard did not start in 30 s:\n${stderr}`)), 30_000);
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/serving on (http:\/\/\S+)/);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`drainboard exited with ${code}:\n${stderr}`)); });
+  });
+  const stop = () => new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+  return { url, stop, logs: () => stderr };
+}
+
+/** Launches Debian's Chromium headless with a fresh profile and no background network traffic. */
+export async function launchBrowser() {
+  const profile = mkdtempSync(join(tmpdir(), 'drainboard-chromium-'));
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      `--user-data-dir=${profile}`,
+    ],
+  });
+}

@@ -1,0 +1,19 @@
+//! The server's error type: everything that can stop `drainboard` from starting or serving.
+
+use std::{io, net::SocketAddr};
+
+use app::kube_access::ConnectError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Connect(#[from] ConnectError),
+    #[error(
+        "cannot read the site configuration (run through cargo-leptos, or set LEPTOS_* variables): {0}"
+    )]
+    SiteConfig(String),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind { addr: SocketAddr, source: io::Error },
+    #[error("serving failed: {0}")]
+    Serve(io::Error),
+}
