@@ -6,7 +6,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 log() { echo "ensure-tools: $*" >&2; }
-export PATH="$HOME/.cargo/bin:$PATH"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 CARGO_LEPTOS_VERSION=0.3.10
 # The CLI must be exactly the wasm-bindgen version in Cargo.lock.

@@ -1,8 +1,7 @@
 // Shared helpers for the browser tests: Debian's Chromium through playwright-core, a drainboard server on a free
 // port, and kubectl against the local control plane. The test command (../../test-all) sets the environment.
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -52,15 +51,16 @@ export async function startDrainboard(extraArgs = []) {
   return { url, stop, logs: () => stderr };
 }
 
-/** Launches Debian's Chromium headless with a fresh profile and no background network traffic. */
+/**
+ * Launches Debian's Chromium headless with no background network traffic. playwright-core gives every launch a
+ * fresh temporary profile of its own.
+ */
 export async function launchBrowser() {
-  const profile = mkdtempSync(join(tmpdir(), 'drainboard-chromium-'));
   return chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: [
       '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      `--user-data-dir=${profile}`,
     ],
   });
 }
