@@ -4,6 +4,12 @@
 //! converts API objects into these trimmed view models (feature `k8s`), which keeps its caches small and lets the
 //! browser run the same rules without ever linking the Kubernetes API types.
 
+pub mod drain;
+pub mod eviction;
 pub mod node;
+pub mod pod;
+pub mod progress;
+pub mod selector;
 
 pub use node::{NodeSummary, ReadyStatus};
+pub use pod::PodSummary;

@@ -1,0 +1,189 @@
+//! The pod view model: the fields of a pod that drain planning and eviction countdowns read, and nothing else.
+//!
+//! Trimming happens once, when the server receives a pod, so that caches of many thousands of pods stay small and
+//! the browser can run the same rules on the same data.
+
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+/// `status.phase`. An absent or unrecognised phase reads as `Unknown`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum PodPhase {
+    Pending,
+    Running,
+    Succeeded,
+    Failed,
+    Unknown,
+}
+
+impl PodPhase {
+    pub fn parse(phase: Option<&str>) -> Self {
+        match phase {
+            Some("Pending") => Self::Pending,
+            Some("Running") => Self::Running,
+            Some("Succeeded") => Self::Succeeded,
+            Some("Failed") => Self::Failed,
+            _ => Self::Unknown,
+        }
+    }
+
+    /// Succeeded and Failed pods are finished: drain removes them without the usual checks.
+    pub fn is_terminal(self) -> bool {
+        matches!(self, Self::Succeeded | Self::Failed)
+    }
+}
+
+/// The owner reference marked `controller: true`; other owner references play no part in draining.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ControllerRef {
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+}
+
+impl ControllerRef {
+    /// A DaemonSet owner, as kubectl recognises one: kind `DaemonSet` in `apps/v1`.
+    pub fn is_daemonset(&self) -> bool {
+        self.kind == "DaemonSet" && self.api_version == "apps/v1"
+    }
+}
+
+/// A toleration, kept whole because the eviction countdown needs the first one that matches each taint.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Toleration {
+    pub key: Option<String>,
+    pub operator: Option<String>,
+    pub value: Option<String>,
+    pub effect: Option<String>,
+    pub toleration_seconds: Option<i64>,
+}
+
+/// One pod as Drainboard keeps it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PodSummary {
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+    pub node_name: Option<String>,
+    pub phase: PodPhase,
+    /// The `Ready` condition is True.
+    pub ready: bool,
+    pub controller: Option<ControllerRef>,
+    /// Has the `kubernetes.io/config.mirror` annotation: the API's copy of a static pod the kubelet runs.
+    pub mirror: bool,
+    /// Has at least one `emptyDir` volume, of any medium. Its data is lost when the pod goes.
+    pub empty_dir: bool,
+    pub deletion_timestamp: Option<Timestamp>,
+    pub labels: BTreeMap<String, String>,
+    pub tolerations: Vec<Toleration>,
+}
+
+impl PodSummary {
+    /// `namespace/name`, the way operators write a pod.
+    pub fn key(&self) -> String {
+        format!("{}/{}", self.namespace, self.name)
+    }
+}
+
+/// The annotation that marks a mirror pod.
+pub const MIRROR_ANNOTATION: &str = "kubernetes.io/config.mirror";
+
+#[cfg(feature = "k8s")]
+mod from_k8s {
+    use super::*;
+    use k8s_openapi::api::core::v1::Pod;
+
+    impl From<&Pod> for PodSummary {
+        fn from(pod: &Pod) -> Self {
+            let meta = &pod.metadata;
+            let spec = pod.spec.as_ref();
+            let status = pod.status.as_ref();
+            let controller = meta
+                .owner_references
+                .iter()
+                .flatten()
+                .find(|o| o.controller == Some(true))
+                .map(|o| ControllerRef {
+                    api_version: o.api_version.clone(),
+                    kind: o.kind.clone(),
+                    name: o.name.clone(),
+                });
+            let ready = status
+                .and_then(|s| s.conditions.as_ref())
+                .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
+            PodSummary {
+                namespace: meta.namespace.clone().unwrap_or_default(),
+                name: meta.name.clone().unwrap_or_default(),
+                uid: meta.uid.clone().unwrap_or_default(),
+                node_name: spec.and_then(|s| s.node_name.clone()),
+                phase: PodPhase::parse(status.and_then(|s| s.phase.as_deref())),
+                ready,
+                controller,
+                mirror: meta
+                    .annotations
+                    .as_ref()
+                    .is_some_and(|a| a.contains_key(MIRROR_ANNOTATION)),
+                empty_dir: spec
+                    .and_then(|s| s.volumes.as_ref())
+                    .is_some_and(|vs| vs.iter().any(|v| v.empty_dir.is_some())),
+                deletion_timestamp: meta.deletion_timestamp.as_ref().map(|t| t.0),
+                labels: meta.labels.clone().unwrap_or_default(),
+                tolerations: spec
+                    .and_then(|s| s.tolerations.as_ref())
+                    .map(|ts| {
+                        ts.iter()
+                            .map(|t| Toleration {
+                                key: t.key.clone(),
+                                operator: t.operator.clone(),
+                                value: t.value.clone(),
+                                effect: t.effect.clone(),
+                                toleration_seconds: t.toleration_seconds,
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn trims_a_pod_to_what_drain_reads() {
+            let pod: Pod = serde_json::from_value(serde_json::json!({
+                "metadata": {
+                    "name": "web-1", "namespace": "shop", "uid": "u1",
+                    "labels": {"app": "web"},
+                    "annotations": {"kubernetes.io/config.mirror": "x"},
+                    "ownerReferences": [
+                        {"apiVersion": "v1", "kind": "Node", "name": "n1", "uid": "n"},
+                        {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-abc", "uid": "r", "controller": true}
+                    ]
+                },
+                "spec": {
+                    "nodeName": "n1",
+                    "containers": [{"name": "c"}],
+                    "volumes": [{"name": "cfg", "configMap": {"name": "x"}}, {"name": "s", "emptyDir": {"medium": "Memory"}}],
+                    "tolerations": [{"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}]
+                },
+                "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}
+            }))
+            .unwrap();
+            let s = PodSummary::from(&pod);
+            assert_eq!(s.key(), "shop/web-1");
+            assert_eq!(s.node_name.as_deref(), Some("n1"));
+            assert_eq!(s.phase, PodPhase::Running);
+            assert!(s.ready && s.mirror && s.empty_dir);
+            assert_eq!(
+                s.controller.unwrap().name,
+                "web-abc",
+                "only the controller owner counts"
+            );
+            assert_eq!(s.tolerations[0].toleration_seconds, Some(300));
+        }
+    }
+}

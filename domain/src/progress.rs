@@ -1,0 +1,105 @@
+//! The progress of a drain, as every viewer sees it: one snapshot the server updates and pushes.
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::drain::{DrainOptions, DrainPlan};
+
+/// A PodDisruptionBudget as a blocked eviction explains it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PdbStatus {
+    pub name: String,
+    pub disruptions_allowed: i32,
+    pub current_healthy: i32,
+    pub desired_healthy: i32,
+}
+
+/// Where one pod's eviction stands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PodState {
+    Pending,
+    Evicting,
+    /// The API refused for now (429): a PDB allows no disruption, or is still being processed. Retried.
+    Blocked {
+        pdb: Option<PdbStatus>,
+        message: String,
+        retry_at: Timestamp,
+    },
+    /// Eviction accepted; the pod is shutting down until `deletion_deadline` (its deletion timestamp).
+    Terminating {
+        deletion_deadline: Option<Timestamp>,
+    },
+    Gone,
+    Failed(String),
+}
+
+impl PodState {
+    pub fn is_final(&self) -> bool {
+        matches!(self, Self::Gone | Self::Failed(_))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PodProgress {
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+    pub state: PodState,
+    pub started_at: Option<Timestamp>,
+    pub finished_at: Option<Timestamp>,
+}
+
+/// Where the drain as a whole stands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DrainState {
+    Cordoning,
+    Planning,
+    Evicting,
+    /// Every pod to evict is gone: the node is safe to reboot or return.
+    Drained,
+    /// Some pods are refused: nothing was evicted. The plan says why and which options would override.
+    Refused,
+    /// A client dry run: the plan only; nothing changed.
+    DryRunPlanned,
+    /// A server dry run: the API server accepted every eviction with `dryRun=All`; nothing changed.
+    DryRunAccepted,
+    /// The timeout passed with pods still on the node.
+    TimedOut,
+    /// Stopped by a person; the node stays cordoned.
+    Cancelled,
+    /// Some evictions failed.
+    Failed(String),
+    /// The server stopped while this drain ran; it can be resumed.
+    Interrupted,
+}
+
+impl DrainState {
+    pub fn is_running(&self) -> bool {
+        matches!(self, Self::Cordoning | Self::Planning | Self::Evicting)
+    }
+}
+
+/// The whole story of one drain.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrainProgress {
+    pub id: String,
+    pub node: String,
+    pub started_by: String,
+    pub started_at: Timestamp,
+    pub reason: Option<String>,
+    pub options: DrainOptions,
+    pub state: DrainState,
+    pub plan: Option<DrainPlan>,
+    pub pods: Vec<PodProgress>,
+    pub finished_at: Option<Timestamp>,
+}
+
+impl DrainProgress {
+    /// Pods evicted or being evicted that are not gone yet.
+    pub fn pods_left(&self) -> usize {
+        self.pods
+            .iter()
+            .filter(|p| p.state != PodState::Gone)
+            .count()
+    }
+}
