@@ -2,8 +2,14 @@
 //!
 //! Every function has an explicit, stable endpoint under `/api`; `API.md` documents each one for scripts.
 
-use domain::NodeSummary;
-use leptos::prelude::*;
+#[cfg(feature = "ssr")]
+use domain::drain::DryRun;
+use domain::{
+    NodeSummary,
+    drain::DrainOptions,
+    progress::{CordonOutcome, DrainProgress, DrainStarted, NodeDrainRecord},
+};
+use leptos::{prelude::*, server_fn::codec::Json};
 
 use crate::AppError;
 
@@ -13,4 +19,140 @@ pub async fn list_nodes() -> Result<Vec<NodeSummary>, AppError> {
     let access = expect_context::<crate::kube_access::KubeAccess>();
     let client = access.client_for(&access.identity_for_request())?;
     crate::kube_access::list_nodes(&client).await
+}
+
+/// Cordons a node: marks it unschedulable. A node already cordoned is reported as such, and nothing is written.
+/// `POST /api/nodes/cordon` with `{"node": "..."}`.
+#[server(prefix = "/api", endpoint = "nodes/cordon", input = Json)]
+pub async fn cordon_node(node: String) -> Result<CordonOutcome, AppError> {
+    set_unschedulable(node, true).await
+}
+
+/// Uncordons a node: makes it schedulable again. `POST /api/nodes/uncordon` with `{"node": "..."}`.
+#[server(prefix = "/api", endpoint = "nodes/uncordon", input = Json)]
+pub async fn uncordon_node(node: String) -> Result<CordonOutcome, AppError> {
+    set_unschedulable(node, false).await
+}
+
+#[cfg(feature = "ssr")]
+async fn set_unschedulable(node: String, unschedulable: bool) -> Result<CordonOutcome, AppError> {
+    let node = valid_node_name(node)?;
+    let client = request_client()?;
+    crate::drain::ops::set_unschedulable(&client, &node, unschedulable, DryRun::None)
+        .await
+        .map_err(|err| not_found_as(err, &node))
+}
+
+/// Starts draining a node, as a server task, and answers at once with its id. If that node is already being
+/// drained, answers with the running drain's id (`attached: true`). `POST /api/drains/start` with
+/// `{"node": "...", "options": {...}, "reason": "..."}`.
+#[server(prefix = "/api", endpoint = "drains/start", input = Json)]
+pub async fn start_drain(
+    node: String,
+    options: DrainOptions,
+    reason: Option<String>,
+) -> Result<DrainStarted, AppError> {
+    let node = valid_node_name(node)?;
+    let access = expect_context::<crate::kube_access::KubeAccess>();
+    let identity = access.identity_for_request();
+    let client = access.client_for(&identity)?;
+    // Fail here, not in the task, when the node does not exist.
+    kube::Api::<k8s_openapi::api::core::v1::Node>::all(client.clone())
+        .get(&node)
+        .await
+        .map_err(|err| not_found_as(err, &node))?;
+    let reason = reason
+        .map(|r| r.trim().to_string())
+        .filter(|r| !r.is_empty());
+    let registry = expect_context::<crate::drain::DrainRegistry>();
+    Ok(registry.start(client, &identity, node, options, reason))
+}
+
+/// The progress of a drain. `POST /api/drains/status` with `{"id": "..."}`.
+#[server(prefix = "/api", endpoint = "drains/status", input = Json)]
+pub async fn drain_status(id: String) -> Result<DrainProgress, AppError> {
+    let registry = expect_context::<crate::drain::DrainRegistry>();
+    registry
+        .progress(&id)
+        .ok_or_else(|| AppError::NotFound(format!("no drain with id {id} on this server")))
+}
+
+/// Cancels a running drain: retries and waits stop, the node stays cordoned, and the drain ends as cancelled
+/// with the pods still on the node listed. `POST /api/drains/cancel` with `{"id": "..."}`.
+#[server(prefix = "/api", endpoint = "drains/cancel", input = Json)]
+pub async fn cancel_drain(id: String) -> Result<(), AppError> {
+    let registry = expect_context::<crate::drain::DrainRegistry>();
+    if registry.cancel(&id) {
+        Ok(())
+    } else {
+        Err(AppError::NotFound(format!(
+            "no drain with id {id} on this server"
+        )))
+    }
+}
+
+/// Every drain this server holds, newest first. `POST /api/drains`.
+#[server(prefix = "/api", endpoint = "drains")]
+pub async fn list_drains() -> Result<Vec<DrainProgress>, AppError> {
+    Ok(expect_context::<crate::drain::DrainRegistry>().all())
+}
+
+/// The drains recorded on the nodes (annotation `drainboard.dev/drain`), including those another replica ran.
+/// A record that says running, with no drain running here, is reported as interrupted: the server that ran it
+/// stopped. `POST /api/drains/recorded`.
+#[server(prefix = "/api", endpoint = "drains/recorded")]
+pub async fn recorded_drains() -> Result<Vec<NodeDrainRecord>, AppError> {
+    use domain::progress::DrainRecord;
+    let access = expect_context::<crate::kube_access::KubeAccess>();
+    let identity = access.identity_for_request();
+    let client = access.client_for(&identity)?;
+    let registry = expect_context::<crate::drain::DrainRegistry>();
+    let nodes = kube::Api::<k8s_openapi::api::core::v1::Node>::all(client)
+        .list(&Default::default())
+        .await?;
+    Ok(nodes
+        .items
+        .iter()
+        .filter_map(|n| {
+            let name = n.metadata.name.clone()?;
+            let text = n
+                .metadata
+                .annotations
+                .as_ref()?
+                .get(crate::drain::RECORD_ANNOTATION)?;
+            let record: DrainRecord = serde_json::from_str(text).ok()?;
+            let live = registry
+                .running_on(&identity.cluster, &name)
+                .is_some_and(|id| id == record.id);
+            Some(NodeDrainRecord {
+                node: name,
+                record: if live { record } else { record.interrupted() },
+            })
+        })
+        .collect())
+}
+
+#[cfg(feature = "ssr")]
+fn request_client() -> Result<kube::Client, AppError> {
+    let access = expect_context::<crate::kube_access::KubeAccess>();
+    access.client_for(&access.identity_for_request())
+}
+
+#[cfg(feature = "ssr")]
+fn valid_node_name(node: String) -> Result<String, AppError> {
+    let node = node.trim().to_string();
+    if node.is_empty() {
+        return Err(AppError::Invalid("a node name is required".into()));
+    }
+    Ok(node)
+}
+
+#[cfg(feature = "ssr")]
+fn not_found_as(err: kube::Error, node: &str) -> AppError {
+    match &err {
+        kube::Error::Api(status) if status.code == 404 => {
+            AppError::NotFound(format!("node {node} does not exist"))
+        }
+        _ => err.into(),
+    }
 }

@@ -16,6 +16,12 @@ pub enum AppError {
     /// The Kubernetes API could not be reached or the answer could not be read.
     #[error("cannot talk to the Kubernetes API: {0}")]
     Connection(String),
+    /// What the request names does not exist.
+    #[error("not found: {0}")]
+    NotFound(String),
+    /// The request is malformed; the message says how to fix it.
+    #[error("invalid request: {0}")]
+    Invalid(String),
     /// The request carries no identity the server holds credentials for.
     #[error("not signed in: {0}")]
     NotSignedIn(String),

@@ -2,6 +2,8 @@
 //! to Kubernetes that those functions use.
 
 pub mod api;
+#[cfg(feature = "ssr")]
+pub mod drain;
 pub mod error;
 #[cfg(feature = "ssr")]
 pub mod kube_access;

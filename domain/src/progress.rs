@@ -30,12 +30,14 @@ pub enum PodState {
         deletion_deadline: Option<Timestamp>,
     },
     Gone,
+    /// A server dry run: the API server accepted the eviction and changed nothing.
+    DryRunAccepted,
     Failed(String),
 }
 
 impl PodState {
     pub fn is_final(&self) -> bool {
-        matches!(self, Self::Gone | Self::Failed(_))
+        matches!(self, Self::Gone | Self::DryRunAccepted | Self::Failed(_))
     }
 }
 
@@ -102,4 +104,67 @@ impl DrainProgress {
             .filter(|p| p.state != PodState::Gone)
             .count()
     }
+}
+
+/// What a drain leaves on its Node (annotation `drainboard.dev/drain`): enough for another replica, or this server
+/// after a restart, to show who drained the node, how, and how it ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DrainRecord {
+    pub id: String,
+    pub started_by: String,
+    pub started_at: Timestamp,
+    pub reason: Option<String>,
+    pub options: DrainOptions,
+    pub state: DrainState,
+    pub pods_left: usize,
+    pub finished_at: Option<Timestamp>,
+}
+
+impl From<&DrainProgress> for DrainRecord {
+    fn from(p: &DrainProgress) -> Self {
+        DrainRecord {
+            id: p.id.clone(),
+            started_by: p.started_by.clone(),
+            started_at: p.started_at,
+            reason: p.reason.clone(),
+            options: p.options.clone(),
+            state: p.state.clone(),
+            pods_left: p.pods_left(),
+            finished_at: p.finished_at,
+        }
+    }
+}
+
+impl DrainRecord {
+    /// A record that says "running" but that no live task owns was left by a server that stopped mid-drain.
+    pub fn interrupted(mut self) -> Self {
+        if self.state.is_running() {
+            self.state = DrainState::Interrupted;
+        }
+        self
+    }
+}
+
+/// Whether a cordon or uncordon changed anything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CordonOutcome {
+    Changed,
+    /// The node was already in the wanted state; no call was made.
+    AlreadyDone,
+}
+
+/// The answer to a request to start a drain.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrainStarted {
+    pub id: String,
+    /// A drain of this node was already running: this is its id, and the request's options were not used.
+    pub attached: bool,
+}
+
+/// A drain recorded on a node, as another replica or a restarted server finds it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeDrainRecord {
+    pub node: String,
+    pub record: DrainRecord,
 }

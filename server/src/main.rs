@@ -2,6 +2,7 @@
 
 mod cli;
 mod error;
+mod events;
 mod web;
 
 use std::process::ExitCode;

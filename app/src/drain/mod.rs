@@ -1,0 +1,171 @@
+//! Drains as server tasks. A request starts one and gets its id back at once; the task belongs to the registry,
+//! not to the request, so closing the tab changes nothing and any number of viewers can follow it.
+
+pub mod ops;
+mod task;
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+};
+
+use domain::{
+    drain::{DrainOptions, DryRun},
+    progress::{DrainProgress, DrainStarted, DrainState},
+};
+use jiff::Timestamp;
+use kube::Client;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+pub use task::RECORD_ANNOTATION;
+
+use crate::kube_access::Identity;
+
+/// How many finished drains the registry keeps for late viewers.
+const KEEP_FINISHED: usize = 200;
+
+/// Every drain this server runs or ran, by id; at most one real (not dry-run) drain per node at a time.
+#[derive(Clone, Default)]
+pub struct DrainRegistry {
+    inner: Arc<Mutex<Inner>>,
+}
+
+#[derive(Default)]
+struct Inner {
+    drains: HashMap<String, Entry>,
+    /// (cluster, node) → id of its running drain.
+    running: HashMap<(String, String), String>,
+    finished_order: Vec<String>,
+}
+
+struct Entry {
+    progress: watch::Receiver<DrainProgress>,
+    cancel: CancellationToken,
+}
+
+impl DrainRegistry {
+    /// Starts draining `node` as `identity`, or attaches to the drain of that node already running.
+    pub fn start(
+        &self,
+        client: Client,
+        identity: &Identity,
+        node: String,
+        options: DrainOptions,
+        reason: Option<String>,
+    ) -> DrainStarted {
+        let mut inner = self.lock();
+        let key = (identity.cluster.clone(), node.clone());
+        let real = options.dry_run == DryRun::None;
+        if real && let Some(id) = inner.running.get(&key) {
+            return DrainStarted {
+                id: id.clone(),
+                attached: true,
+            };
+        }
+        let id = uuid::Uuid::new_v4().to_string();
+        let (tx, rx) = watch::channel(DrainProgress {
+            id: id.clone(),
+            node: node.clone(),
+            started_by: identity.user.clone(),
+            started_at: Timestamp::now(),
+            reason,
+            options: options.clone(),
+            state: DrainState::Cordoning,
+            plan: None,
+            pods: Vec::new(),
+            finished_at: None,
+        });
+        let cancel = CancellationToken::new();
+        inner.drains.insert(
+            id.clone(),
+            Entry {
+                progress: rx,
+                cancel: cancel.clone(),
+            },
+        );
+        if real {
+            inner.running.insert(key.clone(), id.clone());
+        }
+        drop(inner);
+
+        let drain = task::Drain {
+            client,
+            node,
+            options,
+            progress: tx,
+            cancel,
+        };
+        let registry = self.clone();
+        let finished_id = id.clone();
+        tokio::spawn(async move {
+            drain.run().await;
+            registry.finished(&key, &finished_id);
+        });
+        DrainStarted {
+            id,
+            attached: false,
+        }
+    }
+
+    /// A live view of the drain's progress.
+    pub fn subscribe(&self, id: &str) -> Option<watch::Receiver<DrainProgress>> {
+        self.lock().drains.get(id).map(|e| e.progress.clone())
+    }
+
+    /// The drain's progress now.
+    pub fn progress(&self, id: &str) -> Option<DrainProgress> {
+        self.lock()
+            .drains
+            .get(id)
+            .map(|e| e.progress.borrow().clone())
+    }
+
+    /// Asks a running drain to stop retrying and waiting. False if there is no such drain.
+    pub fn cancel(&self, id: &str) -> bool {
+        let inner = self.lock();
+        let Some(entry) = inner.drains.get(id) else {
+            return false;
+        };
+        entry.cancel.cancel();
+        true
+    }
+
+    /// The id of the drain running on `node`, if any.
+    pub fn running_on(&self, cluster: &str, node: &str) -> Option<String> {
+        self.lock()
+            .running
+            .get(&(cluster.to_string(), node.to_string()))
+            .cloned()
+    }
+
+    /// Every drain the registry holds, newest first.
+    pub fn all(&self) -> Vec<DrainProgress> {
+        let mut all: Vec<_> = self
+            .lock()
+            .drains
+            .values()
+            .map(|e| e.progress.borrow().clone())
+            .collect();
+        all.sort_by_key(|d| std::cmp::Reverse(d.started_at));
+        all
+    }
+
+    fn finished(&self, key: &(String, String), id: &str) {
+        let mut inner = self.lock();
+        if inner.running.get(key).is_some_and(|running| running == id) {
+            inner.running.remove(key);
+        }
+        inner.finished_order.push(id.to_string());
+        while inner.finished_order.len() > KEEP_FINISHED {
+            let oldest = inner.finished_order.remove(0);
+            inner.drains.remove(&oldest);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}

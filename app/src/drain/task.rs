@@ -1,0 +1,469 @@
+//! One drain, run as a server task: cordon, plan, evict every pod in parallel, wait until each is gone.
+
+use std::{collections::HashMap, time::Duration};
+
+use domain::{
+    PodSummary,
+    drain::{DrainOptions, DryRun},
+    progress::{DrainProgress, DrainRecord, DrainState, PodProgress, PodState},
+};
+use futures::{StreamExt, future::join_all};
+use jiff::Timestamp;
+use k8s_openapi::api::core::v1::{Node, Pod};
+use kube::{
+    Api, Client,
+    api::{Patch, PatchParams},
+    core::Status,
+    runtime::{WatchStreamExt, watcher},
+};
+use tokio::{sync::watch, time::Instant};
+use tokio_util::sync::CancellationToken;
+
+use super::ops::{self, EVICT_RETRY_DELAY, api_message};
+
+/// The annotation on the Node that records the latest drain, so that other replicas and a restarted server know.
+pub const RECORD_ANNOTATION: &str = "drainboard.dev/drain";
+
+pub(super) struct Drain {
+    pub client: Client,
+    pub node: String,
+    pub options: DrainOptions,
+    pub progress: watch::Sender<DrainProgress>,
+    pub cancel: CancellationToken,
+}
+
+impl Drain {
+    pub async fn run(self) {
+        let state = self.execute().await;
+        self.progress.send_modify(|p| {
+            p.state = state;
+            p.finished_at = Some(Timestamp::now());
+        });
+        self.record().await;
+    }
+
+    async fn execute(&self) -> DrainState {
+        let dry_run = self.options.dry_run;
+        if let Err(err) = ops::set_unschedulable(&self.client, &self.node, true, dry_run).await {
+            return DrainState::Failed(format!(
+                "could not cordon {}: {}",
+                self.node,
+                api_message(&err)
+            ));
+        }
+        self.record().await;
+
+        self.set_state(DrainState::Planning);
+        let listed = match ops::list_node_pods(
+            &self.client,
+            &self.node,
+            self.options.pod_selector.as_deref(),
+        )
+        .await
+        {
+            Ok(pods) => pods,
+            Err(err) => {
+                return DrainState::Failed(format!(
+                    "could not list the pods of {}: {}",
+                    self.node,
+                    api_message(&err)
+                ));
+            }
+        };
+        let pods: Vec<PodSummary> = listed.iter().map(PodSummary::from).collect();
+        let plan = ops::plan(&self.client, &pods, &self.options).await;
+        let by_uid: HashMap<&str, &PodSummary> = pods.iter().map(|p| (p.uid.as_str(), p)).collect();
+        let targets: Vec<PodSummary> = plan
+            .to_evict()
+            .filter_map(|p| by_uid.get(p.uid.as_str()).map(|s| (*s).clone()))
+            .collect();
+        let blocked = plan.is_blocked();
+        self.progress.send_modify(|p| {
+            p.plan = Some(plan);
+            p.pods = targets
+                .iter()
+                .map(|t| PodProgress {
+                    namespace: t.namespace.clone(),
+                    name: t.name.clone(),
+                    uid: t.uid.clone(),
+                    state: PodState::Pending,
+                    started_at: None,
+                    finished_at: None,
+                })
+                .collect();
+        });
+        if blocked {
+            return DrainState::Refused;
+        }
+        if dry_run == DryRun::Client {
+            return DrainState::DryRunPlanned;
+        }
+
+        self.set_state(DrainState::Evicting);
+        let deadline = self
+            .options
+            .timeout_seconds
+            .map(|s| Instant::now() + Duration::from_secs(s));
+        // Watch the node's pods before the first eviction, so that no deletion is missed.
+        let presence =
+            (dry_run == DryRun::None).then(|| Presence::watch(self.client.clone(), &self.node));
+        if self.options.disable_eviction {
+            self.delete_all(&targets, deadline, presence.as_ref()).await;
+        } else {
+            join_all(
+                targets
+                    .iter()
+                    .map(|pod| self.evict_one(pod, deadline, presence.as_ref())),
+            )
+            .await;
+        }
+        self.outcome(deadline)
+    }
+
+    /// The final state, from the pods' states.
+    fn outcome(&self, deadline: Option<Instant>) -> DrainState {
+        let progress = self.progress.borrow();
+        let left = progress
+            .pods
+            .iter()
+            .filter(|p| !matches!(p.state, PodState::Gone | PodState::DryRunAccepted))
+            .count();
+        if left == 0 {
+            return if self.options.dry_run == DryRun::Server {
+                DrainState::DryRunAccepted
+            } else {
+                DrainState::Drained
+            };
+        }
+        if self.cancel.is_cancelled() {
+            return DrainState::Cancelled;
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return DrainState::TimedOut;
+        }
+        let failed = progress
+            .pods
+            .iter()
+            .filter(|p| matches!(p.state, PodState::Failed(_)))
+            .count();
+        DrainState::Failed(format!(
+            "{failed} of {} pods could not be evicted",
+            progress.pods.len()
+        ))
+    }
+
+    /// Evicts one pod, retrying while the API says "not now", then waits until it is gone.
+    async fn evict_one(
+        &self,
+        pod: &PodSummary,
+        deadline: Option<Instant>,
+        presence: Option<&Presence>,
+    ) {
+        let uid = pod.uid.as_str();
+        self.set_pod(uid, PodState::Evicting);
+        let mut current = pod.clone();
+        loop {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return self.set_pod(uid, PodState::Failed(self.timeout_message()));
+            }
+            let wait =
+                match ops::evict(&self.client, &pod.namespace, &pod.name, &self.options).await {
+                    Ok(()) => break,
+                    Err(kube::Error::Api(status)) if status.code == 404 => {
+                        return self.set_pod(uid, PodState::Gone);
+                    }
+                    Err(kube::Error::Api(status)) if status.code == 429 => {
+                        // A PDB allows no disruption (retry every 5 s, as kubectl), or is still being processed (the
+                        // API names a Retry-After, which client-go honours).
+                        let wait = retry_after(&status).unwrap_or(EVICT_RETRY_DELAY);
+                        let pdb = ops::covering_pdb(&self.client, &current)
+                            .await
+                            .ok()
+                            .flatten();
+                        let retry_at = Timestamp::now() + wait;
+                        self.set_pod(
+                            uid,
+                            PodState::Blocked {
+                                pdb,
+                                message: status.message.clone(),
+                                retry_at,
+                            },
+                        );
+                        wait
+                    }
+                    Err(kube::Error::Api(status))
+                        if status.code == 403 && namespace_terminating(&status) =>
+                    {
+                        if current.deletion_timestamp.is_some() {
+                            break;
+                        }
+                        let retry_at = Timestamp::now() + EVICT_RETRY_DELAY;
+                        self.set_pod(
+                            uid,
+                            PodState::Blocked {
+                                pdb: None,
+                                message: status.message.clone(),
+                                retry_at,
+                            },
+                        );
+                        EVICT_RETRY_DELAY
+                    }
+                    Err(err) => return self.set_pod(uid, PodState::Failed(api_message(&err))),
+                };
+            if !self.pause(wait, deadline).await {
+                return self.stopped(uid, deadline);
+            }
+            // Retry with the pod as it is now: gone, replaced, or starting to terminate.
+            let pods: Api<Pod> = Api::namespaced(self.client.clone(), &pod.namespace);
+            match pods.get_opt(&pod.name).await {
+                Ok(None) => return self.set_pod(uid, PodState::Gone),
+                Ok(Some(fresh)) if fresh.metadata.uid.as_deref() != Some(uid) => {
+                    return self.set_pod(uid, PodState::Gone);
+                }
+                Ok(Some(fresh)) => current = PodSummary::from(&fresh),
+                Err(_) => {}
+            }
+            self.set_pod(uid, PodState::Evicting);
+        }
+        match presence {
+            None => self.set_pod(uid, PodState::DryRunAccepted),
+            Some(presence) => self.wait_gone(uid, deadline, presence).await,
+        }
+    }
+
+    /// The disable-eviction path: DELETE each pod in turn (stopping at the first error), then wait for all.
+    async fn delete_all(
+        &self,
+        targets: &[PodSummary],
+        deadline: Option<Instant>,
+        presence: Option<&Presence>,
+    ) {
+        for pod in targets {
+            if self.cancel.is_cancelled() {
+                return;
+            }
+            self.set_pod(&pod.uid, PodState::Evicting);
+            match ops::delete(&self.client, &pod.namespace, &pod.name, &self.options).await {
+                Ok(()) => {}
+                Err(kube::Error::Api(status)) if status.code == 404 => {
+                    self.set_pod(&pod.uid, PodState::Gone)
+                }
+                Err(err) => return self.set_pod(&pod.uid, PodState::Failed(api_message(&err))),
+            }
+        }
+        let waits = targets
+            .iter()
+            .filter(|p| self.pod_state(&p.uid) == Some(PodState::Evicting))
+            .map(|pod| async {
+                match presence {
+                    None => self.set_pod(&pod.uid, PodState::DryRunAccepted),
+                    Some(presence) => self.wait_gone(&pod.uid, deadline, presence).await,
+                }
+            });
+        join_all(waits).await;
+    }
+
+    async fn wait_gone(&self, uid: &str, deadline: Option<Instant>, presence: &Presence) {
+        self.set_pod(
+            uid,
+            PodState::Terminating {
+                deletion_deadline: None,
+            },
+        );
+        let mut rx = presence.rx.clone();
+        let mut shown = None;
+        loop {
+            let (gone, deletion) = {
+                let pods = rx.borrow_and_update();
+                (
+                    pods.synced && !pods.present.contains_key(uid),
+                    pods.present.get(uid).copied().flatten(),
+                )
+            };
+            if gone {
+                return self.set_pod(uid, PodState::Gone);
+            }
+            if deletion.is_some() && deletion != shown {
+                shown = deletion;
+                self.set_pod(
+                    uid,
+                    PodState::Terminating {
+                        deletion_deadline: deletion,
+                    },
+                );
+            }
+            tokio::select! {
+                changed = rx.changed() => if changed.is_err() {
+                    return self.set_pod(uid, PodState::Failed("lost the watch on the node's pods".into()));
+                },
+                () = self.cancel.cancelled() => return,
+                () = sleep_until(deadline) => return self.set_pod(uid, PodState::Failed(self.timeout_message())),
+            }
+        }
+    }
+
+    /// Sleeps before a retry. False when the drain was cancelled or ran out of time meanwhile.
+    async fn pause(&self, wait: Duration, deadline: Option<Instant>) -> bool {
+        tokio::select! {
+            () = tokio::time::sleep(wait) => true,
+            () = self.cancel.cancelled() => false,
+            () = sleep_until(deadline) => false,
+        }
+    }
+
+    fn stopped(&self, uid: &str, deadline: Option<Instant>) {
+        if !self.cancel.is_cancelled() && deadline.is_some_and(|d| Instant::now() >= d) {
+            self.set_pod(uid, PodState::Failed(self.timeout_message()));
+        }
+    }
+
+    fn timeout_message(&self) -> String {
+        format!(
+            "timed out after {} s",
+            self.options.timeout_seconds.unwrap_or_default()
+        )
+    }
+
+    fn set_state(&self, state: DrainState) {
+        self.progress.send_modify(|p| p.state = state);
+    }
+
+    fn pod_state(&self, uid: &str) -> Option<PodState> {
+        self.progress
+            .borrow()
+            .pods
+            .iter()
+            .find(|p| p.uid == uid)
+            .map(|p| p.state.clone())
+    }
+
+    fn set_pod(&self, uid: &str, state: PodState) {
+        let now = Timestamp::now();
+        self.progress.send_if_modified(|p| {
+            let Some(pod) = p.pods.iter_mut().find(|p| p.uid == uid) else {
+                return false;
+            };
+            if pod.state == state {
+                return false;
+            }
+            if pod.started_at.is_none() {
+                pod.started_at = Some(now);
+            }
+            if state.is_final() {
+                pod.finished_at = Some(now);
+            }
+            pod.state = state;
+            true
+        });
+    }
+
+    /// Writes the drain's record on the Node. Dry runs change nothing, so they write nothing. A failed write is
+    /// logged, not fatal: the drain itself is what matters, and its progress stays visible here.
+    async fn record(&self) {
+        if self.options.dry_run != DryRun::None {
+            return;
+        }
+        let record = DrainRecord::from(&*self.progress.borrow());
+        let Ok(value) = serde_json::to_string(&record) else {
+            return;
+        };
+        let nodes: Api<Node> = Api::all(self.client.clone());
+        let patch = serde_json::json!({"metadata": {"annotations": {RECORD_ANNOTATION: value}}});
+        if let Err(err) = nodes
+            .patch(&self.node, &PatchParams::default(), &Patch::Merge(patch))
+            .await
+        {
+            tracing::warn!(node = %self.node, error = %api_message(&err), "could not record the drain on the node");
+        }
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn retry_after(status: &Status) -> Option<Duration> {
+    status
+        .details
+        .as_ref()
+        .map(|d| d.retry_after_seconds)
+        .filter(|s| *s > 0)
+        .map(|s| Duration::from_secs(s.into()))
+}
+
+fn namespace_terminating(status: &Status) -> bool {
+    status
+        .details
+        .as_ref()
+        .is_some_and(|d| d.causes.iter().any(|c| c.reason == "NamespaceTerminating"))
+}
+
+/// The pods on a node, kept current by one watch: which UIDs exist, and when each that is deleting goes.
+struct Presence {
+    rx: watch::Receiver<PresentPods>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+#[derive(Default)]
+struct PresentPods {
+    /// The first full list has arrived; before that, absence means nothing.
+    synced: bool,
+    present: HashMap<String, Option<Timestamp>>,
+}
+
+impl Presence {
+    fn watch(client: Client, node: &str) -> Self {
+        let (tx, rx) = watch::channel(PresentPods::default());
+        let pods: Api<Pod> = Api::all(client);
+        let config = watcher::Config::default().fields(&format!("spec.nodeName={node}"));
+        let node = node.to_string();
+        let task = tokio::spawn(async move {
+            let mut stream = std::pin::pin!(watcher(pods, config).default_backoff());
+            let mut buffer = HashMap::new();
+            let entry = |pod: &Pod| {
+                (
+                    pod.metadata.uid.clone().unwrap_or_default(),
+                    pod.metadata.deletion_timestamp.as_ref().map(|t| t.0),
+                )
+            };
+            while let Some(event) = stream.next().await {
+                match event {
+                    Ok(watcher::Event::Init) => buffer.clear(),
+                    Ok(watcher::Event::InitApply(pod)) => {
+                        let (uid, deletion) = entry(&pod);
+                        buffer.insert(uid, deletion);
+                    }
+                    Ok(watcher::Event::InitDone) => tx.send_modify(|s| {
+                        s.present = std::mem::take(&mut buffer);
+                        s.synced = true;
+                    }),
+                    Ok(watcher::Event::Apply(pod)) => {
+                        let (uid, deletion) = entry(&pod);
+                        tx.send_modify(|s| {
+                            s.present.insert(uid, deletion);
+                        });
+                    }
+                    Ok(watcher::Event::Delete(pod)) => {
+                        let (uid, _) = entry(&pod);
+                        tx.send_modify(|s| {
+                            s.present.remove(&uid);
+                        });
+                    }
+                    Err(err) => {
+                        tracing::warn!(%node, error = %err, "watch of the node's pods failed; retrying")
+                    }
+                }
+            }
+        });
+        Presence { rx, task }
+    }
+}
+
+impl Drop for Presence {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
