@@ -1,0 +1,539 @@
+//! The drain engine against the real control plane: one test per rule of kubectl's filter chain and eviction loop.
+//! Each test drains a kwok node of its own, so the tests run side by side.
+
+mod support;
+
+use std::time::Duration;
+
+use app::drain::{DrainRegistry, RECORD_ANNOTATION, ops};
+use domain::{
+    drain::{Decision, DrainOption, DrainOptions, DryRun, Refusal, SkipReason},
+    progress::{CordonOutcome, DrainProgress, DrainRecord, DrainState, PodState},
+};
+use k8s_openapi::api::{apps::v1::Deployment, core::v1::Node};
+use kube::{
+    Api,
+    api::{DeleteParams, Patch, PatchParams},
+};
+use serde_json::json;
+use support::{Scenario, eventually, finish};
+
+fn names(progress: &DrainProgress, pick: fn(&Decision) -> bool) -> Vec<String> {
+    let mut v: Vec<_> = progress
+        .plan
+        .iter()
+        .flat_map(|p| &p.pods)
+        .filter(|p| pick(&p.decision))
+        .map(|p| p.name.clone())
+        .collect();
+    v.sort();
+    v
+}
+
+fn refused(progress: &DrainProgress) -> Vec<String> {
+    names(progress, |d| matches!(d, Decision::Refuse { .. }))
+}
+
+fn evicted(progress: &DrainProgress) -> Vec<String> {
+    names(progress, |d| matches!(d, Decision::Evict { .. }))
+}
+
+fn with(f: impl FnOnce(&mut DrainOptions)) -> DrainOptions {
+    let mut o = DrainOptions::default();
+    f(&mut o);
+    o
+}
+
+#[tokio::test]
+async fn cordon_and_uncordon_report_when_nothing_changes() {
+    let s = Scenario::new("cordon").await;
+    let c = &s.client;
+    assert_eq!(
+        ops::set_unschedulable(c, &s.node, true, DryRun::None)
+            .await
+            .unwrap(),
+        CordonOutcome::Changed
+    );
+    assert!(s.unschedulable().await);
+    assert_eq!(
+        ops::set_unschedulable(c, &s.node, true, DryRun::None)
+            .await
+            .unwrap(),
+        CordonOutcome::AlreadyDone
+    );
+    assert_eq!(
+        ops::set_unschedulable(c, &s.node, false, DryRun::None)
+            .await
+            .unwrap(),
+        CordonOutcome::Changed
+    );
+    assert!(!s.unschedulable().await);
+    assert_eq!(
+        ops::set_unschedulable(c, &s.node, false, DryRun::None)
+            .await
+            .unwrap(),
+        CordonOutcome::AlreadyDone
+    );
+    match ops::set_unschedulable(c, "no-such-node", true, DryRun::None).await {
+        Err(kube::Error::Api(status)) => assert_eq!(status.code, 404),
+        other => panic!("a missing node is an error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn empty_dir_is_refused_then_allowed_with_the_option() {
+    let s = Scenario::new("emptydir").await;
+    s.deployment(
+        "cache",
+        1,
+        json!({"volumes": [{"name": "scratch", "emptyDir": {"medium": "Memory"}}]}),
+    );
+    s.deployment("web", 1, json!({}));
+    s.wait_running(2).await;
+
+    let first = s.drain(DrainOptions::default()).await;
+    assert_eq!(first.state, DrainState::Refused);
+    let plan = first.plan.as_ref().unwrap();
+    let cache = plan
+        .pods
+        .iter()
+        .find(|p| p.name.starts_with("cache-"))
+        .unwrap();
+    assert_eq!(
+        cache.decision,
+        Decision::Refuse {
+            reason: Refusal::LocalStorage,
+            needs: vec![DrainOption::DeleteEmptydirData]
+        }
+    );
+    assert_eq!(
+        s.pods_on_node().await.len(),
+        2,
+        "a refused drain evicts nothing, not even the web pod"
+    );
+    assert!(
+        s.unschedulable().await,
+        "the node stays cordoned, as with kubectl"
+    );
+
+    let second = s.drain(with(|o| o.delete_emptydir_data = true)).await;
+    assert_eq!(second.state, DrainState::Drained, "{second:?}");
+    assert_eq!(s.pods_on_node().await, Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn daemonset_pods_are_refused_then_left_in_place() {
+    let s = Scenario::new("daemonset").await;
+    let spec = s.pinned_spec(json!({}));
+    s.apply(json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent"},
+        "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": {"metadata": {"labels": {"app": "agent"}}, "spec": spec}}}));
+    s.deployment("web", 1, json!({}));
+    s.wait_running(2).await;
+
+    let first = s.drain(DrainOptions::default()).await;
+    assert_eq!(first.state, DrainState::Refused);
+    let agent = refused(&first);
+    assert_eq!(agent.len(), 1);
+    assert!(agent[0].starts_with("agent-"));
+
+    let second = s.drain(with(|o| o.ignore_daemonsets = true)).await;
+    assert_eq!(second.state, DrainState::Drained, "{second:?}");
+    let skipped: Vec<_> = second
+        .plan
+        .as_ref()
+        .unwrap()
+        .skipped()
+        .map(|p| p.decision.clone())
+        .collect();
+    assert_eq!(skipped, [Decision::Skip(SkipReason::DaemonSetIgnored)]);
+    let left = s.pods_on_node().await;
+    assert!(
+        left.len() == 1 && left[0].starts_with("agent-"),
+        "only the DaemonSet pod stays: {left:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_daemonset_pod_whose_daemonset_is_gone_needs_force() {
+    let s = Scenario::new("orphan-ds").await;
+    let spec = s.pinned_spec(json!({}));
+    s.apply(json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent"},
+        "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": {"metadata": {"labels": {"app": "agent"}}, "spec": spec}}}));
+    s.wait_running(1).await;
+    // Stop kwok from finishing deletions on this node, as a busy kubelet would be slow to, then delete the
+    // DaemonSet: its pod is left terminating, still naming the DaemonSet as its controller.
+    s.set_simulated(false).await;
+    let daemonsets: Api<k8s_openapi::api::apps::v1::DaemonSet> =
+        Api::namespaced(s.client.clone(), &s.namespace);
+    daemonsets
+        .delete("agent", &DeleteParams::background())
+        .await
+        .unwrap();
+    eventually("the pod terminating", Duration::from_secs(30), || async {
+        let pods = s.pods().list(&Default::default()).await.unwrap().items;
+        pods.iter()
+            .any(|p| p.metadata.deletion_timestamp.is_some())
+            .then_some(())
+    })
+    .await;
+
+    let first = s.drain(with(|o| o.ignore_daemonsets = true)).await;
+    assert_eq!(first.state, DrainState::Refused);
+    let pod = &first.plan.as_ref().unwrap().pods[0];
+    assert!(
+        matches!(&pod.decision, Decision::Refuse { reason: Refusal::DaemonSetMissing(m), needs } if m.contains("not found") && needs == &[DrainOption::Force]),
+        "{pod:?}"
+    );
+
+    let registry = DrainRegistry::default();
+    let id = s.start(
+        &registry,
+        with(|o| {
+            o.ignore_daemonsets = true;
+            o.force = true;
+        }),
+    );
+    let mut rx = registry.subscribe(&id).unwrap();
+    rx.wait_for(|p| {
+        p.pods
+            .iter()
+            .any(|pod| matches!(pod.state, PodState::Terminating { .. }))
+    })
+    .await
+    .unwrap();
+    s.set_simulated(true).await;
+    let done = finish(&registry, &id, Duration::from_secs(60)).await;
+    assert_eq!(done.state, DrainState::Drained, "{done:?}");
+    assert!(s.pods_on_node().await.is_empty());
+}
+
+#[tokio::test]
+async fn a_bare_pod_is_refused_then_deleted_with_force() {
+    let s = Scenario::new("bare").await;
+    s.bare_pod("debug", json!({}));
+    s.wait_running(1).await;
+    let first = s.drain(DrainOptions::default()).await;
+    assert_eq!(first.state, DrainState::Refused);
+    assert_eq!(refused(&first), ["debug"]);
+    let second = s.drain(with(|o| o.force = true)).await;
+    assert_eq!(second.state, DrainState::Drained, "{second:?}");
+    assert!(
+        s.pods().get_opt("debug").await.unwrap().is_none(),
+        "the bare pod is gone for good"
+    );
+}
+
+#[tokio::test]
+async fn a_completed_job_pod_is_evicted_and_a_mirror_pod_skipped() {
+    let s = Scenario::new("job-mirror").await;
+    let spec = s.pinned_spec(json!({"restartPolicy": "Never"}));
+    s.apply(
+        json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "report"},
+        "spec": {"template": {"metadata": {"labels": {"app": "report"}}, "spec": spec}}}),
+    );
+    s.apply(json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "static-web", "annotations": {"kubernetes.io/config.mirror": "abc"}},
+        "spec": {"nodeName": s.node, "containers": [{"name": "c", "image": "nginx:1.27"}]}}));
+    s.wait_running(2).await; // the Job's pod Succeeded, the mirror pod Running
+
+    let done = s.drain(DrainOptions::default()).await;
+    assert_eq!(done.state, DrainState::Drained, "{done:?}");
+    let evicted = evicted(&done);
+    assert!(
+        evicted.len() == 1 && evicted[0].starts_with("report-"),
+        "the completed pod is evicted: {evicted:?}"
+    );
+    let skipped: Vec<_> = done
+        .plan
+        .as_ref()
+        .unwrap()
+        .skipped()
+        .map(|p| (p.name.clone(), p.decision.clone()))
+        .collect();
+    assert_eq!(
+        skipped,
+        [(
+            "static-web".to_string(),
+            Decision::Skip(SkipReason::MirrorPod)
+        )]
+    );
+    assert_eq!(s.pods_on_node().await, ["static-web"]);
+}
+
+#[tokio::test]
+async fn a_pdb_blocks_by_name_until_the_deployment_grows() {
+    let s = Scenario::new("pdb").await;
+    s.deployment("web", 2, json!({}));
+    s.apply(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web-pdb"},
+        "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}}}));
+    s.wait_running(2).await;
+    wait_pdb(&s, "web-pdb", 0).await;
+    // Replacements need somewhere to go once the drained node is cordoned.
+    s.add_spare_node().await;
+
+    let registry = DrainRegistry::default();
+    let id = s.start(&registry, DrainOptions::default());
+    let mut rx = registry.subscribe(&id).unwrap();
+    let blocked = rx
+        .wait_for(|p| p.pods.iter().any(|pod| matches!(&pod.state, PodState::Blocked { pdb: Some(pdb), .. } if pdb.name == "web-pdb")))
+        .await
+        .unwrap()
+        .clone();
+    let PodState::Blocked {
+        pdb: Some(pdb),
+        message,
+        ..
+    } = blocked
+        .pods
+        .iter()
+        .map(|p| p.state.clone())
+        .find(|st| matches!(st, PodState::Blocked { .. }))
+        .unwrap()
+    else {
+        unreachable!()
+    };
+    assert_eq!(
+        (
+            pdb.disruptions_allowed,
+            pdb.current_healthy,
+            pdb.desired_healthy
+        ),
+        (0, 2, 2)
+    );
+    assert!(message.contains("disruption budget"), "{message}");
+    assert!(blocked.state.is_running());
+
+    let deployments: Api<Deployment> = Api::namespaced(s.client.clone(), &s.namespace);
+    deployments
+        .patch(
+            "web",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"replicas": 3}})),
+        )
+        .await
+        .unwrap();
+    let done = finish(&registry, &id, Duration::from_secs(90)).await;
+    assert_eq!(done.state, DrainState::Drained, "{done:?}");
+    assert!(s.pods_on_node().await.is_empty());
+}
+
+#[tokio::test]
+async fn a_pod_under_two_pdbs_fails_with_the_apis_message() {
+    let s = Scenario::new("two-pdbs").await;
+    s.deployment("web", 1, json!({}));
+    for name in ["pdb-a", "pdb-b"] {
+        s.apply(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": name},
+            "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "web"}}}}));
+    }
+    s.wait_running(1).await;
+    wait_pdb(&s, "pdb-a", 1).await;
+    wait_pdb(&s, "pdb-b", 1).await;
+    let done = s.drain(DrainOptions::default()).await;
+    assert!(matches!(done.state, DrainState::Failed(_)), "{done:?}");
+    match &done.pods[0].state {
+        PodState::Failed(message) => assert!(
+            message.contains("more than one PodDisruptionBudget"),
+            "{message}"
+        ),
+        other => panic!("the pod fails: {other:?}"),
+    }
+    assert_eq!(s.pods_on_node().await.len(), 1, "the pod is still there");
+}
+
+#[tokio::test]
+async fn the_pod_selector_limits_the_drain() {
+    let s = Scenario::new("selector").await;
+    s.deployment("web", 2, json!({}));
+    s.deployment("db", 1, json!({}));
+    s.wait_running(3).await;
+    let done = s
+        .drain(with(|o| o.pod_selector = Some("app=web".into())))
+        .await;
+    assert_eq!(done.state, DrainState::Drained, "{done:?}");
+    assert_eq!(done.pods.len(), 2);
+    let left = s.pods_on_node().await;
+    assert!(left.len() == 1 && left[0].starts_with("db-"), "{left:?}");
+}
+
+#[tokio::test]
+async fn a_timeout_reports_the_pods_left() {
+    let s = Scenario::new("timeout").await;
+    s.deployment("web", 2, json!({}));
+    s.apply(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web-pdb"},
+        "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}}}));
+    s.wait_running(2).await;
+    wait_pdb(&s, "web-pdb", 0).await;
+    let done = s.drain(with(|o| o.timeout_seconds = Some(3))).await;
+    assert_eq!(done.state, DrainState::TimedOut, "{done:?}");
+    assert_eq!(done.pods_left(), 2);
+    assert!(
+        done.pods
+            .iter()
+            .all(|p| matches!(&p.state, PodState::Failed(m) if m.contains("timed out"))),
+        "{:?}",
+        done.pods
+    );
+    let took = done
+        .finished_at
+        .unwrap()
+        .duration_since(done.started_at)
+        .as_secs_f64();
+    assert!(took < 10.0, "the timeout ends the drain: {took} s");
+    assert_eq!(s.pods_on_node().await.len(), 2);
+}
+
+#[tokio::test]
+async fn disable_eviction_deletes_despite_the_pdb() {
+    let s = Scenario::new("delete").await;
+    s.deployment("web", 2, json!({}));
+    s.apply(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web-pdb"},
+        "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}}}));
+    s.wait_running(2).await;
+    wait_pdb(&s, "web-pdb", 0).await;
+    let done = s.drain(with(|o| o.disable_eviction = true)).await;
+    assert_eq!(done.state, DrainState::Drained, "{done:?}");
+    assert!(s.pods_on_node().await.is_empty());
+}
+
+#[tokio::test]
+async fn dry_runs_change_nothing() {
+    let s = Scenario::new("dry-run").await;
+    s.deployment("web", 2, json!({}));
+    s.wait_running(2).await;
+    let before = s.pods_on_node().await;
+    for (mode, want) in [
+        (DryRun::Client, DrainState::DryRunPlanned),
+        (DryRun::Server, DrainState::DryRunAccepted),
+    ] {
+        let done = s.drain(with(|o| o.dry_run = mode)).await;
+        assert_eq!(done.state, want, "{mode:?}: {done:?}");
+        assert_eq!(evicted(&done).len(), 2, "{mode:?}");
+        assert!(
+            !s.unschedulable().await,
+            "{mode:?} leaves the node schedulable"
+        );
+        assert_eq!(s.pods_on_node().await, before, "{mode:?} leaves the pods");
+        let node = Api::<Node>::all(s.client.clone())
+            .get(&s.node)
+            .await
+            .unwrap();
+        assert!(
+            !node
+                .metadata
+                .annotations
+                .unwrap_or_default()
+                .contains_key(RECORD_ANNOTATION),
+            "{mode:?} records nothing"
+        );
+    }
+    let server = s.drain(with(|o| o.dry_run = DryRun::Server)).await;
+    assert!(
+        server
+            .pods
+            .iter()
+            .all(|p| p.state == PodState::DryRunAccepted),
+        "{:?}",
+        server.pods
+    );
+}
+
+#[tokio::test]
+async fn a_statefulset_pod_recreated_under_the_same_name_counts_as_gone() {
+    let s = Scenario::new("statefulset").await;
+    let spec = s.pinned_spec(json!({}));
+    s.apply(
+        json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
+        "spec": {"serviceName": "db", "replicas": 1, "selector": {"matchLabels": {"app": "db"}},
+                 "template": {"metadata": {"labels": {"app": "db"}}, "spec": spec}}}),
+    );
+    s.wait_running(1).await;
+    let old_uid = s.pods().get("db-0").await.unwrap().metadata.uid.unwrap();
+    s.add_spare_node().await;
+    let done = s.drain(DrainOptions::default()).await;
+    assert_eq!(done.state, DrainState::Drained, "{done:?}");
+    let new = eventually("db-0 recreated", Duration::from_secs(30), || async {
+        s.pods().get_opt("db-0").await.unwrap()
+    })
+    .await;
+    assert_ne!(
+        new.metadata.uid.unwrap(),
+        old_uid,
+        "a new pod under the same name"
+    );
+    assert_ne!(
+        new.spec.unwrap().node_name.as_deref(),
+        Some(s.node.as_str())
+    );
+}
+
+#[tokio::test]
+async fn cancel_stops_a_blocked_drain_and_keeps_the_node_cordoned() {
+    let s = Scenario::new("cancel").await;
+    s.deployment("web", 2, json!({}));
+    s.deployment("api", 1, json!({}));
+    s.apply(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web-pdb"},
+        "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}}}));
+    s.wait_running(3).await;
+    wait_pdb(&s, "web-pdb", 0).await;
+
+    let registry = DrainRegistry::default();
+    let id = s.start(&registry, DrainOptions::default());
+    let mut rx = registry.subscribe(&id).unwrap();
+    rx.wait_for(|p| {
+        p.pods
+            .iter()
+            .filter(|pod| matches!(pod.state, PodState::Blocked { .. }))
+            .count()
+            == 2
+            && p.pods.iter().any(|pod| pod.state == PodState::Gone)
+    })
+    .await
+    .unwrap();
+    // A second request for the same node attaches to the running drain.
+    let again = registry.start(
+        s.client.clone(),
+        &s.identity,
+        s.node.clone(),
+        DrainOptions::default(),
+        None,
+    );
+    assert!(again.attached && again.id == id);
+
+    assert!(registry.cancel(&id));
+    let done = finish(&registry, &id, Duration::from_secs(10)).await;
+    assert_eq!(done.state, DrainState::Cancelled);
+    assert_eq!(done.pods_left(), 2);
+    assert!(s.unschedulable().await);
+    assert_eq!(s.pods_on_node().await.len(), 2);
+    // The record on the node says how it ended.
+    let node = Api::<Node>::all(s.client.clone())
+        .get(&s.node)
+        .await
+        .unwrap();
+    let record: DrainRecord =
+        serde_json::from_str(&node.metadata.annotations.unwrap()[RECORD_ANNOTATION]).unwrap();
+    assert_eq!(
+        (record.id, record.state, record.pods_left, record.reason),
+        (id, DrainState::Cancelled, 2, Some("test".into()))
+    );
+    s.uncordon().await;
+}
+
+/// Waits until the disruption controller has processed the PDB and it allows `allowed` disruptions.
+async fn wait_pdb(s: &Scenario, name: &str, allowed: i32) {
+    let pdbs: Api<k8s_openapi::api::policy::v1::PodDisruptionBudget> =
+        Api::namespaced(s.client.clone(), &s.namespace);
+    eventually(
+        &format!("{name} to allow {allowed}"),
+        Duration::from_secs(30),
+        || async {
+            let pdb = pdbs.get(name).await.ok()?;
+            let status = pdb.status?;
+            (status.observed_generation.is_some()
+                && status.observed_generation >= pdb.metadata.generation
+                && status.disruptions_allowed == Some(allowed))
+            .then_some(())
+        },
+    )
+    .await;
+}

@@ -1,0 +1,364 @@
+//! Helpers for tests against the local control plane that the test command starts.
+#![allow(dead_code)] // each test binary uses its own subset
+
+use std::{
+    process::Command,
+    time::{Duration, Instant},
+};
+
+use app::{
+    drain::DrainRegistry,
+    kube_access::{self, Connected, Identity},
+};
+use domain::{drain::DrainOptions, progress::DrainProgress};
+use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
+use kube::{
+    Api, Client,
+    api::{DeleteParams, ListParams, PostParams},
+};
+use serde_json::{Value, json};
+
+pub fn env(name: &str) -> String {
+    std::env::var(name)
+        .unwrap_or_else(|_| panic!("{name} is not set: run these tests through ./test-all"))
+}
+
+pub async fn connect() -> Connected {
+    let kubeconfig =
+        std::path::PathBuf::from(env("DRAINBOARD_CLUSTER_DIR")).join("admin.kubeconfig");
+    kube_access::connect(Some(&kubeconfig), None)
+        .await
+        .expect("the local control plane answers")
+}
+
+/// Runs the pinned kubectl against the test cluster; returns (success, stdout, stderr).
+pub fn kubectl(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(format!("{}/kubectl", env("DRAINBOARD_CLUSTER_BIN")))
+        .args([
+            "--kubeconfig",
+            &format!("{}/admin.kubeconfig", env("DRAINBOARD_CLUSTER_DIR")),
+        ])
+        .args(args)
+        .output()
+        .expect("kubectl runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Polls `check` every 200 ms until it returns Some, or fails the test after `limit`.
+pub async fn eventually<T, F, Fut>(what: &str, limit: Duration, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let start = Instant::now();
+    loop {
+        if let Some(v) = check().await {
+            return v;
+        }
+        assert!(
+            start.elapsed() < limit,
+            "timed out after {limit:?} waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The taint that reserves a scenario's nodes for its own pods.
+pub const TEST_TAINT: &str = "drainboard.dev/test";
+
+/// A kwok node and a namespace of its own, so that tests can run side by side. Removed on drop.
+pub struct Scenario {
+    pub client: Client,
+    pub identity: Identity,
+    pub node: String,
+    pub namespace: String,
+}
+
+impl Scenario {
+    pub async fn new(name: &str) -> Scenario {
+        let connected = connect().await;
+        let client = connected.client;
+        let node = format!("drain-{name}");
+        create_node(&client, &node, name).await;
+        let namespace = format!("t-{name}");
+        let namespaces: Api<Namespace> = Api::all(client.clone());
+        let _ = namespaces
+            .delete(&namespace, &DeleteParams::default())
+            .await;
+        eventually(
+            &format!("old namespace {namespace} gone"),
+            Duration::from_secs(60),
+            || async {
+                namespaces
+                    .get_opt(&namespace)
+                    .await
+                    .unwrap()
+                    .is_none()
+                    .then_some(())
+            },
+        )
+        .await;
+        namespaces
+            .create(
+                &PostParams::default(),
+                &serde_json::from_value(json!({"metadata": {"name": namespace}})).unwrap(),
+            )
+            .await
+            .unwrap();
+        eventually(
+            "the default service account",
+            Duration::from_secs(30),
+            || async {
+                let sa: Api<k8s_openapi::api::core::v1::ServiceAccount> =
+                    Api::namespaced(client.clone(), &namespace);
+                sa.get_opt("default").await.unwrap().map(|_| ())
+            },
+        )
+        .await;
+        Scenario {
+            client,
+            identity: connected.identity,
+            node,
+            namespace,
+        }
+    }
+
+    /// Adds a second node to the scenario's pool, for replacements to land on while the first is drained.
+    pub async fn add_spare_node(&self) -> String {
+        let spare = format!("{}-spare", self.node);
+        create_node(&self.client, &spare, self.node.trim_start_matches("drain-")).await;
+        spare
+    }
+
+    /// Creates any namespaced object from JSON in the scenario's namespace, through kubectl.
+    pub fn apply(&self, manifest: Value) {
+        let text = serde_json::to_string(&manifest).unwrap();
+        let mut child = Command::new(format!("{}/kubectl", env("DRAINBOARD_CLUSTER_BIN")))
+            .args([
+                "--kubeconfig",
+                &format!("{}/admin.kubeconfig", env("DRAINBOARD_CLUSTER_DIR")),
+            ])
+            .args(["apply", "-n", &self.namespace, "-f", "-"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+        assert!(child.wait().unwrap().success(), "kubectl apply {text}");
+    }
+
+    /// A pod template pinned to the scenario's node.
+    pub fn pinned_spec(&self, extra: Value) -> Value {
+        let mut spec = json!({
+            "nodeSelector": {"drainboard.dev/pool": self.node.trim_start_matches("drain-")},
+            "tolerations": [{"key": TEST_TAINT, "operator": "Exists", "effect": "NoSchedule"}],
+            "containers": [{"name": "c", "image": "nginx:1.27"}]
+        });
+        merge(&mut spec, extra);
+        spec
+    }
+
+    pub fn bare_pod(&self, name: &str, extra_spec: Value) {
+        let spec = self.pinned_spec(extra_spec);
+        self.apply(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": name}}, "spec": spec}));
+    }
+
+    pub fn deployment(&self, name: &str, replicas: i32, extra_spec: Value) {
+        let spec = self.pinned_spec(extra_spec);
+        self.apply(json!({
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}}, "spec": spec}}
+        }));
+    }
+
+    pub fn pods(&self) -> Api<Pod> {
+        Api::namespaced(self.client.clone(), &self.namespace)
+    }
+
+    /// Names of the scenario's pods on its node that are not terminating.
+    pub async fn pods_on_node(&self) -> Vec<String> {
+        let list = self
+            .pods()
+            .list(&ListParams::default().fields(&format!("spec.nodeName={}", self.node)))
+            .await
+            .unwrap();
+        let mut names: Vec<_> = list
+            .items
+            .into_iter()
+            .filter(|p| p.metadata.deletion_timestamp.is_none())
+            .filter_map(|p| p.metadata.name)
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Waits until `n` pods of the namespace run and are Ready on the node.
+    pub async fn wait_running(&self, n: usize) {
+        eventually(
+            &format!("{n} running pods"),
+            Duration::from_secs(60),
+            || async {
+                let list = self.pods().list(&ListParams::default()).await.unwrap();
+                let ready = list
+                    .items
+                    .iter()
+                    .filter(|p| p.metadata.deletion_timestamp.is_none())
+                    .filter(|p| {
+                        let phase = p.status.as_ref().and_then(|s| s.phase.as_deref());
+                        phase == Some("Succeeded")
+                            || p.status
+                                .as_ref()
+                                .and_then(|s| s.conditions.as_ref())
+                                .is_some_and(|cs| {
+                                    cs.iter().any(|c| c.type_ == "Ready" && c.status == "True")
+                                })
+                    })
+                    .count();
+                (ready == n).then_some(())
+            },
+        )
+        .await;
+    }
+
+    /// Whether kwok simulates the node (runs its pods, finishes their deletion, renews its Lease).
+    pub async fn set_simulated(&self, on: bool) {
+        let value = if on { json!("fake") } else { json!(null) };
+        let patch = json!({"metadata": {"labels": {"kwok.x-k8s.io/node": value}}});
+        Api::<Node>::all(self.client.clone())
+            .patch(
+                &self.node,
+                &kube::api::PatchParams::default(),
+                &kube::api::Patch::Merge(patch),
+            )
+            .await
+            .unwrap();
+    }
+
+    pub async fn unschedulable(&self) -> bool {
+        let node = Api::<Node>::all(self.client.clone())
+            .get(&self.node)
+            .await
+            .unwrap();
+        node.spec.and_then(|s| s.unschedulable).unwrap_or(false)
+    }
+
+    pub async fn uncordon(&self) {
+        app::drain::ops::set_unschedulable(&self.client, &self.node, false, Default::default())
+            .await
+            .unwrap();
+    }
+
+    /// Starts a drain through the registry (the code behind the server function) and returns its id.
+    pub fn start(&self, registry: &DrainRegistry, options: DrainOptions) -> String {
+        registry
+            .start(
+                self.client.clone(),
+                &self.identity,
+                self.node.clone(),
+                options,
+                Some("test".into()),
+            )
+            .id
+    }
+
+    /// Runs a drain to its end and returns the final progress.
+    pub async fn drain(&self, options: DrainOptions) -> DrainProgress {
+        let registry = DrainRegistry::default();
+        let id = self.start(&registry, options);
+        finish(&registry, &id, Duration::from_secs(90)).await
+    }
+}
+
+/// Waits for a drain to end; returns its final progress.
+pub async fn finish(registry: &DrainRegistry, id: &str, limit: Duration) -> DrainProgress {
+    let mut rx = registry.subscribe(id).expect("drain registered");
+    tokio::time::timeout(limit, rx.wait_for(|p| !p.state.is_running()))
+        .await
+        .unwrap_or_else(|_| {
+            panic!(
+                "drain still running after {limit:?}: {:?}",
+                registry.progress(id)
+            )
+        })
+        .expect("progress channel open")
+        .clone()
+}
+
+/// Creates a kwok-managed node in `pool` and waits until it is Ready.
+async fn create_node(client: &Client, node: &str, pool: &str) {
+    let nodes: Api<Node> = Api::all(client.clone());
+    let _ = nodes.delete(node, &DeleteParams::default()).await;
+    eventually(
+        &format!("old {node} gone"),
+        Duration::from_secs(30),
+        || async { nodes.get_opt(node).await.unwrap().is_none().then_some(()) },
+    )
+    .await;
+    let manifest: Node = serde_json::from_value(json!({
+        "metadata": {"name": node, "labels": {
+            "kwok.x-k8s.io/node": "fake", "kubernetes.io/hostname": node,
+            "topology.kubernetes.io/zone": "zone-test", "drainboard.dev/pool": pool
+        }},
+        // Keeps everything but the scenario's own pods (the seed's DaemonSet, say) off the node.
+        "spec": {"taints": [{"key": TEST_TAINT, "value": "true", "effect": "NoSchedule"}]},
+        "status": {"allocatable": {"cpu": "32", "memory": "128Gi", "pods": "250"},
+                   "capacity": {"cpu": "32", "memory": "128Gi", "pods": "250"}}
+    }))
+    .unwrap();
+    nodes
+        .create(&PostParams::default(), &manifest)
+        .await
+        .expect("test node created");
+    eventually(
+        &format!("{node} Ready"),
+        Duration::from_secs(30),
+        || async {
+            let n = nodes.get(node).await.ok()?;
+            n.status?
+                .conditions?
+                .iter()
+                .any(|c| c.type_ == "Ready" && c.status == "True")
+                .then_some(())
+        },
+    )
+    .await;
+}
+
+impl Drop for Scenario {
+    fn drop(&mut self) {
+        // Best effort, also while unwinding: remove the nodes (their pods go with them) and the namespace.
+        let _ = kubectl(&[
+            "delete",
+            "node",
+            "-l",
+            &format!(
+                "drainboard.dev/pool={}",
+                self.node.trim_start_matches("drain-")
+            ),
+            "--wait=false",
+        ]);
+        let _ = kubectl(&["delete", "namespace", &self.namespace, "--wait=false"]);
+    }
+}
+
+fn merge(base: &mut Value, extra: Value) {
+    match (base, extra) {
+        (Value::Object(b), Value::Object(e)) => {
+            for (k, v) in e {
+                merge(b.entry(k).or_insert(Value::Null), v);
+            }
+        }
+        (b, e) => *b = e,
+    }
+}
