@@ -102,34 +102,29 @@ pub async fn list_drains() -> Result<Vec<DrainProgress>, AppError> {
 /// stopped. `POST /api/drains/recorded`.
 #[server(prefix = "/api", endpoint = "drains/recorded")]
 pub async fn recorded_drains() -> Result<Vec<NodeDrainRecord>, AppError> {
-    use domain::progress::DrainRecord;
     let access = expect_context::<crate::kube_access::KubeAccess>();
     let identity = access.identity_for_request();
     let client = access.client_for(&identity)?;
     let registry = expect_context::<crate::drain::DrainRegistry>();
-    let nodes = kube::Api::<k8s_openapi::api::core::v1::Node>::all(client)
-        .list(&Default::default())
-        .await?;
-    Ok(nodes
-        .items
-        .iter()
-        .filter_map(|n| {
-            let name = n.metadata.name.clone()?;
-            let text = n
-                .metadata
-                .annotations
-                .as_ref()?
-                .get(crate::drain::RECORD_ANNOTATION)?;
-            let record: DrainRecord = serde_json::from_str(text).ok()?;
-            let live = registry
-                .running_on(&identity.cluster, &name)
-                .is_some_and(|id| id == record.id);
-            Some(NodeDrainRecord {
-                node: name,
-                record: if live { record } else { record.interrupted() },
-            })
-        })
-        .collect())
+    Ok(crate::drain::recorded(&client, &registry, &identity.cluster).await?)
+}
+
+/// Starts a drain of the node again with the options and reason of the drain recorded on it: the resume action
+/// for an interrupted drain. `POST /api/drains/resume` with `{"node": "..."}`.
+#[server(prefix = "/api", endpoint = "drains/resume", input = Json)]
+pub async fn resume_drain(node: String) -> Result<DrainStarted, AppError> {
+    let node = valid_node_name(node)?;
+    let access = expect_context::<crate::kube_access::KubeAccess>();
+    let identity = access.identity_for_request();
+    let client = access.client_for(&identity)?;
+    let registry = expect_context::<crate::drain::DrainRegistry>();
+    let records = crate::drain::recorded(&client, &registry, &identity.cluster).await?;
+    let record = records
+        .into_iter()
+        .find(|r| r.node == node)
+        .ok_or_else(|| AppError::NotFound(format!("node {node} has no recorded drain to resume")))?
+        .record;
+    Ok(registry.start(client, &identity, node, record.options, record.reason))
 }
 
 #[cfg(feature = "ssr")]

@@ -519,6 +519,94 @@ async fn cancel_stops_a_blocked_drain_and_keeps_the_node_cordoned() {
     s.uncordon().await;
 }
 
+#[tokio::test]
+async fn a_drain_left_running_by_a_stopped_server_reads_as_interrupted_and_resumes() {
+    let s = Scenario::new("interrupted").await;
+    s.deployment("web", 2, json!({}));
+    s.apply(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web-pdb"},
+        "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}}}));
+    s.wait_running(2).await;
+    wait_pdb(&s, "web-pdb", 0).await;
+
+    let first_server = DrainRegistry::default();
+    let options = with(|o| o.grace_period_seconds = Some(7));
+    let id = first_server
+        .start(
+            s.client.clone(),
+            &s.identity,
+            s.node.clone(),
+            options.clone(),
+            Some("kernel 6.12".into()),
+        )
+        .id;
+    let mut rx = first_server.subscribe(&id).unwrap();
+    rx.wait_for(|p| {
+        p.pods
+            .iter()
+            .any(|pod| matches!(pod.state, PodState::Blocked { .. }))
+    })
+    .await
+    .unwrap();
+
+    let find = |records: Vec<domain::progress::NodeDrainRecord>| {
+        records
+            .into_iter()
+            .find(|r| r.node == s.node)
+            .map(|r| r.record)
+    };
+    // The server that runs it sees it running.
+    let own = find(
+        app::drain::recorded(&s.client, &first_server, &s.identity.cluster)
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        (own.id.as_str(), own.state.clone()),
+        (id.as_str(), DrainState::Evicting)
+    );
+    // A server that does not (restarted, or another replica) sees it interrupted, with who, why and how.
+    let restarted = DrainRegistry::default();
+    let seen = find(
+        app::drain::recorded(&s.client, &restarted, &s.identity.cluster)
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(seen.state, DrainState::Interrupted);
+    assert_eq!(
+        (seen.started_by.as_str(), seen.reason.as_deref()),
+        (s.identity.user.as_str(), Some("kernel 6.12"))
+    );
+    assert_eq!(seen.options, options);
+
+    // Resuming starts it again with the recorded options.
+    first_server.cancel(&id);
+    finish(&first_server, &id, Duration::from_secs(10)).await;
+    let resumed = restarted.start(
+        s.client.clone(),
+        &s.identity,
+        s.node.clone(),
+        seen.options,
+        seen.reason,
+    );
+    assert!(!resumed.attached);
+    let mut rx = restarted.subscribe(&resumed.id).unwrap();
+    let blocked = rx
+        .wait_for(|p| {
+            p.pods
+                .iter()
+                .any(|pod| matches!(pod.state, PodState::Blocked { .. }))
+        })
+        .await
+        .unwrap()
+        .clone();
+    assert_eq!(blocked.options.grace_period_seconds, Some(7));
+    restarted.cancel(&resumed.id);
+    finish(&restarted, &resumed.id, Duration::from_secs(10)).await;
+    s.uncordon().await;
+}
+
 /// Waits until the disruption controller has processed the PDB and it allows `allowed` disruptions.
 async fn wait_pdb(s: &Scenario, name: &str, allowed: i32) {
     let pdbs: Api<k8s_openapi::api::policy::v1::PodDisruptionBudget> =

@@ -11,7 +11,7 @@ use std::{
 
 use domain::{
     drain::{DrainOptions, DryRun},
-    progress::{DrainProgress, DrainStarted, DrainState},
+    progress::{DrainProgress, DrainRecord, DrainStarted, DrainState, NodeDrainRecord},
 };
 use jiff::Timestamp;
 use kube::Client;
@@ -168,4 +168,30 @@ impl DrainRegistry {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
+}
+
+/// The drains recorded on the cluster's nodes. A record that says running while no drain runs here for it was
+/// left by a server that stopped mid-drain, and reads as interrupted.
+pub async fn recorded(
+    client: &Client,
+    registry: &DrainRegistry,
+    cluster: &str,
+) -> Result<Vec<NodeDrainRecord>, kube::Error> {
+    let nodes = kube::Api::<k8s_openapi::api::core::v1::Node>::all(client.clone())
+        .list(&Default::default())
+        .await?;
+    Ok(nodes
+        .items
+        .iter()
+        .filter_map(|n| {
+            let node = n.metadata.name.clone()?;
+            let text = n.metadata.annotations.as_ref()?.get(RECORD_ANNOTATION)?;
+            let record: DrainRecord = serde_json::from_str(text).ok()?;
+            let live = registry
+                .running_on(cluster, &node)
+                .is_some_and(|id| id == record.id);
+            let record = if live { record } else { record.interrupted() };
+            Some(NodeDrainRecord { node, record })
+        })
+        .collect())
 }

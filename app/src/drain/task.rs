@@ -100,6 +100,7 @@ impl Drain {
         }
 
         self.set_state(DrainState::Evicting);
+        self.record().await;
         let deadline = self
             .options
             .timeout_seconds
