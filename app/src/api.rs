@@ -49,8 +49,8 @@ async fn set_unschedulable(node: String, unschedulable: bool) -> Result<CordonOu
 #[server(prefix = "/api", endpoint = "drains/start", input = Json)]
 pub async fn start_drain(
     node: String,
-    options: DrainOptions,
-    reason: Option<String>,
+    #[server(default)] options: DrainOptions,
+    #[server(default)] reason: Option<String>,
 ) -> Result<DrainStarted, AppError> {
     let node = valid_node_name(node)?;
     let access = expect_context::<crate::kube_access::KubeAccess>();

@@ -20,8 +20,9 @@ pub enum DryRun {
     Server,
 }
 
-/// The options of a drain, with kubectl's defaults (`Default`).
+/// The options of a drain, with kubectl's defaults (`Default`). Fields left out of a request take the default.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct DrainOptions {
     /// Delete pods with no controller, and DaemonSet pods whose DaemonSet is gone.
     pub force: bool,

@@ -1,0 +1,99 @@
+// The documented HTTP API (API.md), called the way a script would: JSON in, JSON out, and the event stream.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { kubectl, startDrainboard } from './support.mjs';
+
+let server;
+before(async () => { server = await startDrainboard(); });
+after(async () => { await server?.stop(); });
+
+async function call(endpoint, body) {
+  const res = await fetch(`${server.url}/api/${endpoint}`, {
+    method: 'POST',
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? '' : JSON.stringify(body),
+  });
+  return { status: res.status, json: await res.json() };
+}
+
+/** Reads a drain's event stream to its end; returns every progress snapshot. */
+async function follow(id) {
+  const res = await fetch(`${server.url}/api/drains/${id}/events`);
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type'), /text\/event-stream/);
+  const text = await res.text(); // the stream ends with the drain
+  return text.split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)));
+}
+
+function unschedulable(node) {
+  return kubectl('get', 'node', node, '-o', 'jsonpath={.spec.unschedulable}').trim() === 'true';
+}
+
+test('cordon and uncordon say whether anything changed', async () => {
+  assert.deepEqual(await call('nodes/cordon', { node: 'node-1' }), { status: 200, json: 'Changed' });
+  assert.ok(unschedulable('node-1'));
+  assert.deepEqual(await call('nodes/cordon', { node: 'node-1' }), { status: 200, json: 'AlreadyDone' });
+  assert.deepEqual(await call('nodes/uncordon', { node: 'node-1' }), { status: 200, json: 'Changed' });
+  assert.ok(!unschedulable('node-1'));
+  const missing = await call('nodes/cordon', { node: 'no-such-node' });
+  assert.equal(missing.status, 500);
+  assert.deepEqual(missing.json, { NotFound: 'node no-such-node does not exist' });
+  const empty = await call('nodes/cordon', { node: '  ' });
+  assert.deepEqual(empty.json, { Invalid: 'a node name is required' });
+});
+
+test('a client dry run of the seed node with a bare pod is refused, naming the pod and the option', async () => {
+  const started = await call('drains/start', { node: 'node-2', options: { dry_run: 'Client', ignore_daemonsets: true } });
+  assert.equal(started.status, 200);
+  assert.equal(started.json.attached, false);
+  const events = await follow(started.json.id);
+  const last = events.at(-1);
+  assert.equal(last.state, 'Refused');
+  // What kubectl's rules say for the pods the scheduler put there: no controller → Force; emptyDir → the option.
+  const onNode = JSON.parse(kubectl('get', 'pods', '-A', '--field-selector', 'spec.nodeName=node-2', '-o', 'json')).items;
+  const expected = onNode
+    .filter((p) => !(p.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet'))
+    .flatMap((p) => {
+      const bare = !(p.metadata.ownerReferences ?? []).some((o) => o.controller);
+      const emptyDir = (p.spec.volumes ?? []).some((v) => 'emptyDir' in v);
+      if (emptyDir) return [[`${p.metadata.namespace}/${p.metadata.name}`, 'LocalStorage']];
+      if (bare) return [[`${p.metadata.namespace}/${p.metadata.name}`, 'NoController']];
+      return [];
+    })
+    .sort();
+  const refused = last.plan.pods
+    .filter((p) => 'Refuse' in p.decision)
+    .map((p) => [`${p.namespace}/${p.name}`, p.decision.Refuse.reason])
+    .sort();
+  assert.deepEqual(refused, expected);
+  const shell = last.plan.pods.find((p) => p.name === 'debug-shell');
+  assert.deepEqual(shell.decision.Refuse, { reason: 'NoController', needs: ['Force'] });
+  assert.ok(!unschedulable('node-2'), 'a client dry run changes nothing');
+  assert.deepEqual((await call('drains/status', { id: started.json.id })).json, last);
+});
+
+test('a server dry run with the overrides is accepted by the API server and changes nothing', async () => {
+  const podsBefore = kubectl('get', 'pods', '-A', '--field-selector', 'spec.nodeName=node-2', '-o', 'name');
+  const started = await call('drains/start', {
+    node: 'node-2',
+    options: { dry_run: 'Server', ignore_daemonsets: true, delete_emptydir_data: true, force: true },
+    reason: 'api test',
+  });
+  const events = await follow(started.json.id);
+  const last = events.at(-1);
+  assert.equal(last.state, 'DryRunAccepted');
+  assert.equal(last.reason, 'api test');
+  assert.ok(last.pods.length > 0 && last.pods.every((p) => p.state === 'DryRunAccepted'), JSON.stringify(last.pods));
+  assert.ok(events.some((e) => e.state === 'Evicting'), 'progress came in steps');
+  assert.equal(kubectl('get', 'pods', '-A', '--field-selector', 'spec.nodeName=node-2', '-o', 'name'), podsBefore);
+  assert.ok(!unschedulable('node-2'));
+  const all = (await call('drains')).json;
+  assert.ok(all.some((d) => d.id === started.json.id));
+});
+
+test('unknown drains and nodes are clear errors', async () => {
+  assert.deepEqual((await call('drains/status', { id: 'nope' })).json, { NotFound: 'no drain with id nope on this server' });
+  assert.deepEqual((await call('drains/start', { node: 'no-such-node' })).json, { NotFound: 'node no-such-node does not exist' });
+  const res = await fetch(`${server.url}/api/drains/nope/events`);
+  assert.equal(res.status, 404);
+});
