@@ -261,6 +261,57 @@ async fn a_completed_job_pod_is_evicted_and_a_mirror_pod_skipped() {
 }
 
 #[tokio::test]
+async fn the_grace_period_reaches_the_api_server_and_terminating_pods_are_followed() {
+    let s = Scenario::new("grace").await;
+    s.deployment("web", 1, json!({"terminationGracePeriodSeconds": 45}));
+    s.wait_running(1).await;
+    // With kwok holding off, the evicted pod stays terminating, as behind a slow kubelet.
+    s.set_simulated(false).await;
+    let registry = DrainRegistry::default();
+    let id = s.start(&registry, with(|o| o.grace_period_seconds = Some(7)));
+    let mut rx = registry.subscribe(&id).unwrap();
+    let terminating = rx
+        .wait_for(|p| {
+            p.pods.iter().any(|pod| {
+                matches!(
+                    pod.state,
+                    PodState::Terminating {
+                        deletion_deadline: Some(_)
+                    }
+                )
+            })
+        })
+        .await
+        .unwrap()
+        .clone();
+    let name = &terminating.pods[0].name;
+    let pod = s.pods().get(name).await.unwrap();
+    assert_eq!(
+        pod.metadata.deletion_grace_period_seconds,
+        Some(7),
+        "the drain's grace period, not the pod's 45 s"
+    );
+    let PodState::Terminating {
+        deletion_deadline: Some(deadline),
+    } = terminating.pods[0].state
+    else {
+        unreachable!()
+    };
+    assert_eq!(
+        Some(deadline),
+        pod.metadata.deletion_timestamp.map(|t| t.0),
+        "grace left is shown from the API's deadline"
+    );
+    assert!(
+        terminating.state.is_running(),
+        "a terminating pod is not gone yet"
+    );
+    s.set_simulated(true).await;
+    let done = finish(&registry, &id, Duration::from_secs(30)).await;
+    assert_eq!(done.state, DrainState::Drained, "{done:?}");
+}
+
+#[tokio::test]
 async fn a_pdb_blocks_by_name_until_the_deployment_grows() {
     let s = Scenario::new("pdb").await;
     s.deployment("web", 2, json!({}));
