@@ -5,10 +5,9 @@
 //! Each test works in its own namespace and pins its pods with `nodeName`, so tests don't disturb each other. The
 //! failure tests use node-3 and node-4, one per zone, so that no zone ever counts as disrupted.
 
-use std::{
-    process::Command,
-    time::{Duration, Instant},
-};
+mod support;
+
+use std::{process::Command, time::Duration};
 
 use domain::ReadyStatus;
 use k8s_openapi::api::{
@@ -21,29 +20,10 @@ use kube::{
     api::{DeleteParams, EvictParams, ListParams, Patch, PatchParams, PostParams},
 };
 use serde_json::json;
-
-fn env(name: &str) -> String {
-    std::env::var(name)
-        .unwrap_or_else(|_| panic!("{name} is not set: run these tests through ./test-all"))
-}
+use support::{HARNESS, env, eventually_timed as eventually, harness};
 
 async fn client() -> Client {
-    let kubeconfig =
-        std::path::PathBuf::from(env("DRAINBOARD_CLUSTER_DIR")).join("admin.kubeconfig");
-    app::kube_access::connect(Some(&kubeconfig), None)
-        .await
-        .expect("local control plane answers")
-        .client
-}
-
-const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../end2end/cluster/cluster.sh");
-
-fn harness(args: &[&str]) {
-    let status = Command::new(SCRIPT)
-        .args(args)
-        .status()
-        .expect("cluster.sh runs");
-    assert!(status.success(), "cluster.sh {args:?} failed");
+    support::connect().await.client
 }
 
 async fn fresh_namespace(client: &Client, name: &str) -> Api<Pod> {
@@ -54,26 +34,6 @@ async fn fresh_namespace(client: &Client, name: &str) -> Api<Pod> {
         .await
         .expect("namespace created");
     Api::namespaced(client.clone(), name)
-}
-
-/// Polls `check` every 200 ms until it returns Some, or fails the test after `limit`.
-async fn eventually<T, F, Fut>(what: &str, limit: Duration, mut check: F) -> (T, Duration)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Option<T>>,
-{
-    let start = Instant::now();
-    loop {
-        if let Some(v) = check().await {
-            eprintln!("{what}: {:?}", start.elapsed());
-            return (v, start.elapsed());
-        }
-        assert!(
-            start.elapsed() < limit,
-            "timed out after {limit:?} waiting for {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
 }
 
 async fn running_pods(pods: &Api<Pod>, selector: &str) -> Vec<Pod> {
@@ -200,7 +160,7 @@ impl Drop for RestoreOnDrop {
     fn drop(&mut self) {
         if std::thread::panicking() {
             // Best effort while unwinding: a second panic would abort and hide the first.
-            let _ = Command::new(SCRIPT)
+            let _ = Command::new(HARNESS)
                 .args(["restore", &self.dir, &self.node])
                 .status();
         } else {

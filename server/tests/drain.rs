@@ -124,9 +124,7 @@ async fn empty_dir_is_refused_then_allowed_with_the_option() {
 #[tokio::test]
 async fn daemonset_pods_are_refused_then_left_in_place() {
     let s = Scenario::new("daemonset").await;
-    let spec = s.pinned_spec(json!({}));
-    s.apply(json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent"},
-        "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": {"metadata": {"labels": {"app": "agent"}}, "spec": spec}}}));
+    s.daemonset("agent");
     s.deployment("web", 1, json!({}));
     s.wait_running(2).await;
 
@@ -156,9 +154,7 @@ async fn daemonset_pods_are_refused_then_left_in_place() {
 #[tokio::test]
 async fn a_daemonset_pod_whose_daemonset_is_gone_needs_force() {
     let s = Scenario::new("orphan-ds").await;
-    let spec = s.pinned_spec(json!({}));
-    s.apply(json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent"},
-        "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": {"metadata": {"labels": {"app": "agent"}}, "spec": spec}}}));
+    s.daemonset("agent");
     s.wait_running(1).await;
     // Stop kwok from finishing deletions on this node, as a busy kubelet would be slow to, then delete the
     // DaemonSet: its pod is left terminating, still naming the DaemonSet as its controller.
@@ -314,11 +310,7 @@ async fn the_grace_period_reaches_the_api_server_and_terminating_pods_are_follow
 #[tokio::test]
 async fn a_pdb_blocks_by_name_until_the_deployment_grows() {
     let s = Scenario::new("pdb").await;
-    s.deployment("web", 2, json!({}));
-    s.apply(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web-pdb"},
-        "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}}}));
-    s.wait_running(2).await;
-    wait_pdb(&s, "web-pdb", 0).await;
+    guarded_web(&s).await;
     // Replacements need somewhere to go once the drained node is cordoned.
     s.add_spare_node().await;
 
@@ -409,11 +401,7 @@ async fn the_pod_selector_limits_the_drain() {
 #[tokio::test]
 async fn a_timeout_reports_the_pods_left() {
     let s = Scenario::new("timeout").await;
-    s.deployment("web", 2, json!({}));
-    s.apply(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web-pdb"},
-        "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}}}));
-    s.wait_running(2).await;
-    wait_pdb(&s, "web-pdb", 0).await;
+    guarded_web(&s).await;
     let done = s.drain(with(|o| o.timeout_seconds = Some(3))).await;
     assert_eq!(done.state, DrainState::TimedOut, "{done:?}");
     assert_eq!(done.pods_left(), 2);
@@ -436,11 +424,7 @@ async fn a_timeout_reports_the_pods_left() {
 #[tokio::test]
 async fn disable_eviction_deletes_despite_the_pdb() {
     let s = Scenario::new("delete").await;
-    s.deployment("web", 2, json!({}));
-    s.apply(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web-pdb"},
-        "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}}}));
-    s.wait_running(2).await;
-    wait_pdb(&s, "web-pdb", 0).await;
+    guarded_web(&s).await;
     let done = s.drain(with(|o| o.disable_eviction = true)).await;
     assert_eq!(done.state, DrainState::Drained, "{done:?}");
     assert!(s.pods_on_node().await.is_empty());
@@ -520,12 +504,9 @@ async fn a_statefulset_pod_recreated_under_the_same_name_counts_as_gone() {
 #[tokio::test]
 async fn cancel_stops_a_blocked_drain_and_keeps_the_node_cordoned() {
     let s = Scenario::new("cancel").await;
-    s.deployment("web", 2, json!({}));
+    guarded_web(&s).await;
     s.deployment("api", 1, json!({}));
-    s.apply(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web-pdb"},
-        "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}}}));
     s.wait_running(3).await;
-    wait_pdb(&s, "web-pdb", 0).await;
 
     let registry = DrainRegistry::default();
     let id = s.start(&registry, DrainOptions::default());
@@ -573,11 +554,7 @@ async fn cancel_stops_a_blocked_drain_and_keeps_the_node_cordoned() {
 #[tokio::test]
 async fn a_drain_left_running_by_a_stopped_server_reads_as_interrupted_and_resumes() {
     let s = Scenario::new("interrupted").await;
-    s.deployment("web", 2, json!({}));
-    s.apply(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web-pdb"},
-        "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}}}));
-    s.wait_running(2).await;
-    wait_pdb(&s, "web-pdb", 0).await;
+    guarded_web(&s).await;
 
     let first_server = DrainRegistry::default();
     let options = with(|o| o.grace_period_seconds = Some(7));
@@ -656,6 +633,15 @@ async fn a_drain_left_running_by_a_stopped_server_reads_as_interrupted_and_resum
     restarted.cancel(&resumed.id);
     finish(&restarted, &resumed.id, Duration::from_secs(10)).await;
     s.uncordon().await;
+}
+
+/// A Deployment of 2 guarded by a PDB that needs both: every eviction is refused until it grows.
+async fn guarded_web(s: &Scenario) {
+    s.deployment("web", 2, json!({}));
+    s.apply(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web-pdb"},
+        "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}}}));
+    s.wait_running(2).await;
+    wait_pdb(s, "web-pdb", 0).await;
 }
 
 /// Waits until the disruption controller has processed the PDB and it allows `allowed` disruptions.

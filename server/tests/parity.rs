@@ -56,9 +56,7 @@ async fn drainboard_decides_as_kubectl_drain_does() {
         1,
         json!({"volumes": [{"name": "scratch", "emptyDir": {}}]}),
     );
-    let spec = s.pinned_spec(json!({}));
-    s.apply(json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent"},
-        "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": {"metadata": {"labels": {"app": "agent"}}, "spec": spec}}}));
+    s.daemonset("agent");
     s.bare_pod("debug", json!({}));
     let job_spec = s.pinned_spec(json!({"restartPolicy": "Never"}));
     s.apply(

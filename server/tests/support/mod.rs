@@ -49,7 +49,16 @@ pub fn kubectl(args: &[&str]) -> (bool, String, String) {
 }
 
 /// Polls `check` every 200 ms until it returns Some, or fails the test after `limit`.
-pub async fn eventually<T, F, Fut>(what: &str, limit: Duration, mut check: F) -> T
+pub async fn eventually<T, F, Fut>(what: &str, limit: Duration, check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    eventually_timed(what, limit, check).await.0
+}
+
+/// `eventually`, also saying how long it took (printed, and returned).
+pub async fn eventually_timed<T, F, Fut>(what: &str, limit: Duration, mut check: F) -> (T, Duration)
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Option<T>>,
@@ -57,7 +66,8 @@ where
     let start = Instant::now();
     loop {
         if let Some(v) = check().await {
-            return v;
+            eprintln!("{what}: {:?}", start.elapsed());
+            return (v, start.elapsed());
         }
         assert!(
             start.elapsed() < limit,
@@ -65,6 +75,18 @@ where
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+}
+
+/// The local control plane's `cluster.sh`.
+pub const HARNESS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../end2end/cluster/cluster.sh");
+
+/// Runs `cluster.sh` with `args`.
+pub fn harness(args: &[&str]) {
+    let status = Command::new(HARNESS)
+        .args(args)
+        .status()
+        .expect("cluster.sh runs");
+    assert!(status.success(), "cluster.sh {args:?} failed");
 }
 
 /// The taint that reserves a scenario's nodes for its own pods.
@@ -171,6 +193,15 @@ impl Scenario {
     pub fn bare_pod(&self, name: &str, extra_spec: Value) {
         let spec = self.pinned_spec(extra_spec);
         self.apply(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": name}}, "spec": spec}));
+    }
+
+    pub fn daemonset(&self, name: &str) {
+        let spec = self.pinned_spec(json!({}));
+        self.apply(json!({
+            "apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": name},
+            "spec": {"selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}}, "spec": spec}}
+        }));
     }
 
     pub fn deployment(&self, name: &str, replicas: i32, extra_spec: Value) {
