@@ -166,3 +166,91 @@ mod tests {
         assert_eq!(names, ["c", "d", "b", "a", "e"]);
     }
 }
+
+/// One row of a node's `status.conditions`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Condition {
+    pub type_: String,
+    pub status: String,
+    pub reason: Option<String>,
+    pub message: Option<String>,
+    pub last_heartbeat: Option<jiff::Timestamp>,
+    pub last_transition: Option<jiff::Timestamp>,
+}
+
+/// How a condition reads for an operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ConditionHealth {
+    Good,
+    Bad,
+    Unknown,
+}
+
+impl Condition {
+    /// `Ready` is good when True; every other condition (the pressures, `NetworkUnavailable`) is bad when True.
+    pub fn health(&self) -> ConditionHealth {
+        let good_when_true = self.type_ == "Ready";
+        match (self.status.as_str(), good_when_true) {
+            ("True", true) | ("False", false) => ConditionHealth::Good,
+            ("True", false) | ("False", true) => ConditionHealth::Bad,
+            _ => ConditionHealth::Unknown,
+        }
+    }
+}
+
+/// The roles of a node, from its `node-role.kubernetes.io/<role>` labels (and the older `kubernetes.io/role`),
+/// sorted, as `kubectl get nodes` shows them.
+pub fn roles(labels: &std::collections::BTreeMap<String, String>) -> Vec<String> {
+    let mut roles: Vec<String> = labels
+        .iter()
+        .filter_map(|(k, v)| match k.strip_prefix("node-role.kubernetes.io/") {
+            Some(role) if !role.is_empty() => Some(role.to_string()),
+            _ if k == "kubernetes.io/role" && !v.is_empty() => Some(v.clone()),
+            _ => None,
+        })
+        .collect();
+    roles.sort();
+    roles.dedup();
+    roles
+}
+
+#[cfg(test)]
+mod card_tests {
+    use super::*;
+
+    #[test]
+    fn condition_colours_mean_something() {
+        let c = |t: &str, s: &str| Condition {
+            type_: t.into(),
+            status: s.into(),
+            reason: None,
+            message: None,
+            last_heartbeat: None,
+            last_transition: None,
+        };
+        assert_eq!(c("Ready", "True").health(), ConditionHealth::Good);
+        assert_eq!(c("Ready", "False").health(), ConditionHealth::Bad);
+        assert_eq!(c("Ready", "Unknown").health(), ConditionHealth::Unknown);
+        assert_eq!(c("MemoryPressure", "True").health(), ConditionHealth::Bad);
+        assert_eq!(c("DiskPressure", "False").health(), ConditionHealth::Good);
+        assert_eq!(
+            c("NetworkUnavailable", "True").health(),
+            ConditionHealth::Bad
+        );
+    }
+
+    #[test]
+    fn roles_come_from_labels() {
+        let labels = [
+            ("node-role.kubernetes.io/worker", ""),
+            ("node-role.kubernetes.io/gpu", "true"),
+            ("kubernetes.io/role", "worker"),
+            ("node-role.kubernetes.io/", "x"),
+            ("app", "web"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        assert_eq!(roles(&labels), ["gpu", "worker"]);
+    }
+}
