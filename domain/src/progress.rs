@@ -32,12 +32,18 @@ pub enum PodState {
     Gone,
     /// A server dry run: the API server accepted the eviction and changed nothing.
     DryRunAccepted,
+    /// Still terminating, but for longer than `skip_wait_for_delete_timeout_seconds`: no longer waited for, as
+    /// kubectl does (typically a pod of a node that is down, which nothing will finish deleting).
+    NoLongerWaited,
     Failed(String),
 }
 
 impl PodState {
     pub fn is_final(&self) -> bool {
-        matches!(self, Self::Gone | Self::DryRunAccepted | Self::Failed(_))
+        matches!(
+            self,
+            Self::Gone | Self::DryRunAccepted | Self::NoLongerWaited | Self::Failed(_)
+        )
     }
 }
 
@@ -59,6 +65,9 @@ pub enum DrainState {
     Evicting,
     /// Every pod to evict is gone: the node is safe to reboot or return.
     Drained,
+    /// Every pod is gone except these many, which were deleting for longer than the skip-wait limit and were no
+    /// longer waited for (kubectl reports such a drain as done).
+    DrainedExceptTerminating(usize),
     /// Some pods are refused: nothing was evicted. The plan says why and which options would override.
     Refused,
     /// A client dry run: the plan only; nothing changed.

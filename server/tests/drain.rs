@@ -308,6 +308,81 @@ async fn the_grace_period_reaches_the_api_server_and_terminating_pods_are_follow
 }
 
 #[tokio::test]
+async fn pods_deleting_past_the_skip_wait_limit_are_no_longer_waited_for() {
+    let s = Scenario::new("skip-wait").await;
+    s.deployment("web", 1, json!({}));
+    s.wait_running(1).await;
+    // Nothing will finish this pod's deletion, as on a node that is down.
+    s.set_simulated(false).await;
+    let done = s
+        .drain(with(|o| {
+            o.grace_period_seconds = Some(1);
+            o.skip_wait_for_delete_timeout_seconds = Some(2);
+        }))
+        .await;
+    assert_eq!(
+        done.state,
+        DrainState::DrainedExceptTerminating(1),
+        "{done:?}"
+    );
+    assert_eq!(done.pods[0].state, PodState::NoLongerWaited);
+    let pod = s.pods().get(&done.pods[0].name).await.unwrap();
+    assert!(
+        pod.metadata.deletion_timestamp.is_some(),
+        "the pod is still there, terminating"
+    );
+    s.set_simulated(true).await;
+}
+
+#[tokio::test]
+async fn a_pod_in_a_terminating_namespace_is_waited_for_not_failed() {
+    let s = Scenario::new("ns-terminating").await;
+    s.deployment("web", 1, json!({}));
+    s.wait_running(1).await;
+    s.set_simulated(false).await;
+    let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(s.client.clone());
+    namespaces
+        .delete(&s.namespace, &DeleteParams::default())
+        .await
+        .unwrap();
+    eventually(
+        "the pod terminating with its namespace",
+        Duration::from_secs(30),
+        || async {
+            let pods = s.pods().list(&Default::default()).await.unwrap().items;
+            pods.iter()
+                .all(|p| p.metadata.deletion_timestamp.is_some())
+                .then_some(())
+        },
+    )
+    .await;
+    // The eviction is refused (403 NamespaceTerminating); the pod is already deleting, so the drain waits for it.
+    let registry = DrainRegistry::default();
+    let id = s.start(&registry, DrainOptions::default());
+    let mut rx = registry.subscribe(&id).unwrap();
+    let waiting = rx
+        .wait_for(|p| {
+            p.pods.iter().any(|pod| {
+                matches!(
+                    pod.state,
+                    PodState::Terminating { .. } | PodState::Failed(_)
+                )
+            })
+        })
+        .await
+        .unwrap()
+        .clone();
+    assert!(
+        matches!(waiting.pods[0].state, PodState::Terminating { .. }),
+        "{:?}",
+        waiting.pods
+    );
+    s.set_simulated(true).await;
+    let done = finish(&registry, &id, Duration::from_secs(30)).await;
+    assert_eq!(done.state, DrainState::Drained, "{done:?}");
+}
+
+#[tokio::test]
 async fn a_pdb_blocks_by_name_until_the_deployment_grows() {
     let s = Scenario::new("pdb").await;
     guarded_web(&s).await;

@@ -124,11 +124,19 @@ impl Drain {
     /// The final state, from the pods' states.
     fn outcome(&self, deadline: Option<Instant>) -> DrainState {
         let progress = self.progress.borrow();
+        let not_waited = progress
+            .pods
+            .iter()
+            .filter(|p| p.state == PodState::NoLongerWaited)
+            .count();
         let left = progress
             .pods
             .iter()
             .filter(|p| !matches!(p.state, PodState::Gone | PodState::DryRunAccepted))
             .count();
+        if left > 0 && left == not_waited {
+            return DrainState::DrainedExceptTerminating(not_waited);
+        }
         if left == 0 {
             return if self.options.dry_run == DryRun::Server {
                 DrainState::DryRunAccepted
@@ -284,6 +292,19 @@ impl Drain {
             if gone {
                 return self.set_pod(uid, PodState::Gone);
             }
+            // kubectl's --skip-wait-for-delete-timeout: stop waiting for a pod deleting for longer than that.
+            let give_up_at = deletion
+                .zip(
+                    self.options
+                        .skip_wait_for_delete_timeout_seconds
+                        .filter(|n| *n > 0),
+                )
+                .map(|(deleted, limit)| {
+                    deleted + jiff::SignedDuration::from_secs(limit as i64 + 1)
+                });
+            if give_up_at.is_some_and(|at| Timestamp::now() >= at) {
+                return self.set_pod(uid, PodState::NoLongerWaited);
+            }
             if deletion.is_some() && deletion != shown {
                 shown = deletion;
                 self.set_pod(
@@ -299,6 +320,7 @@ impl Drain {
                 },
                 () = self.cancel.cancelled() => return,
                 () = sleep_until(deadline) => return self.set_pod(uid, PodState::Failed(self.timeout_message())),
+                () = sleep_until(give_up_at.map(to_instant)) => {},
             }
         }
     }
@@ -384,6 +406,12 @@ async fn sleep_until(deadline: Option<Instant>) {
         Some(d) => tokio::time::sleep_until(d).await,
         None => std::future::pending().await,
     }
+}
+
+/// The monotonic instant of a wall-clock time (now, if it has passed).
+fn to_instant(at: Timestamp) -> Instant {
+    let ahead = at.duration_since(Timestamp::now());
+    Instant::now() + Duration::try_from(ahead).unwrap_or_default()
 }
 
 fn retry_after(status: &Status) -> Option<Duration> {
