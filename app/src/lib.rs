@@ -3,6 +3,8 @@
 
 pub mod api;
 #[cfg(feature = "ssr")]
+pub mod cluster_cache;
+#[cfg(feature = "ssr")]
 pub mod drain;
 pub mod error;
 #[cfg(feature = "ssr")]

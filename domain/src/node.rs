@@ -254,3 +254,100 @@ mod card_tests {
         assert_eq!(roles(&labels), ["gpu", "worker"]);
     }
 }
+
+/// Everything a node card shows. The server builds it from the Node, its Lease and the pods on it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeCard {
+    pub name: String,
+    pub roles: Vec<String>,
+    pub zone: Option<String>,
+    pub kubelet_version: Option<String>,
+    pub created: Option<jiff::Timestamp>,
+    pub ready: ReadyStatus,
+    /// When `Ready` last changed: the start of the guide's eviction countdown.
+    pub ready_since: Option<jiff::Timestamp>,
+    /// `Ready`'s `lastHeartbeatTime`.
+    pub ready_heartbeat: Option<jiff::Timestamp>,
+    /// The node Lease's `renewTime`: the liveness signal the node lifecycle controller reads.
+    pub lease_renewed: Option<jiff::Timestamp>,
+    pub unschedulable: bool,
+    pub taints: Vec<crate::eviction::Taint>,
+    /// `status.allocatable` for cpu, memory and pods, as quantities.
+    pub allocatable: std::collections::BTreeMap<String, String>,
+    pub conditions: Vec<Condition>,
+    /// `status.conditions` as JSON, for copying.
+    pub conditions_json: String,
+    /// Pods on the node that have not finished.
+    pub pod_count: usize,
+}
+
+#[cfg(feature = "k8s")]
+impl NodeCard {
+    /// The card of `node`, without Lease and pod count (the caller has those).
+    pub fn from_node(node: &k8s_openapi::api::core::v1::Node) -> Self {
+        let labels = node.metadata.labels.clone().unwrap_or_default();
+        let status = node.status.as_ref();
+        let api_conditions = status
+            .and_then(|s| s.conditions.clone())
+            .unwrap_or_default();
+        let conditions: Vec<Condition> = api_conditions
+            .iter()
+            .map(|c| Condition {
+                type_: c.type_.clone(),
+                status: c.status.clone(),
+                reason: c.reason.clone(),
+                message: c.message.clone(),
+                last_heartbeat: c.last_heartbeat_time.as_ref().map(|t| t.0),
+                last_transition: c.last_transition_time.as_ref().map(|t| t.0),
+            })
+            .collect();
+        let ready = conditions.iter().find(|c| c.type_ == "Ready");
+        NodeCard {
+            name: node.metadata.name.clone().unwrap_or_default(),
+            roles: roles(&labels),
+            zone: labels.get("topology.kubernetes.io/zone").cloned(),
+            kubelet_version: status
+                .and_then(|s| s.node_info.as_ref())
+                .map(|i| i.kubelet_version.clone()),
+            created: node.metadata.creation_timestamp.as_ref().map(|t| t.0),
+            ready: ready.map_or(ReadyStatus::Unknown, |c| {
+                ReadyStatus::from_condition_status(Some(&c.status))
+            }),
+            ready_since: ready.and_then(|c| c.last_transition),
+            ready_heartbeat: ready.and_then(|c| c.last_heartbeat),
+            lease_renewed: None,
+            unschedulable: node
+                .spec
+                .as_ref()
+                .and_then(|s| s.unschedulable)
+                .unwrap_or(false),
+            taints: node
+                .spec
+                .as_ref()
+                .and_then(|s| s.taints.as_ref())
+                .map(|ts| {
+                    ts.iter()
+                        .map(|t| crate::eviction::Taint {
+                            key: t.key.clone(),
+                            value: t.value.clone(),
+                            effect: t.effect.clone(),
+                            time_added: t.time_added.as_ref().map(|x| x.0),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            allocatable: status
+                .and_then(|s| s.allocatable.as_ref())
+                .map(|a| {
+                    a.iter()
+                        .filter(|(k, _)| matches!(k.as_str(), "cpu" | "memory" | "pods"))
+                        .map(|(k, v)| (k.clone(), v.0.clone()))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            conditions,
+            conditions_json: serde_json::to_string_pretty(&api_conditions).unwrap_or_default(),
+            pod_count: 0,
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! Live caches of the cluster's nodes, pods and node Leases, one set per identity.
+//!
+//! Every browser of the same person shares one cache, so N open tabs cost one watch per resource, not N. The
+//! caches are keyed by [`Identity`] because each person sees what their own credentials may see. A cache lives
+//! while someone holds it and stops its watches when the last holder lets go. Pods are trimmed as they arrive
+//! to the few fields the cards and drain previews read, which keeps a large cluster's cache small.
+
+use std::{
+    collections::HashMap,
+    sync::{
+        Arc, Mutex, Weak,
+        atomic::{AtomicU64, Ordering},
+    },
+};
+
+use domain::node::NodeCard;
+use futures::StreamExt;
+use k8s_openapi::api::{
+    coordination::v1::Lease,
+    core::v1::{Node, Pod, PodSpec},
+};
+use kube::{
+    Api, Client, Resource,
+    runtime::{
+        WatchStreamExt,
+        reflector::{self, Store},
+        watcher,
+    },
+};
+use tokio::{sync::watch, task::JoinHandle};
+
+use crate::kube_access::Identity;
+
+/// The namespace of node heartbeat Leases.
+const NODE_LEASE_NAMESPACE: &str = "kube-node-lease";
+
+/// The caches of every identity, and how many watches they have started (for tests and metrics).
+#[derive(Clone, Default)]
+pub struct ClusterCaches {
+    caches: Arc<Mutex<HashMap<Identity, Weak<ClusterCache>>>>,
+    watches_started: Arc<AtomicU64>,
+}
+
+impl ClusterCaches {
+    /// The cache of `identity`, started with `client` (that identity's client) if none is running.
+    pub fn for_identity(&self, identity: &Identity, client: Client) -> Arc<ClusterCache> {
+        let mut caches = self.caches.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(cache) = caches.get(identity).and_then(Weak::upgrade) {
+            return cache;
+        }
+        caches.retain(|_, weak| weak.strong_count() > 0);
+        let cache = Arc::new(ClusterCache::start(client, &self.watches_started));
+        caches.insert(identity.clone(), Arc::downgrade(&cache));
+        cache
+    }
+
+    /// Watches started since this server began (one per resource per cache).
+    pub fn watches_started(&self) -> u64 {
+        self.watches_started.load(Ordering::Relaxed)
+    }
+}
+
+/// One identity's view of the cluster, kept current by three watches.
+pub struct ClusterCache {
+    nodes: Store<Node>,
+    pods: Store<Pod>,
+    leases: Store<Lease>,
+    version: watch::Receiver<u64>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl ClusterCache {
+    fn start(client: Client, watches_started: &AtomicU64) -> Self {
+        let (version_tx, version) = watch::channel(0u64);
+        let version_tx = Arc::new(version_tx);
+        let (nodes, node_writer) = reflector::store();
+        let (pods, pod_writer) = reflector::store();
+        let (leases, lease_writer) = reflector::store();
+        let tasks = vec![
+            reflect(
+                Api::<Node>::all(client.clone()),
+                node_writer,
+                trim_node,
+                version_tx.clone(),
+            ),
+            reflect(
+                Api::<Pod>::all(client.clone()),
+                pod_writer,
+                trim_pod,
+                version_tx.clone(),
+            ),
+            reflect(
+                Api::<Lease>::namespaced(client, NODE_LEASE_NAMESPACE),
+                lease_writer,
+                trim_lease,
+                version_tx,
+            ),
+        ];
+        watches_started.fetch_add(tasks.len() as u64, Ordering::Relaxed);
+        ClusterCache {
+            nodes,
+            pods,
+            leases,
+            version,
+            tasks,
+        }
+    }
+
+    /// Waits until each watch has listed its resource once.
+    pub async fn ready(&self) {
+        let _ = tokio::join!(
+            self.nodes.wait_until_ready(),
+            self.pods.wait_until_ready(),
+            self.leases.wait_until_ready()
+        );
+    }
+
+    /// A counter that moves on every change to any of the cached objects.
+    pub fn changes(&self) -> watch::Receiver<u64> {
+        self.version.clone()
+    }
+
+    /// Every node's card, with its Lease's renew time and its count of unfinished pods, sorted by name.
+    pub fn cards(&self) -> Vec<NodeCard> {
+        let leases: HashMap<String, jiff::Timestamp> = self
+            .leases
+            .state()
+            .iter()
+            .filter_map(|l| {
+                Some((
+                    l.metadata.name.clone()?,
+                    l.spec.as_ref()?.renew_time.as_ref()?.0,
+                ))
+            })
+            .collect();
+        let mut pod_counts: HashMap<String, usize> = HashMap::new();
+        for pod in self.pods.state() {
+            let finished = matches!(
+                pod.status.as_ref().and_then(|s| s.phase.as_deref()),
+                Some("Succeeded") | Some("Failed")
+            );
+            if let Some(node) = pod.spec.as_ref().and_then(|s| s.node_name.clone())
+                && !finished
+            {
+                *pod_counts.entry(node).or_default() += 1;
+            }
+        }
+        let mut cards: Vec<NodeCard> = self
+            .nodes
+            .state()
+            .iter()
+            .map(|node| {
+                let mut card = NodeCard::from_node(node);
+                card.lease_renewed = leases.get(&card.name).copied();
+                card.pod_count = pod_counts.get(&card.name).copied().unwrap_or(0);
+                card
+            })
+            .collect();
+        cards.sort_by(|a, b| a.name.cmp(&b.name));
+        cards
+    }
+
+    /// The cached pods (trimmed) on `node`.
+    pub fn pods_on(&self, node: &str) -> Vec<Arc<Pod>> {
+        self.pods
+            .state_filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node))
+    }
+}
+
+impl Drop for ClusterCache {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+/// Runs a reflector for `api` into `writer`, trimming objects as they arrive and bumping `version` on each change.
+fn reflect<K>(
+    api: Api<K>,
+    writer: reflector::store::Writer<K>,
+    trim: fn(&mut K),
+    version: Arc<watch::Sender<u64>>,
+) -> JoinHandle<()>
+where
+    K: Resource + Clone + std::fmt::Debug + serde::de::DeserializeOwned + Send + Sync + 'static,
+    K::DynamicType: Default + Eq + std::hash::Hash + Clone + Send + Sync,
+{
+    tokio::spawn(async move {
+        let stream = watcher(api, watcher::Config::default())
+            .default_backoff()
+            .modify(trim)
+            .reflect(writer);
+        let mut stream = std::pin::pin!(stream);
+        while let Some(event) = stream.next().await {
+            match event {
+                Ok(_) => version.send_modify(|v| *v += 1),
+                Err(err) => {
+                    tracing::warn!(error = %err, kind = %K::kind(&Default::default()), "watch failed; retrying")
+                }
+            }
+        }
+    })
+}
+
+fn trim_meta(meta: &mut kube::api::ObjectMeta) {
+    meta.managed_fields = None;
+    if let Some(annotations) = meta.annotations.as_mut() {
+        // The mirror marker is the one annotation drain reads; the rest (last-applied configs) can be large.
+        annotations.retain(|k, _| k == domain::pod::MIRROR_ANNOTATION);
+    }
+}
+
+fn trim_node(node: &mut Node) {
+    trim_meta(&mut node.metadata);
+    if let Some(status) = node.status.as_mut() {
+        status.images = None;
+        status.volumes_attached = None;
+        status.volumes_in_use = None;
+    }
+}
+
+/// Keeps what the cards, eviction countdowns and drain previews read: identity, owner, labels, node, tolerations,
+/// which volumes are emptyDir, phase and Ready. Containers, env, probes and the rest go.
+fn trim_pod(pod: &mut Pod) {
+    trim_meta(&mut pod.metadata);
+    if let Some(spec) = pod.spec.take() {
+        pod.spec = Some(PodSpec {
+            node_name: spec.node_name,
+            tolerations: spec.tolerations,
+            volumes: spec.volumes.map(|vs| {
+                vs.into_iter()
+                    .filter(|v| v.empty_dir.is_some())
+                    .map(|v| k8s_openapi::api::core::v1::Volume {
+                        name: v.name,
+                        empty_dir: v.empty_dir,
+                        ..Default::default()
+                    })
+                    .collect()
+            }),
+            ..Default::default()
+        });
+    }
+    if let Some(status) = pod.status.as_mut() {
+        status.container_statuses = None;
+        status.init_container_statuses = None;
+        status.ephemeral_container_statuses = None;
+        status.pod_ips = None;
+        status.host_ips = None;
+    }
+}
+
+fn trim_lease(lease: &mut Lease) {
+    trim_meta(&mut lease.metadata);
+}

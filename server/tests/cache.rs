@@ -1,0 +1,111 @@
+//! The per-identity cluster cache against the local control plane: one watch per resource however many viewers,
+//! cards that agree with the API server, Ready flips followed live, and pods trimmed.
+
+mod support;
+
+use std::{sync::Arc, time::Duration};
+
+use app::cluster_cache::ClusterCaches;
+use domain::ReadyStatus;
+use support::{connect, env, harness, kubectl};
+
+#[tokio::test]
+async fn one_cache_per_identity_follows_the_cluster() {
+    let connected = connect().await;
+    let caches = ClusterCaches::default();
+    let tabs: Vec<_> = (0..5)
+        .map(|_| caches.for_identity(&connected.identity, connected.client.clone()))
+        .collect();
+    assert!(
+        tabs.iter().all(|t| Arc::ptr_eq(t, &tabs[0])),
+        "every viewer of one identity shares the cache"
+    );
+    assert_eq!(
+        caches.watches_started(),
+        3,
+        "one watch each for nodes, pods and Leases"
+    );
+    let cache = tabs[0].clone();
+    tokio::time::timeout(Duration::from_secs(30), cache.ready())
+        .await
+        .expect("the caches list within 30 s");
+
+    // The cards agree with the API server.
+    let cards = cache.cards();
+    let (ok, names, _) = kubectl(&["get", "nodes", "-o", "jsonpath={.items[*].metadata.name}"]);
+    assert!(ok);
+    let mut expected: Vec<&str> = names.split_whitespace().collect();
+    expected.sort();
+    assert_eq!(
+        cards.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+        expected
+    );
+    assert!(
+        cards.iter().all(|c| c.lease_renewed.is_some()),
+        "every kwok node renews its Lease"
+    );
+    let (_, on_node_2, _) = kubectl(&[
+        "get",
+        "pods",
+        "-A",
+        "--field-selector",
+        "spec.nodeName=node-2,status.phase!=Succeeded,status.phase!=Failed",
+        "-o",
+        "name",
+    ]);
+    let node_2 = cards.iter().find(|c| c.name == "node-2").unwrap();
+    assert_eq!(node_2.pod_count, on_node_2.lines().count());
+    assert_eq!(node_2.zone.as_deref(), Some("zone-b"));
+    assert_eq!(node_2.roles, ["worker"]);
+    assert!(
+        node_2.conditions_json.contains("\"KubeletReady\""),
+        "{}",
+        node_2.conditions_json
+    );
+
+    // Pods are kept trimmed: no containers, but what the countdowns and drain read.
+    let pods = cache.pods_on("node-2");
+    assert!(!pods.is_empty());
+    for pod in &pods {
+        let spec = pod.spec.as_ref().unwrap();
+        assert!(spec.containers.is_empty() && pod.metadata.managed_fields.is_none());
+        assert_eq!(spec.node_name.as_deref(), Some("node-2"));
+    }
+    assert!(pods.iter().any(|p| {
+        p.spec
+            .as_ref()
+            .unwrap()
+            .tolerations
+            .as_ref()
+            .is_some_and(|t| !t.is_empty())
+    }));
+
+    // A Ready flip reaches the cache, with the taint the countdowns read.
+    let mut changes = cache.changes();
+    harness(&["not-ready", &env("DRAINBOARD_CLUSTER_DIR"), "node-3"]);
+    let flipped = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            changes.changed().await.unwrap();
+            let cards = cache.cards();
+            let card = cards.iter().find(|c| c.name == "node-3").unwrap();
+            if card.ready == ReadyStatus::NotReady
+                && card
+                    .taints
+                    .iter()
+                    .any(|t| t.key == "node.kubernetes.io/not-ready")
+            {
+                return card.clone();
+            }
+        }
+    })
+    .await;
+    harness(&["restore", &env("DRAINBOARD_CLUSTER_DIR"), "node-3"]);
+    let flipped = flipped.expect("node-3 reads NotReady within 30 s");
+    assert!(flipped.ready_since.is_some());
+
+    // When the last viewer goes, the watches stop; the next viewer starts new ones.
+    drop(tabs);
+    drop(cache);
+    let _again = caches.for_identity(&connected.identity, connected.client.clone());
+    assert_eq!(caches.watches_started(), 6);
+}
