@@ -6,6 +6,7 @@
 use domain::drain::DryRun;
 use domain::{
     NodeSummary,
+    board::BoardUpdate,
     drain::DrainOptions,
     progress::{CordonOutcome, DrainProgress, DrainStarted, NodeDrainRecord},
 };
@@ -19,6 +20,26 @@ pub async fn list_nodes() -> Result<Vec<NodeSummary>, AppError> {
     let access = expect_context::<crate::kube_access::KubeAccess>();
     let client = access.client_for(&access.identity_for_request())?;
     crate::kube_access::list_nodes(&client).await
+}
+
+/// Every node's card now, with the server's clock and settings: the full board, as the event stream's first
+/// message carries it. `POST /api/board`.
+#[server(prefix = "/api", endpoint = "board")]
+pub async fn board_snapshot() -> Result<BoardUpdate, AppError> {
+    let access = expect_context::<crate::kube_access::KubeAccess>();
+    let identity = access.identity_for_request();
+    let cache =
+        expect_context::<crate::cluster_cache::ClusterCaches>().for_identity(&identity, access.client_for(&identity)?);
+    tokio::time::timeout(std::time::Duration::from_secs(30), cache.ready())
+        .await
+        .map_err(|_| AppError::Connection("the cluster's nodes and pods did not finish listing within 30 s".into()))?;
+    Ok(BoardUpdate {
+        server_time: jiff::Timestamp::now(),
+        full: true,
+        settings: expect_context::<domain::board::BoardSettings>(),
+        upsert: cache.cards(),
+        remove: Vec::new(),
+    })
 }
 
 /// Cordons a node: marks it unschedulable. A node already cordoned is reported as such, and nothing is written.
@@ -61,9 +82,7 @@ pub async fn start_drain(
         .get(&node)
         .await
         .map_err(|err| not_found_as(err, &node))?;
-    let reason = reason
-        .map(|r| r.trim().to_string())
-        .filter(|r| !r.is_empty());
+    let reason = reason.map(|r| r.trim().to_string()).filter(|r| !r.is_empty());
     let registry = expect_context::<crate::drain::DrainRegistry>();
     Ok(registry.start(client, &identity, node, options, reason))
 }
@@ -72,9 +91,7 @@ pub async fn start_drain(
 #[server(prefix = "/api", endpoint = "drains/status", input = Json)]
 pub async fn drain_status(id: String) -> Result<DrainProgress, AppError> {
     let registry = expect_context::<crate::drain::DrainRegistry>();
-    registry
-        .progress(&id)
-        .ok_or_else(|| AppError::NotFound(format!("no drain with id {id} on this server")))
+    registry.progress(&id).ok_or_else(|| AppError::NotFound(format!("no drain with id {id} on this server")))
 }
 
 /// Cancels a running drain: retries and waits stop, the node stays cordoned, and the drain ends as cancelled
@@ -82,13 +99,7 @@ pub async fn drain_status(id: String) -> Result<DrainProgress, AppError> {
 #[server(prefix = "/api", endpoint = "drains/cancel", input = Json)]
 pub async fn cancel_drain(id: String) -> Result<(), AppError> {
     let registry = expect_context::<crate::drain::DrainRegistry>();
-    if registry.cancel(&id) {
-        Ok(())
-    } else {
-        Err(AppError::NotFound(format!(
-            "no drain with id {id} on this server"
-        )))
-    }
+    if registry.cancel(&id) { Ok(()) } else { Err(AppError::NotFound(format!("no drain with id {id} on this server"))) }
 }
 
 /// Every drain this server holds, newest first. `POST /api/drains`.
@@ -145,9 +156,7 @@ fn valid_node_name(node: String) -> Result<String, AppError> {
 #[cfg(feature = "ssr")]
 fn not_found_as(err: kube::Error, node: &str) -> AppError {
     match &err {
-        kube::Error::Api(status) if status.code == 404 => {
-            AppError::NotFound(format!("node {node} does not exist"))
-        }
+        kube::Error::Api(status) if status.code == 404 => AppError::NotFound(format!("node {node} does not exist")),
         _ => err.into(),
     }
 }

@@ -13,7 +13,11 @@ use std::{
     },
 };
 
-use domain::node::NodeCard;
+use domain::{
+    PodSummary,
+    eviction::{NO_EXECUTE, pod_eviction},
+    node::{NodeCard, PodEta},
+};
 use futures::StreamExt;
 use k8s_openapi::api::{
     coordination::v1::Lease,
@@ -35,22 +39,46 @@ use crate::kube_access::Identity;
 const NODE_LEASE_NAMESPACE: &str = "kube-node-lease";
 
 /// The caches of every identity, and how many watches they have started (for tests and metrics).
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct ClusterCaches {
     caches: Arc<Mutex<HashMap<Identity, Weak<ClusterCache>>>>,
     watches_started: Arc<AtomicU64>,
+    linger: std::time::Duration,
+}
+
+impl Default for ClusterCaches {
+    /// Caches stay a minute after their last use, so that a page load followed by its event stream, or a quick
+    /// reload, reuses the watches instead of listing the cluster again.
+    fn default() -> Self {
+        Self::with_linger(std::time::Duration::from_secs(60))
+    }
 }
 
 impl ClusterCaches {
+    pub fn with_linger(linger: std::time::Duration) -> Self {
+        ClusterCaches { caches: Default::default(), watches_started: Default::default(), linger }
+    }
+
     /// The cache of `identity`, started with `client` (that identity's client) if none is running.
     pub fn for_identity(&self, identity: &Identity, client: Client) -> Arc<ClusterCache> {
         let mut caches = self.caches.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(cache) = caches.get(identity).and_then(Weak::upgrade) {
-            return cache;
+        let cache = match caches.get(identity).and_then(Weak::upgrade) {
+            Some(cache) => cache,
+            None => {
+                caches.retain(|_, weak| weak.strong_count() > 0);
+                let cache = Arc::new(ClusterCache::start(client, &self.watches_started));
+                caches.insert(identity.clone(), Arc::downgrade(&cache));
+                cache
+            }
+        };
+        if !self.linger.is_zero() {
+            let held = cache.clone();
+            let linger = self.linger;
+            tokio::spawn(async move {
+                tokio::time::sleep(linger).await;
+                drop(held);
+            });
         }
-        caches.retain(|_, weak| weak.strong_count() > 0);
-        let cache = Arc::new(ClusterCache::start(client, &self.watches_started));
-        caches.insert(identity.clone(), Arc::downgrade(&cache));
         cache
     }
 
@@ -66,8 +94,13 @@ pub struct ClusterCache {
     pods: Store<Pod>,
     leases: Store<Lease>,
     version: watch::Receiver<u64>,
+    cards: watch::Receiver<Arc<Vec<NodeCard>>>,
     tasks: Vec<JoinHandle<()>>,
 }
+
+/// How long changes are gathered before the cards are computed again: Lease renewals alone change a large
+/// cluster's cards hundreds of times a second, and viewers need them a few times a second at most.
+const CARDS_COALESCE: std::time::Duration = std::time::Duration::from_millis(100);
 
 impl ClusterCache {
     fn start(client: Client, watches_started: &AtomicU64) -> Self {
@@ -76,43 +109,38 @@ impl ClusterCache {
         let (nodes, node_writer) = reflector::store();
         let (pods, pod_writer) = reflector::store();
         let (leases, lease_writer) = reflector::store();
-        let tasks = vec![
-            reflect(
-                Api::<Node>::all(client.clone()),
-                node_writer,
-                trim_node,
-                version_tx.clone(),
-            ),
-            reflect(
-                Api::<Pod>::all(client.clone()),
-                pod_writer,
-                trim_pod,
-                version_tx.clone(),
-            ),
-            reflect(
-                Api::<Lease>::namespaced(client, NODE_LEASE_NAMESPACE),
-                lease_writer,
-                trim_lease,
-                version_tx,
-            ),
+        let mut tasks = vec![
+            reflect(Api::<Node>::all(client.clone()), node_writer, trim_node, version_tx.clone()),
+            reflect(Api::<Pod>::all(client.clone()), pod_writer, trim_pod, version_tx.clone()),
+            reflect(Api::<Lease>::namespaced(client, NODE_LEASE_NAMESPACE), lease_writer, trim_lease, version_tx),
         ];
         watches_started.fetch_add(tasks.len() as u64, Ordering::Relaxed);
-        ClusterCache {
-            nodes,
-            pods,
-            leases,
-            version,
-            tasks,
-        }
+        let (cards_tx, cards) = watch::channel(Arc::new(Vec::new()));
+        let (n, p, l, mut changes) = (nodes.clone(), pods.clone(), leases.clone(), version.clone());
+        tasks.push(tokio::spawn(async move {
+            let _ = tokio::join!(n.wait_until_ready(), p.wait_until_ready(), l.wait_until_ready());
+            loop {
+                cards_tx.send_replace(Arc::new(compute_cards(&n, &p, &l)));
+                if changes.changed().await.is_err() {
+                    return;
+                }
+                tokio::time::sleep(CARDS_COALESCE).await;
+                changes.mark_unchanged();
+            }
+        }));
+        ClusterCache { nodes, pods, leases, version, cards, tasks }
+    }
+
+    /// The cards, recomputed after changes (at most every 100 ms) and shared by every viewer. Empty until the
+    /// cache is ready.
+    pub fn live_cards(&self) -> watch::Receiver<Arc<Vec<NodeCard>>> {
+        self.cards.clone()
     }
 
     /// Waits until each watch has listed its resource once.
     pub async fn ready(&self) {
-        let _ = tokio::join!(
-            self.nodes.wait_until_ready(),
-            self.pods.wait_until_ready(),
-            self.leases.wait_until_ready()
-        );
+        let _ =
+            tokio::join!(self.nodes.wait_until_ready(), self.pods.wait_until_ready(), self.leases.wait_until_ready());
     }
 
     /// A counter that moves on every change to any of the cached objects.
@@ -120,51 +148,62 @@ impl ClusterCache {
         self.version.clone()
     }
 
-    /// Every node's card, with its Lease's renew time and its count of unfinished pods, sorted by name.
+    /// Every node's card, computed now.
     pub fn cards(&self) -> Vec<NodeCard> {
-        let leases: HashMap<String, jiff::Timestamp> = self
-            .leases
-            .state()
-            .iter()
-            .filter_map(|l| {
-                Some((
-                    l.metadata.name.clone()?,
-                    l.spec.as_ref()?.renew_time.as_ref()?.0,
-                ))
-            })
-            .collect();
-        let mut pod_counts: HashMap<String, usize> = HashMap::new();
-        for pod in self.pods.state() {
-            let finished = matches!(
-                pod.status.as_ref().and_then(|s| s.phase.as_deref()),
-                Some("Succeeded") | Some("Failed")
-            );
-            if let Some(node) = pod.spec.as_ref().and_then(|s| s.node_name.clone())
-                && !finished
-            {
-                *pod_counts.entry(node).or_default() += 1;
-            }
-        }
-        let mut cards: Vec<NodeCard> = self
-            .nodes
-            .state()
-            .iter()
-            .map(|node| {
-                let mut card = NodeCard::from_node(node);
-                card.lease_renewed = leases.get(&card.name).copied();
-                card.pod_count = pod_counts.get(&card.name).copied().unwrap_or(0);
-                card
-            })
-            .collect();
-        cards.sort_by(|a, b| a.name.cmp(&b.name));
-        cards
+        compute_cards(&self.nodes, &self.pods, &self.leases)
     }
 
     /// The cached pods (trimmed) on `node`.
     pub fn pods_on(&self, node: &str) -> Vec<Arc<Pod>> {
-        self.pods
-            .state_filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node))
+        self.pods.state_filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node))
     }
+}
+
+/// Every node's card, with its Lease's renew time, its count of unfinished pods and, for a node with `NoExecute`
+/// taints, when each of its pods goes; sorted by name.
+fn compute_cards(nodes: &Store<Node>, pods: &Store<Pod>, leases: &Store<Lease>) -> Vec<NodeCard> {
+    let renewed: HashMap<String, jiff::Timestamp> = leases
+        .state()
+        .iter()
+        .filter_map(|l| Some((l.metadata.name.clone()?, l.spec.as_ref()?.renew_time.as_ref()?.0)))
+        .collect();
+    let mut by_node: HashMap<String, Vec<Arc<Pod>>> = HashMap::new();
+    for pod in pods.state() {
+        let finished =
+            matches!(pod.status.as_ref().and_then(|s| s.phase.as_deref()), Some("Succeeded") | Some("Failed"));
+        if let Some(node) = pod.spec.as_ref().and_then(|s| s.node_name.clone())
+            && !finished
+        {
+            by_node.entry(node).or_default().push(pod);
+        }
+    }
+    let mut cards: Vec<NodeCard> = nodes
+        .state()
+        .iter()
+        .map(|node| {
+            let mut card = NodeCard::from_node(node);
+            card.lease_renewed = renewed.get(&card.name).copied();
+            let on_node = by_node.get(&card.name).map(Vec::as_slice).unwrap_or_default();
+            card.pod_count = on_node.len();
+            if card.taints.iter().any(|t| t.effect == NO_EXECUTE) {
+                card.pod_evictions = on_node
+                    .iter()
+                    .map(|pod| {
+                        let pod = PodSummary::from(pod.as_ref());
+                        PodEta {
+                            eviction: pod_eviction(&card.taints, &pod.tolerations),
+                            namespace: pod.namespace,
+                            name: pod.name,
+                        }
+                    })
+                    .collect();
+                card.pod_evictions.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+            }
+            card
+        })
+        .collect();
+    cards.sort_by(|a, b| a.name.cmp(&b.name));
+    cards
 }
 
 impl Drop for ClusterCache {
@@ -187,10 +226,7 @@ where
     K::DynamicType: Default + Eq + std::hash::Hash + Clone + Send + Sync,
 {
     tokio::spawn(async move {
-        let stream = watcher(api, watcher::Config::default())
-            .default_backoff()
-            .modify(trim)
-            .reflect(writer);
+        let stream = watcher(api, watcher::Config::default()).default_backoff().modify(trim).reflect(writer);
         let mut stream = std::pin::pin!(stream);
         while let Some(event) = stream.next().await {
             match event {

@@ -42,10 +42,7 @@ impl FromServerFnError for AppError {
 impl From<kube::Error> for AppError {
     fn from(err: kube::Error) -> Self {
         match err {
-            kube::Error::Api(status) => AppError::Api {
-                code: status.code,
-                message: status.message,
-            },
+            kube::Error::Api(status) => AppError::Api { code: status.code, message: status.message },
             other => AppError::Connection(other.to_string()),
         }
     }

@@ -45,12 +45,7 @@ impl KubeAccess {
     /// Access for a server run by one operator with their own kubeconfig: every request acts as them.
     pub fn single_user(connected: Connected) -> Self {
         let clients = HashMap::from([(connected.identity.clone(), connected.client)]);
-        KubeAccess {
-            inner: Arc::new(Inner {
-                operator: connected.identity,
-                clients: RwLock::new(clients),
-            }),
-        }
+        KubeAccess { inner: Arc::new(Inner { operator: connected.identity, clients: RwLock::new(clients) }) }
     }
 
     /// The identity the current request acts as. Single-user mode: the operator who started the server.
@@ -60,16 +55,9 @@ impl KubeAccess {
 
     /// The client that acts as `identity`.
     pub fn client_for(&self, identity: &Identity) -> Result<Client, AppError> {
-        let clients = self
-            .inner
-            .clients
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let clients = self.inner.clients.read().unwrap_or_else(|poisoned| poisoned.into_inner());
         clients.get(identity).cloned().ok_or_else(|| {
-            AppError::NotSignedIn(format!(
-                "no credentials for {} on {}",
-                identity.user, identity.cluster
-            ))
+            AppError::NotSignedIn(format!("no credentials for {} on {}", identity.user, identity.cluster))
         })
     }
 }
@@ -91,36 +79,18 @@ pub enum ConnectError {
     #[error("no kubeconfig found ({reason}): pass --kubeconfig or set KUBECONFIG")]
     NoKubeconfig { reason: String },
     #[error("context \"{context}\" is not in kubeconfig {path}; it has: {available}")]
-    UnknownContext {
-        context: String,
-        path: String,
-        available: String,
-    },
+    UnknownContext { context: String, path: String, available: String },
     #[error("kubeconfig {path} has no current-context: pass --context (it has: {available})")]
     NoContext { path: String, available: String },
     #[error("kubeconfig {path}, context \"{context}\": {reason}")]
-    InvalidConfig {
-        path: String,
-        context: String,
-        reason: String,
-    },
-    #[error(
-        "cannot reach the Kubernetes API server {server} (context \"{context}\" in {path}): {reason}"
-    )]
-    Unreachable {
-        server: String,
-        context: String,
-        path: String,
-        reason: String,
-    },
+    InvalidConfig { path: String, context: String, reason: String },
+    #[error("cannot reach the Kubernetes API server {server} (context \"{context}\" in {path}): {reason}")]
+    Unreachable { server: String, context: String, path: String, reason: String },
 }
 
 /// Builds a client from `--kubeconfig`/`$KUBECONFIG` (or `~/.kube/config`) and an optional context, then checks that
 /// the API server answers, so that a bad setup fails at start-up with one clear line rather than on first use.
-pub async fn connect(
-    kubeconfig: Option<&Path>,
-    context: Option<&str>,
-) -> Result<Connected, ConnectError> {
+pub async fn connect(kubeconfig: Option<&Path>, context: Option<&str>) -> Result<Connected, ConnectError> {
     let (config_file, source) = match kubeconfig {
         Some(path) => {
             let kc = Kubeconfig::read_from(path).map_err(|e| ConnectError::ReadKubeconfig {
@@ -132,47 +102,24 @@ pub async fn connect(
         None => {
             let source = std::env::var("KUBECONFIG").unwrap_or_else(|_| default_kubeconfig_path());
             let kc = Kubeconfig::read().map_err(|e| match std::env::var_os("KUBECONFIG") {
-                Some(_) => ConnectError::ReadKubeconfig {
-                    path: source.clone(),
-                    reason: read_reason(&e),
-                },
-                None => ConnectError::NoKubeconfig {
-                    reason: read_reason(&e),
-                },
+                Some(_) => ConnectError::ReadKubeconfig { path: source.clone(), reason: read_reason(&e) },
+                None => ConnectError::NoKubeconfig { reason: read_reason(&e) },
             })?;
             (kc, source)
         }
     };
 
     let available = || {
-        let names: Vec<_> = config_file
-            .contexts
-            .iter()
-            .map(|c| c.name.as_str())
-            .collect();
-        if names.is_empty() {
-            "no contexts".to_string()
-        } else {
-            names.join(", ")
-        }
+        let names: Vec<_> = config_file.contexts.iter().map(|c| c.name.as_str()).collect();
+        if names.is_empty() { "no contexts".to_string() } else { names.join(", ") }
     };
-    let context = match context
-        .map(str::to_owned)
-        .or_else(|| config_file.current_context.clone())
-    {
+    let context = match context.map(str::to_owned).or_else(|| config_file.current_context.clone()) {
         Some(c) if config_file.contexts.iter().any(|named| named.name == c) => c,
         Some(c) => {
-            return Err(ConnectError::UnknownContext {
-                context: c,
-                path: source,
-                available: available(),
-            });
+            return Err(ConnectError::UnknownContext { context: c, path: source, available: available() });
         }
         None => {
-            return Err(ConnectError::NoContext {
-                path: source,
-                available: available(),
-            });
+            return Err(ConnectError::NoContext { path: source, available: available() });
         }
     };
     let user = config_file
@@ -183,18 +130,11 @@ pub async fn connect(
         .and_then(|ctx| ctx.user.clone())
         .unwrap_or_default();
 
-    let options = KubeConfigOptions {
-        context: Some(context.clone()),
-        ..Default::default()
-    };
-    let invalid = |reason: String| ConnectError::InvalidConfig {
-        path: source.clone(),
-        context: context.clone(),
-        reason,
-    };
-    let mut config = Config::from_custom_kubeconfig(config_file.clone(), &options)
-        .await
-        .map_err(|e| invalid(chain(&e)))?;
+    let options = KubeConfigOptions { context: Some(context.clone()), ..Default::default() };
+    let invalid =
+        |reason: String| ConnectError::InvalidConfig { path: source.clone(), context: context.clone(), reason };
+    let mut config =
+        Config::from_custom_kubeconfig(config_file.clone(), &options).await.map_err(|e| invalid(chain(&e)))?;
     // Fail fast when the server is not there; the default would wait for the OS to give up.
     config.connect_timeout = Some(Duration::from_secs(5));
     // No silent retries: kube's default retries 429 answers for minutes, which would hide a PodDisruptionBudget
@@ -216,15 +156,7 @@ pub async fn connect(
         Ok(Ok(_)) => {}
     }
 
-    Ok(Connected {
-        client,
-        identity: Identity {
-            cluster: server,
-            user,
-        },
-        source,
-        context,
-    })
+    Ok(Connected { client, identity: Identity { cluster: server, user }, source, context })
 }
 
 /// Lists every node, page by page, as the node list shows them.
@@ -246,12 +178,7 @@ pub async fn list_nodes(client: &Client) -> Result<Vec<NodeSummary>, AppError> {
 
 fn default_kubeconfig_path() -> String {
     std::env::var_os("HOME")
-        .map(|home| {
-            PathBuf::from(home)
-                .join(".kube/config")
-                .display()
-                .to_string()
-        })
+        .map(|home| PathBuf::from(home).join(".kube/config").display().to_string())
         .unwrap_or_else(|| "~/.kube/config".into())
 }
 
@@ -287,10 +214,7 @@ mod tests {
 
     #[test]
     fn chain_joins_sources_once() {
-        let err = Outer(std::io::Error::new(
-            std::io::ErrorKind::ConnectionRefused,
-            "connection refused",
-        ));
+        let err = Outer(std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused"));
         assert_eq!(chain(&err), "outer: connection refused");
     }
 }

@@ -154,21 +154,15 @@ pub struct DrainPlan {
 
 impl DrainPlan {
     pub fn to_evict(&self) -> impl Iterator<Item = &PodPlan> {
-        self.pods
-            .iter()
-            .filter(|p| matches!(p.decision, Decision::Evict { .. }))
+        self.pods.iter().filter(|p| matches!(p.decision, Decision::Evict { .. }))
     }
 
     pub fn skipped(&self) -> impl Iterator<Item = &PodPlan> {
-        self.pods
-            .iter()
-            .filter(|p| matches!(p.decision, Decision::Skip(_)))
+        self.pods.iter().filter(|p| matches!(p.decision, Decision::Skip(_)))
     }
 
     pub fn refused(&self) -> impl Iterator<Item = &PodPlan> {
-        self.pods
-            .iter()
-            .filter(|p| matches!(p.decision, Decision::Refuse { .. }))
+        self.pods.iter().filter(|p| matches!(p.decision, Decision::Refuse { .. }))
     }
 
     /// A drain with any refused pod evicts nothing.
@@ -258,20 +252,13 @@ fn decide_with_needs(
 }
 
 /// kubectl's filter chain for one pod.
-fn decide(
-    pod: &PodSummary,
-    lookup: Option<&DaemonSetLookup>,
-    options: &DrainOptions,
-    now: Timestamp,
-) -> Decision {
+fn decide(pod: &PodSummary, lookup: Option<&DaemonSetLookup>, options: &DrainOptions, now: Timestamp) -> Decision {
     let mut notes = Vec::new();
     let terminal = pod.phase.is_terminal();
 
     // 1. Already deleting for longer than the limit: skip.
-    if let (Some(limit), Some(deleted)) = (
-        options.skip_wait_for_delete_timeout_seconds,
-        pod.deletion_timestamp,
-    ) && limit > 0
+    if let (Some(limit), Some(deleted)) = (options.skip_wait_for_delete_timeout_seconds, pod.deletion_timestamp)
+        && limit > 0
         && now.duration_since(deleted).as_secs() > limit as i64
     {
         return Decision::Skip(SkipReason::DeletingTooLong);
@@ -321,10 +308,7 @@ fn decide(
 }
 
 fn refuse(reason: Refusal) -> Decision {
-    Decision::Refuse {
-        reason,
-        needs: Vec::new(),
-    }
+    Decision::Refuse { reason, needs: Vec::new() }
 }
 
 #[cfg(test)]
@@ -356,11 +340,7 @@ mod tests {
     }
 
     fn owner(kind: &str, api_version: &str, name: &str) -> ControllerRef {
-        ControllerRef {
-            api_version: api_version.into(),
-            kind: kind.into(),
-            name: name.into(),
-        }
+        ControllerRef { api_version: api_version.into(), kind: kind.into(), name: name.into() }
     }
 
     fn decide_one(p: PodSummary, lookup: DaemonSetLookup, options: DrainOptions) -> Decision {
@@ -377,90 +357,47 @@ mod tests {
     }
 
     fn ds_pod() -> PodSummary {
-        PodSummary {
-            controller: Some(owner("DaemonSet", "apps/v1", "exporter")),
-            ..pod("ds")
-        }
+        PodSummary { controller: Some(owner("DaemonSet", "apps/v1", "exporter")), ..pod("ds") }
     }
 
     fn bare() -> PodSummary {
-        PodSummary {
-            controller: None,
-            ..pod("bare")
-        }
+        PodSummary { controller: None, ..pod("bare") }
     }
 
     #[test]
     fn the_filter_chain_table() {
-        let force = DrainOptions {
-            force: true,
-            ..Default::default()
-        };
-        let ignore_ds = DrainOptions {
-            ignore_daemonsets: true,
-            ..Default::default()
-        };
-        let emptydir = DrainOptions {
-            delete_emptydir_data: true,
-            ..Default::default()
-        };
+        let force = DrainOptions { force: true, ..Default::default() };
+        let ignore_ds = DrainOptions { ignore_daemonsets: true, ..Default::default() };
+        let emptydir = DrainOptions { delete_emptydir_data: true, ..Default::default() };
         let exists = DaemonSetLookup::Exists;
         let gone = DaemonSetLookup::NotFound("daemonsets.apps \"exporter\" not found".into());
-        let gone_note =
-            EvictNote::DaemonSetMissing("daemonsets.apps \"exporter\" not found".into());
+        let gone_note = EvictNote::DaemonSetMissing("daemonsets.apps \"exporter\" not found".into());
         let forbidden = DaemonSetLookup::Failed("forbidden".into());
-        let with_empty_dir = PodSummary {
-            empty_dir: true,
-            ..pod("cache")
-        };
-        let completed = |p: PodSummary| PodSummary {
-            phase: PodPhase::Succeeded,
-            ..p
-        };
+        let with_empty_dir = PodSummary { empty_dir: true, ..pod("cache") };
+        let completed = |p: PodSummary| PodSummary { phase: PodPhase::Succeeded, ..p };
         let cases: Vec<(&str, PodSummary, DaemonSetLookup, DrainOptions, Decision)> = vec![
-            (
-                "a managed pod is evicted",
-                pod("web"),
-                exists.clone(),
-                DrainOptions::default(),
-                evict(vec![]),
-            ),
+            ("a managed pod is evicted", pod("web"), exists.clone(), DrainOptions::default(), evict(vec![])),
             (
                 "a DaemonSet pod is refused",
                 ds_pod(),
                 exists.clone(),
                 DrainOptions::default(),
-                refused(
-                    Refusal::DaemonSetManaged,
-                    vec![DrainOption::IgnoreDaemonsets],
-                ),
+                refused(Refusal::DaemonSetManaged, vec![DrainOption::IgnoreDaemonsets]),
             ),
-            (
-                "a DaemonSet pod is left with ignore_daemonsets",
-                ds_pod(),
-                exists.clone(),
-                ignore_ds.clone(),
-                { Decision::Skip(SkipReason::DaemonSetIgnored) },
-            ),
+            ("a DaemonSet pod is left with ignore_daemonsets", ds_pod(), exists.clone(), ignore_ds.clone(), {
+                Decision::Skip(SkipReason::DaemonSetIgnored)
+            }),
             (
                 "a DaemonSet pod whose DaemonSet is gone is refused",
                 ds_pod(),
                 gone.clone(),
                 ignore_ds.clone(),
                 refused(
-                    Refusal::DaemonSetMissing(String::from(
-                        "daemonsets.apps \"exporter\" not found",
-                    )),
+                    Refusal::DaemonSetMissing(String::from("daemonsets.apps \"exporter\" not found")),
                     vec![DrainOption::Force],
                 ),
             ),
-            (
-                "... and deleted with force",
-                ds_pod(),
-                gone.clone(),
-                force.clone(),
-                evict(vec![gone_note]),
-            ),
+            ("... and deleted with force", ds_pod(), gone.clone(), force.clone(), evict(vec![gone_note])),
             (
                 "a failed DaemonSet lookup refuses with no override",
                 ds_pod(),
@@ -470,10 +407,7 @@ mod tests {
             ),
             (
                 "only apps/v1 DaemonSets count",
-                PodSummary {
-                    controller: Some(owner("DaemonSet", "extensions/v1beta1", "x")),
-                    ..pod("old")
-                },
+                PodSummary { controller: Some(owner("DaemonSet", "extensions/v1beta1", "x")), ..pod("old") },
                 forbidden.clone(),
                 DrainOptions::default(),
                 evict(vec![]),
@@ -487,11 +421,7 @@ mod tests {
             ),
             (
                 "a mirror pod is skipped, even with no controller",
-                PodSummary {
-                    mirror: true,
-                    controller: None,
-                    ..pod("static")
-                },
+                PodSummary { mirror: true, controller: None, ..pod("static") },
                 exists.clone(),
                 DrainOptions::default(),
                 Decision::Skip(SkipReason::MirrorPod),
@@ -503,13 +433,9 @@ mod tests {
                 DrainOptions::default(),
                 refused(Refusal::LocalStorage, vec![DrainOption::DeleteEmptydirData]),
             ),
-            (
-                "emptyDir is evicted with the option",
-                with_empty_dir.clone(),
-                exists.clone(),
-                emptydir.clone(),
-                { evict(vec![EvictNote::LocalStorageLost]) },
-            ),
+            ("emptyDir is evicted with the option", with_empty_dir.clone(), exists.clone(), emptydir.clone(), {
+                evict(vec![EvictNote::LocalStorageLost])
+            }),
             (
                 "a completed pod with emptyDir is evicted",
                 completed(with_empty_dir.clone()),
@@ -524,39 +450,22 @@ mod tests {
                 DrainOptions::default(),
                 refused(Refusal::NoController, vec![DrainOption::Force]),
             ),
-            (
-                "a bare pod is deleted with force",
-                bare(),
-                exists.clone(),
-                force.clone(),
-                { evict(vec![EvictNote::NoController]) },
-            ),
-            (
-                "a completed bare pod is evicted",
-                completed(bare()),
-                exists.clone(),
-                DrainOptions::default(),
-                { evict(vec![]) },
-            ),
+            ("a bare pod is deleted with force", bare(), exists.clone(), force.clone(), {
+                evict(vec![EvictNote::NoController])
+            }),
+            ("a completed bare pod is evicted", completed(bare()), exists.clone(), DrainOptions::default(), {
+                evict(vec![])
+            }),
             (
                 "a bare pod with emptyDir needs both options",
-                PodSummary {
-                    empty_dir: true,
-                    ..bare()
-                },
+                PodSummary { empty_dir: true, ..bare() },
                 exists.clone(),
                 DrainOptions::default(),
-                refused(
-                    Refusal::LocalStorage,
-                    vec![DrainOption::Force, DrainOption::DeleteEmptydirData],
-                ),
+                refused(Refusal::LocalStorage, vec![DrainOption::Force, DrainOption::DeleteEmptydirData]),
             ),
             (
                 "an owner of any other kind counts as a controller, existing or not",
-                PodSummary {
-                    controller: Some(owner("Job", "batch/v1", "deleted-long-ago")),
-                    ..pod("job")
-                },
+                PodSummary { controller: Some(owner("Job", "batch/v1", "deleted-long-ago")), ..pod("job") },
                 forbidden.clone(),
                 DrainOptions::default(),
                 evict(vec![]),
@@ -573,45 +482,19 @@ mod tests {
             deletion_timestamp: Some(now() - jiff::SignedDuration::from_secs(secs)),
             ..pod("going")
         };
-        let limit = |n| DrainOptions {
-            skip_wait_for_delete_timeout_seconds: Some(n),
-            ..Default::default()
-        };
+        let limit = |n| DrainOptions { skip_wait_for_delete_timeout_seconds: Some(n), ..Default::default() };
         assert_eq!(
             decide_one(deleting(11), DaemonSetLookup::Exists, limit(10)),
             Decision::Skip(SkipReason::DeletingTooLong)
         );
-        assert_eq!(
-            decide_one(deleting(10), DaemonSetLookup::Exists, limit(10)),
-            evict(vec![]),
-            "strictly greater"
-        );
-        assert_eq!(
-            decide_one(deleting(3600), DaemonSetLookup::Exists, limit(0)),
-            evict(vec![]),
-            "0 disables"
-        );
-        assert_eq!(
-            decide_one(
-                deleting(3600),
-                DaemonSetLookup::Exists,
-                DrainOptions::default()
-            ),
-            evict(vec![])
-        );
+        assert_eq!(decide_one(deleting(10), DaemonSetLookup::Exists, limit(10)), evict(vec![]), "strictly greater");
+        assert_eq!(decide_one(deleting(3600), DaemonSetLookup::Exists, limit(0)), evict(vec![]), "0 disables");
+        assert_eq!(decide_one(deleting(3600), DaemonSetLookup::Exists, DrainOptions::default()), evict(vec![]));
     }
 
     #[test]
     fn daemonsets_are_looked_up_only_for_unfinished_daemonset_pods() {
-        let pods = [
-            pod("web"),
-            bare(),
-            ds_pod(),
-            PodSummary {
-                phase: PodPhase::Failed,
-                ..ds_pod()
-            },
-        ];
+        let pods = [pod("web"), bare(), ds_pod(), PodSummary { phase: PodPhase::Failed, ..ds_pod() }];
         let mut asked = Vec::new();
         let plan = plan(
             &pods,
@@ -624,14 +507,8 @@ mod tests {
         );
         assert_eq!(asked, [("ds".to_string(), "exporter".to_string())]);
         assert!(plan.is_blocked());
-        assert_eq!(
-            plan.options_needed(),
-            [DrainOption::Force, DrainOption::IgnoreDaemonsets]
-        );
-        assert_eq!(
-            plan.to_evict().map(|p| p.name.as_str()).collect::<Vec<_>>(),
-            ["web", "ds"]
-        );
+        assert_eq!(plan.options_needed(), [DrainOption::Force, DrainOption::IgnoreDaemonsets]);
+        assert_eq!(plan.to_evict().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["web", "ds"]);
         assert_eq!(plan.refused().count(), 2);
     }
 }

@@ -125,12 +125,7 @@ mod tests {
     }
 
     fn taint(key: &str, effect: &str, added: &str) -> Taint {
-        Taint {
-            key: key.into(),
-            value: None,
-            effect: effect.into(),
-            time_added: Some(ts(added)),
-        }
+        Taint { key: key.into(), value: None, effect: effect.into(), time_added: Some(ts(added)) }
     }
 
     fn tol(key: &str, operator: &str, effect: &str, seconds: Option<i64>) -> Toleration {
@@ -150,46 +145,22 @@ mod tests {
     #[test]
     fn pod_eviction_table() {
         let unreachable = taint(UNREACHABLE, NO_EXECUTE, T0);
-        let default_tolerations = vec![
-            tol(NOT_READY, "Exists", NO_EXECUTE, Some(300)),
-            tol(UNREACHABLE, "Exists", NO_EXECUTE, Some(300)),
-        ];
-        let daemonset_tolerations = vec![
-            tol(NOT_READY, "Exists", NO_EXECUTE, None),
-            tol(UNREACHABLE, "Exists", NO_EXECUTE, None),
-        ];
+        let default_tolerations =
+            vec![tol(NOT_READY, "Exists", NO_EXECUTE, Some(300)), tol(UNREACHABLE, "Exists", NO_EXECUTE, Some(300))];
+        let daemonset_tolerations =
+            vec![tol(NOT_READY, "Exists", NO_EXECUTE, None), tol(UNREACHABLE, "Exists", NO_EXECUTE, None)];
         let at = |s: &str| PodEviction::At(ts(s));
         let cases: Vec<(&str, Vec<Taint>, Vec<Toleration>, PodEviction)> = vec![
-            (
-                "no taints",
-                vec![],
-                default_tolerations.clone(),
-                PodEviction::NotScheduled,
-            ),
+            ("no taints", vec![], default_tolerations.clone(), PodEviction::NotScheduled),
             (
                 "a NoSchedule taint alone schedules nothing",
                 vec![taint("node.kubernetes.io/unschedulable", "NoSchedule", T0)],
                 vec![],
                 PodEviction::NotScheduled,
             ),
-            (
-                "the default 300 s",
-                vec![unreachable.clone()],
-                default_tolerations.clone(),
-                at("2026-11-30T12:05:00Z"),
-            ),
-            (
-                "DaemonSet pods stay",
-                vec![unreachable.clone()],
-                daemonset_tolerations.clone(),
-                PodEviction::Never,
-            ),
-            (
-                "an untolerated taint means now",
-                vec![unreachable.clone()],
-                vec![],
-                PodEviction::Immediately,
-            ),
+            ("the default 300 s", vec![unreachable.clone()], default_tolerations.clone(), at("2026-11-30T12:05:00Z")),
+            ("DaemonSet pods stay", vec![unreachable.clone()], daemonset_tolerations.clone(), PodEviction::Never),
+            ("an untolerated taint means now", vec![unreachable.clone()], vec![], PodEviction::Immediately),
             (
                 "a toleration of another effect does not match",
                 vec![unreachable.clone()],
@@ -211,27 +182,18 @@ mod tests {
             (
                 "the first matching toleration counts, not the most lenient",
                 vec![unreachable.clone()],
-                vec![
-                    tol(UNREACHABLE, "Exists", NO_EXECUTE, Some(30)),
-                    tol(UNREACHABLE, "Exists", "", Some(3600)),
-                ],
+                vec![tol(UNREACHABLE, "Exists", NO_EXECUTE, Some(30)), tol(UNREACHABLE, "Exists", "", Some(3600))],
                 at("2026-11-30T12:00:30Z"),
             ),
             (
                 "... and a first match with no seconds means never, whatever follows",
                 vec![unreachable.clone()],
-                vec![
-                    tol("", "Exists", "", None),
-                    tol(UNREACHABLE, "Exists", NO_EXECUTE, Some(10)),
-                ],
+                vec![tol("", "Exists", "", None), tol(UNREACHABLE, "Exists", NO_EXECUTE, Some(10))],
                 PodEviction::Never,
             ),
             (
                 "the minimum across taints",
-                vec![
-                    unreachable.clone(),
-                    taint("example.com/maintenance", NO_EXECUTE, T0),
-                ],
+                vec![unreachable.clone(), taint("example.com/maintenance", NO_EXECUTE, T0)],
                 vec![
                     tol(UNREACHABLE, "Exists", NO_EXECUTE, Some(300)),
                     tol("example.com/maintenance", "Exists", "", Some(60)),
@@ -240,40 +202,22 @@ mod tests {
             ),
             (
                 "one taint untolerated among tolerated ones means now",
-                vec![
-                    unreachable.clone(),
-                    taint("example.com/maintenance", NO_EXECUTE, T0),
-                ],
+                vec![unreachable.clone(), taint("example.com/maintenance", NO_EXECUTE, T0)],
                 default_tolerations.clone(),
                 PodEviction::Immediately,
             ),
             (
                 "untimed plus timed: the timed one decides",
-                vec![
-                    unreachable.clone(),
-                    taint("example.com/maintenance", NO_EXECUTE, T0),
-                ],
-                vec![
-                    tol(UNREACHABLE, "Exists", "", None),
-                    tol("example.com/maintenance", "Exists", "", Some(45)),
-                ],
+                vec![unreachable.clone(), taint("example.com/maintenance", NO_EXECUTE, T0)],
+                vec![tol(UNREACHABLE, "Exists", "", None), tol("example.com/maintenance", "Exists", "", Some(45))],
                 at("2026-11-30T12:00:45Z"),
             ),
             (
                 "Equal compares values",
-                vec![Taint {
-                    value: Some("b".into()),
-                    ..taint("k", NO_EXECUTE, T0)
-                }],
+                vec![Taint { value: Some("b".into()), ..taint("k", NO_EXECUTE, T0) }],
                 vec![
-                    Toleration {
-                        value: Some("a".into()),
-                        ..tol("k", "Equal", NO_EXECUTE, Some(1))
-                    },
-                    Toleration {
-                        value: Some("b".into()),
-                        ..tol("k", "", NO_EXECUTE, Some(20))
-                    },
+                    Toleration { value: Some("a".into()), ..tol("k", "Equal", NO_EXECUTE, Some(1)) },
+                    Toleration { value: Some("b".into()), ..tol("k", "", NO_EXECUTE, Some(20)) },
                 ],
                 at("2026-11-30T12:00:20Z"),
             ),
@@ -287,25 +231,13 @@ mod tests {
     fn the_node_rule_counts_from_the_last_transition() {
         let five_minutes = SignedDuration::from_mins(5);
         let t = Some(ts(T0));
-        assert_eq!(
-            node_eviction_deadline(ReadyStatus::Ready, t, five_minutes),
-            None
-        );
+        assert_eq!(node_eviction_deadline(ReadyStatus::Ready, t, five_minutes), None);
         for status in [ReadyStatus::NotReady, ReadyStatus::Unknown] {
-            assert_eq!(
-                node_eviction_deadline(status, t, five_minutes),
-                Some(ts("2026-11-30T12:05:00Z"))
-            );
+            assert_eq!(node_eviction_deadline(status, t, five_minutes), Some(ts("2026-11-30T12:05:00Z")));
         }
-        assert_eq!(
-            node_eviction_deadline(ReadyStatus::Unknown, None, five_minutes),
-            None
-        );
+        assert_eq!(node_eviction_deadline(ReadyStatus::Unknown, None, five_minutes), None);
         let deadline = ts("2026-11-30T12:05:00Z");
-        assert_eq!(
-            remaining(deadline, ts("2026-11-30T12:01:48Z")),
-            Some(SignedDuration::from_secs(192))
-        );
+        assert_eq!(remaining(deadline, ts("2026-11-30T12:01:48Z")), Some(SignedDuration::from_secs(192)));
         assert_eq!(remaining(deadline, deadline), None, "due");
     }
 }

@@ -4,6 +4,7 @@
 //! converts API objects into these trimmed view models (feature `k8s`), which keeps its caches small and lets the
 //! browser run the same rules without ever linking the Kubernetes API types.
 
+pub mod board;
 pub mod drain;
 pub mod eviction;
 pub mod node;

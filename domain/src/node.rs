@@ -6,10 +6,11 @@ use serde::{Deserialize, Serialize};
 ///
 /// A missing `Ready` condition counts as `Unknown`: the kubelet (or kwok) has not reported yet, and the node
 /// lifecycle controller treats it the same way.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ReadyStatus {
     Ready,
     NotReady,
+    #[default]
     Unknown,
 }
 
@@ -46,11 +47,7 @@ impl NodeSummary {
     /// Sorts a node list for display: problems first (NotReady and Unknown), then cordoned nodes, then the rest,
     /// each group by name.
     pub fn sort_for_display(nodes: &mut [NodeSummary]) {
-        nodes.sort_by(|a, b| {
-            a.display_rank()
-                .cmp(&b.display_rank())
-                .then_with(|| a.name.cmp(&b.name))
-        });
+        nodes.sort_by(|a, b| a.display_rank().cmp(&b.display_rank()).then_with(|| a.name.cmp(&b.name)));
     }
 
     fn display_rank(&self) -> u8 {
@@ -79,11 +76,7 @@ mod from_k8s {
             NodeSummary {
                 name: node.metadata.name.clone().unwrap_or_default(),
                 ready,
-                unschedulable: node
-                    .spec
-                    .as_ref()
-                    .and_then(|s| s.unschedulable)
-                    .unwrap_or(false),
+                unschedulable: node.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false),
             }
         }
     }
@@ -108,11 +101,7 @@ mod from_k8s {
             }));
             assert_eq!(
                 NodeSummary::from(&n),
-                NodeSummary {
-                    name: "n1".into(),
-                    ready: ReadyStatus::Ready,
-                    unschedulable: true
-                }
+                NodeSummary { name: "n1".into(), ready: ReadyStatus::Ready, unschedulable: true }
             );
         }
 
@@ -139,21 +128,13 @@ mod tests {
             (Some("true"), ReadyStatus::Unknown),
             (None, ReadyStatus::Unknown),
         ] {
-            assert_eq!(
-                ReadyStatus::from_condition_status(status),
-                want,
-                "{status:?}"
-            );
+            assert_eq!(ReadyStatus::from_condition_status(status), want, "{status:?}");
         }
     }
 
     #[test]
     fn display_order_puts_problems_first_then_cordoned() {
-        let n = |name: &str, ready, unschedulable| NodeSummary {
-            name: name.into(),
-            ready,
-            unschedulable,
-        };
+        let n = |name: &str, ready, unschedulable| NodeSummary { name: name.into(), ready, unschedulable };
         let mut nodes = vec![
             n("a", ReadyStatus::Ready, false),
             n("b", ReadyStatus::Ready, true),
@@ -170,6 +151,7 @@ mod tests {
 /// One row of a node's `status.conditions`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Condition {
+    #[serde(rename = "type")]
     pub type_: String,
     pub status: String,
     pub reason: Option<String>,
@@ -233,10 +215,7 @@ mod card_tests {
         assert_eq!(c("Ready", "Unknown").health(), ConditionHealth::Unknown);
         assert_eq!(c("MemoryPressure", "True").health(), ConditionHealth::Bad);
         assert_eq!(c("DiskPressure", "False").health(), ConditionHealth::Good);
-        assert_eq!(
-            c("NetworkUnavailable", "True").health(),
-            ConditionHealth::Bad
-        );
+        assert_eq!(c("NetworkUnavailable", "True").health(), ConditionHealth::Bad);
     }
 
     #[test]
@@ -255,8 +234,16 @@ mod card_tests {
     }
 }
 
-/// Everything a node card shows. The server builds it from the Node, its Lease and the pods on it.
+/// When one pod on a tainted node goes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PodEta {
+    pub namespace: String,
+    pub name: String,
+    pub eviction: crate::eviction::PodEviction,
+}
+
+/// Everything a node card shows. The server builds it from the Node, its Lease and the pods on it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeCard {
     pub name: String,
     pub roles: Vec<String>,
@@ -279,6 +266,9 @@ pub struct NodeCard {
     pub conditions_json: String,
     /// Pods on the node that have not finished.
     pub pod_count: usize,
+    pub labels: std::collections::BTreeMap<String, String>,
+    /// For a node with `NoExecute` taints: when each of its pods goes. Empty otherwise.
+    pub pod_evictions: Vec<PodEta>,
 }
 
 #[cfg(feature = "k8s")]
@@ -287,9 +277,7 @@ impl NodeCard {
     pub fn from_node(node: &k8s_openapi::api::core::v1::Node) -> Self {
         let labels = node.metadata.labels.clone().unwrap_or_default();
         let status = node.status.as_ref();
-        let api_conditions = status
-            .and_then(|s| s.conditions.clone())
-            .unwrap_or_default();
+        let api_conditions = status.and_then(|s| s.conditions.clone()).unwrap_or_default();
         let conditions: Vec<Condition> = api_conditions
             .iter()
             .map(|c| Condition {
@@ -306,21 +294,13 @@ impl NodeCard {
             name: node.metadata.name.clone().unwrap_or_default(),
             roles: roles(&labels),
             zone: labels.get("topology.kubernetes.io/zone").cloned(),
-            kubelet_version: status
-                .and_then(|s| s.node_info.as_ref())
-                .map(|i| i.kubelet_version.clone()),
+            kubelet_version: status.and_then(|s| s.node_info.as_ref()).map(|i| i.kubelet_version.clone()),
             created: node.metadata.creation_timestamp.as_ref().map(|t| t.0),
-            ready: ready.map_or(ReadyStatus::Unknown, |c| {
-                ReadyStatus::from_condition_status(Some(&c.status))
-            }),
+            ready: ready.map_or(ReadyStatus::Unknown, |c| ReadyStatus::from_condition_status(Some(&c.status))),
             ready_since: ready.and_then(|c| c.last_transition),
             ready_heartbeat: ready.and_then(|c| c.last_heartbeat),
             lease_renewed: None,
-            unschedulable: node
-                .spec
-                .as_ref()
-                .and_then(|s| s.unschedulable)
-                .unwrap_or(false),
+            unschedulable: node.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false),
             taints: node
                 .spec
                 .as_ref()
@@ -348,6 +328,8 @@ impl NodeCard {
             conditions,
             conditions_json: serde_json::to_string_pretty(&api_conditions).unwrap_or_default(),
             pod_count: 0,
+            labels,
+            pod_evictions: Vec::new(),
         }
     }
 }

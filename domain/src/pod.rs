@@ -100,16 +100,9 @@ mod from_k8s {
             let meta = &pod.metadata;
             let spec = pod.spec.as_ref();
             let status = pod.status.as_ref();
-            let controller = meta
-                .owner_references
-                .iter()
-                .flatten()
-                .find(|o| o.controller == Some(true))
-                .map(|o| ControllerRef {
-                    api_version: o.api_version.clone(),
-                    kind: o.kind.clone(),
-                    name: o.name.clone(),
-                });
+            let controller = meta.owner_references.iter().flatten().find(|o| o.controller == Some(true)).map(|o| {
+                ControllerRef { api_version: o.api_version.clone(), kind: o.kind.clone(), name: o.name.clone() }
+            });
             let ready = status
                 .and_then(|s| s.conditions.as_ref())
                 .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
@@ -121,10 +114,7 @@ mod from_k8s {
                 phase: PodPhase::parse(status.and_then(|s| s.phase.as_deref())),
                 ready,
                 controller,
-                mirror: meta
-                    .annotations
-                    .as_ref()
-                    .is_some_and(|a| a.contains_key(MIRROR_ANNOTATION)),
+                mirror: meta.annotations.as_ref().is_some_and(|a| a.contains_key(MIRROR_ANNOTATION)),
                 empty_dir: spec
                     .and_then(|s| s.volumes.as_ref())
                     .is_some_and(|vs| vs.iter().any(|v| v.empty_dir.is_some())),
@@ -178,11 +168,7 @@ mod from_k8s {
             assert_eq!(s.node_name.as_deref(), Some("n1"));
             assert_eq!(s.phase, PodPhase::Running);
             assert!(s.ready && s.mirror && s.empty_dir);
-            assert_eq!(
-                s.controller.unwrap().name,
-                "web-abc",
-                "only the controller owner counts"
-            );
+            assert_eq!(s.controller.unwrap().name, "web-abc", "only the controller owner counts");
             assert_eq!(s.tolerations[0].toleration_seconds, Some(300));
         }
     }

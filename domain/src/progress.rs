@@ -40,10 +40,7 @@ pub enum PodState {
 
 impl PodState {
     pub fn is_final(&self) -> bool {
-        matches!(
-            self,
-            Self::Gone | Self::DryRunAccepted | Self::NoLongerWaited | Self::Failed(_)
-        )
+        matches!(self, Self::Gone | Self::DryRunAccepted | Self::NoLongerWaited | Self::Failed(_))
     }
 }
 
@@ -108,10 +105,7 @@ pub struct DrainProgress {
 impl DrainProgress {
     /// Pods evicted or being evicted that are not gone yet.
     pub fn pods_left(&self) -> usize {
-        self.pods
-            .iter()
-            .filter(|p| p.state != PodState::Gone)
-            .count()
+        self.pods.iter().filter(|p| p.state != PodState::Gone).count()
     }
 }
 

@@ -25,9 +25,7 @@ impl LabelSelector {
     /// Whether `labels` satisfy every requirement. An unknown operator matches nothing, as the API server treats
     /// a selector it cannot parse.
     pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        self.match_labels
-            .iter()
-            .all(|(k, v)| labels.get(k) == Some(v))
+        self.match_labels.iter().all(|(k, v)| labels.get(k) == Some(v))
             && self.match_expressions.iter().all(|r| {
                 let value = labels.get(&r.key);
                 match r.operator.as_str() {
@@ -65,10 +63,7 @@ mod tests {
     use super::*;
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
     }
 
     fn req(key: &str, operator: &str, values: &[&str]) -> Requirement {
@@ -91,16 +86,10 @@ mod tests {
         assert!(!sel(&[("app", "db")], vec![]).matches(&pod));
         assert!(sel(&[], vec![req("tier", "In", &["front", "back"])]).matches(&pod));
         assert!(!sel(&[], vec![req("tier", "NotIn", &["front"])]).matches(&pod));
-        assert!(
-            sel(&[], vec![req("zone", "NotIn", &["a"])]).matches(&pod),
-            "NotIn holds for a missing label"
-        );
+        assert!(sel(&[], vec![req("zone", "NotIn", &["a"])]).matches(&pod), "NotIn holds for a missing label");
         assert!(sel(&[], vec![req("app", "Exists", &[])]).matches(&pod));
         assert!(!sel(&[], vec![req("app", "DoesNotExist", &[])]).matches(&pod));
         assert!(!sel(&[], vec![req("app", "Gt", &["1"])]).matches(&pod));
-        assert!(
-            !sel(&[("app", "web")], vec![req("tier", "In", &["back"])]).matches(&pod),
-            "all must hold"
-        );
+        assert!(!sel(&[("app", "web")], vec![req("tier", "In", &["back"])]).matches(&pod), "all must hold");
     }
 }

@@ -17,11 +17,23 @@ pub struct Args {
     pub context: Option<String>,
 
     /// Address to serve the dashboard on. Port 0 picks a free port; the URL is printed on stdout.
-    #[arg(
-        long,
-        value_name = "ADDR",
-        default_value = "127.0.0.1:3000",
-        env = "DRAINBOARD_ADDR"
-    )]
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:3000", env = "DRAINBOARD_ADDR")]
     pub addr: SocketAddr,
+
+    /// Heartbeats (node Lease renewals, Ready's lastHeartbeatTime) older than this are shown as stale. Match the
+    /// controller manager's --node-monitor-grace-period.
+    #[arg(long, value_name = "DURATION", default_value = "50s", value_parser = parse_duration)]
+    pub node_monitor_grace_period: jiff::SignedDuration,
+
+    /// The node-level countdown: a node's pods are evicted this long after Ready turns False or Unknown (the
+    /// maintenance guide's pod-eviction-timeout).
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub pod_eviction_timeout: jiff::SignedDuration,
+}
+
+/// "50s", "5m", "1h30m", or ISO 8601 ("PT5M").
+fn parse_duration(text: &str) -> Result<jiff::SignedDuration, String> {
+    text.parse::<jiff::SignedDuration>()
+        .map_err(|e| format!("{text:?} is not a duration like 50s or 5m: {e}"))
+        .and_then(|d| if d.is_negative() { Err(format!("{text:?} is negative")) } else { Ok(d) })
 }

@@ -8,9 +8,7 @@ use app::kube_access::ConnectError;
 pub enum Error {
     #[error(transparent)]
     Connect(#[from] ConnectError),
-    #[error(
-        "cannot read the site configuration (run through cargo-leptos, or set LEPTOS_* variables): {0}"
-    )]
+    #[error("cannot read the site configuration (run through cargo-leptos, or set LEPTOS_* variables): {0}")]
     SiteConfig(String),
     #[error("cannot listen on {addr}: {source}")]
     Bind { addr: SocketAddr, source: io::Error },

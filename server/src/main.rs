@@ -17,9 +17,7 @@ use crate::error::Error;
 async fn main() -> ExitCode {
     let args = cli::Args::parse();
     tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
-        )
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
         .with_writer(std::io::stderr)
         .init();
     match run(args).await {
@@ -28,39 +26,31 @@ async fn main() -> ExitCode {
             // One line, so that scripts and people see the cause at once; some sources (YAML parse errors) add
             // a multi-line excerpt after their first line, which names the position already.
             let message = err.to_string();
-            eprintln!(
-                "drainboard: error: {}",
-                message.lines().next().unwrap_or_default()
-            );
+            eprintln!("drainboard: error: {}", message.lines().next().unwrap_or_default());
             ExitCode::FAILURE
         }
     }
 }
 
 async fn run(args: cli::Args) -> Result<(), Error> {
-    let connected =
-        kube_access::connect(args.kubeconfig.as_deref(), args.context.as_deref()).await?;
+    let connected = kube_access::connect(args.kubeconfig.as_deref(), args.context.as_deref()).await?;
     tracing::info!(context = %connected.context, server = %connected.identity.cluster, kubeconfig = %connected.source, "connected to Kubernetes");
 
-    let mut options = leptos::config::get_configuration(None)
-        .map_err(|e| Error::SiteConfig(e.to_string()))?
-        .leptos_options;
+    let mut options =
+        leptos::config::get_configuration(None).map_err(|e| Error::SiteConfig(e.to_string()))?.leptos_options;
     options.site_addr = args.addr;
-    let router = web::router(options, KubeAccess::single_user(connected));
+    let settings = domain::board::BoardSettings {
+        grace_seconds: args.node_monitor_grace_period.as_secs(),
+        eviction_timeout_seconds: args.pod_eviction_timeout.as_secs(),
+    };
+    let router = web::router(options, KubeAccess::single_user(connected), settings);
 
-    let listener = tokio::net::TcpListener::bind(args.addr)
-        .await
-        .map_err(|source| Error::Bind {
-            addr: args.addr,
-            source,
-        })?;
+    let listener =
+        tokio::net::TcpListener::bind(args.addr).await.map_err(|source| Error::Bind { addr: args.addr, source })?;
     let local = listener.local_addr().map_err(Error::Serve)?;
     // The one line on stdout: scripts and tests read the URL from it.
     println!("Drainboard is serving on http://{local}");
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown_signal())
-        .await
-        .map_err(Error::Serve)
+    axum::serve(listener, router).with_graceful_shutdown(shutdown_signal()).await.map_err(Error::Serve)
 }
 
 /// Resolves on Ctrl-C or SIGTERM, so that in-flight requests finish before exit.

@@ -1,21 +1,37 @@
 //! The HTTP router: server-rendered pages, server functions, event streams and the compiled site files.
 
-use app::{App, drain::DrainRegistry, kube_access::KubeAccess, shell};
+use app::{App, cluster_cache::ClusterCaches, drain::DrainRegistry, kube_access::KubeAccess, shell};
 use axum::{Router, routing::get};
+use domain::board::BoardSettings;
 use leptos::prelude::*;
 use leptos_axum::{LeptosRoutes, generate_route_list};
 use tower_http::compression::CompressionLayer;
 
-pub fn router(options: LeptosOptions, access: KubeAccess) -> Router {
+use crate::events::{self, Streams};
+
+pub fn router(options: LeptosOptions, access: KubeAccess, settings: BoardSettings) -> Router {
     let routes = generate_route_list(App);
-    let drains = DrainRegistry::default();
-    let events = Router::new()
-        .route("/api/drains/{id}/events", get(crate::events::drain_events))
-        .with_state(drains.clone());
-    let context = move || {
-        provide_context(access.clone());
-        provide_context(drains.clone());
+    let streams = Streams {
+        access,
+        caches: ClusterCaches::default(),
+        drains: DrainRegistry::default(),
+        settings,
+        viewers: Default::default(),
     };
+    let context = {
+        let s = streams.clone();
+        move || {
+            provide_context(s.access.clone());
+            provide_context(s.caches.clone());
+            provide_context(s.drains.clone());
+            provide_context(s.settings);
+        }
+    };
+    let event_routes = Router::new()
+        .route("/api/board/events", get(events::board_events))
+        .route("/api/drains/{id}/events", get(events::drain_events))
+        .route("/metrics", get(events::metrics))
+        .with_state(streams);
     Router::new()
         .leptos_routes_with_context(&options, routes, context, {
             let options = options.clone();
@@ -23,7 +39,7 @@ pub fn router(options: LeptosOptions, access: KubeAccess) -> Router {
         })
         .fallback(leptos_axum::file_and_error_handler(shell))
         .with_state(options)
-        .merge(events)
+        .merge(event_routes)
         // The wasm bundle is large; compressing it cuts the first load several times over. Event streams are
         // left alone by the layer (it does not compress text/event-stream).
         .layer(CompressionLayer::new())

@@ -11,10 +11,7 @@ fn run_drainboard(args: &[&str]) -> (bool, String) {
         .env("RUST_LOG", "off")
         .output()
         .expect("drainboard runs");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 fn assert_one_clear_line(stderr: &str, must_name: &[&str]) {
@@ -61,11 +58,7 @@ fn an_unknown_context_names_the_context_and_the_file() {
 fn a_server_that_is_not_listening_is_named() {
     let dir = tempfile::tempdir().unwrap();
     // A port that was free a moment ago: nothing listens there.
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let server = format!("https://127.0.0.1:{port}");
     let path = kubeconfig(dir.path(), &server);
     let (ok, stderr) = run_drainboard(&["--kubeconfig", &path]);

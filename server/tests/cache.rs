@@ -12,23 +12,12 @@ use support::{connect, env, harness, kubectl};
 #[tokio::test]
 async fn one_cache_per_identity_follows_the_cluster() {
     let connected = connect().await;
-    let caches = ClusterCaches::default();
-    let tabs: Vec<_> = (0..5)
-        .map(|_| caches.for_identity(&connected.identity, connected.client.clone()))
-        .collect();
-    assert!(
-        tabs.iter().all(|t| Arc::ptr_eq(t, &tabs[0])),
-        "every viewer of one identity shares the cache"
-    );
-    assert_eq!(
-        caches.watches_started(),
-        3,
-        "one watch each for nodes, pods and Leases"
-    );
+    let caches = ClusterCaches::with_linger(Duration::ZERO);
+    let tabs: Vec<_> = (0..5).map(|_| caches.for_identity(&connected.identity, connected.client.clone())).collect();
+    assert!(tabs.iter().all(|t| Arc::ptr_eq(t, &tabs[0])), "every viewer of one identity shares the cache");
+    assert_eq!(caches.watches_started(), 3, "one watch each for nodes, pods and Leases");
     let cache = tabs[0].clone();
-    tokio::time::timeout(Duration::from_secs(30), cache.ready())
-        .await
-        .expect("the caches list within 30 s");
+    tokio::time::timeout(Duration::from_secs(30), cache.ready()).await.expect("the caches list within 30 s");
 
     // The cards agree with the API server.
     let cards = cache.cards();
@@ -36,14 +25,8 @@ async fn one_cache_per_identity_follows_the_cluster() {
     assert!(ok);
     let mut expected: Vec<&str> = names.split_whitespace().collect();
     expected.sort();
-    assert_eq!(
-        cards.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
-        expected
-    );
-    assert!(
-        cards.iter().all(|c| c.lease_renewed.is_some()),
-        "every kwok node renews its Lease"
-    );
+    assert_eq!(cards.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), expected);
+    assert!(cards.iter().all(|c| c.lease_renewed.is_some()), "every kwok node renews its Lease");
     let (_, on_node_2, _) = kubectl(&[
         "get",
         "pods",
@@ -57,11 +40,7 @@ async fn one_cache_per_identity_follows_the_cluster() {
     assert_eq!(node_2.pod_count, on_node_2.lines().count());
     assert_eq!(node_2.zone.as_deref(), Some("zone-b"));
     assert_eq!(node_2.roles, ["worker"]);
-    assert!(
-        node_2.conditions_json.contains("\"KubeletReady\""),
-        "{}",
-        node_2.conditions_json
-    );
+    assert!(node_2.conditions_json.contains("\"KubeletReady\""), "{}", node_2.conditions_json);
 
     // Pods are kept trimmed: no containers, but what the countdowns and drain read.
     let pods = cache.pods_on("node-2");
@@ -71,14 +50,7 @@ async fn one_cache_per_identity_follows_the_cluster() {
         assert!(spec.containers.is_empty() && pod.metadata.managed_fields.is_none());
         assert_eq!(spec.node_name.as_deref(), Some("node-2"));
     }
-    assert!(pods.iter().any(|p| {
-        p.spec
-            .as_ref()
-            .unwrap()
-            .tolerations
-            .as_ref()
-            .is_some_and(|t| !t.is_empty())
-    }));
+    assert!(pods.iter().any(|p| { p.spec.as_ref().unwrap().tolerations.as_ref().is_some_and(|t| !t.is_empty()) }));
 
     // A Ready flip reaches the cache, with the taint the countdowns read.
     let mut changes = cache.changes();
@@ -89,10 +61,7 @@ async fn one_cache_per_identity_follows_the_cluster() {
             let cards = cache.cards();
             let card = cards.iter().find(|c| c.name == "node-3").unwrap();
             if card.ready == ReadyStatus::NotReady
-                && card
-                    .taints
-                    .iter()
-                    .any(|t| t.key == "node.kubernetes.io/not-ready")
+                && card.taints.iter().any(|t| t.key == "node.kubernetes.io/not-ready")
             {
                 return card.clone();
             }

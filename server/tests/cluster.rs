@@ -22,10 +22,7 @@ async fn lists_the_same_nodes_and_statuses_as_kubectl() {
         .lines()
         .map(|line| {
             let (name, status) = line.split_once('=').unwrap();
-            (
-                name.to_string(),
-                ReadyStatus::from_condition_status(Some(status)),
-            )
+            (name.to_string(), ReadyStatus::from_condition_status(Some(status)))
         })
         .collect();
     expected.sort_by(|a, b| a.0.cmp(&b.0));

@@ -29,10 +29,7 @@ async fn client() -> Client {
 async fn fresh_namespace(client: &Client, name: &str) -> Api<Pod> {
     let namespaces: Api<Namespace> = Api::all(client.clone());
     let ns = serde_json::from_value(json!({"metadata": {"name": name}})).unwrap();
-    namespaces
-        .create(&PostParams::default(), &ns)
-        .await
-        .expect("namespace created");
+    namespaces.create(&PostParams::default(), &ns).await.expect("namespace created");
     Api::namespaced(client.clone(), name)
 }
 
@@ -76,10 +73,7 @@ async fn a_pdb_blocks_eviction_until_the_deployment_grows() {
         }
     }))
     .unwrap();
-    deployments
-        .create(&PostParams::default(), &deployment)
-        .await
-        .unwrap();
+    deployments.create(&PostParams::default(), &deployment).await.unwrap();
     let pdb = serde_json::from_value(json!({
         "metadata": {"name": "guarded-pdb"},
         "spec": {"minAvailable": 3, "selector": {"matchLabels": {"app": "guarded"}}}
@@ -93,18 +87,14 @@ async fn a_pdb_blocks_eviction_until_the_deployment_grows() {
     })
     .await;
     // The disruption controller must have processed the budget, or every eviction gets 429 regardless.
-    eventually(
-        "the PDB to be processed with 3 healthy",
-        Duration::from_secs(30),
-        || async {
-            let pdb = pdbs.get("guarded-pdb").await.unwrap();
-            let status = pdb.status?;
-            (status.observed_generation.is_some()
-                && status.observed_generation >= pdb.metadata.generation
-                && status.current_healthy == Some(3))
-            .then_some(())
-        },
-    )
+    eventually("the PDB to be processed with 3 healthy", Duration::from_secs(30), || async {
+        let pdb = pdbs.get("guarded-pdb").await.unwrap();
+        let status = pdb.status?;
+        (status.observed_generation.is_some()
+            && status.observed_generation >= pdb.metadata.generation
+            && status.current_healthy == Some(3))
+        .then_some(())
+    })
     .await;
 
     let victim = ready[0].metadata.name.clone().unwrap();
@@ -118,36 +108,21 @@ async fn a_pdb_blocks_eviction_until_the_deployment_grows() {
     }
 
     deployments
-        .patch(
-            "guarded",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"replicas": 4}})),
-        )
+        .patch("guarded", &PatchParams::default(), &Patch::Merge(json!({"spec": {"replicas": 4}})))
         .await
         .unwrap();
-    eventually(
-        "the PDB to allow one disruption",
-        Duration::from_secs(60),
-        || async {
-            let status = pdbs.get("guarded-pdb").await.unwrap().status?;
-            (status.disruptions_allowed == Some(1)).then_some(())
-        },
-    )
+    eventually("the PDB to allow one disruption", Duration::from_secs(60), || async {
+        let status = pdbs.get("guarded-pdb").await.unwrap().status?;
+        (status.disruptions_allowed == Some(1)).then_some(())
+    })
     .await;
-    pods.evict(&victim, &EvictParams::default())
-        .await
-        .expect("eviction allowed once the Deployment grew");
-    eventually(
-        "the evicted pod to be gone",
-        Duration::from_secs(30),
-        || async { pods.get_opt(&victim).await.unwrap().is_none().then_some(()) },
-    )
+    pods.evict(&victim, &EvictParams::default()).await.expect("eviction allowed once the Deployment grew");
+    eventually("the evicted pod to be gone", Duration::from_secs(30), || async {
+        pods.get_opt(&victim).await.unwrap().is_none().then_some(())
+    })
     .await;
 
-    Api::<Namespace>::all(client)
-        .delete("cp-pdb", &DeleteParams::default())
-        .await
-        .unwrap();
+    Api::<Namespace>::all(client).delete("cp-pdb", &DeleteParams::default()).await.unwrap();
 }
 
 /// Restores a failed node even when the test fails half-way, so that later tests find every node healthy.
@@ -160,9 +135,7 @@ impl Drop for RestoreOnDrop {
     fn drop(&mut self) {
         if std::thread::panicking() {
             // Best effort while unwinding: a second panic would abort and hide the first.
-            let _ = Command::new(HARNESS)
-                .args(["restore", &self.dir, &self.node])
-                .status();
+            let _ = Command::new(HARNESS).args(["restore", &self.dir, &self.node]).status();
         } else {
             harness(&["restore", &self.dir, &self.node]);
         }
@@ -171,13 +144,7 @@ impl Drop for RestoreOnDrop {
 
 /// Makes a node fail with `switch`, then checks what the node listing reports, the taint, and the eviction of a
 /// pod after the default toleration; then restores the node.
-async fn node_failure_evicts_pods(
-    namespace: &str,
-    node_name: &str,
-    switch: &str,
-    taint: &str,
-    reads: ReadyStatus,
-) {
+async fn node_failure_evicts_pods(namespace: &str, node_name: &str, switch: &str, taint: &str, reads: ReadyStatus) {
     let client = client().await;
     let toleration: u64 = env("TOLERATION_SECONDS").parse().unwrap();
     let pods = fresh_namespace(&client, namespace).await;
@@ -193,67 +160,35 @@ async fn node_failure_evicts_pods(
     })
     .await;
     // The DefaultTolerationSeconds admission plugin stamped the cluster's toleration on the pod.
-    let stamped = pods
-        .get("victim")
-        .await
-        .unwrap()
-        .spec
-        .unwrap()
-        .tolerations
-        .unwrap_or_default();
+    let stamped = pods.get("victim").await.unwrap().spec.unwrap().tolerations.unwrap_or_default();
     assert!(
-        stamped
-            .iter()
-            .any(|t| t.key.as_deref() == Some(taint)
-                && t.toleration_seconds == Some(toleration as i64)),
+        stamped.iter().any(|t| t.key.as_deref() == Some(taint) && t.toleration_seconds == Some(toleration as i64)),
         "pod tolerates {taint} for {toleration} s: {stamped:?}"
     );
 
     let dir = env("DRAINBOARD_CLUSTER_DIR");
     harness(&[switch, &dir, node_name]);
-    let restore = RestoreOnDrop {
-        dir: dir.clone(),
-        node: node_name.to_string(),
-    };
+    let restore = RestoreOnDrop { dir: dir.clone(), node: node_name.to_string() };
     // The same listing the node list's server function uses.
-    let (_, flipped_after) = eventually(
-        &format!("{node_name} to read {reads:?}"),
-        Duration::from_secs(60),
-        || async {
-            let nodes = app::kube_access::list_nodes(&client).await.unwrap();
-            nodes
-                .iter()
-                .any(|n| n.name == node_name && n.ready == reads)
-                .then_some(())
-        },
-    )
+    let (_, flipped_after) = eventually(&format!("{node_name} to read {reads:?}"), Duration::from_secs(60), || async {
+        let nodes = app::kube_access::list_nodes(&client).await.unwrap();
+        nodes.iter().any(|n| n.name == node_name && n.ready == reads).then_some(())
+    })
     .await;
     eprintln!("{node_name}: reads {reads:?} after {flipped_after:?}");
-    let (added, tainted_after) = eventually(
-        &format!("{node_name} to get {taint}"),
-        Duration::from_secs(60),
-        || async {
+    let (added, tainted_after) =
+        eventually(&format!("{node_name} to get {taint}"), Duration::from_secs(60), || async {
             let node = nodes.get(node_name).await.unwrap();
-            node.spec?
-                .taints?
-                .into_iter()
-                .find(|t| t.key == taint && t.effect == "NoExecute")?
-                .time_added
-        },
-    )
-    .await;
+            node.spec?.taints?.into_iter().find(|t| t.key == taint && t.effect == "NoExecute")?.time_added
+        })
+        .await;
     eprintln!("{node_name}: {taint}:NoExecute after {tainted_after:?}");
     // Seen either terminating (unreachable: nobody finalises the deletion) or already gone (not-ready: kwok still
     // manages the node and finishes the deletion at once).
-    eventually(
-        "the pod to be evicted",
-        Duration::from_secs(toleration + 30),
-        || async {
-            let pod = pods.get_opt("victim").await.unwrap();
-            pod.is_none_or(|p| p.metadata.deletion_timestamp.is_some())
-                .then_some(())
-        },
-    )
+    eventually("the pod to be evicted", Duration::from_secs(toleration + 30), || async {
+        let pod = pods.get_opt("victim").await.unwrap();
+        pod.is_none_or(|p| p.metadata.deletion_timestamp.is_some()).then_some(())
+    })
     .await;
     // Taint-based eviction fires at timeAdded + tolerationSeconds; timeAdded has 1 s resolution and we poll.
     let delay = jiff::Timestamp::now().duration_since(added.0).as_secs_f64();
@@ -264,43 +199,19 @@ async fn node_failure_evicts_pods(
     );
 
     drop(restore);
-    eventually(
-        &format!("{node_name} to be Ready and untainted"),
-        Duration::from_secs(60),
-        || async {
-            let node = nodes.get(node_name).await.unwrap();
-            let ready = node
-                .status?
-                .conditions?
-                .iter()
-                .any(|c| c.type_ == "Ready" && c.status == "True");
-            let tainted = node
-                .spec?
-                .taints
-                .unwrap_or_default()
-                .iter()
-                .any(|t| t.key == taint);
-            (ready && !tainted).then_some(())
-        },
-    )
+    eventually(&format!("{node_name} to be Ready and untainted"), Duration::from_secs(60), || async {
+        let node = nodes.get(node_name).await.unwrap();
+        let ready = node.status?.conditions?.iter().any(|c| c.type_ == "Ready" && c.status == "True");
+        let tainted = node.spec?.taints.unwrap_or_default().iter().any(|t| t.key == taint);
+        (ready && !tainted).then_some(())
+    })
     .await;
     // Once the node is managed again, the evicted pod's deletion is finished, as a kubelet would.
-    eventually(
-        "the evicted pod to be removed",
-        Duration::from_secs(30),
-        || async {
-            pods.get_opt("victim")
-                .await
-                .unwrap()
-                .is_none()
-                .then_some(())
-        },
-    )
+    eventually("the evicted pod to be removed", Duration::from_secs(30), || async {
+        pods.get_opt("victim").await.unwrap().is_none().then_some(())
+    })
     .await;
-    Api::<Namespace>::all(client)
-        .delete(namespace, &DeleteParams::default())
-        .await
-        .unwrap();
+    Api::<Namespace>::all(client).delete(namespace, &DeleteParams::default()).await.unwrap();
 }
 
 #[tokio::test]

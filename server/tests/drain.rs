@@ -19,13 +19,8 @@ use serde_json::json;
 use support::{Scenario, eventually, finish};
 
 fn names(progress: &DrainProgress, pick: fn(&Decision) -> bool) -> Vec<String> {
-    let mut v: Vec<_> = progress
-        .plan
-        .iter()
-        .flat_map(|p| &p.pods)
-        .filter(|p| pick(&p.decision))
-        .map(|p| p.name.clone())
-        .collect();
+    let mut v: Vec<_> =
+        progress.plan.iter().flat_map(|p| &p.pods).filter(|p| pick(&p.decision)).map(|p| p.name.clone()).collect();
     v.sort();
     v
 }
@@ -48,32 +43,12 @@ fn with(f: impl FnOnce(&mut DrainOptions)) -> DrainOptions {
 async fn cordon_and_uncordon_report_when_nothing_changes() {
     let s = Scenario::new("cordon").await;
     let c = &s.client;
-    assert_eq!(
-        ops::set_unschedulable(c, &s.node, true, DryRun::None)
-            .await
-            .unwrap(),
-        CordonOutcome::Changed
-    );
+    assert_eq!(ops::set_unschedulable(c, &s.node, true, DryRun::None).await.unwrap(), CordonOutcome::Changed);
     assert!(s.unschedulable().await);
-    assert_eq!(
-        ops::set_unschedulable(c, &s.node, true, DryRun::None)
-            .await
-            .unwrap(),
-        CordonOutcome::AlreadyDone
-    );
-    assert_eq!(
-        ops::set_unschedulable(c, &s.node, false, DryRun::None)
-            .await
-            .unwrap(),
-        CordonOutcome::Changed
-    );
+    assert_eq!(ops::set_unschedulable(c, &s.node, true, DryRun::None).await.unwrap(), CordonOutcome::AlreadyDone);
+    assert_eq!(ops::set_unschedulable(c, &s.node, false, DryRun::None).await.unwrap(), CordonOutcome::Changed);
     assert!(!s.unschedulable().await);
-    assert_eq!(
-        ops::set_unschedulable(c, &s.node, false, DryRun::None)
-            .await
-            .unwrap(),
-        CordonOutcome::AlreadyDone
-    );
+    assert_eq!(ops::set_unschedulable(c, &s.node, false, DryRun::None).await.unwrap(), CordonOutcome::AlreadyDone);
     match ops::set_unschedulable(c, "no-such-node", true, DryRun::None).await {
         Err(kube::Error::Api(status)) => assert_eq!(status.code, 404),
         other => panic!("a missing node is an error, got {other:?}"),
@@ -83,38 +58,20 @@ async fn cordon_and_uncordon_report_when_nothing_changes() {
 #[tokio::test]
 async fn empty_dir_is_refused_then_allowed_with_the_option() {
     let s = Scenario::new("emptydir").await;
-    s.deployment(
-        "cache",
-        1,
-        json!({"volumes": [{"name": "scratch", "emptyDir": {"medium": "Memory"}}]}),
-    );
+    s.deployment("cache", 1, json!({"volumes": [{"name": "scratch", "emptyDir": {"medium": "Memory"}}]}));
     s.deployment("web", 1, json!({}));
     s.wait_running(2).await;
 
     let first = s.drain(DrainOptions::default()).await;
     assert_eq!(first.state, DrainState::Refused);
     let plan = first.plan.as_ref().unwrap();
-    let cache = plan
-        .pods
-        .iter()
-        .find(|p| p.name.starts_with("cache-"))
-        .unwrap();
+    let cache = plan.pods.iter().find(|p| p.name.starts_with("cache-")).unwrap();
     assert_eq!(
         cache.decision,
-        Decision::Refuse {
-            reason: Refusal::LocalStorage,
-            needs: vec![DrainOption::DeleteEmptydirData]
-        }
+        Decision::Refuse { reason: Refusal::LocalStorage, needs: vec![DrainOption::DeleteEmptydirData] }
     );
-    assert_eq!(
-        s.pods_on_node().await.len(),
-        2,
-        "a refused drain evicts nothing, not even the web pod"
-    );
-    assert!(
-        s.unschedulable().await,
-        "the node stays cordoned, as with kubectl"
-    );
+    assert_eq!(s.pods_on_node().await.len(), 2, "a refused drain evicts nothing, not even the web pod");
+    assert!(s.unschedulable().await, "the node stays cordoned, as with kubectl");
 
     let second = s.drain(with(|o| o.delete_emptydir_data = true)).await;
     assert_eq!(second.state, DrainState::Drained, "{second:?}");
@@ -136,19 +93,10 @@ async fn daemonset_pods_are_refused_then_left_in_place() {
 
     let second = s.drain(with(|o| o.ignore_daemonsets = true)).await;
     assert_eq!(second.state, DrainState::Drained, "{second:?}");
-    let skipped: Vec<_> = second
-        .plan
-        .as_ref()
-        .unwrap()
-        .skipped()
-        .map(|p| p.decision.clone())
-        .collect();
+    let skipped: Vec<_> = second.plan.as_ref().unwrap().skipped().map(|p| p.decision.clone()).collect();
     assert_eq!(skipped, [Decision::Skip(SkipReason::DaemonSetIgnored)]);
     let left = s.pods_on_node().await;
-    assert!(
-        left.len() == 1 && left[0].starts_with("agent-"),
-        "only the DaemonSet pod stays: {left:?}"
-    );
+    assert!(left.len() == 1 && left[0].starts_with("agent-"), "only the DaemonSet pod stays: {left:?}");
 }
 
 #[tokio::test]
@@ -159,17 +107,11 @@ async fn a_daemonset_pod_whose_daemonset_is_gone_needs_force() {
     // Stop kwok from finishing deletions on this node, as a busy kubelet would be slow to, then delete the
     // DaemonSet: its pod is left terminating, still naming the DaemonSet as its controller.
     s.set_simulated(false).await;
-    let daemonsets: Api<k8s_openapi::api::apps::v1::DaemonSet> =
-        Api::namespaced(s.client.clone(), &s.namespace);
-    daemonsets
-        .delete("agent", &DeleteParams::background())
-        .await
-        .unwrap();
+    let daemonsets: Api<k8s_openapi::api::apps::v1::DaemonSet> = Api::namespaced(s.client.clone(), &s.namespace);
+    daemonsets.delete("agent", &DeleteParams::background()).await.unwrap();
     eventually("the pod terminating", Duration::from_secs(30), || async {
         let pods = s.pods().list(&Default::default()).await.unwrap().items;
-        pods.iter()
-            .any(|p| p.metadata.deletion_timestamp.is_some())
-            .then_some(())
+        pods.iter().any(|p| p.metadata.deletion_timestamp.is_some()).then_some(())
     })
     .await;
 
@@ -190,13 +132,7 @@ async fn a_daemonset_pod_whose_daemonset_is_gone_needs_force() {
         }),
     );
     let mut rx = registry.subscribe(&id).unwrap();
-    rx.wait_for(|p| {
-        p.pods
-            .iter()
-            .any(|pod| matches!(pod.state, PodState::Terminating { .. }))
-    })
-    .await
-    .unwrap();
+    rx.wait_for(|p| p.pods.iter().any(|pod| matches!(pod.state, PodState::Terminating { .. }))).await.unwrap();
     s.set_simulated(true).await;
     let done = finish(&registry, &id, Duration::from_secs(60)).await;
     assert_eq!(done.state, DrainState::Drained, "{done:?}");
@@ -213,20 +149,15 @@ async fn a_bare_pod_is_refused_then_deleted_with_force() {
     assert_eq!(refused(&first), ["debug"]);
     let second = s.drain(with(|o| o.force = true)).await;
     assert_eq!(second.state, DrainState::Drained, "{second:?}");
-    assert!(
-        s.pods().get_opt("debug").await.unwrap().is_none(),
-        "the bare pod is gone for good"
-    );
+    assert!(s.pods().get_opt("debug").await.unwrap().is_none(), "the bare pod is gone for good");
 }
 
 #[tokio::test]
 async fn a_completed_job_pod_is_evicted_and_a_mirror_pod_skipped() {
     let s = Scenario::new("job-mirror").await;
     let spec = s.pinned_spec(json!({"restartPolicy": "Never"}));
-    s.apply(
-        json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "report"},
-        "spec": {"template": {"metadata": {"labels": {"app": "report"}}, "spec": spec}}}),
-    );
+    s.apply(json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "report"},
+        "spec": {"template": {"metadata": {"labels": {"app": "report"}}, "spec": spec}}}));
     s.apply(json!({"apiVersion": "v1", "kind": "Pod",
         "metadata": {"name": "static-web", "annotations": {"kubernetes.io/config.mirror": "abc"}},
         "spec": {"nodeName": s.node, "containers": [{"name": "c", "image": "nginx:1.27"}]}}));
@@ -235,24 +166,9 @@ async fn a_completed_job_pod_is_evicted_and_a_mirror_pod_skipped() {
     let done = s.drain(DrainOptions::default()).await;
     assert_eq!(done.state, DrainState::Drained, "{done:?}");
     let evicted = evicted(&done);
-    assert!(
-        evicted.len() == 1 && evicted[0].starts_with("report-"),
-        "the completed pod is evicted: {evicted:?}"
-    );
-    let skipped: Vec<_> = done
-        .plan
-        .as_ref()
-        .unwrap()
-        .skipped()
-        .map(|p| (p.name.clone(), p.decision.clone()))
-        .collect();
-    assert_eq!(
-        skipped,
-        [(
-            "static-web".to_string(),
-            Decision::Skip(SkipReason::MirrorPod)
-        )]
-    );
+    assert!(evicted.len() == 1 && evicted[0].starts_with("report-"), "the completed pod is evicted: {evicted:?}");
+    let skipped: Vec<_> = done.plan.as_ref().unwrap().skipped().map(|p| (p.name.clone(), p.decision.clone())).collect();
+    assert_eq!(skipped, [("static-web".to_string(), Decision::Skip(SkipReason::MirrorPod))]);
     assert_eq!(s.pods_on_node().await, ["static-web"]);
 }
 
@@ -268,40 +184,21 @@ async fn the_grace_period_reaches_the_api_server_and_terminating_pods_are_follow
     let mut rx = registry.subscribe(&id).unwrap();
     let terminating = rx
         .wait_for(|p| {
-            p.pods.iter().any(|pod| {
-                matches!(
-                    pod.state,
-                    PodState::Terminating {
-                        deletion_deadline: Some(_)
-                    }
-                )
-            })
+            p.pods.iter().any(|pod| matches!(pod.state, PodState::Terminating { deletion_deadline: Some(_) }))
         })
         .await
         .unwrap()
         .clone();
     let name = &terminating.pods[0].name;
     let pod = s.pods().get(name).await.unwrap();
-    assert_eq!(
-        pod.metadata.deletion_grace_period_seconds,
-        Some(7),
-        "the drain's grace period, not the pod's 45 s"
-    );
-    let PodState::Terminating {
-        deletion_deadline: Some(deadline),
-    } = terminating.pods[0].state
-    else {
-        unreachable!()
-    };
+    assert_eq!(pod.metadata.deletion_grace_period_seconds, Some(7), "the drain's grace period, not the pod's 45 s");
+    let PodState::Terminating { deletion_deadline: Some(deadline) } = terminating.pods[0].state else { unreachable!() };
     assert_eq!(
         Some(deadline),
         pod.metadata.deletion_timestamp.map(|t| t.0),
         "grace left is shown from the API's deadline"
     );
-    assert!(
-        terminating.state.is_running(),
-        "a terminating pod is not gone yet"
-    );
+    assert!(terminating.state.is_running(), "a terminating pod is not gone yet");
     s.set_simulated(true).await;
     let done = finish(&registry, &id, Duration::from_secs(30)).await;
     assert_eq!(done.state, DrainState::Drained, "{done:?}");
@@ -320,17 +217,10 @@ async fn pods_deleting_past_the_skip_wait_limit_are_no_longer_waited_for() {
             o.skip_wait_for_delete_timeout_seconds = Some(2);
         }))
         .await;
-    assert_eq!(
-        done.state,
-        DrainState::DrainedExceptTerminating(1),
-        "{done:?}"
-    );
+    assert_eq!(done.state, DrainState::DrainedExceptTerminating(1), "{done:?}");
     assert_eq!(done.pods[0].state, PodState::NoLongerWaited);
     let pod = s.pods().get(&done.pods[0].name).await.unwrap();
-    assert!(
-        pod.metadata.deletion_timestamp.is_some(),
-        "the pod is still there, terminating"
-    );
+    assert!(pod.metadata.deletion_timestamp.is_some(), "the pod is still there, terminating");
     s.set_simulated(true).await;
 }
 
@@ -341,42 +231,22 @@ async fn a_pod_in_a_terminating_namespace_is_waited_for_not_failed() {
     s.wait_running(1).await;
     s.set_simulated(false).await;
     let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(s.client.clone());
-    namespaces
-        .delete(&s.namespace, &DeleteParams::default())
-        .await
-        .unwrap();
-    eventually(
-        "the pod terminating with its namespace",
-        Duration::from_secs(30),
-        || async {
-            let pods = s.pods().list(&Default::default()).await.unwrap().items;
-            pods.iter()
-                .all(|p| p.metadata.deletion_timestamp.is_some())
-                .then_some(())
-        },
-    )
+    namespaces.delete(&s.namespace, &DeleteParams::default()).await.unwrap();
+    eventually("the pod terminating with its namespace", Duration::from_secs(30), || async {
+        let pods = s.pods().list(&Default::default()).await.unwrap().items;
+        pods.iter().all(|p| p.metadata.deletion_timestamp.is_some()).then_some(())
+    })
     .await;
     // The eviction is refused (403 NamespaceTerminating); the pod is already deleting, so the drain waits for it.
     let registry = DrainRegistry::default();
     let id = s.start(&registry, DrainOptions::default());
     let mut rx = registry.subscribe(&id).unwrap();
     let waiting = rx
-        .wait_for(|p| {
-            p.pods.iter().any(|pod| {
-                matches!(
-                    pod.state,
-                    PodState::Terminating { .. } | PodState::Failed(_)
-                )
-            })
-        })
+        .wait_for(|p| p.pods.iter().any(|pod| matches!(pod.state, PodState::Terminating { .. } | PodState::Failed(_))))
         .await
         .unwrap()
         .clone();
-    assert!(
-        matches!(waiting.pods[0].state, PodState::Terminating { .. }),
-        "{:?}",
-        waiting.pods
-    );
+    assert!(matches!(waiting.pods[0].state, PodState::Terminating { .. }), "{:?}", waiting.pods);
     s.set_simulated(true).await;
     let done = finish(&registry, &id, Duration::from_secs(30)).await;
     assert_eq!(done.state, DrainState::Drained, "{done:?}");
@@ -393,43 +263,25 @@ async fn a_pdb_blocks_by_name_until_the_deployment_grows() {
     let id = s.start(&registry, DrainOptions::default());
     let mut rx = registry.subscribe(&id).unwrap();
     let blocked = rx
-        .wait_for(|p| p.pods.iter().any(|pod| matches!(&pod.state, PodState::Blocked { pdb: Some(pdb), .. } if pdb.name == "web-pdb")))
+        .wait_for(|p| {
+            p.pods
+                .iter()
+                .any(|pod| matches!(&pod.state, PodState::Blocked { pdb: Some(pdb), .. } if pdb.name == "web-pdb"))
+        })
         .await
         .unwrap()
         .clone();
-    let PodState::Blocked {
-        pdb: Some(pdb),
-        message,
-        ..
-    } = blocked
-        .pods
-        .iter()
-        .map(|p| p.state.clone())
-        .find(|st| matches!(st, PodState::Blocked { .. }))
-        .unwrap()
+    let PodState::Blocked { pdb: Some(pdb), message, .. } =
+        blocked.pods.iter().map(|p| p.state.clone()).find(|st| matches!(st, PodState::Blocked { .. })).unwrap()
     else {
         unreachable!()
     };
-    assert_eq!(
-        (
-            pdb.disruptions_allowed,
-            pdb.current_healthy,
-            pdb.desired_healthy
-        ),
-        (0, 2, 2)
-    );
+    assert_eq!((pdb.disruptions_allowed, pdb.current_healthy, pdb.desired_healthy), (0, 2, 2));
     assert!(message.contains("disruption budget"), "{message}");
     assert!(blocked.state.is_running());
 
     let deployments: Api<Deployment> = Api::namespaced(s.client.clone(), &s.namespace);
-    deployments
-        .patch(
-            "web",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"replicas": 3}})),
-        )
-        .await
-        .unwrap();
+    deployments.patch("web", &PatchParams::default(), &Patch::Merge(json!({"spec": {"replicas": 3}}))).await.unwrap();
     let done = finish(&registry, &id, Duration::from_secs(90)).await;
     assert_eq!(done.state, DrainState::Drained, "{done:?}");
     assert!(s.pods_on_node().await.is_empty());
@@ -449,10 +301,7 @@ async fn a_pod_under_two_pdbs_fails_with_the_apis_message() {
     let done = s.drain(DrainOptions::default()).await;
     assert!(matches!(done.state, DrainState::Failed(_)), "{done:?}");
     match &done.pods[0].state {
-        PodState::Failed(message) => assert!(
-            message.contains("more than one PodDisruptionBudget"),
-            "{message}"
-        ),
+        PodState::Failed(message) => assert!(message.contains("more than one PodDisruptionBudget"), "{message}"),
         other => panic!("the pod fails: {other:?}"),
     }
     assert_eq!(s.pods_on_node().await.len(), 1, "the pod is still there");
@@ -464,9 +313,7 @@ async fn the_pod_selector_limits_the_drain() {
     s.deployment("web", 2, json!({}));
     s.deployment("db", 1, json!({}));
     s.wait_running(3).await;
-    let done = s
-        .drain(with(|o| o.pod_selector = Some("app=web".into())))
-        .await;
+    let done = s.drain(with(|o| o.pod_selector = Some("app=web".into()))).await;
     assert_eq!(done.state, DrainState::Drained, "{done:?}");
     assert_eq!(done.pods.len(), 2);
     let left = s.pods_on_node().await;
@@ -481,17 +328,11 @@ async fn a_timeout_reports_the_pods_left() {
     assert_eq!(done.state, DrainState::TimedOut, "{done:?}");
     assert_eq!(done.pods_left(), 2);
     assert!(
-        done.pods
-            .iter()
-            .all(|p| matches!(&p.state, PodState::Failed(m) if m.contains("timed out"))),
+        done.pods.iter().all(|p| matches!(&p.state, PodState::Failed(m) if m.contains("timed out"))),
         "{:?}",
         done.pods
     );
-    let took = done
-        .finished_at
-        .unwrap()
-        .duration_since(done.started_at)
-        .as_secs_f64();
+    let took = done.finished_at.unwrap().duration_since(done.started_at).as_secs_f64();
     assert!(took < 10.0, "the timeout ends the drain: {took} s");
     assert_eq!(s.pods_on_node().await.len(), 2);
 }
@@ -511,69 +352,39 @@ async fn dry_runs_change_nothing() {
     s.deployment("web", 2, json!({}));
     s.wait_running(2).await;
     let before = s.pods_on_node().await;
-    for (mode, want) in [
-        (DryRun::Client, DrainState::DryRunPlanned),
-        (DryRun::Server, DrainState::DryRunAccepted),
-    ] {
+    for (mode, want) in [(DryRun::Client, DrainState::DryRunPlanned), (DryRun::Server, DrainState::DryRunAccepted)] {
         let done = s.drain(with(|o| o.dry_run = mode)).await;
         assert_eq!(done.state, want, "{mode:?}: {done:?}");
         assert_eq!(evicted(&done).len(), 2, "{mode:?}");
-        assert!(
-            !s.unschedulable().await,
-            "{mode:?} leaves the node schedulable"
-        );
+        assert!(!s.unschedulable().await, "{mode:?} leaves the node schedulable");
         assert_eq!(s.pods_on_node().await, before, "{mode:?} leaves the pods");
-        let node = Api::<Node>::all(s.client.clone())
-            .get(&s.node)
-            .await
-            .unwrap();
+        let node = Api::<Node>::all(s.client.clone()).get(&s.node).await.unwrap();
         assert!(
-            !node
-                .metadata
-                .annotations
-                .unwrap_or_default()
-                .contains_key(RECORD_ANNOTATION),
+            !node.metadata.annotations.unwrap_or_default().contains_key(RECORD_ANNOTATION),
             "{mode:?} records nothing"
         );
     }
     let server = s.drain(with(|o| o.dry_run = DryRun::Server)).await;
-    assert!(
-        server
-            .pods
-            .iter()
-            .all(|p| p.state == PodState::DryRunAccepted),
-        "{:?}",
-        server.pods
-    );
+    assert!(server.pods.iter().all(|p| p.state == PodState::DryRunAccepted), "{:?}", server.pods);
 }
 
 #[tokio::test]
 async fn a_statefulset_pod_recreated_under_the_same_name_counts_as_gone() {
     let s = Scenario::new("statefulset").await;
     let spec = s.pinned_spec(json!({}));
-    s.apply(
-        json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
+    s.apply(json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
         "spec": {"serviceName": "db", "replicas": 1, "selector": {"matchLabels": {"app": "db"}},
-                 "template": {"metadata": {"labels": {"app": "db"}}, "spec": spec}}}),
-    );
+                 "template": {"metadata": {"labels": {"app": "db"}}, "spec": spec}}}));
     s.wait_running(1).await;
     let old_uid = s.pods().get("db-0").await.unwrap().metadata.uid.unwrap();
     s.add_spare_node().await;
     let done = s.drain(DrainOptions::default()).await;
     assert_eq!(done.state, DrainState::Drained, "{done:?}");
-    let new = eventually("db-0 recreated", Duration::from_secs(30), || async {
-        s.pods().get_opt("db-0").await.unwrap()
-    })
-    .await;
-    assert_ne!(
-        new.metadata.uid.unwrap(),
-        old_uid,
-        "a new pod under the same name"
-    );
-    assert_ne!(
-        new.spec.unwrap().node_name.as_deref(),
-        Some(s.node.as_str())
-    );
+    let new =
+        eventually("db-0 recreated", Duration::from_secs(30), || async { s.pods().get_opt("db-0").await.unwrap() })
+            .await;
+    assert_ne!(new.metadata.uid.unwrap(), old_uid, "a new pod under the same name");
+    assert_ne!(new.spec.unwrap().node_name.as_deref(), Some(s.node.as_str()));
 }
 
 #[tokio::test]
@@ -587,23 +398,13 @@ async fn cancel_stops_a_blocked_drain_and_keeps_the_node_cordoned() {
     let id = s.start(&registry, DrainOptions::default());
     let mut rx = registry.subscribe(&id).unwrap();
     rx.wait_for(|p| {
-        p.pods
-            .iter()
-            .filter(|pod| matches!(pod.state, PodState::Blocked { .. }))
-            .count()
-            == 2
+        p.pods.iter().filter(|pod| matches!(pod.state, PodState::Blocked { .. })).count() == 2
             && p.pods.iter().any(|pod| pod.state == PodState::Gone)
     })
     .await
     .unwrap();
     // A second request for the same node attaches to the running drain.
-    let again = registry.start(
-        s.client.clone(),
-        &s.identity,
-        s.node.clone(),
-        DrainOptions::default(),
-        None,
-    );
+    let again = registry.start(s.client.clone(), &s.identity, s.node.clone(), DrainOptions::default(), None);
     assert!(again.attached && again.id == id);
 
     assert!(registry.cancel(&id));
@@ -613,12 +414,8 @@ async fn cancel_stops_a_blocked_drain_and_keeps_the_node_cordoned() {
     assert!(s.unschedulable().await);
     assert_eq!(s.pods_on_node().await.len(), 2);
     // The record on the node says how it ended.
-    let node = Api::<Node>::all(s.client.clone())
-        .get(&s.node)
-        .await
-        .unwrap();
-    let record: DrainRecord =
-        serde_json::from_str(&node.metadata.annotations.unwrap()[RECORD_ANNOTATION]).unwrap();
+    let node = Api::<Node>::all(s.client.clone()).get(&s.node).await.unwrap();
+    let record: DrainRecord = serde_json::from_str(&node.metadata.annotations.unwrap()[RECORD_ANNOTATION]).unwrap();
     assert_eq!(
         (record.id, record.state, record.pods_left, record.reason),
         (id, DrainState::Cancelled, 2, Some("test".into()))
@@ -634,76 +431,32 @@ async fn a_drain_left_running_by_a_stopped_server_reads_as_interrupted_and_resum
     let first_server = DrainRegistry::default();
     let options = with(|o| o.grace_period_seconds = Some(7));
     let id = first_server
-        .start(
-            s.client.clone(),
-            &s.identity,
-            s.node.clone(),
-            options.clone(),
-            Some("kernel 6.12".into()),
-        )
+        .start(s.client.clone(), &s.identity, s.node.clone(), options.clone(), Some("kernel 6.12".into()))
         .id;
     let mut rx = first_server.subscribe(&id).unwrap();
-    rx.wait_for(|p| {
-        p.pods
-            .iter()
-            .any(|pod| matches!(pod.state, PodState::Blocked { .. }))
-    })
-    .await
-    .unwrap();
+    rx.wait_for(|p| p.pods.iter().any(|pod| matches!(pod.state, PodState::Blocked { .. }))).await.unwrap();
 
     let find = |records: Vec<domain::progress::NodeDrainRecord>| {
-        records
-            .into_iter()
-            .find(|r| r.node == s.node)
-            .map(|r| r.record)
+        records.into_iter().find(|r| r.node == s.node).map(|r| r.record)
     };
     // The server that runs it sees it running.
-    let own = find(
-        app::drain::recorded(&s.client, &first_server, &s.identity.cluster)
-            .await
-            .unwrap(),
-    )
-    .unwrap();
-    assert_eq!(
-        (own.id.as_str(), own.state.clone()),
-        (id.as_str(), DrainState::Evicting)
-    );
+    let own = find(app::drain::recorded(&s.client, &first_server, &s.identity.cluster).await.unwrap()).unwrap();
+    assert_eq!((own.id.as_str(), own.state.clone()), (id.as_str(), DrainState::Evicting));
     // A server that does not (restarted, or another replica) sees it interrupted, with who, why and how.
     let restarted = DrainRegistry::default();
-    let seen = find(
-        app::drain::recorded(&s.client, &restarted, &s.identity.cluster)
-            .await
-            .unwrap(),
-    )
-    .unwrap();
+    let seen = find(app::drain::recorded(&s.client, &restarted, &s.identity.cluster).await.unwrap()).unwrap();
     assert_eq!(seen.state, DrainState::Interrupted);
-    assert_eq!(
-        (seen.started_by.as_str(), seen.reason.as_deref()),
-        (s.identity.user.as_str(), Some("kernel 6.12"))
-    );
+    assert_eq!((seen.started_by.as_str(), seen.reason.as_deref()), (s.identity.user.as_str(), Some("kernel 6.12")));
     assert_eq!(seen.options, options);
 
     // Resuming starts it again with the recorded options.
     first_server.cancel(&id);
     finish(&first_server, &id, Duration::from_secs(10)).await;
-    let resumed = restarted.start(
-        s.client.clone(),
-        &s.identity,
-        s.node.clone(),
-        seen.options,
-        seen.reason,
-    );
+    let resumed = restarted.start(s.client.clone(), &s.identity, s.node.clone(), seen.options, seen.reason);
     assert!(!resumed.attached);
     let mut rx = restarted.subscribe(&resumed.id).unwrap();
-    let blocked = rx
-        .wait_for(|p| {
-            p.pods
-                .iter()
-                .any(|pod| matches!(pod.state, PodState::Blocked { .. }))
-        })
-        .await
-        .unwrap()
-        .clone();
+    let blocked =
+        rx.wait_for(|p| p.pods.iter().any(|pod| matches!(pod.state, PodState::Blocked { .. }))).await.unwrap().clone();
     assert_eq!(blocked.options.grace_period_seconds, Some(7));
     restarted.cancel(&resumed.id);
     finish(&restarted, &resumed.id, Duration::from_secs(10)).await;
@@ -721,19 +474,14 @@ async fn guarded_web(s: &Scenario) {
 
 /// Waits until the disruption controller has processed the PDB and it allows `allowed` disruptions.
 async fn wait_pdb(s: &Scenario, name: &str, allowed: i32) {
-    let pdbs: Api<k8s_openapi::api::policy::v1::PodDisruptionBudget> =
-        Api::namespaced(s.client.clone(), &s.namespace);
-    eventually(
-        &format!("{name} to allow {allowed}"),
-        Duration::from_secs(30),
-        || async {
-            let pdb = pdbs.get(name).await.ok()?;
-            let status = pdb.status?;
-            (status.observed_generation.is_some()
-                && status.observed_generation >= pdb.metadata.generation
-                && status.disruptions_allowed == Some(allowed))
-            .then_some(())
-        },
-    )
+    let pdbs: Api<k8s_openapi::api::policy::v1::PodDisruptionBudget> = Api::namespaced(s.client.clone(), &s.namespace);
+    eventually(&format!("{name} to allow {allowed}"), Duration::from_secs(30), || async {
+        let pdb = pdbs.get(name).await.ok()?;
+        let status = pdb.status?;
+        (status.observed_generation.is_some()
+            && status.observed_generation >= pdb.metadata.generation
+            && status.disruptions_allowed == Some(allowed))
+        .then_some(())
+    })
     .await;
 }

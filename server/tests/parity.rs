@@ -31,38 +31,25 @@ fn kubectl_dry_run(node: &str, flags: &[&str]) -> (BTreeSet<String>, BTreeSet<St
     for part in stderr.split("cannot delete ").skip(1) {
         let pods = part.split_once("): ").map_or("", |(_, pods)| pods);
         for pod in pods.split(", ") {
-            let pod: String = pod
-                .chars()
-                .take_while(|c| !c.is_whitespace() && *c != ']' && *c != ',')
-                .collect();
+            let pod: String = pod.chars().take_while(|c| !c.is_whitespace() && *c != ']' && *c != ',').collect();
             if pod.contains('/') {
                 refused.insert(pod);
             }
         }
     }
-    (
-        evicted,
-        refused,
-        format!("stdout:\n{stdout}\nstderr:\n{stderr}"),
-    )
+    (evicted, refused, format!("stdout:\n{stdout}\nstderr:\n{stderr}"))
 }
 
 #[tokio::test]
 async fn drainboard_decides_as_kubectl_drain_does() {
     let s = Scenario::new("parity").await;
     s.deployment("web", 2, json!({}));
-    s.deployment(
-        "cache",
-        1,
-        json!({"volumes": [{"name": "scratch", "emptyDir": {}}]}),
-    );
+    s.deployment("cache", 1, json!({"volumes": [{"name": "scratch", "emptyDir": {}}]}));
     s.daemonset("agent");
     s.bare_pod("debug", json!({}));
     let job_spec = s.pinned_spec(json!({"restartPolicy": "Never"}));
-    s.apply(
-        json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "report"},
-        "spec": {"template": {"metadata": {"labels": {"app": "report"}}, "spec": job_spec}}}),
-    );
+    s.apply(json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "report"},
+        "spec": {"template": {"metadata": {"labels": {"app": "report"}}, "spec": job_spec}}}));
     s.apply(json!({"apiVersion": "v1", "kind": "Pod",
         "metadata": {"name": "static-web", "labels": {"app": "static"}, "annotations": {"kubernetes.io/config.mirror": "abc"}},
         "spec": {"nodeName": s.node, "containers": [{"name": "c", "image": "nginx:1.27"}]}}));
@@ -70,91 +57,39 @@ async fn drainboard_decides_as_kubectl_drain_does() {
 
     let cases: Vec<(&[&str], DrainOptions)> = vec![
         (&[], DrainOptions::default()),
-        (
-            &["--ignore-daemonsets"],
-            DrainOptions {
-                ignore_daemonsets: true,
-                ..Default::default()
-            },
-        ),
+        (&["--ignore-daemonsets"], DrainOptions { ignore_daemonsets: true, ..Default::default() }),
         (
             &["--ignore-daemonsets", "--delete-emptydir-data"],
-            DrainOptions {
-                ignore_daemonsets: true,
-                delete_emptydir_data: true,
-                ..Default::default()
-            },
+            DrainOptions { ignore_daemonsets: true, delete_emptydir_data: true, ..Default::default() },
         ),
         (
             &["--ignore-daemonsets", "--delete-emptydir-data", "--force"],
-            DrainOptions {
-                ignore_daemonsets: true,
-                delete_emptydir_data: true,
-                force: true,
-                ..Default::default()
-            },
+            DrainOptions { ignore_daemonsets: true, delete_emptydir_data: true, force: true, ..Default::default() },
         ),
         (
             &["--force", "--delete-emptydir-data"],
-            DrainOptions {
-                delete_emptydir_data: true,
-                force: true,
-                ..Default::default()
-            },
+            DrainOptions { delete_emptydir_data: true, force: true, ..Default::default() },
         ),
         (
             &["--force", "--pod-selector", "app notin (agent,cache)"],
-            DrainOptions {
-                force: true,
-                pod_selector: Some("app notin (agent,cache)".into()),
-                ..Default::default()
-            },
+            DrainOptions { force: true, pod_selector: Some("app notin (agent,cache)".into()), ..Default::default() },
         ),
     ];
     for (flags, options) in cases {
         let (k_evicted, k_refused, output) = kubectl_dry_run(&s.node, flags);
-        let ours = s
-            .drain(DrainOptions {
-                dry_run: DryRun::Server,
-                ..options
-            })
-            .await;
+        let ours = s.drain(DrainOptions { dry_run: DryRun::Server, ..options }).await;
         let plan = ours.plan.as_ref().expect("a plan");
         let key = |p: &domain::drain::PodPlan| format!("{}/{}", p.namespace, p.name);
         let refused: BTreeSet<String> = plan.refused().map(key).collect();
         // kubectl prints evictions only when nothing is refused.
-        let evicted: BTreeSet<String> = if plan.is_blocked() {
-            BTreeSet::new()
-        } else {
-            plan.to_evict().map(key).collect()
-        };
-        assert_eq!(
-            refused, k_refused,
-            "refused with {flags:?}\nkubectl {output}"
-        );
-        assert_eq!(
-            evicted, k_evicted,
-            "evicted with {flags:?}\nkubectl {output}"
-        );
-        let want = if plan.is_blocked() {
-            DrainState::Refused
-        } else {
-            DrainState::DryRunAccepted
-        };
+        let evicted: BTreeSet<String> =
+            if plan.is_blocked() { BTreeSet::new() } else { plan.to_evict().map(key).collect() };
+        assert_eq!(refused, k_refused, "refused with {flags:?}\nkubectl {output}");
+        assert_eq!(evicted, k_evicted, "evicted with {flags:?}\nkubectl {output}");
+        let want = if plan.is_blocked() { DrainState::Refused } else { DrainState::DryRunAccepted };
         assert_eq!(ours.state, want, "{flags:?}");
-        assert!(
-            plan.pods
-                .iter()
-                .all(|p| p.name != "static-web" || matches!(p.decision, Decision::Skip(_)))
-        );
-        eprintln!(
-            "{flags:?}: {} evicted, {} refused, same as kubectl",
-            evicted.len(),
-            refused.len()
-        );
+        assert!(plan.pods.iter().all(|p| p.name != "static-web" || matches!(p.decision, Decision::Skip(_))));
+        eprintln!("{flags:?}: {} evicted, {} refused, same as kubectl", evicted.len(), refused.len());
     }
-    assert!(
-        !s.unschedulable().await,
-        "server dry runs leave the node schedulable"
-    );
+    assert!(!s.unschedulable().await, "server dry runs leave the node schedulable");
 }

@@ -58,10 +58,7 @@ impl DrainRegistry {
         let key = (identity.cluster.clone(), node.clone());
         let real = options.dry_run == DryRun::None;
         if real && let Some(id) = inner.running.get(&key) {
-            return DrainStarted {
-                id: id.clone(),
-                attached: true,
-            };
+            return DrainStarted { id: id.clone(), attached: true };
         }
         let id = uuid::Uuid::new_v4().to_string();
         let (tx, rx) = watch::channel(DrainProgress {
@@ -77,35 +74,20 @@ impl DrainRegistry {
             finished_at: None,
         });
         let cancel = CancellationToken::new();
-        inner.drains.insert(
-            id.clone(),
-            Entry {
-                progress: rx,
-                cancel: cancel.clone(),
-            },
-        );
+        inner.drains.insert(id.clone(), Entry { progress: rx, cancel: cancel.clone() });
         if real {
             inner.running.insert(key.clone(), id.clone());
         }
         drop(inner);
 
-        let drain = task::Drain {
-            client,
-            node,
-            options,
-            progress: tx,
-            cancel,
-        };
+        let drain = task::Drain { client, node, options, progress: tx, cancel };
         let registry = self.clone();
         let finished_id = id.clone();
         tokio::spawn(async move {
             drain.run().await;
             registry.finished(&key, &finished_id);
         });
-        DrainStarted {
-            id,
-            attached: false,
-        }
+        DrainStarted { id, attached: false }
     }
 
     /// A live view of the drain's progress.
@@ -115,10 +97,7 @@ impl DrainRegistry {
 
     /// The drain's progress now.
     pub fn progress(&self, id: &str) -> Option<DrainProgress> {
-        self.lock()
-            .drains
-            .get(id)
-            .map(|e| e.progress.borrow().clone())
+        self.lock().drains.get(id).map(|e| e.progress.borrow().clone())
     }
 
     /// Asks a running drain to stop retrying and waiting. False if there is no such drain.
@@ -133,20 +112,12 @@ impl DrainRegistry {
 
     /// The id of the drain running on `node`, if any.
     pub fn running_on(&self, cluster: &str, node: &str) -> Option<String> {
-        self.lock()
-            .running
-            .get(&(cluster.to_string(), node.to_string()))
-            .cloned()
+        self.lock().running.get(&(cluster.to_string(), node.to_string())).cloned()
     }
 
     /// Every drain the registry holds, newest first.
     pub fn all(&self) -> Vec<DrainProgress> {
-        let mut all: Vec<_> = self
-            .lock()
-            .drains
-            .values()
-            .map(|e| e.progress.borrow().clone())
-            .collect();
+        let mut all: Vec<_> = self.lock().drains.values().map(|e| e.progress.borrow().clone()).collect();
         all.sort_by_key(|d| std::cmp::Reverse(d.started_at));
         all
     }
@@ -164,9 +135,7 @@ impl DrainRegistry {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -177,9 +146,7 @@ pub async fn recorded(
     registry: &DrainRegistry,
     cluster: &str,
 ) -> Result<Vec<NodeDrainRecord>, kube::Error> {
-    let nodes = kube::Api::<k8s_openapi::api::core::v1::Node>::all(client.clone())
-        .list(&Default::default())
-        .await?;
+    let nodes = kube::Api::<k8s_openapi::api::core::v1::Node>::all(client.clone()).list(&Default::default()).await?;
     Ok(nodes
         .items
         .iter()
@@ -187,9 +154,7 @@ pub async fn recorded(
             let node = n.metadata.name.clone()?;
             let text = n.metadata.annotations.as_ref()?.get(RECORD_ANNOTATION)?;
             let record: DrainRecord = serde_json::from_str(text).ok()?;
-            let live = registry
-                .running_on(cluster, &node)
-                .is_some_and(|id| id == record.id);
+            let live = registry.running_on(cluster, &node).is_some_and(|id| id == record.id);
             let record = if live { record } else { record.interrupted() };
             Some(NodeDrainRecord { node, record })
         })

@@ -40,35 +40,16 @@ pub async fn set_unschedulable(
     if dry_run == DryRun::Client {
         return Ok(CordonOutcome::Changed);
     }
-    let value = if unschedulable {
-        json!(true)
-    } else {
-        json!(null)
-    };
-    let params = PatchParams {
-        dry_run: dry_run == DryRun::Server,
-        ..Default::default()
-    };
-    nodes
-        .patch(
-            node,
-            &params,
-            &Patch::Strategic(json!({"spec": {"unschedulable": value}})),
-        )
-        .await?;
+    let value = if unschedulable { json!(true) } else { json!(null) };
+    let params = PatchParams { dry_run: dry_run == DryRun::Server, ..Default::default() };
+    nodes.patch(node, &params, &Patch::Strategic(json!({"spec": {"unschedulable": value}}))).await?;
     Ok(CordonOutcome::Changed)
 }
 
 /// Lists the node's pods by field selector (and the drain's pod selector), page by page, as kubectl does.
-pub async fn list_node_pods(
-    client: &Client,
-    node: &str,
-    pod_selector: Option<&str>,
-) -> Result<Vec<Pod>, kube::Error> {
+pub async fn list_node_pods(client: &Client, node: &str, pod_selector: Option<&str>) -> Result<Vec<Pod>, kube::Error> {
     let pods: Api<Pod> = Api::all(client.clone());
-    let mut params = ListParams::default()
-        .fields(&format!("spec.nodeName={node}"))
-        .limit(500);
+    let mut params = ListParams::default().fields(&format!("spec.nodeName={node}")).limit(500);
     if let Some(selector) = pod_selector.filter(|s| !s.trim().is_empty()) {
         params = params.labels(selector);
     }
@@ -85,14 +66,9 @@ pub async fn list_node_pods(
 
 /// Plans the drain of `pods`, looking up each DaemonSet owner once.
 pub async fn plan(client: &Client, pods: &[PodSummary], options: &DrainOptions) -> DrainPlan {
-    let mut lookups: std::collections::HashMap<(String, String), DaemonSetLookup> =
-        Default::default();
+    let mut lookups: std::collections::HashMap<(String, String), DaemonSetLookup> = Default::default();
     for pod in pods {
-        if let Some(owner) = pod
-            .controller
-            .as_ref()
-            .filter(|c| c.is_daemonset() && !pod.phase.is_terminal())
-        {
+        if let Some(owner) = pod.controller.as_ref().filter(|c| c.is_daemonset() && !pod.phase.is_terminal()) {
             let key = (pod.namespace.clone(), owner.name.clone());
             if let std::collections::hash_map::Entry::Vacant(slot) = lookups.entry(key) {
                 slot.insert(lookup_daemonset(client, &pod.namespace, owner).await);
@@ -107,17 +83,11 @@ pub async fn plan(client: &Client, pods: &[PodSummary], options: &DrainOptions) 
     )
 }
 
-async fn lookup_daemonset(
-    client: &Client,
-    namespace: &str,
-    owner: &ControllerRef,
-) -> DaemonSetLookup {
+async fn lookup_daemonset(client: &Client, namespace: &str, owner: &ControllerRef) -> DaemonSetLookup {
     let daemonsets: Api<DaemonSet> = Api::namespaced(client.clone(), namespace);
     match daemonsets.get(&owner.name).await {
         Ok(_) => DaemonSetLookup::Exists,
-        Err(kube::Error::Api(status)) if status.code == 404 => {
-            DaemonSetLookup::NotFound(status.message.clone())
-        }
+        Err(kube::Error::Api(status)) if status.code == 404 => DaemonSetLookup::NotFound(status.message.clone()),
         Err(err) => DaemonSetLookup::Failed(api_message(&err)),
     }
 }
@@ -137,12 +107,7 @@ fn delete_options(options: &DrainOptions) -> serde_json::Value {
 
 /// POSTs a `policy/v1` Eviction for the pod. kube's own `evict` helper sends its delete options under a
 /// snake-case key the API server ignores, so the body is built here as kubectl builds it.
-pub async fn evict(
-    client: &Client,
-    namespace: &str,
-    name: &str,
-    options: &DrainOptions,
-) -> Result<(), kube::Error> {
+pub async fn evict(client: &Client, namespace: &str, name: &str, options: &DrainOptions) -> Result<(), kube::Error> {
     let mut url = format!("/api/v1/namespaces/{namespace}/pods/{name}/eviction");
     if options.dry_run == DryRun::Server {
         url.push_str("?dryRun=All");
@@ -161,29 +126,18 @@ pub async fn evict(
 }
 
 /// DELETEs the pod (the disable-eviction path): PodDisruptionBudgets are not consulted.
-pub async fn delete(
-    client: &Client,
-    namespace: &str,
-    name: &str,
-    options: &DrainOptions,
-) -> Result<(), kube::Error> {
+pub async fn delete(client: &Client, namespace: &str, name: &str, options: &DrainOptions) -> Result<(), kube::Error> {
     let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
     let params = DeleteParams {
         dry_run: options.dry_run == DryRun::Server,
-        grace_period_seconds: options
-            .grace_period_seconds
-            .filter(|g| *g >= 0)
-            .map(|g| g as u32),
+        grace_period_seconds: options.grace_period_seconds.filter(|g| *g >= 0).map(|g| g as u32),
         ..Default::default()
     };
     pods.delete(name, &params).await.map(|_| ())
 }
 
 /// The PodDisruptionBudget that covers a pod, read fresh, to say what an eviction waits for.
-pub async fn covering_pdb(
-    client: &Client,
-    pod: &PodSummary,
-) -> Result<Option<PdbStatus>, kube::Error> {
+pub async fn covering_pdb(client: &Client, pod: &PodSummary) -> Result<Option<PdbStatus>, kube::Error> {
     let pdbs: Api<PodDisruptionBudget> = Api::namespaced(client.clone(), &pod.namespace);
     let list = pdbs.list(&ListParams::default()).await?;
     Ok(list.items.iter().find_map(|pdb| {

@@ -45,38 +45,22 @@ impl Drain {
     async fn execute(&self) -> DrainState {
         let dry_run = self.options.dry_run;
         if let Err(err) = ops::set_unschedulable(&self.client, &self.node, true, dry_run).await {
-            return DrainState::Failed(format!(
-                "could not cordon {}: {}",
-                self.node,
-                api_message(&err)
-            ));
+            return DrainState::Failed(format!("could not cordon {}: {}", self.node, api_message(&err)));
         }
         self.record().await;
 
         self.set_state(DrainState::Planning);
-        let listed = match ops::list_node_pods(
-            &self.client,
-            &self.node,
-            self.options.pod_selector.as_deref(),
-        )
-        .await
-        {
+        let listed = match ops::list_node_pods(&self.client, &self.node, self.options.pod_selector.as_deref()).await {
             Ok(pods) => pods,
             Err(err) => {
-                return DrainState::Failed(format!(
-                    "could not list the pods of {}: {}",
-                    self.node,
-                    api_message(&err)
-                ));
+                return DrainState::Failed(format!("could not list the pods of {}: {}", self.node, api_message(&err)));
             }
         };
         let pods: Vec<PodSummary> = listed.iter().map(PodSummary::from).collect();
         let plan = ops::plan(&self.client, &pods, &self.options).await;
         let by_uid: HashMap<&str, &PodSummary> = pods.iter().map(|p| (p.uid.as_str(), p)).collect();
-        let targets: Vec<PodSummary> = plan
-            .to_evict()
-            .filter_map(|p| by_uid.get(p.uid.as_str()).map(|s| (*s).clone()))
-            .collect();
+        let targets: Vec<PodSummary> =
+            plan.to_evict().filter_map(|p| by_uid.get(p.uid.as_str()).map(|s| (*s).clone())).collect();
         let blocked = plan.is_blocked();
         self.progress.send_modify(|p| {
             p.plan = Some(plan);
@@ -101,22 +85,13 @@ impl Drain {
 
         self.set_state(DrainState::Evicting);
         self.record().await;
-        let deadline = self
-            .options
-            .timeout_seconds
-            .map(|s| Instant::now() + Duration::from_secs(s));
+        let deadline = self.options.timeout_seconds.map(|s| Instant::now() + Duration::from_secs(s));
         // Watch the node's pods before the first eviction, so that no deletion is missed.
-        let presence =
-            (dry_run == DryRun::None).then(|| Presence::watch(self.client.clone(), &self.node));
+        let presence = (dry_run == DryRun::None).then(|| Presence::watch(self.client.clone(), &self.node));
         if self.options.disable_eviction {
             self.delete_all(&targets, deadline, presence.as_ref()).await;
         } else {
-            join_all(
-                targets
-                    .iter()
-                    .map(|pod| self.evict_one(pod, deadline, presence.as_ref())),
-            )
-            .await;
+            join_all(targets.iter().map(|pod| self.evict_one(pod, deadline, presence.as_ref()))).await;
         }
         self.outcome(deadline)
     }
@@ -124,16 +99,9 @@ impl Drain {
     /// The final state, from the pods' states.
     fn outcome(&self, deadline: Option<Instant>) -> DrainState {
         let progress = self.progress.borrow();
-        let not_waited = progress
-            .pods
-            .iter()
-            .filter(|p| p.state == PodState::NoLongerWaited)
-            .count();
-        let left = progress
-            .pods
-            .iter()
-            .filter(|p| !matches!(p.state, PodState::Gone | PodState::DryRunAccepted))
-            .count();
+        let not_waited = progress.pods.iter().filter(|p| p.state == PodState::NoLongerWaited).count();
+        let left =
+            progress.pods.iter().filter(|p| !matches!(p.state, PodState::Gone | PodState::DryRunAccepted)).count();
         if left > 0 && left == not_waited {
             return DrainState::DrainedExceptTerminating(not_waited);
         }
@@ -150,24 +118,12 @@ impl Drain {
         if deadline.is_some_and(|d| Instant::now() >= d) {
             return DrainState::TimedOut;
         }
-        let failed = progress
-            .pods
-            .iter()
-            .filter(|p| matches!(p.state, PodState::Failed(_)))
-            .count();
-        DrainState::Failed(format!(
-            "{failed} of {} pods could not be evicted",
-            progress.pods.len()
-        ))
+        let failed = progress.pods.iter().filter(|p| matches!(p.state, PodState::Failed(_))).count();
+        DrainState::Failed(format!("{failed} of {} pods could not be evicted", progress.pods.len()))
     }
 
     /// Evicts one pod, retrying while the API says "not now", then waits until it is gone.
-    async fn evict_one(
-        &self,
-        pod: &PodSummary,
-        deadline: Option<Instant>,
-        presence: Option<&Presence>,
-    ) {
+    async fn evict_one(&self, pod: &PodSummary, deadline: Option<Instant>, presence: Option<&Presence>) {
         let uid = pod.uid.as_str();
         self.set_pod(uid, PodState::Evicting);
         let mut current = pod.clone();
@@ -175,50 +131,30 @@ impl Drain {
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 return self.set_pod(uid, PodState::Failed(self.timeout_message()));
             }
-            let wait =
-                match ops::evict(&self.client, &pod.namespace, &pod.name, &self.options).await {
-                    Ok(()) => break,
-                    Err(kube::Error::Api(status)) if status.code == 404 => {
-                        return self.set_pod(uid, PodState::Gone);
+            let wait = match ops::evict(&self.client, &pod.namespace, &pod.name, &self.options).await {
+                Ok(()) => break,
+                Err(kube::Error::Api(status)) if status.code == 404 => {
+                    return self.set_pod(uid, PodState::Gone);
+                }
+                Err(kube::Error::Api(status)) if status.code == 429 => {
+                    // A PDB allows no disruption (retry every 5 s, as kubectl), or is still being processed (the
+                    // API names a Retry-After, which client-go honours).
+                    let wait = retry_after(&status).unwrap_or(EVICT_RETRY_DELAY);
+                    let pdb = ops::covering_pdb(&self.client, &current).await.ok().flatten();
+                    let retry_at = Timestamp::now() + wait;
+                    self.set_pod(uid, PodState::Blocked { pdb, message: status.message.clone(), retry_at });
+                    wait
+                }
+                Err(kube::Error::Api(status)) if status.code == 403 && namespace_terminating(&status) => {
+                    if current.deletion_timestamp.is_some() {
+                        break;
                     }
-                    Err(kube::Error::Api(status)) if status.code == 429 => {
-                        // A PDB allows no disruption (retry every 5 s, as kubectl), or is still being processed (the
-                        // API names a Retry-After, which client-go honours).
-                        let wait = retry_after(&status).unwrap_or(EVICT_RETRY_DELAY);
-                        let pdb = ops::covering_pdb(&self.client, &current)
-                            .await
-                            .ok()
-                            .flatten();
-                        let retry_at = Timestamp::now() + wait;
-                        self.set_pod(
-                            uid,
-                            PodState::Blocked {
-                                pdb,
-                                message: status.message.clone(),
-                                retry_at,
-                            },
-                        );
-                        wait
-                    }
-                    Err(kube::Error::Api(status))
-                        if status.code == 403 && namespace_terminating(&status) =>
-                    {
-                        if current.deletion_timestamp.is_some() {
-                            break;
-                        }
-                        let retry_at = Timestamp::now() + EVICT_RETRY_DELAY;
-                        self.set_pod(
-                            uid,
-                            PodState::Blocked {
-                                pdb: None,
-                                message: status.message.clone(),
-                                retry_at,
-                            },
-                        );
-                        EVICT_RETRY_DELAY
-                    }
-                    Err(err) => return self.set_pod(uid, PodState::Failed(api_message(&err))),
-                };
+                    let retry_at = Timestamp::now() + EVICT_RETRY_DELAY;
+                    self.set_pod(uid, PodState::Blocked { pdb: None, message: status.message.clone(), retry_at });
+                    EVICT_RETRY_DELAY
+                }
+                Err(err) => return self.set_pod(uid, PodState::Failed(api_message(&err))),
+            };
             if !self.pause(wait, deadline).await {
                 return self.stopped(uid, deadline);
             }
@@ -241,12 +177,7 @@ impl Drain {
     }
 
     /// The disable-eviction path: DELETE each pod in turn (stopping at the first error), then wait for all.
-    async fn delete_all(
-        &self,
-        targets: &[PodSummary],
-        deadline: Option<Instant>,
-        presence: Option<&Presence>,
-    ) {
+    async fn delete_all(&self, targets: &[PodSummary], deadline: Option<Instant>, presence: Option<&Presence>) {
         for pod in targets {
             if self.cancel.is_cancelled() {
                 return;
@@ -254,65 +185,41 @@ impl Drain {
             self.set_pod(&pod.uid, PodState::Evicting);
             match ops::delete(&self.client, &pod.namespace, &pod.name, &self.options).await {
                 Ok(()) => {}
-                Err(kube::Error::Api(status)) if status.code == 404 => {
-                    self.set_pod(&pod.uid, PodState::Gone)
-                }
+                Err(kube::Error::Api(status)) if status.code == 404 => self.set_pod(&pod.uid, PodState::Gone),
                 Err(err) => return self.set_pod(&pod.uid, PodState::Failed(api_message(&err))),
             }
         }
-        let waits = targets
-            .iter()
-            .filter(|p| self.pod_state(&p.uid) == Some(PodState::Evicting))
-            .map(|pod| async {
-                match presence {
-                    None => self.set_pod(&pod.uid, PodState::DryRunAccepted),
-                    Some(presence) => self.wait_gone(&pod.uid, deadline, presence).await,
-                }
-            });
+        let waits = targets.iter().filter(|p| self.pod_state(&p.uid) == Some(PodState::Evicting)).map(|pod| async {
+            match presence {
+                None => self.set_pod(&pod.uid, PodState::DryRunAccepted),
+                Some(presence) => self.wait_gone(&pod.uid, deadline, presence).await,
+            }
+        });
         join_all(waits).await;
     }
 
     async fn wait_gone(&self, uid: &str, deadline: Option<Instant>, presence: &Presence) {
-        self.set_pod(
-            uid,
-            PodState::Terminating {
-                deletion_deadline: None,
-            },
-        );
+        self.set_pod(uid, PodState::Terminating { deletion_deadline: None });
         let mut rx = presence.rx.clone();
         let mut shown = None;
         loop {
             let (gone, deletion) = {
                 let pods = rx.borrow_and_update();
-                (
-                    pods.synced && !pods.present.contains_key(uid),
-                    pods.present.get(uid).copied().flatten(),
-                )
+                (pods.synced && !pods.present.contains_key(uid), pods.present.get(uid).copied().flatten())
             };
             if gone {
                 return self.set_pod(uid, PodState::Gone);
             }
             // kubectl's --skip-wait-for-delete-timeout: stop waiting for a pod deleting for longer than that.
             let give_up_at = deletion
-                .zip(
-                    self.options
-                        .skip_wait_for_delete_timeout_seconds
-                        .filter(|n| *n > 0),
-                )
-                .map(|(deleted, limit)| {
-                    deleted + jiff::SignedDuration::from_secs(limit as i64 + 1)
-                });
+                .zip(self.options.skip_wait_for_delete_timeout_seconds.filter(|n| *n > 0))
+                .map(|(deleted, limit)| deleted + jiff::SignedDuration::from_secs(limit as i64 + 1));
             if give_up_at.is_some_and(|at| Timestamp::now() >= at) {
                 return self.set_pod(uid, PodState::NoLongerWaited);
             }
             if deletion.is_some() && deletion != shown {
                 shown = deletion;
-                self.set_pod(
-                    uid,
-                    PodState::Terminating {
-                        deletion_deadline: deletion,
-                    },
-                );
+                self.set_pod(uid, PodState::Terminating { deletion_deadline: deletion });
             }
             tokio::select! {
                 changed = rx.changed() => if changed.is_err() {
@@ -341,10 +248,7 @@ impl Drain {
     }
 
     fn timeout_message(&self) -> String {
-        format!(
-            "timed out after {} s",
-            self.options.timeout_seconds.unwrap_or_default()
-        )
+        format!("timed out after {} s", self.options.timeout_seconds.unwrap_or_default())
     }
 
     fn set_state(&self, state: DrainState) {
@@ -352,12 +256,7 @@ impl Drain {
     }
 
     fn pod_state(&self, uid: &str) -> Option<PodState> {
-        self.progress
-            .borrow()
-            .pods
-            .iter()
-            .find(|p| p.uid == uid)
-            .map(|p| p.state.clone())
+        self.progress.borrow().pods.iter().find(|p| p.uid == uid).map(|p| p.state.clone())
     }
 
     fn set_pod(&self, uid: &str, state: PodState) {
@@ -392,10 +291,7 @@ impl Drain {
         };
         let nodes: Api<Node> = Api::all(self.client.clone());
         let patch = serde_json::json!({"metadata": {"annotations": {RECORD_ANNOTATION: value}}});
-        if let Err(err) = nodes
-            .patch(&self.node, &PatchParams::default(), &Patch::Merge(patch))
-            .await
-        {
+        if let Err(err) = nodes.patch(&self.node, &PatchParams::default(), &Patch::Merge(patch)).await {
             tracing::warn!(node = %self.node, error = %api_message(&err), "could not record the drain on the node");
         }
     }
@@ -415,19 +311,11 @@ fn to_instant(at: Timestamp) -> Instant {
 }
 
 fn retry_after(status: &Status) -> Option<Duration> {
-    status
-        .details
-        .as_ref()
-        .map(|d| d.retry_after_seconds)
-        .filter(|s| *s > 0)
-        .map(|s| Duration::from_secs(s.into()))
+    status.details.as_ref().map(|d| d.retry_after_seconds).filter(|s| *s > 0).map(|s| Duration::from_secs(s.into()))
 }
 
 fn namespace_terminating(status: &Status) -> bool {
-    status
-        .details
-        .as_ref()
-        .is_some_and(|d| d.causes.iter().any(|c| c.reason == "NamespaceTerminating"))
+    status.details.as_ref().is_some_and(|d| d.causes.iter().any(|c| c.reason == "NamespaceTerminating"))
 }
 
 /// The pods on a node, kept current by one watch: which UIDs exist, and when each that is deleting goes.
@@ -453,10 +341,7 @@ impl Presence {
             let mut stream = std::pin::pin!(watcher(pods, config).default_backoff());
             let mut buffer = HashMap::new();
             let entry = |pod: &Pod| {
-                (
-                    pod.metadata.uid.clone().unwrap_or_default(),
-                    pod.metadata.deletion_timestamp.as_ref().map(|t| t.0),
-                )
+                (pod.metadata.uid.clone().unwrap_or_default(), pod.metadata.deletion_timestamp.as_ref().map(|t| t.0))
             };
             while let Some(event) = stream.next().await {
                 match event {

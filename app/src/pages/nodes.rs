@@ -51,10 +51,7 @@ fn NodeList(all: Vec<NodeSummary>, filter: ReadSignal<String>) -> impl IntoView 
     let total = all.len();
     let shown = Memo::new(move |_| {
         let needle = filter.get().trim().to_lowercase();
-        all.iter()
-            .filter(|n| needle.is_empty() || n.name.to_lowercase().contains(&needle))
-            .cloned()
-            .collect::<Vec<_>>()
+        all.iter().filter(|n| needle.is_empty() || n.name.to_lowercase().contains(&needle)).cloned().collect::<Vec<_>>()
     });
     view! {
         <p class="count" data-testid="node-count">{move || (s.showing_nodes)(shown.with(Vec::len), total)}</p>

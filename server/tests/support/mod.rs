@@ -19,25 +19,18 @@ use kube::{
 use serde_json::{Value, json};
 
 pub fn env(name: &str) -> String {
-    std::env::var(name)
-        .unwrap_or_else(|_| panic!("{name} is not set: run these tests through ./test-all"))
+    std::env::var(name).unwrap_or_else(|_| panic!("{name} is not set: run these tests through ./test-all"))
 }
 
 pub async fn connect() -> Connected {
-    let kubeconfig =
-        std::path::PathBuf::from(env("DRAINBOARD_CLUSTER_DIR")).join("admin.kubeconfig");
-    kube_access::connect(Some(&kubeconfig), None)
-        .await
-        .expect("the local control plane answers")
+    let kubeconfig = std::path::PathBuf::from(env("DRAINBOARD_CLUSTER_DIR")).join("admin.kubeconfig");
+    kube_access::connect(Some(&kubeconfig), None).await.expect("the local control plane answers")
 }
 
 /// Runs the pinned kubectl against the test cluster; returns (success, stdout, stderr).
 pub fn kubectl(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(format!("{}/kubectl", env("DRAINBOARD_CLUSTER_BIN")))
-        .args([
-            "--kubeconfig",
-            &format!("{}/admin.kubeconfig", env("DRAINBOARD_CLUSTER_DIR")),
-        ])
+        .args(["--kubeconfig", &format!("{}/admin.kubeconfig", env("DRAINBOARD_CLUSTER_DIR"))])
         .args(args)
         .output()
         .expect("kubectl runs");
@@ -69,10 +62,7 @@ where
             eprintln!("{what}: {:?}", start.elapsed());
             return (v, start.elapsed());
         }
-        assert!(
-            start.elapsed() < limit,
-            "timed out after {limit:?} waiting for {what}"
-        );
+        assert!(start.elapsed() < limit, "timed out after {limit:?} waiting for {what}");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
@@ -82,10 +72,7 @@ pub const HARNESS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../end2end/clust
 
 /// Runs `cluster.sh` with `args`.
 pub fn harness(args: &[&str]) {
-    let status = Command::new(HARNESS)
-        .args(args)
-        .status()
-        .expect("cluster.sh runs");
+    let status = Command::new(HARNESS).args(args).status().expect("cluster.sh runs");
     assert!(status.success(), "cluster.sh {args:?} failed");
 }
 
@@ -108,45 +95,21 @@ impl Scenario {
         create_node(&client, &node, name).await;
         let namespace = format!("t-{name}");
         let namespaces: Api<Namespace> = Api::all(client.clone());
-        let _ = namespaces
-            .delete(&namespace, &DeleteParams::default())
-            .await;
-        eventually(
-            &format!("old namespace {namespace} gone"),
-            Duration::from_secs(60),
-            || async {
-                namespaces
-                    .get_opt(&namespace)
-                    .await
-                    .unwrap()
-                    .is_none()
-                    .then_some(())
-            },
-        )
+        let _ = namespaces.delete(&namespace, &DeleteParams::default()).await;
+        eventually(&format!("old namespace {namespace} gone"), Duration::from_secs(60), || async {
+            namespaces.get_opt(&namespace).await.unwrap().is_none().then_some(())
+        })
         .await;
         namespaces
-            .create(
-                &PostParams::default(),
-                &serde_json::from_value(json!({"metadata": {"name": namespace}})).unwrap(),
-            )
+            .create(&PostParams::default(), &serde_json::from_value(json!({"metadata": {"name": namespace}})).unwrap())
             .await
             .unwrap();
-        eventually(
-            "the default service account",
-            Duration::from_secs(30),
-            || async {
-                let sa: Api<k8s_openapi::api::core::v1::ServiceAccount> =
-                    Api::namespaced(client.clone(), &namespace);
-                sa.get_opt("default").await.unwrap().map(|_| ())
-            },
-        )
+        eventually("the default service account", Duration::from_secs(30), || async {
+            let sa: Api<k8s_openapi::api::core::v1::ServiceAccount> = Api::namespaced(client.clone(), &namespace);
+            sa.get_opt("default").await.unwrap().map(|_| ())
+        })
         .await;
-        Scenario {
-            client,
-            identity: connected.identity,
-            node,
-            namespace,
-        }
+        Scenario { client, identity: connected.identity, node, namespace }
     }
 
     /// Adds a second node to the scenario's pool, for replacements to land on while the first is drained.
@@ -160,22 +123,14 @@ impl Scenario {
     pub fn apply(&self, manifest: Value) {
         let text = serde_json::to_string(&manifest).unwrap();
         let mut child = Command::new(format!("{}/kubectl", env("DRAINBOARD_CLUSTER_BIN")))
-            .args([
-                "--kubeconfig",
-                &format!("{}/admin.kubeconfig", env("DRAINBOARD_CLUSTER_DIR")),
-            ])
+            .args(["--kubeconfig", &format!("{}/admin.kubeconfig", env("DRAINBOARD_CLUSTER_DIR"))])
             .args(["apply", "-n", &self.namespace, "-f", "-"])
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::null())
             .spawn()
             .unwrap();
         use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
+        child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
         assert!(child.wait().unwrap().success(), "kubectl apply {text}");
     }
 
@@ -219,11 +174,8 @@ impl Scenario {
 
     /// Names of the scenario's pods on its node that are not terminating.
     pub async fn pods_on_node(&self) -> Vec<String> {
-        let list = self
-            .pods()
-            .list(&ListParams::default().fields(&format!("spec.nodeName={}", self.node)))
-            .await
-            .unwrap();
+        let list =
+            self.pods().list(&ListParams::default().fields(&format!("spec.nodeName={}", self.node))).await.unwrap();
         let mut names: Vec<_> = list
             .items
             .into_iter()
@@ -236,29 +188,23 @@ impl Scenario {
 
     /// Waits until `n` pods of the namespace run and are Ready on the node.
     pub async fn wait_running(&self, n: usize) {
-        eventually(
-            &format!("{n} running pods"),
-            Duration::from_secs(60),
-            || async {
-                let list = self.pods().list(&ListParams::default()).await.unwrap();
-                let ready = list
-                    .items
-                    .iter()
-                    .filter(|p| p.metadata.deletion_timestamp.is_none())
-                    .filter(|p| {
-                        let phase = p.status.as_ref().and_then(|s| s.phase.as_deref());
-                        phase == Some("Succeeded")
-                            || p.status
-                                .as_ref()
-                                .and_then(|s| s.conditions.as_ref())
-                                .is_some_and(|cs| {
-                                    cs.iter().any(|c| c.type_ == "Ready" && c.status == "True")
-                                })
-                    })
-                    .count();
-                (ready == n).then_some(())
-            },
-        )
+        eventually(&format!("{n} running pods"), Duration::from_secs(60), || async {
+            let list = self.pods().list(&ListParams::default()).await.unwrap();
+            let ready = list
+                .items
+                .iter()
+                .filter(|p| p.metadata.deletion_timestamp.is_none())
+                .filter(|p| {
+                    let phase = p.status.as_ref().and_then(|s| s.phase.as_deref());
+                    phase == Some("Succeeded")
+                        || p.status
+                            .as_ref()
+                            .and_then(|s| s.conditions.as_ref())
+                            .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
+                })
+                .count();
+            (ready == n).then_some(())
+        })
         .await;
     }
 
@@ -267,40 +213,23 @@ impl Scenario {
         let value = if on { json!("fake") } else { json!(null) };
         let patch = json!({"metadata": {"labels": {"kwok.x-k8s.io/node": value}}});
         Api::<Node>::all(self.client.clone())
-            .patch(
-                &self.node,
-                &kube::api::PatchParams::default(),
-                &kube::api::Patch::Merge(patch),
-            )
+            .patch(&self.node, &kube::api::PatchParams::default(), &kube::api::Patch::Merge(patch))
             .await
             .unwrap();
     }
 
     pub async fn unschedulable(&self) -> bool {
-        let node = Api::<Node>::all(self.client.clone())
-            .get(&self.node)
-            .await
-            .unwrap();
+        let node = Api::<Node>::all(self.client.clone()).get(&self.node).await.unwrap();
         node.spec.and_then(|s| s.unschedulable).unwrap_or(false)
     }
 
     pub async fn uncordon(&self) {
-        app::drain::ops::set_unschedulable(&self.client, &self.node, false, Default::default())
-            .await
-            .unwrap();
+        app::drain::ops::set_unschedulable(&self.client, &self.node, false, Default::default()).await.unwrap();
     }
 
     /// Starts a drain through the registry (the code behind the server function) and returns its id.
     pub fn start(&self, registry: &DrainRegistry, options: DrainOptions) -> String {
-        registry
-            .start(
-                self.client.clone(),
-                &self.identity,
-                self.node.clone(),
-                options,
-                Some("test".into()),
-            )
-            .id
+        registry.start(self.client.clone(), &self.identity, self.node.clone(), options, Some("test".into())).id
     }
 
     /// Runs a drain to its end and returns the final progress.
@@ -316,12 +245,7 @@ pub async fn finish(registry: &DrainRegistry, id: &str, limit: Duration) -> Drai
     let mut rx = registry.subscribe(id).expect("drain registered");
     tokio::time::timeout(limit, rx.wait_for(|p| !p.state.is_running()))
         .await
-        .unwrap_or_else(|_| {
-            panic!(
-                "drain still running after {limit:?}: {:?}",
-                registry.progress(id)
-            )
-        })
+        .unwrap_or_else(|_| panic!("drain still running after {limit:?}: {:?}", registry.progress(id)))
         .expect("progress channel open")
         .clone()
 }
@@ -330,11 +254,9 @@ pub async fn finish(registry: &DrainRegistry, id: &str, limit: Duration) -> Drai
 async fn create_node(client: &Client, node: &str, pool: &str) {
     let nodes: Api<Node> = Api::all(client.clone());
     let _ = nodes.delete(node, &DeleteParams::default()).await;
-    eventually(
-        &format!("old {node} gone"),
-        Duration::from_secs(30),
-        || async { nodes.get_opt(node).await.unwrap().is_none().then_some(()) },
-    )
+    eventually(&format!("old {node} gone"), Duration::from_secs(30), || async {
+        nodes.get_opt(node).await.unwrap().is_none().then_some(())
+    })
     .await;
     let manifest: Node = serde_json::from_value(json!({
         "metadata": {"name": node, "labels": {
@@ -347,22 +269,11 @@ async fn create_node(client: &Client, node: &str, pool: &str) {
                    "capacity": {"cpu": "32", "memory": "128Gi", "pods": "250"}}
     }))
     .unwrap();
-    nodes
-        .create(&PostParams::default(), &manifest)
-        .await
-        .expect("test node created");
-    eventually(
-        &format!("{node} Ready"),
-        Duration::from_secs(30),
-        || async {
-            let n = nodes.get(node).await.ok()?;
-            n.status?
-                .conditions?
-                .iter()
-                .any(|c| c.type_ == "Ready" && c.status == "True")
-                .then_some(())
-        },
-    )
+    nodes.create(&PostParams::default(), &manifest).await.expect("test node created");
+    eventually(&format!("{node} Ready"), Duration::from_secs(30), || async {
+        let n = nodes.get(node).await.ok()?;
+        n.status?.conditions?.iter().any(|c| c.type_ == "Ready" && c.status == "True").then_some(())
+    })
     .await;
 }
 
@@ -373,10 +284,7 @@ impl Drop for Scenario {
             "delete",
             "node",
             "-l",
-            &format!(
-                "drainboard.dev/pool={}",
-                self.node.trim_start_matches("drain-")
-            ),
+            &format!("drainboard.dev/pool={}", self.node.trim_start_matches("drain-")),
             "--wait=false",
         ]);
         let _ = kubectl(&["delete", "namespace", &self.namespace, "--wait=false"]);

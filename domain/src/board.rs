@@ -1,0 +1,286 @@
+//! The node board: what the server pushes to every viewer, and the rules the browser applies to it every second.
+
+use std::collections::BTreeMap;
+
+use jiff::{SignedDuration, Timestamp};
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    ReadyStatus,
+    eviction::{PodEviction, node_eviction_deadline},
+    node::NodeCard,
+};
+
+/// Settings the server was started with that the countdowns need.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoardSettings {
+    /// The node-monitor grace period: heartbeats older than this are stale.
+    pub grace_seconds: i64,
+    /// The guide's pod-eviction timeout, for the node-level countdown.
+    pub eviction_timeout_seconds: i64,
+}
+
+impl Default for BoardSettings {
+    fn default() -> Self {
+        BoardSettings { grace_seconds: 50, eviction_timeout_seconds: 300 }
+    }
+}
+
+/// One push to the browser: the server's clock, and the cards that changed (all of them when `full`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoardUpdate {
+    pub server_time: Timestamp,
+    /// A full snapshot: replace everything (the first message of every connection, so reconnects resync).
+    pub full: bool,
+    pub settings: BoardSettings,
+    pub upsert: Vec<NodeCard>,
+    pub remove: Vec<String>,
+}
+
+/// The cards a viewer holds, by name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Board {
+    pub cards: BTreeMap<String, NodeCard>,
+    pub settings: BoardSettings,
+    /// Server clock minus browser clock, so countdowns are right even when the browser's clock is not.
+    pub clock_offset: SignedDuration,
+}
+
+impl Board {
+    /// Applies an update received when the browser's clock read `local_now`.
+    pub fn apply(&mut self, update: BoardUpdate, local_now: Timestamp) {
+        if update.full {
+            self.cards.clear();
+        }
+        for card in update.upsert {
+            self.cards.insert(card.name.clone(), card);
+        }
+        for name in update.remove {
+            self.cards.remove(&name);
+        }
+        self.settings = update.settings;
+        self.clock_offset = update.server_time.duration_since(local_now);
+    }
+
+    /// The server's time now, from the browser's clock.
+    pub fn server_now(&self, local_now: Timestamp) -> Timestamp {
+        local_now + self.clock_offset
+    }
+}
+
+/// Which cards a filter keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StatusFilter {
+    #[default]
+    All,
+    /// NotReady or Unknown.
+    Problems,
+    Cordoned,
+    Ready,
+}
+
+/// Display order: NotReady and Unknown first, then cordoned, then the rest; by name within each.
+pub fn display_rank(card: &NodeCard) -> u8 {
+    match (card.ready, card.unschedulable) {
+        (ReadyStatus::NotReady | ReadyStatus::Unknown, _) => 0,
+        (ReadyStatus::Ready, true) => 1,
+        (ReadyStatus::Ready, false) => 2,
+    }
+}
+
+/// Whether `card` passes the filters: a name substring, a `key` or `key=value` label, and a status.
+pub fn matches(card: &NodeCard, name: &str, label: &str, status: StatusFilter) -> bool {
+    let name = name.trim().to_lowercase();
+    if !name.is_empty() && !card.name.to_lowercase().contains(&name) {
+        return false;
+    }
+    let label = label.trim();
+    if !label.is_empty() {
+        let ok = match label.split_once('=') {
+            Some((k, v)) => card.labels.get(k.trim()).is_some_and(|actual| actual == v.trim()),
+            None => card.labels.contains_key(label),
+        };
+        if !ok {
+            return false;
+        }
+    }
+    match status {
+        StatusFilter::All => true,
+        StatusFilter::Problems => card.ready != ReadyStatus::Ready,
+        StatusFilter::Cordoned => card.unschedulable,
+        StatusFilter::Ready => card.ready == ReadyStatus::Ready,
+    }
+}
+
+/// The counts of the summary bar.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub nodes: usize,
+    pub not_ready: usize,
+    pub cordoned: usize,
+}
+
+pub fn summary<'a>(cards: impl IntoIterator<Item = &'a NodeCard>) -> Summary {
+    cards.into_iter().fold(Summary::default(), |mut s, c| {
+        s.nodes += 1;
+        s.not_ready += usize::from(c.ready != ReadyStatus::Ready);
+        s.cordoned += usize::from(c.unschedulable);
+        s
+    })
+}
+
+/// The node-level countdown of a card: when, by the guide's rule, the node's pods go.
+pub fn node_deadline(card: &NodeCard, settings: &BoardSettings) -> Option<Timestamp> {
+    node_eviction_deadline(card.ready, card.ready_since, SignedDuration::from_secs(settings.eviction_timeout_seconds))
+}
+
+/// The earliest pod eviction on a card, and how many pods will go at some point.
+pub fn earliest_pod_eviction(card: &NodeCard) -> Option<(PodEviction, usize)> {
+    let going: Vec<PodEviction> = card
+        .pod_evictions
+        .iter()
+        .map(|p| p.eviction)
+        .filter(|e| matches!(e, PodEviction::Immediately | PodEviction::At(_)))
+        .collect();
+    let earliest = going.iter().copied().min_by_key(|e| match e {
+        PodEviction::Immediately => None,
+        PodEviction::At(t) => Some(*t),
+        _ => unreachable!(),
+    })?;
+    Some((earliest, going.len()))
+}
+
+/// "3:12", "1:02:03", for countdowns and ages.
+pub fn clock(d: SignedDuration) -> String {
+    let total = d.as_secs().max(0);
+    let (h, m, s) = (total / 3600, (total % 3600) / 60, total % 60);
+    if h > 0 { format!("{h}:{m:02}:{s:02}") } else { format!("{m}:{s:02}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::node::PodEta;
+
+    fn card(name: &str, ready: ReadyStatus, unschedulable: bool) -> NodeCard {
+        NodeCard { name: name.into(), ready, unschedulable, ..NodeCard::default() }
+    }
+
+    fn ts(s: &str) -> Timestamp {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn updates_replace_or_patch_and_carry_the_clock_offset() {
+        let mut board = Board::default();
+        let update = |full, upsert: Vec<NodeCard>, remove: Vec<&str>| BoardUpdate {
+            server_time: ts("2026-11-30T12:00:10Z"),
+            full,
+            settings: BoardSettings::default(),
+            upsert,
+            remove: remove.into_iter().map(String::from).collect(),
+        };
+        board.apply(
+            update(true, vec![card("a", ReadyStatus::Ready, false), card("b", ReadyStatus::Ready, false)], vec![]),
+            ts("2026-11-30T12:00:00Z"),
+        );
+        assert_eq!(board.cards.len(), 2);
+        assert_eq!(board.clock_offset, SignedDuration::from_secs(10), "the browser is 10 s behind");
+        assert_eq!(board.server_now(ts("2026-11-30T12:01:00Z")), ts("2026-11-30T12:01:10Z"));
+        board.apply(update(false, vec![card("a", ReadyStatus::Unknown, false)], vec!["b"]), ts("2026-11-30T12:00:10Z"));
+        assert_eq!(board.cards.keys().collect::<Vec<_>>(), ["a"]);
+        assert_eq!(board.cards["a"].ready, ReadyStatus::Unknown);
+        board.apply(update(true, vec![card("c", ReadyStatus::Ready, false)], vec![]), ts("2026-11-30T12:00:10Z"));
+        assert_eq!(board.cards.keys().collect::<Vec<_>>(), ["c"], "a full update resyncs");
+    }
+
+    #[test]
+    fn filters_and_summary() {
+        let mut a = card("web-1", ReadyStatus::Ready, false);
+        a.labels.insert("pool".into(), "web".into());
+        let b = card("db-1", ReadyStatus::Unknown, true);
+        assert!(matches(&a, "WEB", "", StatusFilter::All));
+        assert!(!matches(&a, "db", "", StatusFilter::All));
+        assert!(matches(&a, "", "pool=web", StatusFilter::Ready));
+        assert!(matches(&a, "", "pool", StatusFilter::All));
+        assert!(!matches(&a, "", "pool=db", StatusFilter::All));
+        assert!(matches(&b, "", "", StatusFilter::Problems) && matches(&b, "", "", StatusFilter::Cordoned));
+        assert!(!matches(&a, "", "", StatusFilter::Problems));
+        assert_eq!(summary([&a, &b]), Summary { nodes: 2, not_ready: 1, cordoned: 1 });
+        assert!(display_rank(&b) < display_rank(&a));
+    }
+
+    #[test]
+    fn countdowns() {
+        let mut c = card("n", ReadyStatus::Unknown, false);
+        c.ready_since = Some(ts("2026-11-30T12:00:00Z"));
+        assert_eq!(node_deadline(&c, &BoardSettings::default()), Some(ts("2026-11-30T12:05:00Z")));
+        let eta = |name: &str, eviction| PodEta { namespace: "ns".into(), name: name.into(), eviction };
+        c.pod_evictions = vec![
+            eta("ds", PodEviction::Never),
+            eta("web", PodEviction::At(ts("2026-11-30T12:05:00Z"))),
+            eta("api", PodEviction::At(ts("2026-11-30T12:00:30Z"))),
+        ];
+        assert_eq!(earliest_pod_eviction(&c), Some((PodEviction::At(ts("2026-11-30T12:00:30Z")), 2)));
+        c.pod_evictions.push(eta("bare", PodEviction::Immediately));
+        assert_eq!(earliest_pod_eviction(&c), Some((PodEviction::Immediately, 3)));
+        assert_eq!(clock(SignedDuration::from_secs(192)), "3:12");
+        assert_eq!(clock(SignedDuration::from_secs(3723)), "1:02:03");
+        assert_eq!(clock(SignedDuration::from_secs(-5)), "0:00");
+    }
+}
+
+/// The update that takes a viewer from the cards it was last sent to `cards`, remembering what it now holds.
+/// `None` when nothing changed. The first update of a connection is always full.
+pub fn diff(
+    sent: &mut BTreeMap<String, NodeCard>,
+    cards: &[NodeCard],
+    full: bool,
+    settings: BoardSettings,
+    server_time: Timestamp,
+) -> Option<BoardUpdate> {
+    let upsert: Vec<NodeCard> = if full {
+        sent.clear();
+        cards.to_vec()
+    } else {
+        cards.iter().filter(|c| sent.get(&c.name) != Some(c)).cloned().collect()
+    };
+    let names: std::collections::BTreeSet<&str> = cards.iter().map(|c| c.name.as_str()).collect();
+    let remove: Vec<String> = sent.keys().filter(|k| !names.contains(k.as_str())).cloned().collect();
+    if !full && upsert.is_empty() && remove.is_empty() {
+        return None;
+    }
+    for name in &remove {
+        sent.remove(name);
+    }
+    for card in &upsert {
+        sent.insert(card.name.clone(), card.clone());
+    }
+    Some(BoardUpdate { server_time, full, settings, upsert, remove })
+}
+
+#[cfg(test)]
+mod diff_tests {
+    use super::*;
+
+    #[test]
+    fn only_changes_are_sent_after_the_first_update() {
+        let now: Timestamp = "2026-11-30T12:00:00Z".parse().unwrap();
+        let card = |name: &str, ready| NodeCard { name: name.into(), ready, ..NodeCard::default() };
+        let mut sent = BTreeMap::new();
+        let s = BoardSettings::default();
+        let first =
+            diff(&mut sent, &[card("a", ReadyStatus::Ready), card("b", ReadyStatus::Ready)], true, s, now).unwrap();
+        assert!(first.full && first.upsert.len() == 2);
+        assert_eq!(
+            diff(&mut sent, &[card("a", ReadyStatus::Ready), card("b", ReadyStatus::Ready)], false, s, now),
+            None
+        );
+        let next = diff(&mut sent, &[card("a", ReadyStatus::Unknown)], false, s, now).unwrap();
+        assert_eq!(
+            (next.upsert.len(), next.upsert[0].name.as_str(), next.remove.clone()),
+            (1, "a", vec!["b".to_string()])
+        );
+        assert_eq!(sent.len(), 1);
+    }
+}
