@@ -44,6 +44,9 @@ pub struct ClusterCaches {
     caches: Arc<Mutex<HashMap<Identity, Weak<ClusterCache>>>>,
     watches_started: Arc<AtomicU64>,
     linger: std::time::Duration,
+    /// The server's runtime. Caches outlive the request that starts them, and a page render may run on an
+    /// executor of its own that stops polling when the render ends, so their tasks are spawned here.
+    runtime: tokio::runtime::Handle,
 }
 
 impl Default for ClusterCaches {
@@ -55,8 +58,14 @@ impl Default for ClusterCaches {
 }
 
 impl ClusterCaches {
+    /// Must be called within the server's tokio runtime.
     pub fn with_linger(linger: std::time::Duration) -> Self {
-        ClusterCaches { caches: Default::default(), watches_started: Default::default(), linger }
+        ClusterCaches {
+            caches: Default::default(),
+            watches_started: Default::default(),
+            linger,
+            runtime: tokio::runtime::Handle::current(),
+        }
     }
 
     /// The cache of `identity`, started with `client` (that identity's client) if none is running.
@@ -66,7 +75,7 @@ impl ClusterCaches {
             Some(cache) => cache,
             None => {
                 caches.retain(|_, weak| weak.strong_count() > 0);
-                let cache = Arc::new(ClusterCache::start(client, &self.watches_started));
+                let cache = Arc::new(ClusterCache::start(client, &self.watches_started, &self.runtime));
                 caches.insert(identity.clone(), Arc::downgrade(&cache));
                 cache
             }
@@ -74,7 +83,7 @@ impl ClusterCaches {
         if !self.linger.is_zero() {
             let held = cache.clone();
             let linger = self.linger;
-            tokio::spawn(async move {
+            self.runtime.spawn(async move {
                 tokio::time::sleep(linger).await;
                 drop(held);
             });
@@ -103,21 +112,27 @@ pub struct ClusterCache {
 const CARDS_COALESCE: std::time::Duration = std::time::Duration::from_millis(100);
 
 impl ClusterCache {
-    fn start(client: Client, watches_started: &AtomicU64) -> Self {
+    fn start(client: Client, watches_started: &AtomicU64, runtime: &tokio::runtime::Handle) -> Self {
         let (version_tx, version) = watch::channel(0u64);
         let version_tx = Arc::new(version_tx);
         let (nodes, node_writer) = reflector::store();
         let (pods, pod_writer) = reflector::store();
         let (leases, lease_writer) = reflector::store();
         let mut tasks = vec![
-            reflect(Api::<Node>::all(client.clone()), node_writer, trim_node, version_tx.clone()),
-            reflect(Api::<Pod>::all(client.clone()), pod_writer, trim_pod, version_tx.clone()),
-            reflect(Api::<Lease>::namespaced(client, NODE_LEASE_NAMESPACE), lease_writer, trim_lease, version_tx),
+            reflect(runtime, Api::<Node>::all(client.clone()), node_writer, trim_node, version_tx.clone()),
+            reflect(runtime, Api::<Pod>::all(client.clone()), pod_writer, trim_pod, version_tx.clone()),
+            reflect(
+                runtime,
+                Api::<Lease>::namespaced(client, NODE_LEASE_NAMESPACE),
+                lease_writer,
+                trim_lease,
+                version_tx,
+            ),
         ];
         watches_started.fetch_add(tasks.len() as u64, Ordering::Relaxed);
         let (cards_tx, cards) = watch::channel(Arc::new(Vec::new()));
         let (n, p, l, mut changes) = (nodes.clone(), pods.clone(), leases.clone(), version.clone());
-        tasks.push(tokio::spawn(async move {
+        tasks.push(runtime.spawn(async move {
             let _ = tokio::join!(n.wait_until_ready(), p.wait_until_ready(), l.wait_until_ready());
             loop {
                 cards_tx.send_replace(Arc::new(compute_cards(&n, &p, &l)));
@@ -216,6 +231,7 @@ impl Drop for ClusterCache {
 
 /// Runs a reflector for `api` into `writer`, trimming objects as they arrive and bumping `version` on each change.
 fn reflect<K>(
+    runtime: &tokio::runtime::Handle,
     api: Api<K>,
     writer: reflector::store::Writer<K>,
     trim: fn(&mut K),
@@ -225,7 +241,7 @@ where
     K: Resource + Clone + std::fmt::Debug + serde::de::DeserializeOwned + Send + Sync + 'static,
     K::DynamicType: Default + Eq + std::hash::Hash + Clone + Send + Sync,
 {
-    tokio::spawn(async move {
+    runtime.spawn(async move {
         let stream = watcher(api, watcher::Config::default()).default_backoff().modify(trim).reflect(writer);
         let mut stream = std::pin::pin!(stream);
         while let Some(event) = stream.next().await {

@@ -56,6 +56,7 @@ pub fn App() -> impl IntoView {
             <main>
                 <Routes fallback=move || view! { <p data-testid="not-found">{s.page_not_found}</p> }>
                     <Route path=StaticSegment("") view=pages::nodes::NodesPage />
+                    <Route path=StaticSegment("wall") view=pages::nodes::WallPage />
                 </Routes>
             </main>
         </Router>

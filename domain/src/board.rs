@@ -284,3 +284,14 @@ mod diff_tests {
         assert_eq!(sent.len(), 1);
     }
 }
+
+/// A short age for a card: "45s", "12m", "5h", "3d".
+pub fn short_age(d: SignedDuration) -> String {
+    let s = d.as_secs().max(0);
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m", s / 60),
+        3600..86400 => format!("{}h", s / 3600),
+        _ => format!("{}d", s / 86400),
+    }
+}

@@ -1,3 +1,5 @@
+// The page's view types nest deeply; hydration code needs more room than the default.
+#![recursion_limit = "256"]
 //! The browser entry point. cargo-leptos builds this crate to wasm; the page's hydration script calls `hydrate`.
 
 /// Attaches the app to the server-rendered page.

@@ -17,6 +17,8 @@ use tokio_stream::wrappers::WatchStream;
 pub struct Streams {
     pub access: KubeAccess,
     pub caches: ClusterCaches,
+    /// Held for the server's lifetime (see `web::router`).
+    pub _operator_cache: Option<Arc<app::cluster_cache::ClusterCache>>,
     pub drains: DrainRegistry,
     pub settings: BoardSettings,
     /// Board streams open now.

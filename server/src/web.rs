@@ -11,9 +11,15 @@ use crate::events::{self, Streams};
 
 pub fn router(options: LeptosOptions, access: KubeAccess, settings: BoardSettings) -> Router {
     let routes = generate_route_list(App);
+    let caches = ClusterCaches::default();
+    // Single-user mode: the operator's cache starts with the server and lives as long, so the first page render
+    // finds it ready and every stream shares it.
+    let operator = access.identity_for_request();
+    let operator_cache = access.client_for(&operator).ok().map(|client| caches.for_identity(&operator, client));
     let streams = Streams {
         access,
-        caches: ClusterCaches::default(),
+        caches,
+        _operator_cache: operator_cache,
         drains: DrainRegistry::default(),
         settings,
         viewers: Default::default(),

@@ -26,9 +26,18 @@ use crate::kube_access::Identity;
 const KEEP_FINISHED: usize = 200;
 
 /// Every drain this server runs or ran, by id; at most one real (not dry-run) drain per node at a time.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct DrainRegistry {
     inner: Arc<Mutex<Inner>>,
+    /// The server's runtime: a drain outlives the request that starts it, so its task is spawned here.
+    runtime: tokio::runtime::Handle,
+}
+
+impl Default for DrainRegistry {
+    /// Must be called within the server's tokio runtime.
+    fn default() -> Self {
+        DrainRegistry { inner: Default::default(), runtime: tokio::runtime::Handle::current() }
+    }
 }
 
 #[derive(Default)]
@@ -83,7 +92,7 @@ impl DrainRegistry {
         let drain = task::Drain { client, node, options, progress: tx, cancel };
         let registry = self.clone();
         let finished_id = id.clone();
-        tokio::spawn(async move {
+        self.runtime.spawn(async move {
             drain.run().await;
             registry.finished(&key, &finished_id);
         });

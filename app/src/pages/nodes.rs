@@ -1,21 +1,135 @@
-//! The node list: every node with its Ready status, rendered on the server and filterable once hydrated.
+//! The node board: a card per node, rendered on the server from one snapshot, then kept live by the board's
+//! event stream. Countdowns and ages tick every second in the browser, on the server's clock.
 
-use domain::{NodeSummary, ReadyStatus};
+use domain::{
+    ReadyStatus,
+    board::{self, Board, BoardUpdate, StatusFilter},
+    eviction::{PodEviction, remaining},
+    node::{ConditionHealth, NodeCard},
+};
+use jiff::Timestamp;
 use leptos::prelude::*;
 
-use crate::{api::list_nodes, strings};
+use crate::{api::board_snapshot, strings};
+
+/// How many cards one page shows; a cluster of thousands of nodes is paged, not rendered at once.
+const PAGE_SIZE: usize = 60;
+
+/// The state of the live connection, shown so that nobody trusts a frozen board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// Only the browser's event stream moves it past Connecting.
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+pub enum Connection {
+    Connecting,
+    Live,
+    Reconnecting,
+}
+
+/// What the board page and the wall screen share: the live board, the clock and the connection state.
+#[derive(Clone, Copy)]
+struct LiveBoard {
+    board: RwSignal<Option<Board>>,
+    now: RwSignal<Timestamp>,
+    connection: RwSignal<Connection>,
+    hydrated: RwSignal<bool>,
+}
+
+impl LiveBoard {
+    /// Starts the clock and the event stream; both run only in the browser.
+    fn new() -> Self {
+        let live = LiveBoard {
+            board: RwSignal::new(None),
+            now: RwSignal::new(Timestamp::now()),
+            connection: RwSignal::new(Connection::Connecting),
+            hydrated: RwSignal::new(false),
+        };
+        Effect::new(move |_| {
+            live.hydrated.set(true);
+            let handle =
+                set_interval_with_handle(move || live.now.set(Timestamp::now()), std::time::Duration::from_secs(1));
+            on_cleanup(move || {
+                if let Ok(h) = handle {
+                    h.clear();
+                }
+            });
+            #[cfg(feature = "hydrate")]
+            stream::follow(live.board, live.connection);
+        });
+        live
+    }
+
+    /// The cards to show: the live board once it has arrived, the server's snapshot before.
+    fn current(&self, snapshot: &BoardUpdate) -> Board {
+        self.board.get().unwrap_or_else(|| {
+            let mut b = Board::default();
+            b.apply(snapshot.clone(), snapshot.server_time);
+            b
+        })
+    }
+}
+
+#[cfg(feature = "hydrate")]
+mod stream {
+    use super::*;
+    use futures_util::StreamExt;
+    use gloo_net::eventsource::{State, futures::EventSource};
+
+    /// Follows `/api/board/events`, reconnecting for ever. The browser retries a dropped stream by itself; when it
+    /// gives up (the stream is closed), a new one is opened after a pause. Every connection starts with a full
+    /// snapshot, so a reconnect resyncs.
+    pub fn follow(board: RwSignal<Option<Board>>, connection: RwSignal<Connection>) {
+        leptos::task::spawn_local(async move {
+            loop {
+                if let Ok(mut source) = EventSource::new("/api/board/events")
+                    && let Ok(mut events) = source.subscribe("board")
+                {
+                    while let Some(event) = events.next().await {
+                        match event {
+                            Ok((_, message)) => {
+                                let Some(text) = message.data().as_string() else { continue };
+                                let Ok(update) = serde_json::from_str::<BoardUpdate>(&text) else { continue };
+                                board.update(|b| b.get_or_insert_with(Board::default).apply(update, Timestamp::now()));
+                                connection.set(Connection::Live);
+                            }
+                            Err(_) => {
+                                connection.set(Connection::Reconnecting);
+                                if source.state() == State::Closed {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    source.close();
+                }
+                connection.set(Connection::Reconnecting);
+                gloo_timers_sleep(2_000).await;
+            }
+        });
+    }
+
+    async fn gloo_timers_sleep(ms: i32) {
+        let promise = js_sys::Promise::new(&mut |resolve, _| {
+            let _ = web_sys::window()
+                .expect("a window")
+                .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        });
+        let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    }
+}
 
 #[component]
 pub fn NodesPage() -> impl IntoView {
     let s = strings::current();
-    let nodes = Resource::new(|| (), |_| list_nodes());
-    let (filter, set_filter) = signal(String::new());
-    // Effects run only in the browser, so this flips once the page is hydrated and interactive. Tests wait on it.
-    let hydrated = RwSignal::new(false);
-    Effect::new(move |_| hydrated.set(true));
+    let b = strings::board();
+    let snapshot = Resource::new(|| (), |_| board_snapshot());
+    let live = LiveBoard::new();
+    let (name, set_name) = signal(String::new());
+    let (label, set_label) = signal(String::new());
+    let (status, set_status) = signal(StatusFilter::All);
+    let page = RwSignal::new(0usize);
 
     view! {
-        <section class="nodes-page" data-testid="nodes-page" data-hydrated=move || hydrated.get().to_string()>
+        <section class="nodes-page" data-testid="nodes-page" data-hydrated=move || live.hydrated.get().to_string()>
             <div class="toolbar">
                 <label>
                     <span class="visually-hidden">{s.filter_label}</span>
@@ -23,15 +137,54 @@ pub fn NodesPage() -> impl IntoView {
                         type="search"
                         data-testid="node-filter"
                         placeholder=s.filter_placeholder
-                        prop:value=filter
-                        on:input=move |ev| set_filter.set(event_target_value(&ev))
+                        prop:value=name
+                        on:input=move |ev| {
+                            set_name.set(event_target_value(&ev));
+                            page.set(0);
+                        }
                     />
                 </label>
+                <input
+                    type="search"
+                    data-testid="label-filter"
+                    aria-label="label filter"
+                    placeholder=b.label_filter_placeholder
+                    prop:value=label
+                    on:input=move |ev| {
+                        set_label.set(event_target_value(&ev));
+                        page.set(0);
+                    }
+                />
+                <select
+                    data-testid="status-filter"
+                    aria-label="status filter"
+                    on:change=move |ev| {
+                        set_status
+                            .set(
+                                match event_target_value(&ev).as_str() {
+                                    "problems" => StatusFilter::Problems,
+                                    "cordoned" => StatusFilter::Cordoned,
+                                    "ready" => StatusFilter::Ready,
+                                    _ => StatusFilter::All,
+                                },
+                            );
+                        page.set(0);
+                    }
+                >
+                    <option value="all">{b.status_all}</option>
+                    <option value="problems">{b.status_problems}</option>
+                    <option value="cordoned">{b.status_cordoned}</option>
+                    <option value="ready">{b.status_ready}</option>
+                </select>
+                <ConnectionBadge connection=live.connection />
             </div>
             <Suspense fallback=move || view! { <p data-testid="nodes-loading">{s.loading_nodes}</p> }>
                 {move || Suspend::new(async move {
-                    match nodes.await {
-                        Ok(all) => view! { <NodeList all filter /> }.into_any(),
+                    match snapshot.await {
+                        Ok(snap) => {
+                            let current = Memo::new(move |_| live.current(&snap));
+                            view! { <Cards current now=live.now name label status page /> }.into_any()
+                        }
                         Err(err) => view! {
                             <p class="error" role="alert" data-testid="nodes-error">
                                 {s.nodes_error_prefix} " " {err.to_string()}
@@ -45,39 +198,256 @@ pub fn NodesPage() -> impl IntoView {
     }
 }
 
+/// The wall screen: large type, problems first, no controls; for a shared display.
 #[component]
-fn NodeList(all: Vec<NodeSummary>, filter: ReadSignal<String>) -> impl IntoView {
+pub fn WallPage() -> impl IntoView {
     let s = strings::current();
-    let total = all.len();
-    let shown = Memo::new(move |_| {
-        let needle = filter.get().trim().to_lowercase();
-        all.iter().filter(|n| needle.is_empty() || n.name.to_lowercase().contains(&needle)).cloned().collect::<Vec<_>>()
-    });
+    let snapshot = Resource::new(|| (), |_| board_snapshot());
+    let live = LiveBoard::new();
     view! {
-        <p class="count" data-testid="node-count">{move || (s.showing_nodes)(shown.with(Vec::len), total)}</p>
-        <Show when=move || shown.with(|v| !v.is_empty()) fallback=move || view! { <p>{s.no_nodes_match}</p> }>
-            <ul class="node-list" data-testid="node-list">
-                <For each=move || shown.get() key=|n| n.name.clone() let(node)>
-                    <NodeRow node />
-                </For>
-            </ul>
-        </Show>
+        <section class="wall" data-testid="wall" data-hydrated=move || live.hydrated.get().to_string()>
+            <ConnectionBadge connection=live.connection />
+            <Suspense fallback=move || view! { <p>{s.loading_nodes}</p> }>
+                {move || Suspend::new(async move {
+                    snapshot.await.ok().map(|snap| {
+                        let current = Memo::new(move |_| live.current(&snap));
+                        let (name, _) = signal(String::new());
+                        let (label, _) = signal(String::new());
+                        let (status, _) = signal(StatusFilter::All);
+                        view! { <Cards current now=live.now name label status page=RwSignal::new(0) /> }
+                    })
+                })}
+            </Suspense>
+        </section>
     }
 }
 
 #[component]
-fn NodeRow(node: NodeSummary) -> impl IntoView {
+fn ConnectionBadge(connection: RwSignal<Connection>) -> impl IntoView {
+    let b = strings::board();
+    view! {
+        <span
+            class=move || match connection.get() {
+                Connection::Live => "connection live",
+                _ => "connection down",
+            }
+            role="status"
+            data-testid="connection-state"
+            data-state=move || format!("{:?}", connection.get()).to_lowercase()
+        >
+            {move || match connection.get() {
+                Connection::Live => b.live,
+                Connection::Reconnecting => b.reconnecting,
+                Connection::Connecting => b.connecting,
+            }}
+        </span>
+    }
+}
+
+#[component]
+fn Cards(
+    current: Memo<Board>,
+    now: RwSignal<Timestamp>,
+    name: ReadSignal<String>,
+    label: ReadSignal<String>,
+    status: ReadSignal<StatusFilter>,
+    page: RwSignal<usize>,
+) -> impl IntoView {
     let s = strings::current();
-    let class = match node.ready {
+    let b = strings::board();
+    let shown = Memo::new(move |_| {
+        let board = current.get();
+        let mut cards: Vec<NodeCard> = board
+            .cards
+            .values()
+            .filter(|c| board::matches(c, &name.get(), &label.get(), status.get()))
+            .cloned()
+            .collect();
+        cards.sort_by(|a, b| board::display_rank(a).cmp(&board::display_rank(b)).then_with(|| a.name.cmp(&b.name)));
+        cards
+    });
+    let pages = move || shown.with(Vec::len).div_ceil(PAGE_SIZE).max(1);
+    let on_page = move || {
+        let start = page.get().min(pages() - 1) * PAGE_SIZE;
+        shown.with(|v| v.iter().skip(start).take(PAGE_SIZE).cloned().collect::<Vec<_>>())
+    };
+    view! {
+        <p class="summary" data-testid="summary">
+            {move || {
+                let sum = current.with(|board| board::summary(board.cards.values()));
+                (b.summary)(sum.nodes, sum.not_ready, sum.cordoned)
+            }}
+        </p>
+        <p class="count" data-testid="node-count">
+            {move || (s.showing_nodes)(shown.with(Vec::len), current.with(|b| b.cards.len()))}
+        </p>
+        <Show when=move || shown.with(|v| !v.is_empty()) fallback=move || view! { <p>{s.no_nodes_match}</p> }>
+            <div class="node-list" data-testid="node-list">
+                <For each=on_page key=|c| c.name.clone() let(card)>
+                    <CardView name=card.name.clone() current now />
+                </For>
+            </div>
+        </Show>
+        <Show when=move || { pages() > 1 }>
+            <nav class="pager" data-testid="pager">
+                <button on:click=move |_| page.update(|p| *p = p.saturating_sub(1))>{b.previous_page}</button>
+                <span>{move || (b.page_of)(page.get().min(pages() - 1) + 1, pages())}</span>
+                <button on:click=move |_| page.update(|p| *p = (*p + 1).min(pages() - 1))>{b.next_page}</button>
+            </nav>
+        </Show>
+    }
+}
+
+/// One card, following its node in the live board by name.
+#[component]
+fn CardView(name: String, current: Memo<Board>, now: RwSignal<Timestamp>) -> impl IntoView {
+    let s = strings::current();
+    let b = strings::board();
+    let card = {
+        let name = name.clone();
+        Memo::new(move |_| current.with(|board| board.cards.get(&name).cloned()).unwrap_or_default())
+    };
+    let server_now = move || current.with(|board| board.server_now(now.get()));
+    let settings = move || current.with(|board| board.settings);
+    let age = move |t: Option<Timestamp>| t.map(|t| board::short_age(server_now().duration_since(t)));
+    let stale = move |t: Option<Timestamp>| {
+        t.is_some_and(|t| server_now().duration_since(t).as_secs() > settings().grace_seconds)
+    };
+    // The Lease is the node's heartbeat. With a Lease, kubelets refresh Ready's lastHeartbeatTime only when the
+    // status changes or every few minutes, so its age alone means nothing; it is judged only for nodes without one.
+    let heartbeat_stale = move || card.with(|c| c.lease_renewed.is_none() && stale(c.ready_heartbeat));
+    let lease_stale = move || stale(card.with(|c| c.lease_renewed));
+    let ready_class = move || match card.with(|c| c.ready) {
         ReadyStatus::Ready => "badge ok",
         ReadyStatus::NotReady => "badge bad",
         ReadyStatus::Unknown => "badge unknown",
     };
+    let node_countdown = move || {
+        let deadline = card.with(|c| board::node_deadline(c, &settings()))?;
+        Some(match remaining(deadline, server_now()) {
+            Some(left) => (b.node_countdown)(&board::clock(left)),
+            None => b.eviction_due.to_string(),
+        })
+    };
+    let pod_countdown = move || {
+        let (earliest, count) = card.with(board::earliest_pod_eviction)?;
+        Some(match earliest {
+            PodEviction::At(at) => match remaining(at, server_now()) {
+                Some(left) => (b.pod_countdown)(&board::clock(left), count),
+                None => b.pods_going_now.to_string(),
+            },
+            _ => b.pods_going_now.to_string(),
+        })
+    };
+    let eta_text = move |e: PodEviction| match e {
+        PodEviction::At(at) => remaining(at, server_now()).map_or(b.eviction_due.to_string(), board::clock),
+        PodEviction::Immediately => b.eviction_due.to_string(),
+        PodEviction::Never | PodEviction::NotScheduled => b.never.to_string(),
+    };
     view! {
-        <li class="node-row" data-testid="node-row" data-node=node.name.clone()>
-            <span class="node-name" data-testid="node-name">{node.name.clone()}</span>
-            <span class=class data-testid="node-ready">{node.ready.label()}</span>
-            {node.unschedulable.then(|| view! { <span class="badge warn" data-testid="node-cordoned">{s.cordoned}</span> })}
-        </li>
+        <article
+            class=move || if card.with(|c| c.ready != ReadyStatus::Ready) { "node-card problem" } else { "node-card" }
+            data-testid="node-row"
+            data-node=name
+            data-ready=move || card.with(|c| c.ready.label())
+        >
+            <header>
+                <h2 class="node-name" data-testid="node-name">{move || card.with(|c| c.name.clone())}</h2>
+                <span class=ready_class data-testid="node-ready">{move || card.with(|c| c.ready.label())}</span>
+                {move || card.with(|c| c.unschedulable).then(|| view! {
+                    <span class="badge warn" data-testid="node-cordoned">{s.cordoned}</span>
+                })}
+            </header>
+            <p class="meta">
+                {move || card.with(|c| {
+                    let mut parts = Vec::new();
+                    if !c.roles.is_empty() { parts.push(c.roles.join(",")); }
+                    if let Some(z) = &c.zone { parts.push(z.clone()); }
+                    if let Some(v) = &c.kubelet_version { parts.push(v.clone()); }
+                    parts.join(" · ")
+                })}
+                " · " {move || age(card.with(|c| c.created)).unwrap_or_default()}
+            </p>
+            {move || node_countdown().map(|text| view! { <p class="countdown" data-testid="node-countdown">{text}</p> })}
+            {move || pod_countdown().map(|text| view! { <p class="countdown" data-testid="pod-countdown">{text}</p> })}
+            <p class="heartbeats">
+                <span data-testid="heartbeat-age" class:stale=heartbeat_stale>
+                    {b.heartbeat} ": " {move || age(card.with(|c| c.ready_heartbeat)).map(|a| (b.ago)(&a)).unwrap_or_default()}
+                </span>
+                " "
+                <span data-testid="lease-age" class:stale=lease_stale>
+                    {b.lease} ": " {move || age(card.with(|c| c.lease_renewed)).map(|a| (b.ago)(&a)).unwrap_or_default()}
+                </span>
+                {move || (lease_stale() || heartbeat_stale()).then(|| view! {
+                    <span class="badge warn" data-testid="heartbeat-stale">{b.stale}</span>
+                })}
+            </p>
+            <dl class="facts">
+                <dt>{b.pods}</dt>
+                <dd data-testid="pod-count">{move || card.with(|c| c.pod_count)}</dd>
+                <dt>{b.allocatable}</dt>
+                <dd>{move || card.with(|c| c.allocatable.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", "))}</dd>
+                <dt>{b.taints}</dt>
+                <dd data-testid="taints">
+                    {move || card.with(|c| if c.taints.is_empty() {
+                        b.no_taints.to_string()
+                    } else {
+                        c.taints.iter().map(|t| format!("{}:{}", t.key, t.effect)).collect::<Vec<_>>().join(", ")
+                    })}
+                </dd>
+            </dl>
+            {move || {
+                let etas = card.with(|c| c.pod_evictions.clone());
+                (!etas.is_empty()).then(|| view! {
+                    <details class="pod-etas" data-testid="pod-etas">
+                        <summary>{b.pods}</summary>
+                        <ul>
+                            {etas.into_iter().map(|p| view! {
+                                <li data-testid="pod-eta-row" data-pod=format!("{}/{}", p.namespace, p.name)>
+                                    {format!("{}/{}", p.namespace, p.name)} ": " {move || eta_text(p.eviction)}
+                                </li>
+                            }).collect_view()}
+                        </ul>
+                    </details>
+                })
+            }}
+            <table class="conditions" data-testid="conditions-table">
+                <caption class="visually-hidden">{b.conditions}</caption>
+                <tbody>
+                    {move || card.with(|c| c.conditions.clone()).into_iter().map(|cond| {
+                        let class = match cond.health() {
+                            ConditionHealth::Good => "good",
+                            ConditionHealth::Bad => "bad",
+                            ConditionHealth::Unknown => "unknown",
+                        };
+                        view! {
+                            <tr class=class data-condition=cond.type_.clone()>
+                                <th scope="row">{cond.type_.clone()}</th>
+                                <td>{cond.status.clone()}</td>
+                                <td>{cond.reason.clone().unwrap_or_default()}</td>
+                            </tr>
+                        }
+                    }).collect_view()}
+                </tbody>
+            </table>
+            <details class="conditions-json">
+                <summary>{b.conditions_json}</summary>
+                <button
+                    type="button"
+                    data-testid="copy-conditions"
+                    on:click=move |_| {
+                        #[cfg(feature = "hydrate")]
+                        if let Some(window) = web_sys::window() {
+                            let _ = window.navigator().clipboard().write_text(&card.with(|c| c.conditions_json.clone()));
+                        }
+                    }
+                >
+                    {b.copy}
+                </button>
+                <pre data-testid="conditions-json">{move || card.with(|c| c.conditions_json.clone())}</pre>
+            </details>
+        </article>
     }
+    // A card's static view type is deep; erasing it keeps the page's type within the compiler's limits.
+    .into_any()
 }
