@@ -37,7 +37,11 @@ pub async fn board_snapshot() -> Result<BoardUpdate, AppError> {
         server_time: jiff::Timestamp::now(),
         full: true,
         settings: expect_context::<domain::board::BoardSettings>(),
-        upsert: cache.cards(),
+        // The cards the cache keeps current for every viewer; computed here only before their first round.
+        upsert: {
+            let live = cache.live_cards().borrow().clone();
+            if live.is_empty() { cache.cards() } else { live.as_ref().clone() }
+        },
         remove: Vec::new(),
     })
 }
