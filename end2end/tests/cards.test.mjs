@@ -49,6 +49,11 @@ for (const [switchName, node, apiStatus, label] of [
   ['not-ready', 'node-3', 'False', 'NotReady'],
 ]) {
   test(`a node that goes ${label} shows both countdowns, then recovers`, async () => {
+    // A pod of our own on the node, so that there is always one that will go.
+    const ns = `cards-${switchName}-${Date.now()}`;
+    kubectl('create', 'namespace', ns);
+    kubectl('run', 'probe', '-n', ns, '--image=busybox:1.37', `--overrides={"apiVersion":"v1","spec":{"nodeName":"${node}"}}`);
+    kubectl('wait', '-n', ns, '--for=condition=Ready', 'pod/probe', '--timeout=60s');
     const page = await openBoard();
     const card = page.locator(`[data-testid="node-row"][data-node="${node}"]`);
     assert.equal(await card.getAttribute('data-ready'), 'Ready');
@@ -96,6 +101,7 @@ for (const [switchName, node, apiStatus, label] of [
     await card.locator('xpath=self::*[@data-ready="Ready"]').waitFor({ timeout: 30_000 });
     await waitFor('the countdowns to go', 10_000, async () =>
       (await card.locator('[data-testid="node-countdown"], [data-testid="pod-countdown"]').count()) === 0);
+    kubectl('delete', 'namespace', ns, '--wait=false');
     await page.close();
   });
 }
