@@ -1,26 +1,12 @@
 // Node cards against the real control plane: a node that stops heartbeating, or reports NotReady, flips on the
 // card shortly after the API server says so, with both countdowns; restoring it clears them. Several tabs share
 // one set of watches.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { artifactsDir, kubectl, launchBrowser, repoRoot, requireEnv, startDrainboard } from './support.mjs';
+import { artifactsDir, harness, kubectl, podOnNode, useServerAndBrowser } from './support.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await startDrainboard();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-function harness(...args) {
-  execFileSync(join(repoRoot, 'end2end', 'cluster', 'cluster.sh'), [args[0], requireEnv('DRAINBOARD_CLUSTER_DIR'), ...args.slice(1)]);
-}
+const ctx = useServerAndBrowser();
 
 function apiReady(node) {
   return kubectl('get', 'node', node, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}').trim();
@@ -37,8 +23,8 @@ async function waitFor(what, timeoutMs, check) {
 }
 
 async function openBoard() {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-  await page.goto(server.url);
+  const page = await ctx.browser.newPage({ viewport: { width: 1280, height: 720 } });
+  await page.goto(ctx.server.url);
   await page.locator('[data-testid="nodes-page"][data-hydrated="true"]').waitFor();
   await page.locator('[data-testid="connection-state"][data-state="live"]').waitFor({ timeout: 15_000 });
   return page;
@@ -51,9 +37,7 @@ for (const [switchName, node, apiStatus, label] of [
   test(`a node that goes ${label} shows both countdowns, then recovers`, async () => {
     // A pod of our own on the node, so that there is always one that will go.
     const ns = `cards-${switchName}-${Date.now()}`;
-    kubectl('create', 'namespace', ns);
-    kubectl('run', 'probe', '-n', ns, '--image=busybox:1.37', `--overrides={"apiVersion":"v1","spec":{"nodeName":"${node}"}}`);
-    kubectl('wait', '-n', ns, '--for=condition=Ready', 'pod/probe', '--timeout=60s');
+    podOnNode(ns, 'probe', node);
     const page = await openBoard();
     const card = page.locator(`[data-testid="node-row"][data-node="${node}"]`);
     assert.equal(await card.getAttribute('data-ready'), 'Ready');
@@ -108,7 +92,7 @@ for (const [switchName, node, apiStatus, label] of [
 
 test('many tabs share one watch per resource', async () => {
   const metrics = async () => {
-    const text = await (await fetch(`${server.url}/metrics`)).text();
+    const text = await (await fetch(`${ctx.server.url}/metrics`)).text();
     const value = (name) => Number(text.match(new RegExp(`^${name} (\\d+)$`, 'm'))[1]);
     return { watches: value('drainboard_watches_started_total'), viewers: value('drainboard_board_viewers') };
   };

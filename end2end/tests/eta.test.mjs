@@ -1,38 +1,22 @@
 // The pod countdown is right: on a NotReady node, each pod goes within 2 s of the time its card showed.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
-import { kubectl, launchBrowser, repoRoot, requireEnv, startDrainboard } from './support.mjs';
+import { harness, kubectl, podOnNode, useServerAndBrowser } from './support.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await startDrainboard();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const ctx = useServerAndBrowser();
 
 const node = 'node-3';
-const harness = (action) =>
-  execFileSync(join(repoRoot, 'end2end', 'cluster', 'cluster.sh'), [action, requireEnv('DRAINBOARD_CLUSTER_DIR'), node]);
 
 test('pods leave within 2 s of the eviction time their card shows', async () => {
   // A pod of our own on the node, with the cluster's default toleration, in a namespace of this run's own.
   const ns = `eta-check-${Date.now()}`;
-  kubectl('create', 'namespace', ns);
   try {
-    kubectl('run', 'eta-probe', '-n', ns, '--image=busybox:1.37',
-      `--overrides={"apiVersion":"v1","spec":{"nodeName":"${node}"}}`);
-    kubectl('wait', '-n', ns, '--for=condition=Ready', 'pod/eta-probe', '--timeout=60s');
-    const page = await browser.newPage();
-    await page.goto(server.url);
+    podOnNode(ns, 'eta-probe', node);
+    const page = await ctx.browser.newPage();
+    await page.goto(ctx.server.url);
     await page.locator('[data-testid="connection-state"][data-state="live"]').waitFor({ timeout: 15_000 });
     const card = page.locator(`[data-testid="node-row"][data-node="${node}"]`);
-    harness('not-ready');
+    harness('not-ready', node);
     try {
       await card.locator('[data-testid="pod-etas"] summary').click({ timeout: 20_000 });
       const row = card.locator(`[data-testid="pod-eta-row"][data-pod="${ns}/eta-probe"]`);
@@ -55,7 +39,7 @@ test('pods leave within 2 s of the eviction time their card shows', async () => 
         `gone ${((goneAt - etaEarliest) / 1000).toFixed(1)} s after the displayed time`);
       await page.close();
     } finally {
-      harness('restore');
+      harness('restore', node);
       kubectl('wait', '--for=condition=Ready', `node/${node}`, '--timeout=60s');
     }
   } finally {

@@ -1,22 +1,11 @@
 // The first page, end to end: drainboard on the local control plane renders every node on the server, then
 // hydrates, and a client-side interaction (the filter) works without a reload.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { artifactsDir, kubectl, launchBrowser, startDrainboard } from './support.mjs';
+import { artifactsDir, kubectl, useServerAndBrowser } from './support.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startDrainboard();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const ctx = useServerAndBrowser();
 
 function clusterNodes() {
   const out = kubectl('get', 'nodes', '-o',
@@ -31,19 +20,19 @@ test('the server-rendered page lists every node with its Ready status', async ()
   const expected = clusterNodes();
   assert.ok(expected.length >= 2, 'the test cluster has nodes');
   // The HTML as served, before any script runs: the list is rendered on the server.
-  const html = await (await fetch(server.url)).text();
+  const html = await (await fetch(ctx.server.url)).text();
   for (const node of expected) assert.match(html, new RegExp(`data-node="${node.name}"`));
 });
 
 test('the page hydrates, shows every node, and the filter works client-side', async () => {
   const expected = clusterNodes();
-  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  const page = await ctx.browser.newPage({ viewport: { width: 1280, height: 720 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   const requests = [];
   page.on('request', (r) => requests.push(r.url()));
 
-  await page.goto(server.url);
+  await page.goto(ctx.server.url);
   await page.locator('[data-testid="nodes-page"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
 
   const rows = page.locator('[data-testid="node-row"]');

@@ -1,6 +1,7 @@
 // Shared helpers for the browser tests: Debian's Chromium through playwright-core, a drainboard server on a free
 // port, and kubectl against the local control plane. The test command (../../test-all) sets the environment.
 import { spawn, execFileSync } from 'node:child_process';
+import { before, after } from 'node:test';
 import { mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,4 +64,33 @@ export async function launchBrowser() {
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
     ],
   });
+}
+
+/**
+ * Registers hooks that start one drainboard server and one browser for the test file, and stop them after.
+ * Returns an object whose `server` and `browser` are set once the hooks have run.
+ */
+export function useServerAndBrowser() {
+  const ctx = { server: null, browser: null };
+  before(async () => {
+    ctx.server = await startDrainboard();
+    ctx.browser = await launchBrowser();
+  });
+  after(async () => {
+    await ctx.browser?.close();
+    await ctx.server?.stop();
+  });
+  return ctx;
+}
+
+/** Runs a node failure switch of the local control plane: `not-ready`, `unreachable` or `restore`. */
+export function harness(action, node) {
+  execFileSync(join(repoRoot, 'end2end', 'cluster', 'cluster.sh'), [action, requireEnv('DRAINBOARD_CLUSTER_DIR'), node]);
+}
+
+/** Creates namespace `ns` with one running pod `name` bound to `node`, and waits until it is Ready. */
+export function podOnNode(ns, name, node) {
+  kubectl('create', 'namespace', ns);
+  kubectl('run', name, '-n', ns, '--image=busybox:1.37', `--overrides={"apiVersion":"v1","spec":{"nodeName":"${node}"}}`);
+  kubectl('wait', '-n', ns, '--for=condition=Ready', `pod/${name}`, '--timeout=60s');
 }
