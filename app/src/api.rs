@@ -6,8 +6,10 @@
 use domain::drain::DryRun;
 use domain::{
     NodeSummary,
+    actions::Lacking,
     board::BoardUpdate,
     drain::DrainOptions,
+    preview::{Preview, PreviewInputs},
     progress::{CordonOutcome, DrainProgress, DrainStarted, NodeDrainRecord},
 };
 use leptos::{prelude::*, server_fn::codec::Json};
@@ -140,6 +142,54 @@ pub async fn resume_drain(node: String) -> Result<DrainStarted, AppError> {
         .ok_or_else(|| AppError::NotFound(format!("node {node} has no recorded drain to resume")))?
         .record;
     Ok(registry.start(client, &identity, node, record.options, record.reason))
+}
+
+/// What a drain of the node would do with these options, planned from the live cache exactly as the drain
+/// task plans: pods to evict (with the budget that covers each), skipped and refused (with the options that
+/// would override). Nothing changes. `POST /api/drains/preview` with `{"node": "...", "options": {...}}`.
+#[server(prefix = "/api", endpoint = "drains/preview", input = Json)]
+pub async fn drain_preview(node: String, #[server(default)] options: DrainOptions) -> Result<Preview, AppError> {
+    let inputs = drain_preview_inputs(node).await?;
+    domain::preview::preview(&inputs, &options).map_err(|e| AppError::Invalid(format!("pod selector: {e}")))
+}
+
+/// The inputs the drain dialog plans from in the browser: the node's pods, its DaemonSet lookups and the
+/// budgets of the pods' namespaces. `POST /api/drains/preview-inputs` with `{"node": "..."}`; the event stream
+/// `GET /api/nodes/{node}/preview/events` pushes the same whenever they change.
+#[server(prefix = "/api", endpoint = "drains/preview-inputs", input = Json)]
+pub async fn drain_preview_inputs(node: String) -> Result<PreviewInputs, AppError> {
+    let node = valid_node_name(node)?;
+    let access = expect_context::<crate::kube_access::KubeAccess>();
+    let identity = access.identity_for_request();
+    let client = access.client_for(&identity)?;
+    let cache = expect_context::<crate::cluster_cache::ClusterCaches>().for_identity(&identity, client.clone());
+    tokio::time::timeout(std::time::Duration::from_secs(30), cache.ready())
+        .await
+        .map_err(|_| AppError::Connection("the cluster's pods did not finish listing within 30 s".into()))?;
+    if !cache.has_node(&node) {
+        return Err(AppError::NotFound(format!("node {node} does not exist")));
+    }
+    Ok(crate::drain::preview::PreviewSource::new(client, node).inputs(&cache).await)
+}
+
+/// What the requesting identity may do, asked of the API server (SelfSubjectAccessReview), so that the page can
+/// disable an action and name the permission that is missing. `POST /api/permissions`.
+#[server(prefix = "/api", endpoint = "permissions")]
+pub async fn permissions() -> Result<Lacking, AppError> {
+    let client = request_client()?;
+    let patch_nodes = crate::kube_access::may(&client, "patch", "", "nodes", None).await?;
+    let list_pods = crate::kube_access::may(&client, "list", "", "pods", None).await?;
+    let evict = crate::kube_access::may(&client, "create", "", "pods", Some("eviction")).await?;
+    let delete_pods = crate::kube_access::may(&client, "delete", "", "pods", None).await?;
+    let missing = |checks: &[(bool, &str)]| {
+        let lacking: Vec<&str> = checks.iter().filter(|(ok, _)| !ok).map(|(_, what)| *what).collect();
+        (!lacking.is_empty()).then(|| lacking.join(", "))
+    };
+    Ok(Lacking {
+        cordon: missing(&[(patch_nodes, "patch nodes")]),
+        drain: missing(&[(patch_nodes, "patch nodes"), (list_pods, "list pods"), (evict, "create pods/eviction")]),
+        delete_pods: missing(&[(delete_pods, "delete pods")]),
+    })
 }
 
 #[cfg(feature = "ssr")]

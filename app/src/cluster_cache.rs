@@ -17,11 +17,15 @@ use domain::{
     PodSummary,
     eviction::{NO_EXECUTE, pod_eviction},
     node::{NodeCard, PodEta},
+    preview::PdbInfo,
+    progress::PdbStatus,
+    selector::LabelSelector,
 };
 use futures::StreamExt;
 use k8s_openapi::api::{
     coordination::v1::Lease,
     core::v1::{Node, Pod, PodSpec},
+    policy::v1::PodDisruptionBudget,
 };
 use kube::{
     Api, Client, Resource,
@@ -97,11 +101,13 @@ impl ClusterCaches {
     }
 }
 
-/// One identity's view of the cluster, kept current by three watches.
+/// One identity's view of the cluster, kept current by four watches.
 pub struct ClusterCache {
     nodes: Store<Node>,
     pods: Store<Pod>,
     leases: Store<Lease>,
+    /// PodDisruptionBudgets, for the drain dialog's live preview of which evictions will wait.
+    pdbs: Store<PodDisruptionBudget>,
     version: watch::Receiver<u64>,
     cards: watch::Receiver<Arc<Vec<NodeCard>>>,
     tasks: Vec<JoinHandle<()>>,
@@ -118,22 +124,25 @@ impl ClusterCache {
         let (nodes, node_writer) = reflector::store();
         let (pods, pod_writer) = reflector::store();
         let (leases, lease_writer) = reflector::store();
+        let (pdbs, pdb_writer) = reflector::store();
         let mut tasks = vec![
             reflect(runtime, Api::<Node>::all(client.clone()), node_writer, trim_node, version_tx.clone()),
             reflect(runtime, Api::<Pod>::all(client.clone()), pod_writer, trim_pod, version_tx.clone()),
             reflect(
                 runtime,
-                Api::<Lease>::namespaced(client, NODE_LEASE_NAMESPACE),
+                Api::<Lease>::namespaced(client.clone(), NODE_LEASE_NAMESPACE),
                 lease_writer,
                 trim_lease,
-                version_tx,
+                version_tx.clone(),
             ),
+            reflect(runtime, Api::<PodDisruptionBudget>::all(client), pdb_writer, trim_pdb, version_tx),
         ];
         watches_started.fetch_add(tasks.len() as u64, Ordering::Relaxed);
         let (cards_tx, cards) = watch::channel(Arc::new(Vec::new()));
-        let (n, p, l, mut changes) = (nodes.clone(), pods.clone(), leases.clone(), version.clone());
+        let (n, p, l, b, mut changes) = (nodes.clone(), pods.clone(), leases.clone(), pdbs.clone(), version.clone());
         tasks.push(runtime.spawn(async move {
-            let _ = tokio::join!(n.wait_until_ready(), p.wait_until_ready(), l.wait_until_ready());
+            let _ =
+                tokio::join!(n.wait_until_ready(), p.wait_until_ready(), l.wait_until_ready(), b.wait_until_ready());
             loop {
                 cards_tx.send_replace(Arc::new(compute_cards(&n, &p, &l)));
                 if changes.changed().await.is_err() {
@@ -143,7 +152,7 @@ impl ClusterCache {
                 changes.mark_unchanged();
             }
         }));
-        ClusterCache { nodes, pods, leases, version, cards, tasks }
+        ClusterCache { nodes, pods, leases, pdbs, version, cards, tasks }
     }
 
     /// The cards, recomputed after changes (at most every 100 ms) and shared by every viewer. Empty until the
@@ -154,8 +163,12 @@ impl ClusterCache {
 
     /// Waits until each watch has listed its resource once.
     pub async fn ready(&self) {
-        let _ =
-            tokio::join!(self.nodes.wait_until_ready(), self.pods.wait_until_ready(), self.leases.wait_until_ready());
+        let _ = tokio::join!(
+            self.nodes.wait_until_ready(),
+            self.pods.wait_until_ready(),
+            self.leases.wait_until_ready(),
+            self.pdbs.wait_until_ready()
+        );
     }
 
     /// A counter that moves on every change to any of the cached objects.
@@ -171,6 +184,37 @@ impl ClusterCache {
     /// The cached pods (trimmed) on `node`.
     pub fn pods_on(&self, node: &str) -> Vec<Arc<Pod>> {
         self.pods.state_filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node))
+    }
+
+    /// Whether `node` is in the cache.
+    pub fn has_node(&self, node: &str) -> bool {
+        self.nodes.get(&reflector::ObjectRef::new(node)).is_some()
+    }
+
+    /// The PodDisruptionBudgets of `namespaces`, with their selectors and status now.
+    pub fn pdbs_in(&self, namespaces: &std::collections::BTreeSet<String>) -> Vec<PdbInfo> {
+        let mut found: Vec<PdbInfo> = self
+            .pdbs
+            .state()
+            .iter()
+            .filter(|b| b.metadata.namespace.as_ref().is_some_and(|ns| namespaces.contains(ns)))
+            .filter_map(|b| {
+                let status = b.status.as_ref();
+                Some(PdbInfo {
+                    namespace: b.metadata.namespace.clone()?,
+                    selector: LabelSelector::from(b.spec.as_ref()?.selector.as_ref()?),
+                    status: PdbStatus {
+                        name: b.metadata.name.clone()?,
+                        disruptions_allowed: status.and_then(|s| s.disruptions_allowed).unwrap_or(0),
+                        current_healthy: status.and_then(|s| s.current_healthy).unwrap_or(0),
+                        desired_healthy: status.and_then(|s| s.desired_healthy).unwrap_or(0),
+                    },
+                })
+            })
+            .collect();
+        // Sorted for a stable preview. (Two budgets covering one pod make its eviction fail; the drain says so.)
+        found.sort_by(|a, b| (&a.namespace, &a.status.name).cmp(&(&b.namespace, &b.status.name)));
+        found
     }
 }
 
@@ -258,8 +302,9 @@ where
 fn trim_meta(meta: &mut kube::api::ObjectMeta) {
     meta.managed_fields = None;
     if let Some(annotations) = meta.annotations.as_mut() {
-        // The mirror marker is the one annotation drain reads; the rest (last-applied configs) can be large.
-        annotations.retain(|k, _| k == domain::pod::MIRROR_ANNOTATION);
+        // The mirror marker and the drain record are the annotations Drainboard reads; the rest (last-applied
+        // configs) can be large.
+        annotations.retain(|k, _| k == domain::pod::MIRROR_ANNOTATION || k == domain::progress::RECORD_ANNOTATION);
     }
 }
 
@@ -304,4 +349,12 @@ fn trim_pod(pod: &mut Pod) {
 
 fn trim_lease(lease: &mut Lease) {
     trim_meta(&mut lease.metadata);
+}
+
+fn trim_pdb(pdb: &mut PodDisruptionBudget) {
+    trim_meta(&mut pdb.metadata);
+    if let Some(status) = pdb.status.as_mut() {
+        status.disrupted_pods = None;
+        status.conditions = None;
+    }
 }

@@ -190,6 +190,36 @@ fn read_reason(err: &KubeconfigError) -> String {
     }
 }
 
+/// Whether the client's identity may `verb` the resource, cluster-wide, asked of the API server.
+pub async fn may(
+    client: &Client,
+    verb: &str,
+    group: &str,
+    resource: &str,
+    subresource: Option<&str>,
+) -> Result<bool, AppError> {
+    use k8s_openapi::api::authorization::v1::{
+        ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
+    };
+    let review = SelfSubjectAccessReview {
+        spec: SelfSubjectAccessReviewSpec {
+            resource_attributes: Some(ResourceAttributes {
+                verb: Some(verb.into()),
+                group: Some(group.into()),
+                resource: Some(resource.into()),
+                subresource: subresource.map(Into::into),
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let answer = kube::Api::<SelfSubjectAccessReview>::all(client.clone())
+        .create(&kube::api::PostParams::default(), &review)
+        .await?;
+    Ok(answer.status.is_some_and(|s| s.allowed))
+}
+
 /// An error and its sources on one line: "outer: inner: root cause", skipping repeats.
 pub fn chain(err: &(dyn std::error::Error + 'static)) -> String {
     let mut parts: Vec<String> = vec![err.to_string()];

@@ -4,11 +4,13 @@
 //! converts API objects into these trimmed view models (feature `k8s`), which keeps its caches small and lets the
 //! browser run the same rules without ever linking the Kubernetes API types.
 
+pub mod actions;
 pub mod board;
 pub mod drain;
 pub mod eviction;
 pub mod node;
 pub mod pod;
+pub mod preview;
 pub mod progress;
 pub mod selector;
 

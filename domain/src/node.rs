@@ -269,6 +269,8 @@ pub struct NodeCard {
     pub labels: std::collections::BTreeMap<String, String>,
     /// For a node with `NoExecute` taints: when each of its pods goes. Empty otherwise.
     pub pod_evictions: Vec<PodEta>,
+    /// The latest drain recorded on the node (annotation `drainboard.dev/drain`), by any server.
+    pub drain_record: Option<crate::progress::DrainRecord>,
 }
 
 #[cfg(feature = "k8s")]
@@ -330,6 +332,12 @@ impl NodeCard {
             pod_count: 0,
             labels,
             pod_evictions: Vec::new(),
+            drain_record: node
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(crate::progress::RECORD_ANNOTATION))
+                .and_then(|text| serde_json::from_str(text).ok()),
         }
     }
 }

@@ -109,6 +109,9 @@ impl DrainProgress {
     }
 }
 
+/// The annotation on the Node that records the latest drain, so that other replicas and a restarted server know.
+pub const RECORD_ANNOTATION: &str = "drainboard.dev/drain";
+
 /// What a drain leaves on its Node (annotation `drainboard.dev/drain`): enough for another replica, or this server
 /// after a restart, to show who drained the node, how, and how it ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -170,4 +173,98 @@ pub struct DrainStarted {
 pub struct NodeDrainRecord {
     pub node: String,
     pub record: DrainRecord,
+}
+
+/// A drain as the board shows it on its node's card, to everyone watching: who started it, why, and how far it is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrainSummary {
+    pub id: String,
+    pub node: String,
+    pub started_by: String,
+    pub started_at: Timestamp,
+    pub reason: Option<String>,
+    pub dry_run: bool,
+    pub state: DrainState,
+    /// Pods the drain evicts.
+    pub total: usize,
+    /// Of those, pods gone (or accepted, in a server dry run).
+    pub done: usize,
+    /// The first budget an eviction is waiting for, if any.
+    pub blocked_by: Option<PdbStatus>,
+    pub finished_at: Option<Timestamp>,
+}
+
+impl From<&DrainProgress> for DrainSummary {
+    fn from(p: &DrainProgress) -> Self {
+        DrainSummary {
+            id: p.id.clone(),
+            node: p.node.clone(),
+            started_by: p.started_by.clone(),
+            started_at: p.started_at,
+            reason: p.reason.clone(),
+            dry_run: p.options.dry_run != crate::drain::DryRun::None,
+            state: p.state.clone(),
+            total: p.pods.len(),
+            done: p.pods.iter().filter(|x| matches!(x.state, PodState::Gone | PodState::DryRunAccepted)).count(),
+            blocked_by: p.pods.iter().find_map(|x| match &x.state {
+                PodState::Blocked { pdb: Some(pdb), .. } => Some(pdb.clone()),
+                _ => None,
+            }),
+            finished_at: p.finished_at,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(name: &str, state: PodState) -> PodProgress {
+        PodProgress {
+            namespace: "ns".into(),
+            name: name.into(),
+            uid: name.into(),
+            state,
+            started_at: None,
+            finished_at: None,
+        }
+    }
+
+    #[test]
+    fn summary_counts_gone_pods_and_names_the_first_blocking_budget() {
+        let pdb = PdbStatus { name: "web-pdb".into(), disruptions_allowed: 0, current_healthy: 3, desired_healthy: 3 };
+        let progress = DrainProgress {
+            id: "d1".into(),
+            node: "n1".into(),
+            started_by: "alice".into(),
+            started_at: Timestamp::UNIX_EPOCH,
+            reason: Some("kernel".into()),
+            options: DrainOptions::default(),
+            state: DrainState::Evicting,
+            plan: None,
+            pods: vec![
+                pod("a", PodState::Gone),
+                pod(
+                    "b",
+                    PodState::Blocked { pdb: Some(pdb.clone()), message: "no".into(), retry_at: Timestamp::UNIX_EPOCH },
+                ),
+                pod("c", PodState::Terminating { deletion_deadline: None }),
+            ],
+            finished_at: None,
+        };
+        let summary = DrainSummary::from(&progress);
+        assert_eq!((summary.total, summary.done), (3, 1));
+        assert_eq!(summary.blocked_by, Some(pdb));
+        assert!(!summary.dry_run);
+        assert_eq!(progress.pods_left(), 2);
+        let record = DrainRecord::from(&progress);
+        assert_eq!(
+            record.clone().interrupted().state,
+            DrainState::Interrupted,
+            "a running record reads as interrupted"
+        );
+        let mut done = record;
+        done.state = DrainState::Drained;
+        assert_eq!(done.clone().interrupted(), done, "a finished record stays as it is");
+    }
 }

@@ -39,6 +39,125 @@ impl LabelSelector {
     }
 }
 
+/// Why a selector string could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SelectorError(pub String);
+
+impl std::fmt::Display for SelectorError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl LabelSelector {
+    /// Reads a selector as `kubectl --selector` writes it: comma-separated `key=value`, `key==value`,
+    /// `key!=value`, `key`, `!key`, `key in (a,b)` and `key notin (a,b)`. An empty string selects everything.
+    /// The API server stays the judge of what a drain lists; this lets a preview follow the same rule at once.
+    pub fn parse(text: &str) -> Result<Self, SelectorError> {
+        let mut selector = LabelSelector::default();
+        for term in split_terms(text)? {
+            let term = term.trim();
+            if term.is_empty() {
+                continue;
+            }
+            let requirement = parse_term(term)?;
+            selector.match_expressions.push(requirement);
+        }
+        Ok(selector)
+    }
+}
+
+/// Splits on commas that are not inside parentheses.
+fn split_terms(text: &str) -> Result<Vec<&str>, SelectorError> {
+    let (mut terms, mut depth, mut start) = (Vec::new(), 0i32, 0usize);
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                terms.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        if !(0..=1).contains(&depth) {
+            return Err(SelectorError(format!("unbalanced parentheses in \"{text}\"")));
+        }
+    }
+    if depth != 0 {
+        return Err(SelectorError(format!("unbalanced parentheses in \"{text}\"")));
+    }
+    terms.push(&text[start..]);
+    Ok(terms)
+}
+
+fn parse_term(term: &str) -> Result<Requirement, SelectorError> {
+    let requirement = |key: &str, operator: &str, values: Vec<String>| -> Result<Requirement, SelectorError> {
+        let key = key.trim();
+        if !valid_key(key) {
+            return Err(SelectorError(format!("\"{key}\" is not a valid label key (in \"{term}\")")));
+        }
+        if let Some(bad) = values.iter().find(|v| !valid_value(v)) {
+            return Err(SelectorError(format!("\"{bad}\" is not a valid label value (in \"{term}\")")));
+        }
+        Ok(Requirement { key: key.to_string(), operator: operator.to_string(), values })
+    };
+    if let Some(key) = term.strip_prefix('!') {
+        return requirement(key, "DoesNotExist", Vec::new());
+    }
+    if let Some((key, value)) = term.split_once("!=") {
+        return requirement(key, "NotIn", vec![value.trim().to_string()]);
+    }
+    if let Some((key, value)) = term.split_once("==").or_else(|| term.split_once('=')) {
+        return requirement(key, "In", vec![value.trim().to_string()]);
+    }
+    if let Some(open) = term.find('(') {
+        let Some(inner) = term[open + 1..].strip_suffix(')') else {
+            return Err(SelectorError(format!("\"{term}\" must end with \")\"")));
+        };
+        let head = term[..open].trim();
+        let (key, operator) = if let Some(key) = head.strip_suffix(" notin") {
+            (key, "NotIn")
+        } else if let Some(key) = head.strip_suffix(" in") {
+            (key, "In")
+        } else {
+            return Err(SelectorError(format!("expected \"in\" or \"notin\" before \"(\" in \"{term}\"")));
+        };
+        let values: Vec<String> = inner.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect();
+        if values.is_empty() {
+            return Err(SelectorError(format!("\"{term}\" lists no values")));
+        }
+        return requirement(key, operator, values);
+    }
+    requirement(term, "Exists", Vec::new())
+}
+
+/// A label key: an optional DNS-subdomain prefix and `/`, then a name of up to 63 alphanumerics, `-`, `_`, `.`.
+fn valid_key(key: &str) -> bool {
+    let name = match key.rsplit_once('/') {
+        Some((prefix, name)) => {
+            if prefix.is_empty()
+                || prefix.len() > 253
+                || !prefix.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')
+            {
+                return false;
+            }
+            name
+        }
+        None => key,
+    };
+    !name.is_empty() && valid_value(name)
+}
+
+/// A label value: empty, or up to 63 alphanumerics, `-`, `_` and `.`, starting and ending alphanumeric.
+fn valid_value(value: &str) -> bool {
+    value.is_empty()
+        || (value.len() <= 63
+            && value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            && value.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && value.ends_with(|c: char| c.is_ascii_alphanumeric()))
+}
+
 #[cfg(feature = "k8s")]
 impl From<&k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> for LabelSelector {
     fn from(s: &k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector) -> Self {
@@ -91,5 +210,33 @@ mod tests {
         assert!(!sel(&[], vec![req("app", "DoesNotExist", &[])]).matches(&pod));
         assert!(!sel(&[], vec![req("app", "Gt", &["1"])]).matches(&pod));
         assert!(!sel(&[("app", "web")], vec![req("tier", "In", &["back"])]).matches(&pod), "all must hold");
+    }
+
+    #[test]
+    fn parsing_selector_strings() {
+        let pod = labels(&[("app", "web"), ("tier", "front")]);
+        let cases: &[(&str, bool)] = &[
+            ("", true),
+            ("app=web", true),
+            ("app==web", true),
+            ("app=db", false),
+            ("app!=db", true),
+            ("app!=web", false),
+            ("zone!=a", true),
+            ("app", true),
+            ("!app", false),
+            ("!zone", true),
+            ("tier in (front, back)", true),
+            ("tier notin (front)", false),
+            ("app=web,tier in (back)", false),
+            ("app=web, tier=front", true),
+        ];
+        for (text, expected) in cases {
+            let selector = LabelSelector::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(selector.matches(&pod), *expected, "{text}");
+        }
+        for bad in ["app in (a", "app=w eb", "app in ()", "app between (a)", "=web", "a/b/c=d"] {
+            assert!(LabelSelector::parse(bad).is_err(), "{bad} should be refused");
+        }
     }
 }

@@ -100,6 +100,6 @@ test('many tabs share one watch per resource', async () => {
   for (let i = 0; i < 4; i++) pages.push(await openBoard());
   const seen = await metrics();
   assert.ok(seen.viewers >= 4, `at least the four live streams: ${seen.viewers}`);
-  assert.equal(seen.watches, 3, 'one watch each for nodes, pods and Leases, for all tabs');
+  assert.equal(seen.watches, 4, 'one watch each for nodes, pods, Leases and PodDisruptionBudgets, for all tabs');
   for (const p of pages) await p.close();
 });

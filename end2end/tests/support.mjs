@@ -24,10 +24,14 @@ export function kubectl(...args) {
   return execFileSync(bin, ['--kubeconfig', requireEnv('KUBECONFIG'), ...args], { encoding: 'utf8' });
 }
 
-/** Starts the cargo-leptos-built server on a free port; resolves with its URL and a stop function. */
-export async function startDrainboard(extraArgs = []) {
+/**
+ * Starts the cargo-leptos-built server, on a free port unless `addr` names one (`host:port`, e.g. to restart a
+ * server where its pages are still connected); resolves with its URL and a stop function. `stop()` sends SIGTERM
+ * and waits for the exit; `stop('SIGKILL')` ends it at once, like a crash.
+ */
+export async function startDrainboard(extraArgs = [], { addr = '127.0.0.1:0' } = {}) {
   const bin = requireEnv('DRAINBOARD_BIN');
-  const child = spawn(bin, ['--addr', '127.0.0.1:0', '--kubeconfig', requireEnv('KUBECONFIG'), ...extraArgs], {
+  const child = spawn(bin, ['--addr', addr, '--kubeconfig', requireEnv('KUBECONFIG'), ...extraArgs], {
     cwd: repoRoot,
     env: { ...process.env, LEPTOS_SITE_ROOT: requireEnv('LEPTOS_SITE_ROOT') },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -44,10 +48,11 @@ export async function startDrainboard(extraArgs = []) {
     });
     child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`drainboard exited with ${code}:\n${stderr}`)); });
   });
-  const stop = () => new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
+  const stop = (signal = 'SIGTERM') => new Promise((resolve) => {
+    // A process ended by a signal keeps exitCode null and sets signalCode instead.
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', resolve);
-    child.kill('SIGTERM');
+    child.kill(signal);
   });
   return { url, stop, logs: () => stderr };
 }

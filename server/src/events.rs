@@ -27,28 +27,76 @@ pub struct Streams {
 
 /// `GET /api/board/events`: one `board` event with every card at once (so a reconnecting viewer resyncs), then
 /// one with just the changed and removed cards after each change. Viewers with the same identity share one cache.
+/// Alongside, `drains` events carry every drain of the cluster the cards show (who started it, why, how far),
+/// first at once and then after each change, so everyone sees the drains anyone starts.
 pub async fn board_events(
     State(streams): State<Streams>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, (StatusCode, String)> {
     let identity = streams.access.identity_for_request();
     let client = streams.access.client_for(&identity).map_err(|e| (StatusCode::UNAUTHORIZED, e.to_string()))?;
     let cache = streams.caches.for_identity(&identity, client);
-    let cards = cache.live_cards();
-    let viewer = Viewer::new(streams.viewers.clone());
-    let settings = streams.settings;
-    let state = (cache, cards, BTreeMap::new(), true, viewer);
-    let stream = futures::stream::unfold(state, move |(cache, mut cards, mut sent, first, viewer)| async move {
-        loop {
-            // Waits for the first computation after the cache is ready, then for each recomputation.
-            cards.changed().await.ok()?;
-            let now = cards.borrow_and_update().clone();
-            if let Some(update) = diff(&mut sent, &now, first, settings, jiff::Timestamp::now()) {
-                let event = Event::default().event("board").json_data(&update).unwrap_or_default();
-                return Some((Ok(event), (cache, cards, sent, false, viewer)));
-            }
-        }
+    let board = BoardFeed {
+        cards: cache.live_cards(),
+        _cache: cache,
+        sent: BTreeMap::new(),
+        first: true,
+        settings: streams.settings,
+        drains: streams.drains.clone(),
+        drain_changes: streams.drains.changes(),
+        cluster: identity.cluster,
+        drains_sent: None,
+        _viewer: Viewer::new(streams.viewers.clone()),
+    };
+    let stream = futures::stream::unfold(board, |mut board| async move {
+        let event = board.next().await?;
+        Some((Ok(event), board))
     });
     Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+}
+
+/// One viewer's board stream: what it has been sent, and what it waits on.
+struct BoardFeed {
+    /// Held so the cache lives as long as the stream.
+    _cache: Arc<app::cluster_cache::ClusterCache>,
+    cards: tokio::sync::watch::Receiver<Arc<Vec<domain::node::NodeCard>>>,
+    sent: BTreeMap<String, domain::node::NodeCard>,
+    first: bool,
+    settings: BoardSettings,
+    drains: DrainRegistry,
+    drain_changes: tokio::sync::watch::Receiver<u64>,
+    cluster: String,
+    drains_sent: Option<Vec<domain::progress::DrainSummary>>,
+    _viewer: Viewer,
+}
+
+impl BoardFeed {
+    /// The next event to send; `None` ends the stream.
+    async fn next(&mut self) -> Option<Event> {
+        loop {
+            // The drains follow the first board, so a viewer never sees a drain for a card it does not have.
+            if !self.first {
+                let drains = self.drains.summaries(&self.cluster);
+                if self.drains_sent.as_ref() != Some(&drains) {
+                    let event = Event::default().event("drains").json_data(&drains).unwrap_or_default();
+                    self.drains_sent = Some(drains);
+                    return Some(event);
+                }
+            }
+            tokio::select! {
+                changed = self.cards.changed() => {
+                    // Waits for the first computation after the cache is ready, then for each recomputation.
+                    changed.ok()?;
+                    let now = self.cards.borrow_and_update().clone();
+                    let first = self.first;
+                    if let Some(update) = diff(&mut self.sent, &now, first, self.settings, jiff::Timestamp::now()) {
+                        self.first = false;
+                        return Some(Event::default().event("board").json_data(&update).unwrap_or_default());
+                    }
+                }
+                changed = self.drain_changes.changed() => changed.ok()?,
+            }
+        }
+    }
 }
 
 /// Counts an open board stream for as long as it lives.
@@ -79,6 +127,46 @@ pub async fn metrics(State(streams): State<Streams>) -> String {
         streams.caches.watches_started(),
         streams.viewers.load(std::sync::atomic::Ordering::Relaxed)
     )
+}
+
+/// `GET /api/nodes/{node}/preview/events`: one `preview` event with the inputs of the node's drain preview
+/// (its pods, DaemonSet lookups and budgets), then another whenever they change, for as long as the dialog is
+/// open. The browser plans from them at every option change.
+pub async fn preview_events(
+    State(streams): State<Streams>,
+    Path(node): Path<String>,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, (StatusCode, String)> {
+    let identity = streams.access.identity_for_request();
+    let client = streams.access.client_for(&identity).map_err(|e| (StatusCode::UNAUTHORIZED, e.to_string()))?;
+    let cache = streams.caches.for_identity(&identity, client.clone());
+    tokio::time::timeout(std::time::Duration::from_secs(30), cache.ready())
+        .await
+        .map_err(|_| (StatusCode::GATEWAY_TIMEOUT, "the cluster's pods did not finish listing within 30 s".into()))?;
+    if !cache.has_node(&node) {
+        return Err((StatusCode::NOT_FOUND, format!("node {node} does not exist")));
+    }
+    let changes = cache.live_cards();
+    let source = app::drain::preview::PreviewSource::new(client, node);
+    let state = (cache, changes, source, None::<domain::preview::PreviewInputs>);
+    let stream = futures::stream::unfold(state, |(cache, mut changes, mut source, last)| async move {
+        loop {
+            if last.is_some() {
+                changes.changed().await.ok()?;
+            }
+            let mut inputs = source.inputs(&cache).await;
+            // The clock moves every time; only a change of what the preview reads is worth a push.
+            if let Some(previous) = &last {
+                inputs.server_time = previous.server_time;
+                if previous == &inputs {
+                    continue;
+                }
+                inputs.server_time = jiff::Timestamp::now();
+            }
+            let event = Event::default().event("preview").json_data(&inputs).unwrap_or_default();
+            return Some((Ok(event), (cache, changes, source, Some(inputs))));
+        }
+    });
+    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
 }
 
 /// `GET /api/drains/{id}/events`: one `progress` event with the full snapshot now and after every change, until

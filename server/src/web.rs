@@ -36,6 +36,7 @@ pub fn router(options: LeptosOptions, access: KubeAccess, settings: BoardSetting
     let event_routes = Router::new()
         .route("/api/board/events", get(events::board_events))
         .route("/api/drains/{id}/events", get(events::drain_events))
+        .route("/api/nodes/{node}/preview/events", get(events::preview_events))
         .route("/metrics", get(events::metrics))
         .with_state(streams);
     Router::new()

@@ -15,7 +15,7 @@ async fn one_cache_per_identity_follows_the_cluster() {
     let caches = ClusterCaches::with_linger(Duration::ZERO);
     let tabs: Vec<_> = (0..5).map(|_| caches.for_identity(&connected.identity, connected.client.clone())).collect();
     assert!(tabs.iter().all(|t| Arc::ptr_eq(t, &tabs[0])), "every viewer of one identity shares the cache");
-    assert_eq!(caches.watches_started(), 3, "one watch each for nodes, pods and Leases");
+    assert_eq!(caches.watches_started(), 4, "one watch each for nodes, pods, Leases and PodDisruptionBudgets");
     let cache = tabs[0].clone();
     tokio::time::timeout(Duration::from_secs(30), cache.ready()).await.expect("the caches list within 30 s");
 
@@ -76,5 +76,5 @@ async fn one_cache_per_identity_follows_the_cluster() {
     drop(tabs);
     drop(cache);
     let _again = caches.for_identity(&connected.identity, connected.client.clone());
-    assert_eq!(caches.watches_started(), 6);
+    assert_eq!(caches.watches_started(), 8);
 }

@@ -2,6 +2,7 @@
 //! not to the request, so closing the tab changes nothing and any number of viewers can follow it.
 
 pub mod ops;
+pub mod preview;
 mod task;
 
 use std::{
@@ -11,7 +12,7 @@ use std::{
 
 use domain::{
     drain::{DrainOptions, DryRun},
-    progress::{DrainProgress, DrainRecord, DrainStarted, DrainState, NodeDrainRecord},
+    progress::{DrainProgress, DrainRecord, DrainStarted, DrainState, DrainSummary, NodeDrainRecord},
 };
 use jiff::Timestamp;
 use kube::Client;
@@ -31,12 +32,18 @@ pub struct DrainRegistry {
     inner: Arc<Mutex<Inner>>,
     /// The server's runtime: a drain outlives the request that starts it, so its task is spawned here.
     runtime: tokio::runtime::Handle,
+    /// Moves whenever any drain's progress changes, so that board streams can push drains to every viewer.
+    changes: Arc<watch::Sender<u64>>,
 }
 
 impl Default for DrainRegistry {
     /// Must be called within the server's tokio runtime.
     fn default() -> Self {
-        DrainRegistry { inner: Default::default(), runtime: tokio::runtime::Handle::current() }
+        DrainRegistry {
+            inner: Default::default(),
+            runtime: tokio::runtime::Handle::current(),
+            changes: Arc::new(watch::channel(0).0),
+        }
     }
 }
 
@@ -49,6 +56,7 @@ struct Inner {
 }
 
 struct Entry {
+    cluster: String,
     progress: watch::Receiver<DrainProgress>,
     cancel: CancellationToken,
 }
@@ -83,11 +91,25 @@ impl DrainRegistry {
             finished_at: None,
         });
         let cancel = CancellationToken::new();
-        inner.drains.insert(id.clone(), Entry { progress: rx, cancel: cancel.clone() });
+        inner.drains.insert(
+            id.clone(),
+            Entry { cluster: identity.cluster.clone(), progress: rx.clone(), cancel: cancel.clone() },
+        );
         if real {
             inner.running.insert(key.clone(), id.clone());
         }
         drop(inner);
+
+        // Every change of this drain moves the registry's counter, until the drain's task ends.
+        let changes = self.changes.clone();
+        let mut follow = rx;
+        self.runtime.spawn(async move {
+            changes.send_modify(|n| *n += 1);
+            while follow.changed().await.is_ok() {
+                changes.send_modify(|n| *n += 1);
+            }
+            changes.send_modify(|n| *n += 1);
+        });
 
         let drain = task::Drain { client, node, options, progress: tx, cancel };
         let registry = self.clone();
@@ -129,6 +151,33 @@ impl DrainRegistry {
         let mut all: Vec<_> = self.lock().drains.values().map(|e| e.progress.borrow().clone()).collect();
         all.sort_by_key(|d| std::cmp::Reverse(d.started_at));
         all
+    }
+
+    /// A counter that moves whenever any drain changes.
+    pub fn changes(&self) -> watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    /// For each node of `cluster`, the drain its card shows: the running one, or else the latest. Dry runs
+    /// change nothing and are left out.
+    pub fn summaries(&self, cluster: &str) -> Vec<DrainSummary> {
+        let inner = self.lock();
+        let mut by_node: std::collections::BTreeMap<String, DrainSummary> = Default::default();
+        for entry in inner.drains.values().filter(|e| e.cluster == cluster) {
+            let progress = entry.progress.borrow();
+            if progress.options.dry_run != DryRun::None {
+                continue;
+            }
+            let candidate = DrainSummary::from(&*progress);
+            let replace = by_node.get(&candidate.node).is_none_or(|shown| {
+                let rank = |d: &DrainSummary| (d.state.is_running(), d.started_at);
+                rank(&candidate) > rank(shown)
+            });
+            if replace {
+                by_node.insert(candidate.node.clone(), candidate);
+            }
+        }
+        by_node.into_values().collect()
     }
 
     fn finished(&self, key: &(String, String), id: &str) {

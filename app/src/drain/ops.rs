@@ -83,7 +83,7 @@ pub async fn plan(client: &Client, pods: &[PodSummary], options: &DrainOptions) 
     )
 }
 
-async fn lookup_daemonset(client: &Client, namespace: &str, owner: &ControllerRef) -> DaemonSetLookup {
+pub async fn lookup_daemonset(client: &Client, namespace: &str, owner: &ControllerRef) -> DaemonSetLookup {
     let daemonsets: Api<DaemonSet> = Api::namespaced(client.clone(), namespace);
     match daemonsets.get(&owner.name).await {
         Ok(_) => DaemonSetLookup::Exists,

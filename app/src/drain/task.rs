@@ -21,8 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::ops::{self, EVICT_RETRY_DELAY, api_message};
 
-/// The annotation on the Node that records the latest drain, so that other replicas and a restarted server know.
-pub const RECORD_ANNOTATION: &str = "drainboard.dev/drain";
+pub use domain::progress::RECORD_ANNOTATION;
 
 pub(super) struct Drain {
     pub client: Client,

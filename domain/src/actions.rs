@@ -1,0 +1,119 @@
+//! Which actions a node's card offers, and why one is not available: the node's state, a drain in progress, or a
+//! permission the person lacks. Pure, so the rules are tested here and the card only renders them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::progress::DrainSummary;
+
+/// Why an action is not available.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Unavailable {
+    AlreadyCordoned,
+    NotCordoned,
+    /// A drain of the node is running; it must finish or be cancelled first.
+    DrainRunning,
+    /// The person's credentials lack this permission (for example "patch nodes").
+    Missing(String),
+    /// Permissions are still being checked.
+    Checking,
+}
+
+/// An action's availability.
+pub type Availability = Result<(), Unavailable>;
+
+/// What the person may do, as the API server answered (each `Some` names the missing permissions).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lacking {
+    /// Cordon and uncordon: `patch nodes`.
+    pub cordon: Option<String>,
+    /// Drain: `patch nodes`, `list pods`, `create pods/eviction`.
+    pub drain: Option<String>,
+    /// Drain with disable-eviction: `delete pods` as well.
+    pub delete_pods: Option<String>,
+}
+
+/// The three actions of a card.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CardActions {
+    pub cordon: Availability,
+    pub uncordon: Availability,
+    pub drain: Availability,
+}
+
+/// The actions of a node that is `unschedulable` or not, with the drain its card shows, for a person whose
+/// permissions are `lacking` (`None` while they are being checked).
+pub fn card_actions(unschedulable: bool, drain: Option<&DrainSummary>, lacking: Option<&Lacking>) -> CardActions {
+    let running = drain.is_some_and(|d| d.state.is_running());
+    let permission = |missing: Option<&String>| match lacking {
+        None => Err(Unavailable::Checking),
+        Some(_) => missing.map_or(Ok(()), |m| Err(Unavailable::Missing(m.clone()))),
+    };
+    let cordon_permission = permission(lacking.and_then(|l| l.cordon.as_ref()));
+    CardActions {
+        cordon: if unschedulable { Err(Unavailable::AlreadyCordoned) } else { cordon_permission.clone() },
+        uncordon: if !unschedulable {
+            Err(Unavailable::NotCordoned)
+        } else if running {
+            Err(Unavailable::DrainRunning)
+        } else {
+            cordon_permission
+        },
+        drain: if running {
+            Err(Unavailable::DrainRunning)
+        } else {
+            permission(lacking.and_then(|l| l.drain.as_ref()))
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::progress::DrainState;
+
+    fn drain(state: DrainState) -> DrainSummary {
+        DrainSummary {
+            id: "d".into(),
+            node: "n".into(),
+            started_by: "alice".into(),
+            started_at: jiff::Timestamp::UNIX_EPOCH,
+            reason: None,
+            dry_run: false,
+            state,
+            total: 1,
+            done: 0,
+            blocked_by: None,
+            finished_at: None,
+        }
+    }
+
+    #[test]
+    fn state_decides_first() {
+        let all = Lacking::default();
+        let a = card_actions(false, None, Some(&all));
+        assert_eq!((a.cordon, a.uncordon, a.drain), (Ok(()), Err(Unavailable::NotCordoned), Ok(())));
+        let a = card_actions(true, None, Some(&all));
+        assert_eq!((a.cordon, a.uncordon, a.drain), (Err(Unavailable::AlreadyCordoned), Ok(()), Ok(())));
+    }
+
+    #[test]
+    fn a_running_drain_blocks_uncordon_and_a_second_drain() {
+        let all = Lacking::default();
+        let a = card_actions(true, Some(&drain(DrainState::Evicting)), Some(&all));
+        assert_eq!(a.uncordon, Err(Unavailable::DrainRunning));
+        assert_eq!(a.drain, Err(Unavailable::DrainRunning));
+        let a = card_actions(true, Some(&drain(DrainState::Drained)), Some(&all));
+        assert_eq!((a.uncordon, a.drain), (Ok(()), Ok(())), "a finished drain blocks nothing");
+    }
+
+    #[test]
+    fn missing_permissions_are_named() {
+        let viewer =
+            Lacking { cordon: Some("patch nodes".into()), drain: Some("patch nodes, create pods/eviction".into()) };
+        let a = card_actions(false, None, Some(&viewer));
+        assert_eq!(a.cordon, Err(Unavailable::Missing("patch nodes".into())));
+        assert_eq!(a.drain, Err(Unavailable::Missing("patch nodes, create pods/eviction".into())));
+        let a = card_actions(false, None, None);
+        assert_eq!((a.cordon, a.drain), (Err(Unavailable::Checking), Err(Unavailable::Checking)));
+    }
+}

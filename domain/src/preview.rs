@@ -1,0 +1,288 @@
+//! The drain dialog's preview: what a drain of one node would do with the options chosen, before anything happens.
+//!
+//! The server sends the node's pods, the result of each DaemonSet lookup and the PodDisruptionBudgets of the pods'
+//! namespaces ([`PreviewInputs`]), again whenever they change. The browser runs [`preview`] on them at every
+//! option change, so the preview follows each toggle with no round trip, and it uses the same planner as the
+//! drain itself.
+
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    PodSummary,
+    drain::{DaemonSetLookup, Decision, DrainOption, DrainOptions, EvictNote, Refusal, SkipReason, plan},
+    pod::ControllerRef,
+    progress::PdbStatus,
+    selector::{LabelSelector, SelectorError},
+};
+
+/// A PodDisruptionBudget with its selector, so the browser can tell which pods it covers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PdbInfo {
+    pub namespace: String,
+    pub selector: LabelSelector,
+    pub status: PdbStatus,
+}
+
+/// What the preview of one node's drain is computed from.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PreviewInputs {
+    pub node: String,
+    /// Every pod on the node, finished or not, as the drain would list them without a pod selector.
+    pub pods: Vec<PodSummary>,
+    /// The lookup of each DaemonSet that owns an unfinished pod here, by `namespace/name`.
+    pub daemonsets: BTreeMap<String, DaemonSetLookup>,
+    /// The PodDisruptionBudgets of the namespaces of those pods.
+    pub pdbs: Vec<PdbInfo>,
+    pub server_time: Timestamp,
+}
+
+/// One pod of the preview.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PreviewPod {
+    pub namespace: String,
+    pub name: String,
+    /// `Kind/name` of the controller, or `None` for a bare pod.
+    pub owner: Option<ControllerRef>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EvictedPod {
+    pub pod: PreviewPod,
+    /// The first PodDisruptionBudget that covers the pod, with its allowance now.
+    pub pdb: Option<PdbStatus>,
+    pub notes: Vec<EvictNote>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefusedPod {
+    pub pod: PreviewPod,
+    pub reason: Refusal,
+    /// Every option this pod needs; empty when none helps.
+    pub needs: Vec<DrainOption>,
+}
+
+/// The preview, grouped as the dialog shows it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Preview {
+    pub evict: Vec<EvictedPod>,
+    pub skipped: Vec<(PreviewPod, SkipReason)>,
+    pub refused: Vec<RefusedPod>,
+    /// Pods the pod selector leaves out.
+    pub not_selected: usize,
+    /// Every option some refused pod needs.
+    pub options_needed: Vec<DrainOption>,
+}
+
+impl Preview {
+    /// A drain evicts nothing while any pod is refused.
+    pub fn is_blocked(&self) -> bool {
+        !self.refused.is_empty()
+    }
+
+    /// PodDisruptionBudgets that allow no disruption now, covering pods to evict: those evictions will wait.
+    pub fn blocking_pdbs(&self) -> Vec<&PdbStatus> {
+        let mut seen = Vec::<&PdbStatus>::new();
+        for pdb in self.evict.iter().filter_map(|p| p.pdb.as_ref()) {
+            if pdb.disruptions_allowed <= 0 && !seen.iter().any(|s| s.name == pdb.name) {
+                seen.push(pdb);
+            }
+        }
+        seen
+    }
+}
+
+/// Plans the drain of `inputs.node` with `options`, as the drain task would, and groups the result.
+pub fn preview(inputs: &PreviewInputs, options: &DrainOptions) -> Result<Preview, SelectorError> {
+    let selector = match options.pod_selector.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        Some(text) => Some(LabelSelector::parse(text)?),
+        None => None,
+    };
+    let (selected, not_selected): (Vec<&PodSummary>, Vec<&PodSummary>) =
+        inputs.pods.iter().partition(|p| selector.as_ref().is_none_or(|s| s.matches(&p.labels)));
+    let selected: Vec<PodSummary> = selected.into_iter().cloned().collect();
+    let lookup = |pod: &PodSummary, owner: &ControllerRef| {
+        inputs
+            .daemonsets
+            .get(&format!("{}/{}", pod.namespace, owner.name))
+            .cloned()
+            .unwrap_or_else(|| DaemonSetLookup::Failed("not looked up yet".into()))
+    };
+    let plan = plan(&selected, lookup, options, inputs.server_time);
+    let by_uid: BTreeMap<&str, &PodSummary> = selected.iter().map(|p| (p.uid.as_str(), p)).collect();
+    let mut out =
+        Preview { not_selected: not_selected.len(), options_needed: plan.options_needed(), ..Default::default() };
+    for p in &plan.pods {
+        let pod = PreviewPod { namespace: p.namespace.clone(), name: p.name.clone(), owner: p.controller.clone() };
+        match &p.decision {
+            Decision::Evict { notes } => {
+                let pdb = by_uid.get(p.uid.as_str()).and_then(|summary| covering_pdb(&inputs.pdbs, summary));
+                out.evict.push(EvictedPod { pod, pdb, notes: notes.clone() });
+            }
+            Decision::Skip(reason) => out.skipped.push((pod, reason.clone())),
+            Decision::Refuse { reason, needs } => {
+                out.refused.push(RefusedPod { pod, reason: reason.clone(), needs: needs.clone() })
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The budget the eviction API would consult: the first in the pod's namespace whose selector matches it.
+fn covering_pdb(pdbs: &[PdbInfo], pod: &PodSummary) -> Option<PdbStatus> {
+    pdbs.iter().find(|b| b.namespace == pod.namespace && b.selector.matches(&pod.labels)).map(|b| b.status.clone())
+}
+
+/// Options that destroy something that will not come back: data, bare pods, or the protection of budgets. The
+/// dialog asks for the node's name to be typed before a drain with any of them.
+pub fn destructive_options(options: &DrainOptions) -> Vec<&'static str> {
+    let mut chosen = Vec::new();
+    if options.force {
+        chosen.push("force");
+    }
+    if options.delete_emptydir_data {
+        chosen.push("delete-emptydir-data");
+    }
+    if options.disable_eviction {
+        chosen.push("disable-eviction");
+    }
+    chosen
+}
+
+/// Whether the drain may be confirmed: nothing refused, the selector readable, and the node's name typed exactly
+/// when a destructive option is on.
+pub fn can_confirm(preview: &Result<Preview, SelectorError>, options: &DrainOptions, node: &str, typed: &str) -> bool {
+    match preview {
+        Ok(p) => !p.is_blocked() && (destructive_options(options).is_empty() || typed.trim() == node),
+        Err(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pod::PodPhase;
+
+    fn pod(name: &str, owner: Option<(&str, &str)>, labels: &[(&str, &str)]) -> PodSummary {
+        PodSummary {
+            namespace: "ns".into(),
+            name: name.into(),
+            uid: format!("uid-{name}"),
+            node_name: Some("n1".into()),
+            phase: PodPhase::Running,
+            ready: true,
+            controller: owner.map(|(kind, name)| ControllerRef {
+                api_version: "apps/v1".into(),
+                kind: kind.into(),
+                name: name.into(),
+            }),
+            mirror: false,
+            empty_dir: false,
+            deletion_timestamp: None,
+            labels: labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            tolerations: Vec::new(),
+        }
+    }
+
+    fn pdb(name: &str, app: &str, allowed: i32) -> PdbInfo {
+        PdbInfo {
+            namespace: "ns".into(),
+            selector: LabelSelector::parse(&format!("app={app}")).unwrap(),
+            status: PdbStatus {
+                name: name.into(),
+                disruptions_allowed: allowed,
+                current_healthy: 3,
+                desired_healthy: 3 - allowed,
+            },
+        }
+    }
+
+    fn inputs() -> PreviewInputs {
+        let mut scratch = pod("scratch", Some(("ReplicaSet", "scratch-1")), &[("app", "scratch")]);
+        scratch.empty_dir = true;
+        PreviewInputs {
+            node: "n1".into(),
+            pods: vec![
+                pod("web-1", Some(("ReplicaSet", "web-1")), &[("app", "web")]),
+                pod("agent", Some(("DaemonSet", "agent")), &[("app", "agent")]),
+                pod("bare", None, &[("app", "bare")]),
+                scratch,
+            ],
+            daemonsets: [("ns/agent".to_string(), DaemonSetLookup::Exists)].into(),
+            pdbs: vec![pdb("web-pdb", "web", 0)],
+            server_time: Timestamp::UNIX_EPOCH,
+        }
+    }
+
+    fn names(pods: impl IntoIterator<Item = PreviewPod>) -> Vec<String> {
+        pods.into_iter().map(|p| p.name).collect()
+    }
+
+    #[test]
+    fn defaults_refuse_daemonset_bare_and_emptydir_pods() {
+        let p = preview(&inputs(), &DrainOptions::default()).unwrap();
+        assert!(p.is_blocked());
+        assert_eq!(names(p.evict.iter().map(|e| e.pod.clone())), ["web-1"]);
+        assert_eq!(names(p.refused.iter().map(|r| r.pod.clone())), ["agent", "bare", "scratch"]);
+        assert_eq!(
+            p.options_needed,
+            [DrainOption::Force, DrainOption::IgnoreDaemonsets, DrainOption::DeleteEmptydirData]
+        );
+        assert_eq!(p.evict[0].pdb.as_ref().map(|b| b.name.as_str()), Some("web-pdb"));
+        assert_eq!(p.blocking_pdbs().len(), 1, "web-pdb allows 0 disruptions");
+    }
+
+    #[test]
+    fn each_option_moves_its_pods() {
+        let options =
+            DrainOptions { ignore_daemonsets: true, force: true, delete_emptydir_data: true, ..Default::default() };
+        let p = preview(&inputs(), &options).unwrap();
+        assert!(!p.is_blocked());
+        assert_eq!(names(p.evict.iter().map(|e| e.pod.clone())), ["web-1", "bare", "scratch"]);
+        assert_eq!(names(p.skipped.iter().map(|(p, _)| p.clone())), ["agent"]);
+        assert_eq!(p.skipped[0].1, SkipReason::DaemonSetIgnored);
+        let scratch = p.evict.iter().find(|e| e.pod.name == "scratch").unwrap();
+        assert_eq!(scratch.notes, [EvictNote::LocalStorageLost]);
+    }
+
+    #[test]
+    fn pod_selector_limits_the_drain_and_bad_selectors_are_errors() {
+        let options = DrainOptions { pod_selector: Some("app in (web, bare)".into()), ..Default::default() };
+        let p = preview(&inputs(), &options).unwrap();
+        assert_eq!(p.not_selected, 2);
+        assert_eq!(names(p.evict.iter().map(|e| e.pod.clone())), ["web-1"]);
+        assert_eq!(names(p.refused.iter().map(|r| r.pod.clone())), ["bare"]);
+        let bad = DrainOptions { pod_selector: Some("app in (web".into()), ..Default::default() };
+        assert!(preview(&inputs(), &bad).is_err());
+        assert!(!can_confirm(&preview(&inputs(), &bad), &bad, "n1", "n1"));
+    }
+
+    #[test]
+    fn confirming_needs_no_refusal_and_the_typed_name_for_destructive_options() {
+        let safe = DrainOptions { pod_selector: Some("app=web".into()), ..Default::default() };
+        assert!(can_confirm(&preview(&inputs(), &safe), &safe, "n1", ""), "nothing destructive: no typing");
+        let blocked = DrainOptions::default();
+        assert!(!can_confirm(&preview(&inputs(), &blocked), &blocked, "n1", "n1"));
+        let all =
+            DrainOptions { ignore_daemonsets: true, force: true, delete_emptydir_data: true, ..Default::default() };
+        assert_eq!(destructive_options(&all), ["force", "delete-emptydir-data"]);
+        assert!(!can_confirm(&preview(&inputs(), &all), &all, "n1", ""));
+        assert!(!can_confirm(&preview(&inputs(), &all), &all, "n1", "n2"));
+        assert!(can_confirm(&preview(&inputs(), &all), &all, "n1", " n1 "));
+        let disable =
+            DrainOptions { disable_eviction: true, pod_selector: Some("app=web".into()), ..Default::default() };
+        assert!(!can_confirm(&preview(&inputs(), &disable), &disable, "n1", ""), "disable-eviction bypasses PDBs");
+    }
+
+    #[test]
+    fn a_daemonset_not_looked_up_yet_refuses_rather_than_guessing() {
+        let mut i = inputs();
+        i.daemonsets.clear();
+        let options =
+            DrainOptions { ignore_daemonsets: true, force: true, delete_emptydir_data: true, ..Default::default() };
+        let p = preview(&i, &options).unwrap();
+        assert_eq!(names(p.refused.iter().map(|r| r.pod.clone())), ["agent"]);
+    }
+}

@@ -1,0 +1,119 @@
+// The page's live connection: when drainboard goes away the badge says so, and when it comes back on the same
+// port the page reconnects by itself (no reload) and resyncs, so a change made while it was down shows up.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { artifactsDir, kubectl, startDrainboard, useServerAndBrowser } from './support.mjs';
+
+const ctx = useServerAndBrowser();
+
+// The other tests cordon node-1 and fail node-3 and node-4; node-2 is only drained as a dry run, and the API test
+// checks that it is left schedulable, so it is uncordoned again below.
+const node = 'node-2';
+
+async function waitFor(what, timeoutMs, check) {
+  const start = Date.now();
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Board event streams open on the server at `url`. */
+async function viewers(url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(text.match(/^drainboard_board_viewers (\d+)$/m)[1]);
+}
+
+function unschedulable() {
+  return kubectl('get', 'node', node, '-o', 'jsonpath={.spec.unschedulable}').trim() === 'true';
+}
+
+test('the board reconnects by itself after a server restart and resyncs', { timeout: 180_000 }, async (t) => {
+  assert.ok(!unschedulable(), `${node} is schedulable before the test`);
+  const page = await ctx.browser.newPage({ viewport: { width: 1280, height: 720 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const badge = page.locator('[data-testid="connection-state"]');
+  const card = page.locator(`[data-testid="node-row"][data-node="${node}"]`);
+  const cordoned = card.locator('[data-testid="node-cordoned"]');
+  await page.goto(ctx.server.url);
+  await page.locator('[data-testid="nodes-page"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
+  await page.locator('[data-testid="connection-state"][data-state="live"]').waitFor({ timeout: 15_000 });
+  assert.equal(await badge.textContent(), 'Live');
+  assert.equal(await cordoned.count(), 0, `${node}'s card shows no cordon yet`);
+
+  // Every state the badge takes from here on, with the browser's time (the same clock as this process's), and a
+  // mark that a reload would wipe.
+  await page.evaluate(() => {
+    window.reconnectTest = { states: [] };
+    const el = document.querySelector('[data-testid="connection-state"]');
+    new MutationObserver(() => {
+      const last = window.reconnectTest.states.at(-1);
+      if (last?.state !== el.dataset.state) window.reconnectTest.states.push({ at: Date.now(), state: el.dataset.state });
+    }).observe(el, { attributes: true, attributeFilter: ['data-state'] });
+  });
+  const states = () => page.evaluate(() => window.reconnectTest?.states ?? null);
+
+  // SIGKILL, as a crash: drainboard's SIGTERM waits for open event streams to end, so it would wait for this page.
+  const addr = new URL(ctx.server.url).host;
+  await ctx.server.stop('SIGKILL');
+  const downAt = Date.now();
+  let cordonedByTest = false;
+  try {
+    await t.test('the badge says Reconnecting while the server is down', async () => {
+      await page.locator('[data-testid="connection-state"][data-state="reconnecting"]').waitFor({ timeout: 10_000 })
+        .catch(async (e) => {
+          throw new Error(`the badge still says ${await badge.getAttribute('data-state')} ${Date.now() - downAt} ms ` +
+            `after the server went down; states seen: ${JSON.stringify(await states())}`, { cause: e });
+        });
+      assert.match(await badge.textContent(), /^Reconnecting/);
+      assert.ok(await badge.isVisible(), 'the badge is visible');
+      await page.screenshot({ path: join(artifactsDir, 'reconnect-down.png') });
+    });
+
+    // A change the old server never saw and the page cannot have had from it.
+    kubectl('cordon', node);
+    cordonedByTest = true;
+    assert.ok(unschedulable(), `${node} is cordoned in the API`);
+    assert.equal(await cordoned.count(), 0, 'the page shows no cordon while the server is down');
+
+    ctx.server = await startDrainboard([], { addr });
+    const upAt = Date.now();
+    assert.equal(ctx.server.url, `http://${addr}`, 'the new server listens where the page connects');
+
+    await t.test('the badge is Live again, without a reload, on a stream from the new server', async () => {
+      await page.locator('[data-testid="connection-state"][data-state="live"]').waitFor({ timeout: 20_000 });
+      assert.equal(await badge.textContent(), 'Live');
+      const seen = await states();
+      assert.ok(seen, 'the page was not reloaded (its mark is still there)');
+      const streamAt = await waitFor('the page to open a board stream on the new server', 20_000, async () =>
+        (await viewers(ctx.server.url)) >= 1 && Date.now());
+      const reconnectingAt = seen.find((s) => s.state === 'reconnecting')?.at;
+      const liveAt = seen.findLast((s) => s.state === 'live')?.at;
+      console.log(`server down → reconnecting: ${reconnectingAt ? `${reconnectingAt - downAt} ms` : 'never shown'}; ` +
+        `server up → live: ${liveAt ? `${liveAt - upAt} ms` : 'never left live'}; ` +
+        `reconnecting → live: ${reconnectingAt && liveAt ? `${liveAt - reconnectingAt} ms` : 'n/a'}; ` +
+        `server up → stream open on it: ≤ ${streamAt - upAt} ms; server down for ${upAt - downAt} ms; ` +
+        `badge states: ${JSON.stringify(seen.map((s) => s.state))}`);
+      // Live only once the new server was there: never while nothing was serving.
+      assert.ok(seen.every((s) => s.state !== 'live' || s.at >= upAt), `live only after the restart: ${JSON.stringify(seen)}`);
+    });
+
+    await t.test(`the reconnect resynced: ${node}'s card shows the cordon`, async () => {
+      await cordoned.waitFor({ timeout: 20_000 });
+      assert.equal(await cordoned.textContent(), 'Cordoned');
+      assert.ok(await page.evaluate(() => window.reconnectTest !== undefined), 'still the same page, not a reload');
+      await page.screenshot({ path: join(artifactsDir, 'reconnect-resynced.png') });
+    });
+  } finally {
+    if (cordonedByTest) kubectl('uncordon', node);
+  }
+  // The live stream carries the uncordon too.
+  await cordoned.waitFor({ state: 'detached', timeout: 10_000 });
+  assert.ok(!unschedulable(), `${node} is schedulable again`);
+  assert.deepEqual(errors, [], 'no script errors');
+  await page.close();
+});
