@@ -108,8 +108,11 @@ mod tests {
 
     #[test]
     fn missing_permissions_are_named() {
-        let viewer =
-            Lacking { cordon: Some("patch nodes".into()), drain: Some("patch nodes, create pods/eviction".into()) };
+        let viewer = Lacking {
+            cordon: Some("patch nodes".into()),
+            drain: Some("patch nodes, create pods/eviction".into()),
+            delete_pods: Some("delete pods".into()),
+        };
         let a = card_actions(false, None, Some(&viewer));
         assert_eq!(a.cordon, Err(Unavailable::Missing("patch nodes".into())));
         assert_eq!(a.drain, Err(Unavailable::Missing("patch nodes, create pods/eviction".into())));

@@ -160,6 +160,22 @@ pub fn clock(d: SignedDuration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn elapsed_times() {
+        let cases = [
+            (-5_000, "0.0s"),
+            (0, "0.0s"),
+            (420, "0.4s"),
+            (9_990, "9.9s"),
+            (10_000, "10s"),
+            (185_000, "3m05s"),
+            (7_800_000, "2h10m"),
+        ];
+        for (ms, text) in cases {
+            assert_eq!(elapsed(SignedDuration::from_millis(ms)), text, "{ms} ms");
+        }
+    }
     use crate::node::PodEta;
 
     fn card(name: &str, ready: ReadyStatus, unschedulable: bool) -> NodeCard {
@@ -282,6 +298,19 @@ mod diff_tests {
             (1, "a", vec!["b".to_string()])
         );
         assert_eq!(sent.len(), 1);
+    }
+}
+
+/// How long something took, for drain progress: tenths under ten seconds ("0.4s", "7.2s"), then "45s", "3m05s",
+/// "2h10m". Negative durations (clock skew) read as zero.
+pub fn elapsed(d: SignedDuration) -> String {
+    let ms = d.as_millis().max(0);
+    let s = (ms / 1000) as i64;
+    match s {
+        0..10 => format!("{}.{}s", s, (ms % 1000) / 100),
+        10..60 => format!("{s}s"),
+        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
     }
 }
 

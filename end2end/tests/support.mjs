@@ -99,3 +99,98 @@ export function podOnNode(ns, name, node) {
   kubectl('run', name, '-n', ns, '--image=busybox:1.37', `--overrides={"apiVersion":"v1","spec":{"nodeName":"${node}"}}`);
   kubectl('wait', '-n', ns, '--for=condition=Ready', `pod/${name}`, '--timeout=60s');
 }
+
+/** Applies a Kubernetes object (given as JSON) with the pinned kubectl. */
+export function apply(object, namespace) {
+  const bin = join(requireEnv('DRAINBOARD_CLUSTER_BIN'), 'kubectl');
+  const args = ['--kubeconfig', requireEnv('KUBECONFIG'), 'apply', '-f', '-'];
+  if (namespace) args.push('-n', namespace);
+  execFileSync(bin, args, { input: JSON.stringify(object), encoding: 'utf8' });
+}
+
+/** Polls `check` every 100 ms until it returns something truthy; fails after `timeoutMs` naming `what`. */
+export async function waitFor(what, timeoutMs, check) {
+  const start = Date.now();
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const TEST_TAINT = 'drainboard.dev/test';
+
+/**
+ * A pool of fresh kwok nodes of its own (`ui-NAME` and `ui-NAME-spare`), tainted so that only the scenario's pods,
+ * pinned by node selector and toleration, land there, and a namespace `ui-NAME`. Replacements of drained pods land
+ * on the spare node. `cleanup()` removes both.
+ */
+export async function scenario(name) {
+  const pool = `ui-${name}`;
+  const ns = `ui-${name}`;
+  kubectl('delete', 'node', '-l', `drainboard.dev/pool=${pool}`, '--ignore-not-found', '--wait=true');
+  kubectl('delete', 'namespace', ns, '--ignore-not-found', '--wait=true');
+  for (const node of [pool, `${pool}-spare`]) {
+    apply({
+      apiVersion: 'v1', kind: 'Node',
+      metadata: { name: node, labels: {
+        'kwok.x-k8s.io/node': 'fake', 'kubernetes.io/hostname': node,
+        'topology.kubernetes.io/zone': 'zone-ui', 'drainboard.dev/pool': pool,
+      } },
+      spec: { taints: [{ key: TEST_TAINT, value: 'true', effect: 'NoSchedule' }] },
+      status: { allocatable: { cpu: '32', memory: '128Gi', pods: '250' }, capacity: { cpu: '32', memory: '128Gi', pods: '250' } },
+    });
+  }
+  kubectl('wait', '--for=condition=Ready', `node/${pool}`, `node/${pool}-spare`, '--timeout=60s');
+  // The spare starts cordoned, so that every pod starts on the node under test; it opens once a drain begins.
+  kubectl('cordon', `${pool}-spare`);
+  kubectl('create', 'namespace', ns);
+  await waitFor(`the default service account of ${ns}`, 30_000, () => {
+    try { kubectl('get', 'serviceaccount', 'default', '-n', ns); return true; } catch { return false; }
+  });
+  const spec = (extra = {}) => ({
+    nodeSelector: { 'drainboard.dev/pool': pool },
+    tolerations: [{ key: TEST_TAINT, operator: 'Exists', effect: 'NoSchedule' }],
+    containers: [{ name: 'c', image: 'nginx:1.27' }],
+    ...extra,
+  });
+  const s = {
+    node: pool, spare: `${pool}-spare`, ns,
+    deployment(app, replicas, extra = {}) {
+      apply({
+        apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: app },
+        spec: { replicas, selector: { matchLabels: { app } },
+          template: { metadata: { labels: { app } }, spec: spec(extra) } },
+      }, ns);
+    },
+    daemonset(app) {
+      apply({
+        apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: app },
+        spec: { selector: { matchLabels: { app } }, template: { metadata: { labels: { app } }, spec: spec() } },
+      }, ns);
+    },
+    pdb(name, app, minAvailable) {
+      apply({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name },
+        spec: { minAvailable, selector: { matchLabels: { app } } } }, ns);
+    },
+    /** Waits until `count` pods run on the node under test. */
+    async running(count) {
+      await waitFor(`${count} running pods on ${pool}`, 60_000, () => {
+        const out = kubectl('get', 'pods', '-n', ns, '--field-selector', `spec.nodeName=${pool},status.phase=Running`, '-o', 'name');
+        return out.split('\n').filter(Boolean).length === count;
+      });
+    },
+    /** Names (namespace/name) of the scenario's pods on the node under test. */
+    podsOnNode() {
+      const out = kubectl('get', 'pods', '-n', ns, '--field-selector', `spec.nodeName=${pool}`, '-o', 'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{"\\n"}{end}');
+      return out.split('\n').filter(Boolean).sort();
+    },
+    openSpare() { kubectl('uncordon', `${pool}-spare`); },
+    cleanup() {
+      try { kubectl('delete', 'node', '-l', `drainboard.dev/pool=${pool}`, '--wait=false'); } catch {}
+      try { kubectl('delete', 'namespace', ns, '--wait=false'); } catch {}
+    },
+  };
+  return s;
+}

@@ -23,6 +23,8 @@ pub struct Streams {
     pub settings: BoardSettings,
     /// Board streams open now.
     pub viewers: Arc<std::sync::atomic::AtomicI64>,
+    /// Cancelled when the server shuts down: every stream ends then.
+    pub shutdown: tokio_util::sync::CancellationToken,
 }
 
 /// `GET /api/board/events`: one `board` event with every card at once (so a reconnecting viewer resyncs), then
@@ -51,7 +53,7 @@ pub async fn board_events(
         let event = board.next().await?;
         Some((Ok(event), board))
     });
-    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+    Ok(Sse::new(stream.take_until(streams.shutdown.cancelled_owned())).keep_alive(KeepAlive::default()))
 }
 
 /// One viewer's board stream: what it has been sent, and what it waits on.
@@ -166,7 +168,7 @@ pub async fn preview_events(
             return Some((Ok(event), (cache, changes, source, Some(inputs))));
         }
     });
-    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+    Ok(Sse::new(stream.take_until(streams.shutdown.cancelled_owned())).keep_alive(KeepAlive::default()))
 }
 
 /// `GET /api/drains/{id}/events`: one `progress` event with the full snapshot now and after every change, until
@@ -188,5 +190,5 @@ pub async fn drain_events(
             std::future::ready(send)
         })
         .map(|progress| Ok(Event::default().event("progress").json_data(&progress).unwrap_or_default()));
-    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+    Ok(Sse::new(stream.take_until(streams.shutdown.cancelled_owned())).keep_alive(KeepAlive::default()))
 }

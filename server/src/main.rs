@@ -43,15 +43,37 @@ async fn run(args: cli::Args) -> Result<(), Error> {
         grace_seconds: args.node_monitor_grace_period.as_secs(),
         eviction_timeout_seconds: args.pod_eviction_timeout.as_secs(),
     };
-    let router = web::router(options, KubeAccess::single_user(connected), settings);
+    // Cancelled on Ctrl-C or SIGTERM: event streams end, so that the graceful shutdown does not wait for open tabs.
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let router = web::router(options, KubeAccess::single_user(connected), settings, shutdown.clone());
 
     let listener =
         tokio::net::TcpListener::bind(args.addr).await.map_err(|source| Error::Bind { addr: args.addr, source })?;
     let local = listener.local_addr().map_err(Error::Serve)?;
     // The one line on stdout: scripts and tests read the URL from it.
     println!("Drainboard is serving on http://{local}");
-    axum::serve(listener, router).with_graceful_shutdown(shutdown_signal()).await.map_err(Error::Serve)
+    tokio::spawn({
+        let shutdown = shutdown.clone();
+        async move {
+            shutdown_signal().await;
+            shutdown.cancel();
+        }
+    });
+    let serve = axum::serve(listener, router).with_graceful_shutdown(shutdown.clone().cancelled_owned());
+    tokio::select! {
+        served = serve => served.map_err(Error::Serve),
+        () = async {
+            shutdown.cancelled().await;
+            tokio::time::sleep(SHUTDOWN_LIMIT).await;
+        } => {
+            tracing::warn!("requests still open {} s after the shutdown signal; stopping anyway", SHUTDOWN_LIMIT.as_secs());
+            Ok(())
+        }
+    }
 }
+
+/// How long in-flight requests may take to finish after a shutdown signal.
+const SHUTDOWN_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Resolves on Ctrl-C or SIGTERM, so that in-flight requests finish before exit.
 async fn shutdown_signal() {

@@ -9,7 +9,12 @@ use tower_http::compression::CompressionLayer;
 
 use crate::events::{self, Streams};
 
-pub fn router(options: LeptosOptions, access: KubeAccess, settings: BoardSettings) -> Router {
+pub fn router(
+    options: LeptosOptions,
+    access: KubeAccess,
+    settings: BoardSettings,
+    shutdown: tokio_util::sync::CancellationToken,
+) -> Router {
     let routes = generate_route_list(App);
     let caches = ClusterCaches::default();
     // Single-user mode: the operator's cache starts with the server and lives as long, so the first page render
@@ -23,6 +28,7 @@ pub fn router(options: LeptosOptions, access: KubeAccess, settings: BoardSetting
         drains: DrainRegistry::default(),
         settings,
         viewers: Default::default(),
+        shutdown,
     };
     let context = {
         let s = streams.clone();

@@ -54,6 +54,22 @@ async fn drainboard_decides_as_kubectl_drain_does() {
         "metadata": {"name": "static-web", "labels": {"app": "static"}, "annotations": {"kubernetes.io/config.mirror": "abc"}},
         "spec": {"nodeName": s.node, "containers": [{"name": "c", "image": "nginx:1.27"}]}}));
     s.wait_running(7).await;
+    // The drain dialog's preview plans from the live cache; it must agree with kubectl too.
+    let caches = app::cluster_cache::ClusterCaches::with_linger(std::time::Duration::ZERO);
+    let cache = caches.for_identity(&s.identity, s.client.clone());
+    tokio::time::timeout(std::time::Duration::from_secs(30), cache.ready()).await.expect("the cache lists");
+    let mut source = app::drain::preview::PreviewSource::new(s.client.clone(), s.node.clone());
+    let started = std::time::Instant::now();
+    let inputs = loop {
+        let inputs = source.inputs(&cache).await;
+        if inputs.pods.len() == 7
+            && inputs.pods.iter().all(|p| p.phase == domain::pod::PodPhase::Running || p.name.starts_with("report"))
+        {
+            break inputs;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(30), "the cache holds the 7 pods: {inputs:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    };
 
     let cases: Vec<(&[&str], DrainOptions)> = vec![
         (&[], DrainOptions::default()),
@@ -77,7 +93,7 @@ async fn drainboard_decides_as_kubectl_drain_does() {
     ];
     for (flags, options) in cases {
         let (k_evicted, k_refused, output) = kubectl_dry_run(&s.node, flags);
-        let ours = s.drain(DrainOptions { dry_run: DryRun::Server, ..options }).await;
+        let ours = s.drain(DrainOptions { dry_run: DryRun::Server, ..options.clone() }).await;
         let plan = ours.plan.as_ref().expect("a plan");
         let key = |p: &domain::drain::PodPlan| format!("{}/{}", p.namespace, p.name);
         let refused: BTreeSet<String> = plan.refused().map(key).collect();
@@ -89,7 +105,18 @@ async fn drainboard_decides_as_kubectl_drain_does() {
         let want = if plan.is_blocked() { DrainState::Refused } else { DrainState::DryRunAccepted };
         assert_eq!(ours.state, want, "{flags:?}");
         assert!(plan.pods.iter().all(|p| p.name != "static-web" || matches!(p.decision, Decision::Skip(_))));
-        eprintln!("{flags:?}: {} evicted, {} refused, same as kubectl", evicted.len(), refused.len());
+        let preview = domain::preview::preview(&inputs, &options).expect("a readable selector");
+        let name = |p: &domain::preview::PreviewPod| format!("{}/{}", p.namespace, p.name);
+        let preview_refused: BTreeSet<String> = preview.refused.iter().map(|r| name(&r.pod)).collect();
+        let preview_evicted: BTreeSet<String> =
+            if preview.is_blocked() { BTreeSet::new() } else { preview.evict.iter().map(|e| name(&e.pod)).collect() };
+        assert_eq!(preview_refused, k_refused, "preview refused with {flags:?}\nkubectl {output}");
+        assert_eq!(preview_evicted, k_evicted, "preview evicted with {flags:?}\nkubectl {output}");
+        eprintln!(
+            "{flags:?}: {} evicted, {} refused, same as kubectl, in the drain and in the preview",
+            evicted.len(),
+            refused.len()
+        );
     }
     assert!(!s.unschedulable().await, "server dry runs leave the node schedulable");
 }

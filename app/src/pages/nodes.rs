@@ -10,6 +10,7 @@ use domain::{
 use jiff::Timestamp;
 use leptos::prelude::*;
 
+use super::actions::{Actions, CardActions, CardDrain, DialogHost, DrainsByNode};
 use crate::{api::board_snapshot, strings};
 
 /// How many cards one page shows; a cluster of thousands of nodes is paged, not rendered at once.
@@ -29,6 +30,8 @@ pub enum Connection {
 #[derive(Clone, Copy)]
 struct LiveBoard {
     board: RwSignal<Option<Board>>,
+    /// Every drain of the cluster, by node, as the board stream sends them.
+    drains: RwSignal<DrainsByNode>,
     now: RwSignal<Timestamp>,
     connection: RwSignal<Connection>,
     hydrated: RwSignal<bool>,
@@ -39,6 +42,7 @@ impl LiveBoard {
     fn new() -> Self {
         let live = LiveBoard {
             board: RwSignal::new(None),
+            drains: RwSignal::new(Default::default()),
             now: RwSignal::new(Timestamp::now()),
             connection: RwSignal::new(Connection::Connecting),
             hydrated: RwSignal::new(false),
@@ -53,9 +57,18 @@ impl LiveBoard {
                 }
             });
             #[cfg(feature = "hydrate")]
-            stream::follow(live.board, live.connection);
+            stream::follow(live.board, live.drains, live.connection);
         });
         live
+    }
+
+    /// The server's clock now, ticking every second.
+    fn server_now(&self) -> Signal<Timestamp> {
+        let (board, now) = (self.board, self.now);
+        Signal::derive(move || {
+            let offset = board.with(|b| b.as_ref().map(|b| b.clock_offset).unwrap_or_default());
+            now.get() + offset
+        })
     }
 
     /// The cards to show: the live board once it has arrived, the server's snapshot before.
@@ -71,49 +84,51 @@ impl LiveBoard {
 #[cfg(feature = "hydrate")]
 mod stream {
     use super::*;
-    use futures_util::StreamExt;
-    use gloo_net::eventsource::{State, futures::EventSource};
+    use crate::pages::dom::{self, Listening};
 
-    /// Follows `/api/board/events`, reconnecting for ever. The browser retries a dropped stream by itself; when it
-    /// gives up (the stream is closed), a new one is opened after a pause. Every connection starts with a full
-    /// snapshot, so a reconnect resyncs.
-    pub fn follow(board: RwSignal<Option<Board>>, connection: RwSignal<Connection>) {
-        leptos::task::spawn_local(async move {
-            loop {
-                if let Ok(mut source) = EventSource::new("/api/board/events")
-                    && let Ok(mut events) = source.subscribe("board")
-                {
-                    while let Some(event) = events.next().await {
-                        match event {
-                            Ok((_, message)) => {
-                                let Some(text) = message.data().as_string() else { continue };
-                                let Ok(update) = serde_json::from_str::<BoardUpdate>(&text) else { continue };
-                                board.update(|b| b.get_or_insert_with(Board::default).apply(update, Timestamp::now()));
-                                connection.set(Connection::Live);
-                            }
-                            Err(_) => {
-                                connection.set(Connection::Reconnecting);
-                                if source.state() == State::Closed {
-                                    break;
-                                }
-                            }
-                        }
-                    }
-                    source.close();
-                }
-                connection.set(Connection::Reconnecting);
-                gloo_timers_sleep(2_000).await;
-            }
+    /// How long to wait before opening a new stream once the browser has given up on one.
+    const RETRY: std::time::Duration = std::time::Duration::from_secs(2);
+
+    /// Follows `/api/board/events` for as long as the page lives, reconnecting for ever. Every error shows
+    /// Reconnecting at once, while the browser retries by itself; when it gives up (the stream is closed), a new
+    /// one is opened after a pause. Every connection starts with a full board, so a reconnect resyncs.
+    pub fn follow(board: RwSignal<Option<Board>>, drains: RwSignal<DrainsByNode>, connection: RwSignal<Connection>) {
+        let holder = StoredValue::new_local(None::<Listening>);
+        open(holder, board, drains, connection);
+        on_cleanup(move || {
+            let _ = holder.try_update_value(|h| h.take());
         });
     }
 
-    async fn gloo_timers_sleep(ms: i32) {
-        let promise = js_sys::Promise::new(&mut |resolve, _| {
-            let _ = web_sys::window()
-                .expect("a window")
-                .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
-        });
-        let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    fn open(
+        holder: StoredValue<Option<Listening>, LocalStorage>,
+        board: RwSignal<Option<Board>>,
+        drains: RwSignal<DrainsByNode>,
+        connection: RwSignal<Connection>,
+    ) {
+        let listening = dom::listen(
+            "/api/board/events",
+            &["board", "drains"],
+            move |kind, text| {
+                if kind == "drains" {
+                    if let Ok(list) = serde_json::from_str::<Vec<domain::progress::DrainSummary>>(&text) {
+                        drains.set(list.into_iter().map(|d| (d.node.clone(), d)).collect());
+                    }
+                    return;
+                }
+                let Ok(update) = serde_json::from_str::<BoardUpdate>(&text) else { return };
+                board.update(|b| b.get_or_insert_with(Board::default).apply(update, Timestamp::now()));
+                connection.set(Connection::Live);
+            },
+            move |closed| {
+                connection.set(Connection::Reconnecting);
+                if closed {
+                    set_timeout(move || open(holder, board, drains, connection), RETRY);
+                }
+            },
+        );
+        // If the page is gone, the new stream is dropped with the closure, which closes it.
+        let _ = holder.try_update_value(|h| *h = listening);
     }
 }
 
@@ -127,6 +142,8 @@ pub fn NodesPage() -> impl IntoView {
     let (label, set_label) = signal(String::new());
     let (status, set_status) = signal(StatusFilter::All);
     let page = RwSignal::new(0usize);
+    let actions = Actions::new();
+    provide_context(actions);
 
     view! {
         <section class="nodes-page" data-testid="nodes-page" data-hydrated=move || live.hydrated.get().to_string()>
@@ -178,12 +195,24 @@ pub fn NodesPage() -> impl IntoView {
                 </select>
                 <ConnectionBadge connection=live.connection />
             </div>
+            <p
+                class=move || match actions.notice.get() {
+                    Some((false, _)) => "notice error",
+                    _ => "notice",
+                }
+                role="status"
+                aria-live="polite"
+                data-testid="notice"
+            >
+                {move || actions.notice.get().map(|(_, text)| text)}
+            </p>
+            <DialogHost server_now=live.server_now() />
             <Suspense fallback=move || view! { <p data-testid="nodes-loading">{s.loading_nodes}</p> }>
                 {move || Suspend::new(async move {
                     match snapshot.await {
                         Ok(snap) => {
                             let current = Memo::new(move |_| live.current(&snap));
-                            view! { <Cards current now=live.now name label status page /> }.into_any()
+                            view! { <Cards current now=live.now drains=live.drains name label status page /> }.into_any()
                         }
                         Err(err) => view! {
                             <p class="error" role="alert" data-testid="nodes-error">
@@ -214,7 +243,7 @@ pub fn WallPage() -> impl IntoView {
                         let (name, _) = signal(String::new());
                         let (label, _) = signal(String::new());
                         let (status, _) = signal(StatusFilter::All);
-                        view! { <Cards current now=live.now name label status page=RwSignal::new(0) /> }
+                        view! { <Cards current now=live.now drains=live.drains name label status page=RwSignal::new(0) /> }
                     })
                 })}
             </Suspense>
@@ -248,6 +277,7 @@ fn ConnectionBadge(connection: RwSignal<Connection>) -> impl IntoView {
 fn Cards(
     current: Memo<Board>,
     now: RwSignal<Timestamp>,
+    drains: RwSignal<DrainsByNode>,
     name: ReadSignal<String>,
     label: ReadSignal<String>,
     status: ReadSignal<StatusFilter>,
@@ -284,7 +314,7 @@ fn Cards(
         <Show when=move || shown.with(|v| !v.is_empty()) fallback=move || view! { <p>{s.no_nodes_match}</p> }>
             <div class="node-list" data-testid="node-list">
                 <For each=on_page key=|c| c.name.clone() let(card)>
-                    <CardView name=card.name.clone() current now />
+                    <CardView name=card.name.clone() current now drains />
                 </For>
             </div>
         </Show>
@@ -300,12 +330,21 @@ fn Cards(
 
 /// One card, following its node in the live board by name.
 #[component]
-fn CardView(name: String, current: Memo<Board>, now: RwSignal<Timestamp>) -> impl IntoView {
+fn CardView(
+    name: String,
+    current: Memo<Board>,
+    now: RwSignal<Timestamp>,
+    drains: RwSignal<DrainsByNode>,
+) -> impl IntoView {
     let s = strings::current();
     let b = strings::board();
     let card = {
         let name = name.clone();
         Memo::new(move |_| current.with(|board| board.cards.get(&name).cloned()).unwrap_or_default())
+    };
+    let drain = {
+        let name = name.clone();
+        Signal::derive(move || drains.with(|d| d.get(&name).cloned()))
     };
     let server_now = move || current.with(|board| board.server_now(now.get()));
     let settings = move || current.with(|board| board.settings);
@@ -368,6 +407,8 @@ fn CardView(name: String, current: Memo<Board>, now: RwSignal<Timestamp>) -> imp
                 })}
                 " · " {move || age(card.with(|c| c.created)).unwrap_or_default()}
             </p>
+            <CardDrain card drain />
+            <CardActions card drain />
             {move || node_countdown().map(|text| view! { <p class="countdown" data-testid="node-countdown">{text}</p> })}
             {move || pod_countdown().map(|text| view! { <p class="countdown" data-testid="pod-countdown">{text}</p> })}
             <p class="heartbeats">

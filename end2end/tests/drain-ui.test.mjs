@@ -1,0 +1,252 @@
+// Click-to-drain in the browser, against the local control plane: the dialog's live preview, the options and the
+// confirm rule, per-pod progress with budget blocks explained, cancel, re-attaching, and what a second viewer sees.
+// Each test has a pool of fresh kwok nodes of its own. Screenshots go to end2end/artifacts/.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { artifactsDir, kubectl, scenario, useServerAndBrowser, waitFor } from './support.mjs';
+
+const ctx = useServerAndBrowser();
+const cleanups = [];
+after(() => cleanups.forEach((c) => c()));
+
+async function setUp(name) {
+  const s = await scenario(name);
+  cleanups.push(() => s.cleanup());
+  return s;
+}
+
+async function openBoard(browser, url, { colorScheme = 'light', path = '/' } = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, colorScheme });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(url + path);
+  await page.locator('[data-testid="nodes-page"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
+  await page.locator('[data-testid="connection-state"][data-state="live"]').waitFor({ timeout: 30_000 });
+  return { context, page, errors };
+}
+
+/** The card of `node`, found through the name filter so that paging never hides it. */
+async function card(page, node) {
+  await page.fill('[data-testid="node-filter"]', node);
+  const c = page.locator(`[data-testid="node-row"][data-node="${node}"]`);
+  await c.waitFor({ timeout: 15_000 });
+  return c;
+}
+
+async function groupPods(dialog, group) {
+  const items = dialog.locator(`[data-testid="group-${group}"] [data-testid="preview-pod"]`);
+  return (await items.evaluateAll((els) => els.map((e) => e.dataset.pod))).sort();
+}
+
+function unschedulable(node) {
+  return kubectl('get', 'node', node, '-o', 'jsonpath={.spec.unschedulable}').trim() === 'true';
+}
+
+test('happy path: the preview lists each group, the drain completes, and uncordon makes the node schedulable', { timeout: 240_000 }, async () => {
+  const s = await setUp('happy');
+  s.deployment('web', 2);
+  s.daemonset('agent');
+  await s.running(3);
+  const pods = s.podsOnNode();
+  const web = pods.filter((p) => p.includes('/web-'));
+  const agent = pods.filter((p) => p.includes('/agent-'));
+  assert.equal(web.length, 2);
+  assert.equal(agent.length, 1);
+
+  const { context, page, errors } = await openBoard(ctx.browser, ctx.server.url);
+  const c = await card(page, s.node);
+  await c.locator('[data-testid="action-drain"]:not([disabled])').click();
+  const dialog = page.locator('[data-testid="drain-dialog"]');
+  await dialog.locator('[data-testid="group-evict"]').waitFor({ timeout: 15_000 });
+
+  // Defaults: the DaemonSet pod is refused, and confirming is impossible.
+  assert.deepEqual(await groupPods(dialog, 'evict'), web);
+  assert.deepEqual(await groupPods(dialog, 'refused'), agent);
+  assert.deepEqual(await groupPods(dialog, 'skipped'), []);
+  assert.match(await dialog.locator('[data-testid="refused-needs"]').textContent(), /Ignore DaemonSet pods/);
+  assert.ok(await dialog.locator('[data-testid="confirm-drain"]').isDisabled(), 'a refused pod keeps confirm disabled');
+
+  // One toggle moves the DaemonSet pod to skipped at once, with no round trip to wait for.
+  await dialog.locator('[data-testid="opt-ignore-daemonsets"]').check();
+  assert.deepEqual(await groupPods(dialog, 'skipped'), agent);
+  assert.deepEqual(await groupPods(dialog, 'refused'), []);
+  const confirm = dialog.locator('[data-testid="confirm-drain"]');
+  assert.equal(await confirm.textContent(), `Drain ${s.node}: evict 2 pods`);
+  assert.ok(await confirm.isEnabled(), 'nothing refused and nothing destructive: confirm is enabled');
+  assert.equal(await dialog.locator('[data-testid="type-node-name"]').count(), 0, 'no typing without a destructive option');
+
+  // The dialog fits a 1280×720 screen.
+  const box = await dialog.boundingBox();
+  assert.ok(box.x >= 0 && box.x + box.width <= 1280 && box.y >= 0 && box.y + box.height <= 720, `dialog within the viewport: ${JSON.stringify(box)}`);
+  await page.screenshot({ path: join(artifactsDir, 'drain-dialog.png') });
+
+  await dialog.locator('[data-testid="drain-reason"]').fill('kernel update');
+  await confirm.click();
+  const panel = page.locator('[data-testid="progress-panel"]');
+  await panel.locator('[data-testid="progress-state"][data-state="Drained"]').waitFor({ timeout: 60_000 });
+  assert.equal(await panel.locator('[data-testid="progress-state"]').textContent(), 'Drained: safe to reboot or return');
+  assert.equal(await panel.locator('[data-testid="progress-count"]').textContent(), '2 of 2 pods gone');
+  assert.equal(await panel.locator('[data-testid="progress-reason"]').textContent(), 'kernel update');
+  assert.equal(await page.locator('#progress-panel-title').textContent(), `Drain of ${s.node}`);
+  const rows = await panel.locator('[data-testid="progress-pod"]').evaluateAll((els) => els.map((e) => [e.dataset.pod, e.dataset.state]));
+  assert.deepEqual(rows.map(([p]) => p).sort(), web);
+  assert.ok(rows.every(([, state]) => state === 'gone'), `every pod gone: ${JSON.stringify(rows)}`);
+  assert.match(page.url(), /[?&]drain=/, 'the URL names the drain, so a reload re-attaches');
+  await page.screenshot({ path: join(artifactsDir, 'progress-panel-drained.png') });
+  // What the panel says is what the cluster shows.
+  assert.deepEqual(s.podsOnNode(), agent, 'only the DaemonSet pod is left on the node');
+  assert.ok(unschedulable(s.node));
+
+  // Uncordon is offered after the drain, with the note about returned nodes, behind its own confirmation.
+  assert.match(await panel.textContent(), /A node being returned needs no uncordon/);
+  await panel.locator('[data-testid="progress-uncordon"]').click();
+  const confirmUncordon = page.locator('[data-testid="cordon-dialog"] [data-testid="dialog-confirm"]');
+  await confirmUncordon.click();
+  await page.locator('[data-testid="notice"]', { hasText: `${s.node} is schedulable again` }).waitFor({ timeout: 15_000 });
+  await waitFor('the card to drop its cordoned badge', 15_000, async () => (await c.locator('[data-testid="node-cordoned"]').count()) === 0);
+  assert.ok(!unschedulable(s.node), 'the API server agrees');
+  // The card keeps the story: who drained it, and how it ended.
+  assert.match(await c.locator('[data-testid="card-drain-text"]').textContent(), /Last drain by .+: Drained/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the seed\'s refusal case: emptyDir data needs the option and the typed node name', { timeout: 240_000 }, async () => {
+  const s = await setUp('refusal');
+  s.deployment('cache', 1, { volumes: [{ name: 'scratch', emptyDir: {} }], containers: [{ name: 'c', image: 'redis:7', volumeMounts: [{ name: 'scratch', mountPath: '/data' }] }] });
+  await s.running(1);
+  const [cachePod] = s.podsOnNode();
+
+  const { context, page, errors } = await openBoard(ctx.browser, ctx.server.url);
+  const c = await card(page, s.node);
+  await c.locator('[data-testid="action-drain"]:not([disabled])').click();
+  const dialog = page.locator('[data-testid="drain-dialog"]');
+  await dialog.locator('[data-testid="group-refused"]').waitFor({ timeout: 15_000 });
+  assert.deepEqual(await groupPods(dialog, 'refused'), [cachePod]);
+  assert.match(await dialog.locator('[data-testid="group-refused"]').textContent(), /emptyDir data that would be lost.*needs Delete emptyDir data/);
+  const confirm = dialog.locator('[data-testid="confirm-drain"]');
+  assert.ok(await confirm.isDisabled());
+
+  await dialog.locator('[data-testid="opt-delete-emptydir-data"]').check();
+  assert.deepEqual(await groupPods(dialog, 'evict'), [cachePod]);
+  assert.match(await dialog.locator('[data-testid="group-evict"]').textContent(), /its emptyDir data is lost/);
+  assert.ok(await confirm.isDisabled(), 'a destructive option needs the node name typed');
+  assert.match(await dialog.locator('[data-testid="type-name-prompt"]').textContent(), new RegExp(`Type ${s.node} to confirm: delete-emptydir-data`));
+  await dialog.locator('[data-testid="type-node-name"]').fill(`${s.node}-typo`);
+  assert.ok(await confirm.isDisabled(), 'a wrong name keeps confirm disabled');
+  await dialog.locator('[data-testid="type-node-name"]').fill(s.node);
+  assert.ok(await confirm.isEnabled());
+  await page.screenshot({ path: join(artifactsDir, 'drain-dialog-emptydir.png') });
+  await confirm.click();
+  const panel = page.locator('[data-testid="progress-panel"]');
+  await panel.locator('[data-testid="progress-state"][data-state="Drained"]').waitFor({ timeout: 60_000 });
+  assert.deepEqual(s.podsOnNode(), [], 'the emptyDir pod is gone from the node');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a PDB block is explained, and the drain completes once the Deployment is scaled up', { timeout: 240_000 }, async () => {
+  const s = await setUp('pdb');
+  s.deployment('web', 2);
+  s.pdb('web-pdb', 'web', 2);
+  await s.running(2);
+  await waitFor('web-pdb to count 2 healthy', 30_000, () =>
+    kubectl('get', 'pdb', 'web-pdb', '-n', s.ns, '-o', 'jsonpath={.status.currentHealthy}').trim() === '2');
+
+  const { context, page, errors } = await openBoard(ctx.browser, ctx.server.url, { colorScheme: 'dark' });
+  const c = await card(page, s.node);
+  await c.locator('[data-testid="action-drain"]:not([disabled])').click();
+  const dialog = page.locator('[data-testid="drain-dialog"]');
+  await dialog.locator('[data-testid="pdb-will-wait"]').waitFor({ timeout: 15_000 });
+  assert.match(await dialog.locator('[data-testid="preview-pdb"]').first().textContent(), /PDB web-pdb: allows 0 disruptions/);
+  // Dark mode follows the system setting.
+  const background = await dialog.evaluate((e) => getComputedStyle(e).backgroundColor);
+  assert.equal(background, 'rgb(22, 27, 34)', 'the dialog uses the dark palette');
+  await page.screenshot({ path: join(artifactsDir, 'drain-dialog-dark.png') });
+  s.openSpare();
+  await dialog.locator('[data-testid="confirm-drain"]').click();
+
+  const panel = page.locator('[data-testid="progress-panel"]');
+  const blocked = panel.locator('[data-testid="progress-pod"][data-state="blocked"]').first();
+  await blocked.waitFor({ timeout: 30_000 });
+  assert.match(await blocked.textContent(), /waiting: PDB web-pdb allows 0 disruptions; needs 2 healthy, has 2/);
+  await page.screenshot({ path: join(artifactsDir, 'progress-panel-blocked.png') });
+  // Everyone's card says why the drain waits.
+  assert.match(await c.locator('[data-testid="card-drain-blocked"]').textContent(), /PDB web-pdb allows 0 disruptions/);
+
+  kubectl('scale', 'deployment', 'web', '-n', s.ns, '--replicas=3');
+  await panel.locator('[data-testid="progress-state"][data-state="Drained"]').waitFor({ timeout: 90_000 });
+  assert.deepEqual(s.podsOnNode(), []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('sessions: another viewer sees the drain, a reopened page re-attaches, and cancel stops it', { timeout: 240_000 }, async () => {
+  const s = await setUp('session');
+  s.deployment('web', 2);
+  s.pdb('web-pdb', 'web', 2);
+  await s.running(2);
+  await waitFor('web-pdb to count 2 healthy', 30_000, () =>
+    kubectl('get', 'pdb', 'web-pdb', '-n', s.ns, '-o', 'jsonpath={.status.currentHealthy}').trim() === '2');
+
+  // A second person watches the board before the drain starts.
+  const other = await openBoard(ctx.browser, ctx.server.url);
+  const otherCard = await card(other.page, s.node);
+
+  const first = await openBoard(ctx.browser, ctx.server.url);
+  const c = await card(first.page, s.node);
+  // The whole flow from the keyboard: focus Drain, Enter, options by keyboard, Escape closes.
+  await c.locator('[data-testid="action-drain"]:not([disabled])').focus();
+  await first.page.keyboard.press('Enter');
+  const dialog = first.page.locator('[data-testid="drain-dialog"]');
+  await dialog.locator('[data-testid="group-evict"]').waitFor({ timeout: 15_000 });
+  const focusInside = () => first.page.evaluate(() => !!document.activeElement?.closest('[role="dialog"]'));
+  assert.ok(await focusInside(), 'focus moves into the dialog');
+  for (let i = 0; i < 25; i++) {
+    await first.page.keyboard.press('Tab');
+    assert.ok(await focusInside(), `focus stays in the dialog after ${i + 1} Tabs`);
+  }
+  await first.page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached', timeout: 5_000 });
+  assert.equal(await first.page.evaluate(() => document.activeElement?.dataset.testid), 'action-drain', 'focus returns to the Drain button');
+  await first.page.keyboard.press('Enter');
+  await dialog.locator('[data-testid="group-evict"]').waitFor({ timeout: 15_000 });
+  await dialog.locator('[data-testid="drain-reason"]').fill('hand back the machine');
+  await dialog.locator('[data-testid="confirm-drain"]').focus();
+  await first.page.keyboard.press('Enter');
+  const panel = first.page.locator('[data-testid="progress-panel"]');
+  await panel.locator('[data-testid="progress-pod"][data-state="blocked"]').first().waitFor({ timeout: 30_000 });
+  const url = first.page.url();
+  assert.match(url, /[?&]drain=/);
+
+  // The other viewer's card shows the drain, who started it and why, and opens the same progress.
+  await otherCard.locator('[data-testid="card-drain"][data-state="Evicting"]').waitFor({ timeout: 15_000 });
+  assert.match(await otherCard.locator('[data-testid="card-drain-text"]').textContent(), /Draining, started by .+: 0\/2/);
+  assert.match(await otherCard.locator('[data-testid="card-drain"]').textContent(), /hand back the machine/);
+  assert.ok(await otherCard.locator('[data-testid="action-uncordon"]').isDisabled(), 'no uncordon while a drain runs');
+  assert.equal(await otherCard.locator('[data-testid="action-uncordon"]').getAttribute('data-reason'), 'A drain is running: wait for it or cancel it');
+  await otherCard.screenshot({ path: join(artifactsDir, 'card-draining.png') });
+  await otherCard.locator('[data-testid="action-progress"]').click();
+  await other.page.locator('[data-testid="progress-panel"] [data-testid="progress-pod"][data-state="blocked"]').first().waitFor({ timeout: 15_000 });
+
+  // Closing the page does not stop the drain; opening its URL again re-attaches.
+  await first.context.close();
+  const again = await openBoard(ctx.browser, url, { path: '' });
+  const panelAgain = again.page.locator('[data-testid="progress-panel"]');
+  await panelAgain.locator('[data-testid="progress-state"][data-state="Evicting"]').waitFor({ timeout: 15_000 });
+  assert.match(await panelAgain.locator('[data-testid="progress-reason"]').textContent(), /hand back the machine/);
+
+  // Cancel: the drain stops, says what is left, and the node stays cordoned.
+  await panelAgain.locator('[data-testid="cancel-drain"]').click();
+  await panelAgain.locator('[data-testid="progress-state"][data-state="Cancelled"]').waitFor({ timeout: 15_000 });
+  assert.equal(await panelAgain.locator('[data-testid="progress-state"]').textContent(), 'Cancelled with 2 pods still on the node; the node stays cordoned');
+  assert.equal(s.podsOnNode().length, 2, 'both pods are still there');
+  assert.ok(unschedulable(s.node));
+  // And the other viewer sees the same ending.
+  await other.page.locator('[data-testid="progress-panel"] [data-testid="progress-state"][data-state="Cancelled"]').waitFor({ timeout: 15_000 });
+  assert.deepEqual([...other.errors, ...again.errors], []);
+  await again.context.close();
+  await other.context.close();
+});
