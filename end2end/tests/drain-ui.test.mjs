@@ -250,3 +250,58 @@ test('sessions: another viewer sees the drain, a reopened page re-attaches, and 
   await again.context.close();
   await other.context.close();
 });
+
+test('cordon from the card, then the dialog\'s pod selector and server dry run change nothing', { timeout: 240_000 }, async () => {
+  const s = await setUp('dry');
+  s.deployment('web', 1);
+  s.deployment('api', 1);
+  await s.running(2);
+  const { context, page, errors } = await openBoard(ctx.browser, ctx.server.url);
+  const c = await card(page, s.node);
+
+  // Cordon asks first; Cancel changes nothing.
+  await c.locator('[data-testid="action-cordon"]').click();
+  const cordonDialog = page.locator('[data-testid="cordon-dialog"]');
+  assert.match(await cordonDialog.textContent(), /No new pods will be scheduled on this node/);
+  await cordonDialog.locator('[data-testid="dialog-cancel"]').click();
+  await cordonDialog.waitFor({ state: 'detached' });
+  assert.ok(!unschedulable(s.node), 'cancelled: still schedulable');
+  await c.locator('[data-testid="action-cordon"]').click();
+  await cordonDialog.locator('[data-testid="dialog-confirm"]').click();
+  await page.locator('[data-testid="notice"]', { hasText: `${s.node} is now cordoned` }).waitFor({ timeout: 15_000 });
+  assert.ok(unschedulable(s.node), 'the API server agrees');
+  await c.locator('[data-testid="node-cordoned"]').waitFor({ timeout: 15_000 });
+  assert.equal(await c.locator('[data-testid="action-cordon"]').getAttribute('data-reason'), 'Already cordoned');
+  assert.ok(await c.locator('[data-testid="action-uncordon"]').isEnabled());
+
+  // The pod selector narrows the preview at once; a selector that does not parse says so and blocks confirm.
+  await c.locator('[data-testid="action-drain"]').click();
+  const dialog = page.locator('[data-testid="drain-dialog"]');
+  await dialog.locator('[data-testid="group-evict"]').waitFor({ timeout: 15_000 });
+  assert.equal((await groupPods(dialog, 'evict')).length, 2);
+  await dialog.locator('[data-testid="opt-pod-selector"]').fill('app=web');
+  const webOnly = await groupPods(dialog, 'evict');
+  assert.equal(webOnly.length, 1);
+  assert.match(webOnly[0], /\/web-/);
+  assert.match(await dialog.textContent(), /1 pods left out by the pod selector/);
+  assert.equal(await dialog.locator('[data-testid="confirm-drain"]').textContent(), `Drain ${s.node}: evict 1 pod`);
+  await dialog.locator('[data-testid="opt-pod-selector"]').fill('app in (web');
+  await dialog.locator('[data-testid="selector-error"]').waitFor();
+  assert.ok(await dialog.locator('[data-testid="confirm-drain"]').isDisabled());
+  await dialog.locator('[data-testid="opt-timeout"]').fill('soon');
+  assert.equal(await dialog.locator('[data-testid="options-error"]').textContent(), 'Enter a whole number of seconds, or leave it empty.');
+  await dialog.locator('[data-testid="opt-timeout"]').fill('');
+  await dialog.locator('[data-testid="opt-pod-selector"]').fill('');
+
+  // A server dry run: the API server accepts both evictions and nothing changes.
+  await dialog.locator('[data-testid="server-dry-run"]').click();
+  const panel = page.locator('[data-testid="progress-panel"]');
+  await panel.locator('[data-testid="progress-state"][data-state="DryRunAccepted"]').waitFor({ timeout: 30_000 });
+  assert.equal(await page.locator('#progress-panel-title').textContent(), `Server dry run of ${s.node}`);
+  const states = await panel.locator('[data-testid="progress-pod"]').evaluateAll((els) => els.map((e) => e.dataset.state));
+  assert.deepEqual(states, ['dry-run-accepted', 'dry-run-accepted']);
+  assert.equal(await panel.locator('[data-testid="progress-uncordon"]').count(), 0, 'a dry run offers no uncordon');
+  assert.equal(s.podsOnNode().length, 2, 'the dry run evicted nothing');
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -2,7 +2,7 @@
 // port, and kubectl against the local control plane. The test command (../../test-all) sets the environment.
 import { spawn, execFileSync } from 'node:child_process';
 import { before, after } from 'node:test';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -27,11 +27,12 @@ export function kubectl(...args) {
 /**
  * Starts the cargo-leptos-built server, on a free port unless `addr` names one (`host:port`, e.g. to restart a
  * server where its pages are still connected); resolves with its URL and a stop function. `stop()` sends SIGTERM
- * and waits for the exit; `stop('SIGKILL')` ends it at once, like a crash.
+ * and waits for the exit; `stop('SIGKILL')` ends it at once, like a crash. `kubeconfig` defaults to the test
+ * cluster's admin.
  */
-export async function startDrainboard(extraArgs = [], { addr = '127.0.0.1:0' } = {}) {
+export async function startDrainboard(extraArgs = [], { addr = '127.0.0.1:0', kubeconfig = requireEnv('KUBECONFIG') } = {}) {
   const bin = requireEnv('DRAINBOARD_BIN');
-  const child = spawn(bin, ['--addr', addr, '--kubeconfig', requireEnv('KUBECONFIG'), ...extraArgs], {
+  const child = spawn(bin, ['--addr', addr, '--kubeconfig', kubeconfig, ...extraArgs], {
     cwd: repoRoot,
     env: { ...process.env, LEPTOS_SITE_ROOT: requireEnv('LEPTOS_SITE_ROOT') },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -193,4 +194,45 @@ export async function scenario(name) {
     },
   };
   return s;
+}
+
+/**
+ * A kubeconfig for a new user `name` of the local cluster, with a client certificate from the cluster's CA and
+ * a ClusterRole of exactly `rules`. Returns the kubeconfig's path.
+ */
+export function userKubeconfig(name, rules) {
+  const dir = requireEnv('DRAINBOARD_CLUSTER_DIR');
+  const pki = join(dir, 'pki');
+  const key = join(pki, `${name}.key`);
+  const csr = join(pki, `${name}.csr`);
+  const crt = join(pki, `${name}.crt`);
+  execFileSync('openssl', ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', `/CN=${name}`,
+    '-keyout', key, '-out', csr], { stdio: 'ignore' });
+  // A v3 certificate (the TLS stack refuses v1): client auth only.
+  const ext = join(pki, `${name}.ext`);
+  writeFileSync(ext, 'extendedKeyUsage=clientAuth\nkeyUsage=digitalSignature,keyEncipherment\n');
+  execFileSync('openssl', ['x509', '-req', '-in', csr, '-CA', join(pki, 'ca.crt'), '-CAkey', join(pki, 'ca.key'),
+    '-CAcreateserial', '-days', '1', '-extfile', ext, '-out', crt], { stdio: 'ignore' });
+  apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `test-${name}` }, rules });
+  apply({
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: `test-${name}` },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `test-${name}` },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name }],
+  });
+  const server = kubectl('config', 'view', '--minify', '-o', 'jsonpath={.clusters[0].cluster.server}').trim();
+  const path = join(dir, `${name}.kubeconfig`);
+  writeFileSync(path, `apiVersion: v1
+kind: Config
+clusters:
+- name: local
+  cluster: {server: "${server}", certificate-authority: "${join(pki, 'ca.crt')}"}
+users:
+- name: ${name}
+  user: {client-certificate: "${crt}", client-key: "${key}"}
+contexts:
+- name: ${name}
+  context: {cluster: local, user: ${name}}
+current-context: ${name}
+`);
+  return path;
 }
