@@ -15,7 +15,7 @@ pub mod strings;
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
 use leptos_router::{
-    StaticSegment,
+    ParamSegment, StaticSegment,
     components::{Route, Router, Routes},
 };
 
@@ -57,6 +57,7 @@ pub fn App() -> impl IntoView {
                 <Routes fallback=move || view! { <p data-testid="not-found">{s.page_not_found}</p> }>
                     <Route path=StaticSegment("") view=pages::nodes::NodesPage />
                     <Route path=StaticSegment("wall") view=pages::nodes::WallPage />
+                    <Route path=(StaticSegment("nodes"), ParamSegment("name")) view=pages::nodes::NodeDetailPage />
                 </Routes>
             </main>
         </Router>

@@ -331,3 +331,38 @@ pub const ACTIONS_EN: ActionStrings = ActionStrings {
 pub fn actions() -> &'static ActionStrings {
     &ACTIONS_EN
 }
+
+/// Strings of the node detail page.
+pub struct DetailStrings {
+    pub back: &'static str,
+    pub pods_title: &'static str,
+    pub pod: &'static str,
+    pub owner: &'static str,
+    pub phase: &'static str,
+    pub default_drain: &'static str,
+    pub no_controller: &'static str,
+    pub would_evict: &'static str,
+    pub would_skip: &'static str,
+    pub would_refuse: &'static str,
+    /// "No node named {name}".
+    pub no_such_node: fn(name: &str) -> String,
+}
+
+pub const DETAIL_EN: DetailStrings = DetailStrings {
+    back: "← All nodes",
+    pods_title: "Pods on this node",
+    pod: "Pod",
+    owner: "Owner",
+    phase: "Phase",
+    default_drain: "A drain with default options",
+    no_controller: "none",
+    would_evict: "evicts it",
+    would_skip: "skips it",
+    would_refuse: "refuses it",
+    no_such_node: |name| format!("No node named {name} in this cluster."),
+};
+
+/// The detail page strings for the current user.
+pub fn detail() -> &'static DetailStrings {
+    &DETAIL_EN
+}

@@ -231,6 +231,18 @@ test('sessions: another viewer sees the drain, a reopened page re-attaches, and 
   await otherCard.locator('[data-testid="action-progress"]').click();
   await other.page.locator('[data-testid="progress-panel"] [data-testid="progress-pod"][data-state="blocked"]').first().waitFor({ timeout: 15_000 });
 
+  // The wall screen shows it too, and its layout fits a large display without sideways scrolling.
+  const wall = await other.context.newPage();
+  await wall.setViewportSize({ width: 1920, height: 1080 });
+  await wall.goto(`${ctx.server.url}/wall`);
+  const wallCard = wall.locator(`[data-testid="node-row"][data-node="${s.node}"]`);
+  await wallCard.locator('[data-testid="card-drain"][data-state="Evicting"]').waitFor({ timeout: 30_000 });
+  assert.equal(await wallCard.locator('[data-testid="action-drain"]').count(), 0, 'the wall has no controls');
+  assert.ok(await wall.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no sideways scrolling on the wall');
+  assert.ok(await other.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'none on the board at 1280×720');
+  await wall.screenshot({ path: join(artifactsDir, 'wall-draining.png') });
+  await wall.close();
+
   // Closing the page does not stop the drain; opening its URL again re-attaches.
   await first.context.close();
   const again = await openBoard(ctx.browser, url, { path: '' });
@@ -274,16 +286,26 @@ test('cordon from the card, then the dialog\'s pod selector and server dry run c
   assert.equal(await c.locator('[data-testid="action-cordon"]').getAttribute('data-reason'), 'Already cordoned');
   assert.ok(await c.locator('[data-testid="action-uncordon"]').isEnabled());
 
-  // The pod selector narrows the preview at once; a selector that does not parse says so and blocks confirm.
+  // The preview follows the cluster while the dialog is open: a pod deleted elsewhere leaves it (its replacement
+  // cannot land on the cordoned node).
   await c.locator('[data-testid="action-drain"]').click();
   const dialog = page.locator('[data-testid="drain-dialog"]');
   await dialog.locator('[data-testid="group-evict"]').waitFor({ timeout: 15_000 });
-  assert.equal((await groupPods(dialog, 'evict')).length, 2);
+  const before = await groupPods(dialog, 'evict');
+  assert.equal(before.length, 2);
+  const apiPod = before.find((p) => p.includes('/api-'));
+  kubectl('delete', 'pod', '-n', s.ns, apiPod.split('/')[1], '--wait=false');
+  await waitFor(`${apiPod} to leave the open preview`, 15_000, async () => (await groupPods(dialog, 'evict')).length === 1);
+  assert.deepEqual(await groupPods(dialog, 'evict'), before.filter((p) => p !== apiPod));
+
+  // The pod selector narrows the preview at once; a selector that does not parse says so and blocks confirm.
+  await dialog.locator('[data-testid="opt-pod-selector"]').fill('app=api');
+  assert.deepEqual(await groupPods(dialog, 'evict'), []);
+  assert.match(await dialog.textContent(), /1 pods left out by the pod selector/);
   await dialog.locator('[data-testid="opt-pod-selector"]').fill('app=web');
   const webOnly = await groupPods(dialog, 'evict');
   assert.equal(webOnly.length, 1);
   assert.match(webOnly[0], /\/web-/);
-  assert.match(await dialog.textContent(), /1 pods left out by the pod selector/);
   assert.equal(await dialog.locator('[data-testid="confirm-drain"]').textContent(), `Drain ${s.node}: evict 1 pod`);
   await dialog.locator('[data-testid="opt-pod-selector"]').fill('app in (web');
   await dialog.locator('[data-testid="selector-error"]').waitFor();
@@ -299,9 +321,35 @@ test('cordon from the card, then the dialog\'s pod selector and server dry run c
   await panel.locator('[data-testid="progress-state"][data-state="DryRunAccepted"]').waitFor({ timeout: 30_000 });
   assert.equal(await page.locator('#progress-panel-title').textContent(), `Server dry run of ${s.node}`);
   const states = await panel.locator('[data-testid="progress-pod"]').evaluateAll((els) => els.map((e) => e.dataset.state));
-  assert.deepEqual(states, ['dry-run-accepted', 'dry-run-accepted']);
+  assert.deepEqual(states, ['dry-run-accepted'], 'the one pod left on the node');
   assert.equal(await panel.locator('[data-testid="progress-uncordon"]').count(), 0, 'a dry run offers no uncordon');
-  assert.equal(s.podsOnNode().length, 2, 'the dry run evicted nothing');
+  assert.deepEqual(s.podsOnNode(), webOnly, 'the dry run evicted nothing');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the node detail page: the card with its actions, and every pod with what a default drain would do', { timeout: 120_000 }, async () => {
+  const { context, page, errors } = await openBoard(ctx.browser, ctx.server.url);
+  const c = await card(page, 'node-2');
+  await c.locator('[data-testid="node-name"] a').click();
+  await page.waitForURL(/\/nodes\/node-2$/);
+  await page.locator('[data-testid="node-detail"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
+  const detailCard = page.locator('[data-testid="node-row"][data-node="node-2"]');
+  assert.ok(await detailCard.locator('[data-testid="action-drain"]').isVisible(), 'the actions are on the detail page too');
+  await page.locator('[data-testid="node-pod"]').first().waitFor({ timeout: 15_000 });
+  const rows = await page.locator('[data-testid="node-pod"]').evaluateAll((els) =>
+    els.map((e) => [e.dataset.pod, e.querySelector('td:last-child').textContent]));
+  const expected = kubectl('get', 'pods', '-A', '--field-selector', 'spec.nodeName=node-2',
+    '-o', 'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{"\\n"}{end}').split('\n').filter(Boolean).sort();
+  assert.deepEqual(rows.map(([p]) => p).sort(), expected, 'every pod on the node, as the API server lists them');
+  const verdict = Object.fromEntries(rows);
+  assert.equal(verdict['default/debug-shell'], 'refuses it', 'a bare pod is refused by default');
+  const exporter = Object.keys(verdict).find((p) => p.startsWith('monitoring/node-exporter-'));
+  assert.equal(verdict[exporter], 'refuses it', 'a DaemonSet pod is refused by default');
+  await page.screenshot({ path: join(artifactsDir, 'node-detail.png'), fullPage: true });
+
+  await page.goto(`${ctx.server.url}/nodes/no-such-node`);
+  await page.locator('[data-testid="node-missing"]').waitFor({ timeout: 15_000 });
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -227,6 +227,115 @@ pub fn NodesPage() -> impl IntoView {
     }
 }
 
+/// One node: its card with the actions, and every pod on it with its owner, phase, and what a drain with the
+/// default options would do with it. Linked from each card's name.
+#[component]
+pub fn NodeDetailPage() -> impl IntoView {
+    let s = strings::current();
+    let d = strings::detail();
+    let params = leptos_router::hooks::use_params_map();
+    let name = move || params.with(|p| p.get("name").unwrap_or_default());
+    let snapshot = Resource::new(|| (), |_| board_snapshot());
+    let live = LiveBoard::new();
+    let actions = Actions::new();
+    provide_context(actions);
+    let inputs = RwSignal::new(None::<domain::preview::PreviewInputs>);
+    #[cfg(feature = "hydrate")]
+    {
+        let source = crate::pages::dom::listen(
+            &format!("/api/nodes/{}/preview/events", name()),
+            &["preview"],
+            move |_, data| {
+                if let Ok(i) = serde_json::from_str(&data) {
+                    inputs.set(Some(i));
+                }
+            },
+            |_| {},
+        );
+        on_cleanup(move || drop(source));
+    }
+    view! {
+        <section class="node-detail" data-testid="node-detail" data-hydrated=move || live.hydrated.get().to_string()>
+            <nav class="toolbar">
+                <a href="/" data-testid="back-to-board">{d.back}</a>
+                <ConnectionBadge connection=live.connection />
+            </nav>
+            <p
+                class=move || match actions.notice.get() {
+                    Some((false, _)) => "notice error",
+                    _ => "notice",
+                }
+                role="status"
+                aria-live="polite"
+                data-testid="notice"
+            >
+                {move || actions.notice.get().map(|(_, text)| text)}
+            </p>
+            <DialogHost server_now=live.server_now() />
+            <Suspense fallback=move || view! { <p>{s.loading_nodes}</p> }>
+                {move || Suspend::new(async move {
+                    match snapshot.await {
+                        Ok(snap) => {
+                            let current = Memo::new(move |_| live.current(&snap));
+                            let exists = move || current.with(|b| b.cards.contains_key(&name()));
+                            view! {
+                                <Show
+                                    when=exists
+                                    fallback=move || view! {
+                                        <p class="error" data-testid="node-missing">{(d.no_such_node)(&name())}</p>
+                                    }
+                                >
+                                    <div class="detail-card">
+                                        <CardView name=name() current now=live.now drains=live.drains />
+                                    </div>
+                                </Show>
+                            }
+                            .into_any()
+                        }
+                        Err(err) => view! {
+                            <p class="error" role="alert">{s.nodes_error_prefix} " " {err.to_string()}</p>
+                        }
+                        .into_any(),
+                    }
+                })}
+            </Suspense>
+            <h2>{d.pods_title}</h2>
+            {move || inputs.with(|i| i.as_ref().map(|i| {
+                let plan = domain::preview::preview(i, &Default::default()).unwrap_or_default();
+                let verdict = |ns: &str, pod: &str| -> &'static str {
+                    let is = |p: &domain::preview::PreviewPod| p.namespace == ns && p.name == pod;
+                    if plan.evict.iter().any(|e| is(&e.pod)) {
+                        d.would_evict
+                    } else if plan.skipped.iter().any(|(p, _)| is(p)) {
+                        d.would_skip
+                    } else if plan.refused.iter().any(|r| is(&r.pod)) {
+                        d.would_refuse
+                    } else {
+                        ""
+                    }
+                };
+                view! {
+                    <table class="pod-table" data-testid="node-pods">
+                        <thead>
+                            <tr><th>{d.pod}</th><th>{d.owner}</th><th>{d.phase}</th><th>{d.default_drain}</th></tr>
+                        </thead>
+                        <tbody>
+                            {i.pods.iter().map(|p| view! {
+                                <tr data-testid="node-pod" data-pod=p.key()>
+                                    <td><code>{p.key()}</code></td>
+                                    <td>{p.controller.as_ref().map_or_else(|| d.no_controller.to_string(), |c| format!("{}/{}", c.kind, c.name))}</td>
+                                    <td>{format!("{:?}", p.phase)}</td>
+                                    <td>{verdict(&p.namespace, &p.name)}</td>
+                                </tr>
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                }
+            }))}
+        </section>
+    }
+}
+
 /// The wall screen: large type, problems first, no controls; for a shared display.
 #[component]
 pub fn WallPage() -> impl IntoView {
@@ -391,7 +500,9 @@ fn CardView(
             data-ready=move || card.with(|c| c.ready.label())
         >
             <header>
-                <h2 class="node-name" data-testid="node-name">{move || card.with(|c| c.name.clone())}</h2>
+                <h2 class="node-name" data-testid="node-name">
+                    <a href=format!("/nodes/{name}")>{move || card.with(|c| c.name.clone())}</a>
+                </h2>
                 <span class=ready_class data-testid="node-ready">{move || card.with(|c| c.ready.label())}</span>
                 {move || card.with(|c| c.unschedulable).then(|| view! {
                     <span class="badge warn" data-testid="node-cordoned">{s.cordoned}</span>
