@@ -98,6 +98,9 @@ test('happy path: the preview lists each group, the drain completes, and uncordo
   // What the panel says is what the cluster shows.
   assert.deepEqual(s.podsOnNode(), agent, 'only the DaemonSet pod is left on the node');
   assert.ok(unschedulable(s.node));
+  const record = JSON.parse(kubectl('get', 'node', s.node, '-o', 'jsonpath={.metadata.annotations.drainboard\\.dev/drain}'));
+  assert.equal(record.reason, 'kernel update', 'the reason is kept with the record on the node');
+  assert.equal(record.state, 'Drained');
 
   // Uncordon is offered after the drain, with the note about returned nodes, behind its own confirmation.
   assert.match(await panel.textContent(), /A node being returned needs no uncordon/);
@@ -350,6 +353,31 @@ test('the node detail page: the card with its actions, and every pod with what a
 
   await page.goto(`${ctx.server.url}/nodes/no-such-node`);
   await page.locator('[data-testid="node-missing"]').waitFor({ timeout: 15_000 });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a drain interrupted by a server stop shows on the card and resumes from there', { timeout: 120_000 }, async () => {
+  const s = await setUp('resume');
+  s.deployment('web', 1);
+  await s.running(1);
+  kubectl('cordon', s.node);
+  // What a server that stopped mid-drain leaves behind: a record that says Evicting, with no drain running.
+  const record = {
+    id: 'gone-server-drain', startedBy: 'alice', startedAt: new Date(Date.now() - 60_000).toISOString(),
+    reason: 'rack move', options: { ignore_daemonsets: true }, state: 'Evicting', podsLeft: 1, finishedAt: null,
+  };
+  kubectl('annotate', 'node', s.node, `drainboard.dev/drain=${JSON.stringify(record)}`, '--overwrite');
+
+  const { context, page, errors } = await openBoard(ctx.browser, ctx.server.url);
+  const c = await card(page, s.node);
+  await c.locator('[data-testid="card-drain"][data-state="Interrupted"]').waitFor({ timeout: 15_000 });
+  assert.match(await c.locator('[data-testid="card-drain-text"]').textContent(), /Last drain by alice: Interrupted/);
+  await c.locator('[data-testid="action-resume"]').click();
+  const panel = page.locator('[data-testid="progress-panel"]');
+  await panel.locator('[data-testid="progress-state"][data-state="Drained"]').waitFor({ timeout: 60_000 });
+  assert.equal(await panel.locator('[data-testid="progress-reason"]').textContent(), 'rack move', 'resumed with the recorded reason');
+  assert.deepEqual(s.podsOnNode(), []);
   assert.deepEqual(errors, []);
   await context.close();
 });
