@@ -109,6 +109,10 @@ pub struct ClusterCache {
     /// PodDisruptionBudgets, for the drain dialog's live preview of which evictions will wait.
     pdbs: Store<PodDisruptionBudget>,
     version: watch::Receiver<u64>,
+    /// True once every store has listed its resource. The stores' own readiness wakes only the last task that
+    /// waited on it (kube-runtime 5 keeps one waker per store), so only the cards task waits there, and everyone
+    /// else waits here.
+    ready: watch::Receiver<bool>,
     cards: watch::Receiver<Arc<Vec<NodeCard>>>,
     tasks: Vec<JoinHandle<()>>,
 }
@@ -139,10 +143,12 @@ impl ClusterCache {
         ];
         watches_started.fetch_add(tasks.len() as u64, Ordering::Relaxed);
         let (cards_tx, cards) = watch::channel(Arc::new(Vec::new()));
+        let (ready_tx, ready) = watch::channel(false);
         let (n, p, l, b, mut changes) = (nodes.clone(), pods.clone(), leases.clone(), pdbs.clone(), version.clone());
         tasks.push(runtime.spawn(async move {
             let _ =
                 tokio::join!(n.wait_until_ready(), p.wait_until_ready(), l.wait_until_ready(), b.wait_until_ready());
+            ready_tx.send_replace(true);
             loop {
                 cards_tx.send_replace(Arc::new(compute_cards(&n, &p, &l)));
                 if changes.changed().await.is_err() {
@@ -152,7 +158,7 @@ impl ClusterCache {
                 changes.mark_unchanged();
             }
         }));
-        ClusterCache { nodes, pods, leases, pdbs, version, cards, tasks }
+        ClusterCache { nodes, pods, leases, pdbs, version, ready, cards, tasks }
     }
 
     /// The cards, recomputed after changes (at most every 100 ms) and shared by every viewer. Empty until the
@@ -161,14 +167,9 @@ impl ClusterCache {
         self.cards.clone()
     }
 
-    /// Waits until each watch has listed its resource once.
+    /// Waits until each watch has listed its resource once. Any number of callers may wait at once.
     pub async fn ready(&self) {
-        let _ = tokio::join!(
-            self.nodes.wait_until_ready(),
-            self.pods.wait_until_ready(),
-            self.leases.wait_until_ready(),
-            self.pdbs.wait_until_ready()
-        );
+        let _ = self.ready.clone().wait_for(|ready| *ready).await;
     }
 
     /// A counter that moves on every change to any of the cached objects.

@@ -55,7 +55,7 @@ mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 
 # measure_server LABEL: one fresh server; prints "LABEL load_s rss_kb hwm_kb board_bytes cards"
 measure_server() {
-  local out=$work/server.out err=$work/server.err url="" started=$SECONDS
+  local out=$work/server.out err=$work/server.err url=""
   nice -n 10 "$DRAINBOARD_BIN" --addr 127.0.0.1:0 --kubeconfig "$KUBECONFIG" --node-monitor-grace-period 300s \
     >"$out" 2>"$err" &
   server_pid=$!
@@ -64,12 +64,14 @@ measure_server() {
   done
   [ -n "$url" ] || { log "server did not start"; cat "$err" >&2; exit 1; }
   local t0; t0=$(date +%s.%N)
-  # The board waits up to 30 s for the caches to list; under load a large cluster takes longer, so ask again.
-  until [ "$(curl -sS -o "$work/board.json" -w '%{http_code}' -X POST --max-time 120 "$url/api/board")" = 200 ]; do
-    [ $((SECONDS - started)) -lt 600 ] || { log "board not ready after 600 s"; exit 1; }
-    log "  board not ready yet: $(head -c 200 "$work/board.json")"
-  done
+  # Ready = the event stream's first board, which comes once the cache has listed everything and computed the
+  # cards. Not by polling `POST /api/board` meanwhile: a request that waits for the first list while the cache's
+  # own card task waits too takes that task's wake-up, and the live board then never starts (see BENCHMARKS.md).
+  timeout 600 curl -sN "$url/api/board/events" | grep -m1 -q '^event: board' ||
+    { log "no board event within 600 s"; exit 1; }
   local load; load=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  [ "$(curl -sS -o "$work/board.json" -w '%{http_code}' -X POST --max-time 120 "$url/api/board")" = 200 ] ||
+    { log "POST /api/board: $(head -c 300 "$work/board.json")"; exit 1; }
   curl -fsS "$url/metrics" | grep -q '^drainboard_watches_started_total 3$' ||
     { log "unexpected /metrics:"; curl -sS "$url/metrics" >&2; exit 1; }
   sleep 5

@@ -17,8 +17,8 @@ pub fn router(
 ) -> Router {
     let routes = generate_route_list(App);
     let caches = ClusterCaches::default();
-    // Single-user mode: the operator's cache starts with the server and lives as long, so the first page render
-    // finds it ready and every stream shares it.
+    // Single-user mode: the operator's cache starts with the server and lives as long, so that even the first page
+    // finds it listed and every stream shares it.
     let operator = access.identity_for_request();
     let operator_cache = access.client_for(&operator).ok().map(|client| caches.for_identity(&operator, client));
     let streams = Streams {

@@ -78,3 +78,27 @@ async fn one_cache_per_identity_follows_the_cluster() {
     let _again = caches.for_identity(&connected.identity, connected.client.clone());
     assert_eq!(caches.watches_started(), 8);
 }
+
+/// Several requests may wait for a new cache at once (a page render and its event stream, say). Each store's own
+/// readiness wakes only the last waiter, so a cache whose readiness others also waited on used to leave its card
+/// computation waiting for ever: the board stream then sent nothing.
+#[tokio::test]
+async fn concurrent_waiters_do_not_starve_the_cards() {
+    let connected = connect().await;
+    let caches = ClusterCaches::with_linger(Duration::ZERO);
+    let cache = caches.for_identity(&connected.identity, connected.client.clone());
+    let waiters: Vec<_> = (0..5)
+        .map(|_| {
+            let cache = cache.clone();
+            tokio::spawn(async move { tokio::time::timeout(Duration::from_secs(30), cache.ready()).await.is_ok() })
+        })
+        .collect();
+    for waiter in waiters {
+        assert!(waiter.await.unwrap(), "every waiter sees the cache ready within 30 s");
+    }
+    let mut cards = cache.live_cards();
+    tokio::time::timeout(Duration::from_secs(10), cards.wait_for(|c| !c.is_empty()))
+        .await
+        .expect("the cards are computed once the cache is ready, whoever else waited")
+        .unwrap();
+}
