@@ -4,7 +4,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { artifactsDir, kubectl, scenario, useServerAndBrowser, waitFor } from './support.mjs';
+import { artifactsDir, harness, kubectl, scenario, useServerAndBrowser, waitFor } from './support.mjs';
 
 const ctx = useServerAndBrowser();
 const cleanups = [];
@@ -378,6 +378,32 @@ test('a drain interrupted by a server stop shows on the card and resumes from th
   await panel.locator('[data-testid="progress-state"][data-state="Drained"]').waitFor({ timeout: 60_000 });
   assert.equal(await panel.locator('[data-testid="progress-reason"]').textContent(), 'rack move', 'resumed with the recorded reason');
   assert.deepEqual(s.podsOnNode(), []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a node that is down: the drain stops waiting for pods that cannot finish deleting, and says so', { timeout: 120_000 }, async () => {
+  const s = await setUp('down');
+  s.deployment('web', 1);
+  await s.running(1);
+  const [pod] = s.podsOnNode();
+  // Nothing acts for the node any more: an evicted pod keeps its deletion timestamp and stays.
+  harness('unreachable', s.node);
+  const { context, page, errors } = await openBoard(ctx.browser, ctx.server.url);
+  const c = await card(page, s.node);
+  await c.locator('[data-testid="action-drain"]').click();
+  const dialog = page.locator('[data-testid="drain-dialog"]');
+  await dialog.locator('[data-testid="group-evict"]').waitFor({ timeout: 15_000 });
+  await dialog.locator('[data-testid="opt-grace-period"]').fill('1');
+  await dialog.locator('[data-testid="opt-skip-wait"]').fill('2');
+  await dialog.locator('[data-testid="confirm-drain"]').click();
+  const panel = page.locator('[data-testid="progress-panel"]');
+  await panel.locator('[data-testid="progress-state"][data-state^="DrainedExceptTerminating"]').waitFor({ timeout: 60_000 });
+  assert.equal(await panel.locator('[data-testid="progress-state"]').textContent(),
+    'Drained except 1 pods still terminating: they were no longer waited for and are still on the node');
+  assert.equal(await panel.locator(`[data-testid="progress-pod"][data-pod="${pod}"]`).getAttribute('data-state'), 'no-longer-waited');
+  assert.deepEqual(s.podsOnNode(), [pod], 'the pod is really still there, deleting');
+  assert.notEqual(kubectl('get', 'pod', '-n', s.ns, pod.split('/')[1], '-o', 'jsonpath={.metadata.deletionTimestamp}').trim(), '');
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -438,6 +438,7 @@ fn DrainDialog(node: String) -> impl IntoView {
     let disable_eviction = RwSignal::new(false);
     let grace = RwSignal::new(String::new());
     let timeout = RwSignal::new(String::new());
+    let skip_wait = RwSignal::new(String::new());
     let selector = RwSignal::new(String::new());
     let reason = RwSignal::new(String::new());
     let typed = RwSignal::new(String::new());
@@ -452,6 +453,7 @@ fn DrainDialog(node: String) -> impl IntoView {
             disable_eviction: disable_eviction.get(),
             grace_period_seconds: seconds(&grace.get()).map_err(|_| a.bad_number)?,
             timeout_seconds: seconds(&timeout.get()).map_err(|_| a.bad_number)?,
+            skip_wait_for_delete_timeout_seconds: seconds(&skip_wait.get()).map_err(|_| a.bad_number)?,
             pod_selector: Some(selector.get().trim().to_string()).filter(|s| !s.is_empty()),
             ..Default::default()
         })
@@ -553,6 +555,7 @@ fn DrainDialog(node: String) -> impl IntoView {
                     {toggle(a.opt_disable_eviction, a.opt_disable_eviction_help, "opt-disable-eviction", disable_eviction)}
                     {field(a.grace_period, a.grace_period_help, "opt-grace-period", grace)}
                     {field(a.timeout, a.timeout_help, "opt-timeout", timeout)}
+                    {field(a.skip_wait, a.skip_wait_help, "opt-skip-wait", skip_wait)}
                     {field(a.pod_selector, a.pod_selector_help, "opt-pod-selector", selector)}
                     <label class="field">
                         <span>{a.reason}</span>
@@ -586,6 +589,13 @@ fn DrainDialog(node: String) -> impl IntoView {
             {move || planned.with(|p| matches!(p, Some(Ok(p)) if p.is_blocked())).then(|| view! {
                 <p class="hint" data-testid="blocked-hint">{a.blocked_hint}</p>
             })}
+            {move || {
+                let wants_delete = options.with(|o| o.as_ref().is_ok_and(|o| o.disable_eviction));
+                let missing = actions.lacking.with(|l| l.as_ref().and_then(|l| l.delete_pods.clone()));
+                missing.filter(|_| wants_delete).map(|m| view! {
+                    <p class="hint" data-testid="delete-permission-hint">{(a.missing_permission)(&m)}</p>
+                })
+            }}
             {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="dialog-error">{e}</p> })}
             <div class="modal-buttons">
                 <button type="button" data-testid="dialog-cancel" on:click=move |_| close.run(())>{a.cancel}</button>
