@@ -51,10 +51,11 @@ pub fn card_actions(unschedulable: bool, drain: Option<&DrainSummary>, lacking: 
     let cordon_permission = permission(lacking.and_then(|l| l.cordon.as_ref()));
     CardActions {
         cordon: if unschedulable { Err(Unavailable::AlreadyCordoned) } else { cordon_permission.clone() },
-        uncordon: if !unschedulable {
-            Err(Unavailable::NotCordoned)
-        } else if running {
+        // A running drain says more than the cordon, which it may not have written yet.
+        uncordon: if running {
             Err(Unavailable::DrainRunning)
+        } else if !unschedulable {
+            Err(Unavailable::NotCordoned)
         } else {
             cordon_permission
         },
@@ -102,6 +103,8 @@ mod tests {
         let a = card_actions(true, Some(&drain(DrainState::Evicting)), Some(&all));
         assert_eq!(a.uncordon, Err(Unavailable::DrainRunning));
         assert_eq!(a.drain, Err(Unavailable::DrainRunning));
+        let a = card_actions(false, Some(&drain(DrainState::Cordoning)), Some(&all));
+        assert_eq!(a.uncordon, Err(Unavailable::DrainRunning), "before its cordon shows, the drain is the reason");
         let a = card_actions(true, Some(&drain(DrainState::Drained)), Some(&all));
         assert_eq!((a.uncordon, a.drain), (Ok(()), Ok(())), "a finished drain blocks nothing");
     }

@@ -67,9 +67,14 @@ measure_server() {
   # Ready = the event stream's first board, which comes once the cache has listed everything and computed the
   # cards. Not by polling `POST /api/board` meanwhile: a request that waits for the first list while the cache's
   # own card task waits too takes that task's wake-up, and the live board then never starts (see BENCHMARKS.md).
-  timeout 600 curl -sN "$url/api/board/events" | grep -m1 -q '^event: board' ||
-    { log "no board event within 600 s"; exit 1; }
-  local load; load=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  # The time is taken when the event line arrives; curl itself ends only at its next write (a keep-alive comment
+  # comes every 15 s), of SIGPIPE, hence the `|| true`.
+  rm -f "$work/ready_at"
+  (timeout 600 curl -sN "$url/api/board/events" || true) | while IFS= read -r line; do
+    if [[ $line == "event: board"* ]]; then date +%s.%N >"$work/ready_at"; break; fi
+  done
+  [ -s "$work/ready_at" ] || { log "no board event within 600 s"; exit 1; }
+  local load; load=$(awk -v a="$t0" -v b="$(cat "$work/ready_at")" 'BEGIN { printf "%.1f", b - a }')
   [ "$(curl -sS -o "$work/board.json" -w '%{http_code}' -X POST --max-time 120 "$url/api/board")" = 200 ] ||
     { log "POST /api/board: $(head -c 300 "$work/board.json")"; exit 1; }
   curl -fsS "$url/metrics" | grep -q '^drainboard_watches_started_total 3$' ||

@@ -63,10 +63,12 @@ async function startServer() {
   // takes that task's wake-up, and the live board then never starts (see BENCHMARKS.md).
   const events = await fetch(`${url}/api/board/events`);
   const reader = events.body.getReader();
-  for (let text = ''; !/^event: board/m.test(text);) {
+  for (let tail = '', seen = false; !seen;) {
     const { value, done } = await reader.read();
     if (done) throw new Error('the board event stream ended before its first board');
-    text = (text + Buffer.from(value).toString()).slice(-100);
+    const text = tail + Buffer.from(value).toString();
+    seen = /^event: board/m.test(text);
+    tail = text.slice(-20);
   }
   await reader.cancel();
   const res = await fetch(`${url}/api/board`, { method: 'POST' });
@@ -103,7 +105,8 @@ async function round(browser, url, total) {
   await cdp.send('Performance.enable');
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(m.text()); });
+  page.on('response', (r) => { if (r.status() >= 400) errors.push(`${r.status()} ${new URL(r.url()).pathname}`); });
   const expected = `Showing ${total} of ${total} nodes`;
   await page.goto(url, { waitUntil: 'commit', timeout: 300_000 });
   await page.locator('[data-testid="nodes-page"][data-hydrated="true"]').waitFor({ timeout: 300_000 });

@@ -338,7 +338,7 @@ test('the node detail page: the card with its actions, and every pod with what a
   await page.waitForURL(/\/nodes\/node-2$/);
   await page.locator('[data-testid="node-detail"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
   const detailCard = page.locator('[data-testid="node-row"][data-node="node-2"]');
-  assert.ok(await detailCard.locator('[data-testid="action-drain"]').isVisible(), 'the actions are on the detail page too');
+  await detailCard.locator('[data-testid="action-drain"]').waitFor({ timeout: 15_000 }); // the actions are here too
   await page.locator('[data-testid="node-pod"]').first().waitFor({ timeout: 15_000 });
   const rows = await page.locator('[data-testid="node-pod"]').evaluateAll((els) =>
     els.map((e) => [e.dataset.pod, e.querySelector('td:last-child').textContent]));

@@ -123,15 +123,14 @@ export async function waitFor(what, timeoutMs, check) {
 const TEST_TAINT = 'drainboard.dev/test';
 
 /**
- * A pool of fresh kwok nodes of its own (`ui-NAME` and `ui-NAME-spare`), tainted so that only the scenario's pods,
- * pinned by node selector and toleration, land there, and a namespace `ui-NAME`. Replacements of drained pods land
+ * A pool of fresh kwok nodes of its own (`ui-NAME-xxxx` and `ui-NAME-xxxx-spare`), tainted so that only the scenario's pods,
+ * pinned by node selector and toleration, land there, and a namespace of the same name. Replacements of drained pods land
  * on the spare node. `cleanup()` removes both.
  */
 export async function scenario(name) {
-  const pool = `ui-${name}`;
-  const ns = `ui-${name}`;
-  kubectl('delete', 'node', '-l', `drainboard.dev/pool=${pool}`, '--ignore-not-found', '--wait=true');
-  kubectl('delete', 'namespace', ns, '--ignore-not-found', '--wait=true');
+  // A suffix of its own, so that a re-run never waits for the last run's namespace to finish terminating.
+  const pool = `ui-${name}-${Math.random().toString(36).slice(2, 6)}`;
+  const ns = pool;
   for (const node of [pool, `${pool}-spare`]) {
     apply({
       apiVersion: 'v1', kind: 'Node',

@@ -259,6 +259,18 @@ pub fn DialogHost(server_now: Signal<Timestamp>) -> impl IntoView {
                 actions.dialog.set(Some(Dialog::Progress(id)));
             }
         });
+        // Focus goes back to what opened the first dialog once the last one closes (one dialog may open another:
+        // the drain dialog opens the progress panel, which may open the uncordon dialog).
+        let opener = StoredValue::new(dom::active_element());
+        Effect::new(move |was_open: Option<bool>| {
+            let open = actions.dialog.with(Option::is_some);
+            match (was_open.unwrap_or(false), open) {
+                (false, true) => opener.set_value(dom::active_element()),
+                (true, false) => dom::restore_focus(opener.get_value()),
+                _ => {}
+            }
+            open
+        });
         Effect::new(move |_| {
             let id = actions.dialog.with(|d| match d {
                 Some(Dialog::Progress(id)) => Some(id.clone()),
@@ -289,13 +301,11 @@ fn Modal(
     let dialog_ref = NodeRef::<leptos::html::Div>::new();
     #[cfg(feature = "hydrate")]
     {
-        let previous = dom::active_element();
         Effect::new(move |_| {
             if let Some(el) = dialog_ref.get() {
                 dom::focus_first(&el);
             }
         });
-        on_cleanup(move || dom::restore_focus(previous));
     }
     let title_id = format!("{testid}-title");
     let labelled_by = title_id.clone();
@@ -553,9 +563,11 @@ fn DrainDialog(node: String) -> impl IntoView {
                     {toggle(a.opt_delete_emptydir, a.opt_delete_emptydir_help, "opt-delete-emptydir-data", delete_emptydir)}
                     {toggle(a.opt_force, a.opt_force_help, "opt-force", force)}
                     {toggle(a.opt_disable_eviction, a.opt_disable_eviction_help, "opt-disable-eviction", disable_eviction)}
-                    {field(a.grace_period, a.grace_period_help, "opt-grace-period", grace)}
-                    {field(a.timeout, a.timeout_help, "opt-timeout", timeout)}
-                    {field(a.skip_wait, a.skip_wait_help, "opt-skip-wait", skip_wait)}
+                    <div class="number-fields">
+                        {field(a.grace_period, a.grace_period_help, "opt-grace-period", grace)}
+                        {field(a.timeout, a.timeout_help, "opt-timeout", timeout)}
+                        {field(a.skip_wait, a.skip_wait_help, "opt-skip-wait", skip_wait)}
+                    </div>
                     {field(a.pod_selector, a.pod_selector_help, "opt-pod-selector", selector)}
                     <label class="field">
                         <span>{a.reason}</span>

@@ -98,7 +98,7 @@ pub fn active_element() -> SendWrapper<Option<web_sys::HtmlElement>> {
 }
 
 pub fn restore_focus(previous: SendWrapper<Option<web_sys::HtmlElement>>) {
-    if let Some(el) = previous.take() {
+    if let Some(el) = previous.as_ref() {
         let _ = el.focus();
     }
 }
