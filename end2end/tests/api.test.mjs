@@ -97,3 +97,34 @@ test('unknown drains and nodes are clear errors', async () => {
   const res = await fetch(`${server.url}/api/drains/nope/events`);
   assert.equal(res.status, 404);
 });
+
+test('the drain preview groups the seed node\'s pods as kubectl decides, and changes nothing', async () => {
+  const names = (list) => list.map((p) => `${p.namespace}/${p.name}`).sort();
+  const onNode = kubectl('get', 'pods', '-A', '--field-selector', 'spec.nodeName=node-2',
+    '-o', 'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{"\\n"}{end}').split('\n').filter(Boolean).sort();
+  const exporter = onNode.find((p) => p.startsWith('monitoring/node-exporter-'));
+
+  const plain = await call('drains/preview', { node: 'node-2' });
+  assert.equal(plain.status, 200);
+  assert.deepEqual(names(plain.json.refused.map((r) => r.pod)), ['default/debug-shell', exporter].sort());
+  const bare = plain.json.refused.find((r) => r.pod.name === 'debug-shell');
+  assert.deepEqual([bare.reason, bare.needs], ['NoController', ['Force']]);
+  const web = plain.json.evict.find((e) => e.pod.name.startsWith('web-'));
+  assert.equal(web.pdb.name, 'web-pdb', 'the seed\'s web pods are covered by web-pdb');
+  assert.equal(web.pod.owner.kind, 'ReplicaSet');
+
+  const all = await call('drains/preview', { node: 'node-2', options: { force: true, ignore_daemonsets: true } });
+  assert.deepEqual(all.json.refused, []);
+  assert.deepEqual(names(all.json.skipped.map(([p]) => p)), [exporter]);
+  assert.deepEqual(names(all.json.evict.map((e) => e.pod)), onNode.filter((p) => p !== exporter));
+  assert.equal(all.json.evict.find((e) => e.pod.name === 'debug-shell').notes[0], 'NoController');
+  assert.ok(!unschedulable('node-2'), 'a preview changes nothing');
+
+  const bad = await call('drains/preview', { node: 'node-2', options: { pod_selector: 'app in (web' } });
+  assert.equal(bad.status, 500);
+  assert.match(bad.json.Invalid, /^pod selector: unbalanced parentheses/);
+  const missing = await call('drains/preview', { node: 'no-such-node' });
+  assert.deepEqual(missing.json, { NotFound: 'node no-such-node does not exist' });
+  const stream = await fetch(`${server.url}/api/nodes/no-such-node/preview/events`);
+  assert.equal(stream.status, 404);
+});
