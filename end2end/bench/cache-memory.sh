@@ -9,7 +9,7 @@
 #   nodes  N nodes, 40 pods          (the difference to small: N nodes and their Leases)
 #   full   N nodes, P pods           (the difference to nodes: P pods)
 # At each size it starts a fresh drainboard server (DRAINBOARD_BIN, LEPTOS_SITE_ROOT) `rounds` times, waits until
-# `POST /api/board` answers 200 with every card and `GET /metrics` shows the three watches started, lets it settle
+# `POST /api/board` answers 200 with every card and `GET /metrics` shows the watches started, lets it settle
 # 5 s, and reads VmRSS and VmHWM from /proc/PID/status. The reference, at the same size in the same run, is the
 # pinned kubectl holding the same objects whole: `kubectl get nodes,pods,leases -A -o json`, its max RSS
 # (/usr/bin/time) and the size of its output.
@@ -33,9 +33,10 @@ export LEPTOS_SITE_ROOT=${LEPTOS_SITE_ROOT:-$root/target/site}
 [ -x "$DRAINBOARD_BIN" ] || { echo "no drainboard binary at $DRAINBOARD_BIN (set DRAINBOARD_BIN)" >&2; exit 1; }
 log() { echo "cache-memory: $*" >&2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/cache-memory.XXXXXX")
-dir="" server_pid=""
+dir=""
 cleanup() {
-  [ -z "$server_pid" ] || { kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; }
+  # measure_server runs in a command substitution (a subshell), so its server's PID is kept in a file.
+  [ ! -s "$work/server.pid" ] || kill "$(cat "$work/server.pid")" 2>/dev/null || true
   [ -z "$dir" ] || nice -n 10 "$root/end2end/cluster/cluster.sh" down "$dir" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
@@ -51,14 +52,14 @@ kubectl() { "$DRAINBOARD_CLUSTER_BIN/kubectl" --kubeconfig "$KUBECONFIG" "$@"; }
 populate() { nice -n 10 python3 "$here/populate.py" "$dir" "$@"; }
 
 kb() { grep "^$1:" "/proc/$2/status" | awk '{print $2}'; }
-mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+mb() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
 
 # measure_server LABEL: one fresh server; prints "LABEL load_s rss_kb hwm_kb board_bytes cards"
 measure_server() {
   local out=$work/server.out err=$work/server.err url=""
   nice -n 10 "$DRAINBOARD_BIN" --addr 127.0.0.1:0 --kubeconfig "$KUBECONFIG" --node-monitor-grace-period 300s \
     >"$out" 2>"$err" &
-  server_pid=$!
+  server_pid=$!; echo "$server_pid" >"$work/server.pid"
   for _ in $(seq 1 300); do
     url=$(grep -o 'http://[^ ]*' "$out" || true); [ -z "$url" ] || break; sleep 0.1
   done
@@ -77,14 +78,15 @@ measure_server() {
   local load; load=$(awk -v a="$t0" -v b="$(cat "$work/ready_at")" 'BEGIN { printf "%.1f", b - a }')
   [ "$(curl -sS -o "$work/board.json" -w '%{http_code}' -X POST --max-time 120 "$url/api/board")" = 200 ] ||
     { log "POST /api/board: $(head -c 300 "$work/board.json")"; exit 1; }
-  curl -fsS "$url/metrics" | grep -q '^drainboard_watches_started_total 3$' ||
+  # 3 watches (nodes, pods, Leases), 4 in builds that also watch PodDisruptionBudgets.
+  curl -fsS "$url/metrics" | grep -Eq '^drainboard_watches_started_total [34]$' ||
     { log "unexpected /metrics:"; curl -sS "$url/metrics" >&2; exit 1; }
   sleep 5
   local rss hwm cards bytes
   rss=$(kb VmRSS "$server_pid"); hwm=$(kb VmHWM "$server_pid")
   bytes=$(stat -c %s "$work/board.json"); cards=$(jq '.upsert | length' "$work/board.json")
   if grep -qE 'WARN|ERROR' "$err"; then log "  server log has warnings:"; grep -E 'WARN|ERROR' "$err" | tail -3 >&2; fi
-  kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+  kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""; rm -f "$work/server.pid"
   echo "$1 $load $rss $hwm $bytes $cards"
 }
 
@@ -113,7 +115,12 @@ populate pods --count 40
 measure_size small
 log "size nodes: $nodes nodes, 40 pods"
 populate nodes --to "$nodes"
-kubectl wait --for=condition=Ready node --all --timeout=300s >/dev/null
+# One list per second until all are Ready (`kubectl wait --all` makes one client-throttled request per node).
+for _ in $(seq 1 300); do
+  kubectl get nodes -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' |
+    grep -qv '^True$' || break
+  sleep 1
+done
 measure_size nodes
 log "size full: $nodes nodes, $pods pods"
 pod_start=$SECONDS
@@ -132,11 +139,11 @@ for size in small nodes full; do
   mapfile -t rows < <(printf '%s\n' "${results[@]}" | grep "^server $size " | sort -k4 -n)
   read -r _ _ load rss hwm bytes cards <<<"${rows[$(( (${#rows[@]} - 1) / 2 ))]}"
   rss_of[$size]=$rss
-  echo "$size | $n/$p/$l | $(mb "$rss") MB | $(mb "$hwm") MB | ${load} s | $(mb $((bytes / 1024))) MB ($cards cards) | $(mb "$kc_rss") MB | $(mb $((kc_bytes / 1024))) MB | ${kc_s} s"
+  echo "$size | $n/$p/$l | $(mb "$rss") | $(mb "$hwm") | ${load} s | $(mb $((bytes / 1024))) ($cards cards) | $(mb "$kc_rss") | $(mb $((kc_bytes / 1024))) | ${kc_s} s"
 done
 echo
 echo "all server rounds (size load_s rss_kb hwm_kb board_bytes cards):"
 printf '%s\n' "${results[@]}" | grep '^server' | sed 's/^server /  /'
 echo
-echo "nodes+leases: $(mb $(( rss_of[nodes] - rss_of[small] ))) MB for $nodes nodes (VmRSS difference nodes - small)"
-echo "pods: $(awk -v d=$(( rss_of[full] - rss_of[nodes] )) -v p="$pods" 'BEGIN { printf "%.1f MB for %d pods, %.2f MB per 1,000 pods", d / 1024, p - 40, d / 1024 / (p - 40) * 1000 }') (VmRSS difference full - nodes)"
+echo "nodes+leases: $(mb $(( rss_of[nodes] - rss_of[small] ))) for $nodes nodes (VmRSS difference nodes - small)"
+echo "pods: $(awk -v d=$(( rss_of[full] - rss_of[nodes] )) -v p="$pods" 'BEGIN { printf "%.1f MiB for %d pods, %.2f MiB per 1,000 pods", d / 1024, p - 40, d / 1024 / (p - 40) * 1000 }') (VmRSS difference full - nodes)"

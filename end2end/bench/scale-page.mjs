@@ -46,11 +46,17 @@ const kubectl = (...args) => nice(kubectlBin, ['--kubeconfig', kubeconfig, ...ar
 const median = (xs) => { const s = xs.slice().sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)]; };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// Servers still running when this process exits (after an error) are stopped with it.
+const children = new Set();
+process.on('exit', () => { for (const c of children) c.kill('SIGTERM'); });
+
 async function startServer() {
   const child = spawn('nice', ['-n', '10', serverBin, '--addr', '127.0.0.1:0', '--kubeconfig', kubeconfig,
     '--node-monitor-grace-period', '300s'], {
     cwd: root, env: { ...process.env, LEPTOS_SITE_ROOT: siteRoot }, stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
   let stderr = '';
   child.stderr.on('data', (d) => { stderr += d; });
   const url = await new Promise((resolve, reject) => {
@@ -163,8 +169,16 @@ try {
     log(`growing the cluster to ${size} nodes`);
     nice('python3', [join(root, 'end2end', 'bench', 'populate.py'), dir, 'nodes', '--to', String(size), '--zones', '4'],
       { stdio: ['ignore', 'inherit', 'inherit'] });
-    kubectl('wait', '--for=condition=Ready', 'node', '--all', '--timeout=600s');
-    const total = Number(kubectl('get', 'nodes', '-o', 'name').trim().split('\n').length);
+    // One list per second until every node is Ready (`kubectl wait --all` makes one throttled request per node).
+    let total = 0;
+    for (let i = 0; ; i++) {
+      const ready = kubectl('get', 'nodes', '-o', 'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\\n"}{end}')
+        .trim().split('\n');
+      total = ready.length;
+      if (total >= size && ready.every((r) => r === 'True')) break;
+      if (i > 600) throw new Error(`nodes not Ready after 600 s`);
+      await sleep(1000);
+    }
     const t0 = Date.now();
     const server = await startServer();
     log(`${total} nodes; server cache ready ${((Date.now() - t0) / 1000).toFixed(1)} s after start`);
