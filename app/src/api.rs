@@ -32,9 +32,11 @@ pub async fn board_snapshot() -> Result<BoardUpdate, AppError> {
     let identity = access.identity_for_request();
     let cache =
         expect_context::<crate::cluster_cache::ClusterCaches>().for_identity(&identity, access.client_for(&identity)?);
-    tokio::time::timeout(std::time::Duration::from_secs(30), cache.ready())
-        .await
-        .map_err(|_| AppError::Connection("the cluster's nodes and pods did not finish listing within 30 s".into()))?;
+    tokio::time::timeout(crate::cluster_cache::FIRST_LIST_LIMIT, cache.ready()).await.map_err(|_| {
+        AppError::Connection(
+            "the cluster's nodes and pods did not finish listing within 90 s; try again shortly".into(),
+        )
+    })?;
     Ok(BoardUpdate {
         server_time: jiff::Timestamp::now(),
         full: true,
@@ -163,9 +165,9 @@ pub async fn drain_preview_inputs(node: String) -> Result<PreviewInputs, AppErro
     let identity = access.identity_for_request();
     let client = access.client_for(&identity)?;
     let cache = expect_context::<crate::cluster_cache::ClusterCaches>().for_identity(&identity, client.clone());
-    tokio::time::timeout(std::time::Duration::from_secs(30), cache.ready())
-        .await
-        .map_err(|_| AppError::Connection("the cluster's pods did not finish listing within 30 s".into()))?;
+    tokio::time::timeout(crate::cluster_cache::FIRST_LIST_LIMIT, cache.ready()).await.map_err(|_| {
+        AppError::Connection("the cluster's pods did not finish listing within 90 s; try again shortly".into())
+    })?;
     if !cache.has_node(&node) {
         return Err(AppError::NotFound(format!("node {node} does not exist")));
     }

@@ -117,6 +117,10 @@ pub struct ClusterCache {
     tasks: Vec<JoinHandle<()>>,
 }
 
+/// How long a request waits for a new cache's first list. A cluster of tens of thousands of pods takes a while
+/// to list; the answer after that is an error that says to try again.
+pub const FIRST_LIST_LIMIT: std::time::Duration = std::time::Duration::from_secs(90);
+
 /// How long changes are gathered before the cards are computed again: Lease renewals alone change a large
 /// cluster's cards hundreds of times a second, and viewers need them a few times a second at most.
 const CARDS_COALESCE: std::time::Duration = std::time::Duration::from_millis(100);
@@ -129,17 +133,28 @@ impl ClusterCache {
         let (pods, pod_writer) = reflector::store();
         let (leases, lease_writer) = reflector::store();
         let (pdbs, pdb_writer) = reflector::store();
+        // Pod changes alone are counted apart: Lease renewals (most of a large cluster's changes) then cost a pass
+        // over the nodes, not over every pod.
+        let pod_changes = Arc::new(AtomicU64::new(0));
         let mut tasks = vec![
-            reflect(runtime, Api::<Node>::all(client.clone()), node_writer, trim_node, version_tx.clone()),
-            reflect(runtime, Api::<Pod>::all(client.clone()), pod_writer, trim_pod, version_tx.clone()),
+            reflect(runtime, Api::<Node>::all(client.clone()), node_writer, trim_node, version_tx.clone(), None),
+            reflect(
+                runtime,
+                Api::<Pod>::all(client.clone()),
+                pod_writer,
+                trim_pod,
+                version_tx.clone(),
+                Some(pod_changes.clone()),
+            ),
             reflect(
                 runtime,
                 Api::<Lease>::namespaced(client.clone(), NODE_LEASE_NAMESPACE),
                 lease_writer,
                 trim_lease,
                 version_tx.clone(),
+                None,
             ),
-            reflect(runtime, Api::<PodDisruptionBudget>::all(client), pdb_writer, trim_pdb, version_tx),
+            reflect(runtime, Api::<PodDisruptionBudget>::all(client), pdb_writer, trim_pdb, version_tx, None),
         ];
         watches_started.fetch_add(tasks.len() as u64, Ordering::Relaxed);
         let (cards_tx, cards) = watch::channel(Arc::new(Vec::new()));
@@ -149,8 +164,9 @@ impl ClusterCache {
             let _ =
                 tokio::join!(n.wait_until_ready(), p.wait_until_ready(), l.wait_until_ready(), b.wait_until_ready());
             ready_tx.send_replace(true);
+            let mut builder = CardBuilder::default();
             loop {
-                cards_tx.send_replace(Arc::new(compute_cards(&n, &p, &l)));
+                cards_tx.send_replace(Arc::new(builder.build(&n, &p, &l, pod_changes.load(Ordering::Relaxed))));
                 if changes.changed().await.is_err() {
                     return;
                 }
@@ -179,7 +195,7 @@ impl ClusterCache {
 
     /// Every node's card, computed now.
     pub fn cards(&self) -> Vec<NodeCard> {
-        compute_cards(&self.nodes, &self.pods, &self.leases)
+        CardBuilder::default().build(&self.nodes, &self.pods, &self.leases, 0)
     }
 
     /// The cached pods (trimmed) on `node`.
@@ -219,51 +235,82 @@ impl ClusterCache {
     }
 }
 
-/// Every node's card, with its Lease's renew time, its count of unfinished pods and, for a node with `NoExecute`
-/// taints, when each of its pods goes; sorted by name.
-fn compute_cards(nodes: &Store<Node>, pods: &Store<Pod>, leases: &Store<Lease>) -> Vec<NodeCard> {
-    let renewed: HashMap<String, jiff::Timestamp> = leases
-        .state()
-        .iter()
-        .filter_map(|l| Some((l.metadata.name.clone()?, l.spec.as_ref()?.renew_time.as_ref()?.0)))
-        .collect();
-    let mut by_node: HashMap<String, Vec<Arc<Pod>>> = HashMap::new();
-    for pod in pods.state() {
-        let finished =
-            matches!(pod.status.as_ref().and_then(|s| s.phase.as_deref()), Some("Succeeded") | Some("Failed"));
-        if let Some(node) = pod.spec.as_ref().and_then(|s| s.node_name.clone())
-            && !finished
-        {
-            by_node.entry(node).or_default().push(pod);
-        }
-    }
-    let mut cards: Vec<NodeCard> = nodes
-        .state()
-        .iter()
-        .map(|node| {
-            let mut card = NodeCard::from_node(node);
-            card.lease_renewed = renewed.get(&card.name).copied();
-            let on_node = by_node.get(&card.name).map(Vec::as_slice).unwrap_or_default();
-            card.pod_count = on_node.len();
-            if card.taints.iter().any(|t| t.effect == NO_EXECUTE) {
-                card.pod_evictions = on_node
-                    .iter()
-                    .map(|pod| {
-                        let pod = PodSummary::from(pod.as_ref());
-                        PodEta {
-                            eviction: pod_eviction(&card.taints, &pod.tolerations),
-                            namespace: pod.namespace,
-                            name: pod.name,
-                        }
-                    })
-                    .collect();
-                card.pod_evictions.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+/// Builds every node's card, with its Lease's renew time, its count of unfinished pods and, for a node with
+/// `NoExecute` taints, when each of its pods goes; sorted by name. It remembers what it can between rounds: the
+/// pods grouped by node until a pod changes, and each node's own part of the card until the node changes.
+#[derive(Default)]
+struct CardBuilder {
+    /// The pod change count `by_node` was grouped at; `None` before the first round.
+    pods_seen: Option<u64>,
+    by_node: HashMap<String, Vec<Arc<Pod>>>,
+    /// Each node's card as read from the Node alone, by name, with the resourceVersion it was read at.
+    from_nodes: HashMap<String, (Option<String>, NodeCard)>,
+}
+
+impl CardBuilder {
+    fn build(
+        &mut self,
+        nodes: &Store<Node>,
+        pods: &Store<Pod>,
+        leases: &Store<Lease>,
+        pod_changes: u64,
+    ) -> Vec<NodeCard> {
+        if self.pods_seen != Some(pod_changes) {
+            self.by_node.clear();
+            for pod in pods.state() {
+                let finished =
+                    matches!(pod.status.as_ref().and_then(|s| s.phase.as_deref()), Some("Succeeded") | Some("Failed"));
+                if let Some(node) = pod.spec.as_ref().and_then(|s| s.node_name.clone())
+                    && !finished
+                {
+                    self.by_node.entry(node).or_default().push(pod);
+                }
             }
-            card
-        })
-        .collect();
-    cards.sort_by(|a, b| a.name.cmp(&b.name));
-    cards
+            self.pods_seen = Some(pod_changes);
+        }
+        let renewed: HashMap<String, jiff::Timestamp> = leases
+            .state()
+            .iter()
+            .filter_map(|l| Some((l.metadata.name.clone()?, l.spec.as_ref()?.renew_time.as_ref()?.0)))
+            .collect();
+        let nodes = nodes.state();
+        self.from_nodes.retain(|name, _| nodes.iter().any(|n| n.metadata.name.as_ref() == Some(name)));
+        let mut cards: Vec<NodeCard> = nodes
+            .iter()
+            .map(|node| {
+                let name = node.metadata.name.clone().unwrap_or_default();
+                let version = node.metadata.resource_version.clone();
+                let mut card = match self.from_nodes.get(&name) {
+                    Some((seen, card)) if *seen == version && version.is_some() => card.clone(),
+                    _ => {
+                        let card = NodeCard::from_node(node);
+                        self.from_nodes.insert(name, (version, card.clone()));
+                        card
+                    }
+                };
+                card.lease_renewed = renewed.get(&card.name).copied();
+                let on_node = self.by_node.get(&card.name).map(Vec::as_slice).unwrap_or_default();
+                card.pod_count = on_node.len();
+                if card.taints.iter().any(|t| t.effect == NO_EXECUTE) {
+                    card.pod_evictions = on_node
+                        .iter()
+                        .map(|pod| {
+                            let pod = PodSummary::from(pod.as_ref());
+                            PodEta {
+                                eviction: pod_eviction(&card.taints, &pod.tolerations),
+                                namespace: pod.namespace,
+                                name: pod.name,
+                            }
+                        })
+                        .collect();
+                    card.pod_evictions.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+                }
+                card
+            })
+            .collect();
+        cards.sort_by(|a, b| a.name.cmp(&b.name));
+        cards
+    }
 }
 
 impl Drop for ClusterCache {
@@ -274,13 +321,15 @@ impl Drop for ClusterCache {
     }
 }
 
-/// Runs a reflector for `api` into `writer`, trimming objects as they arrive and bumping `version` on each change.
+/// Runs a reflector for `api` into `writer`, trimming objects as they arrive and bumping `version` (and `count`,
+/// when given) on each change.
 fn reflect<K>(
     runtime: &tokio::runtime::Handle,
     api: Api<K>,
     writer: reflector::store::Writer<K>,
     trim: fn(&mut K),
     version: Arc<watch::Sender<u64>>,
+    count: Option<Arc<AtomicU64>>,
 ) -> JoinHandle<()>
 where
     K: Resource + Clone + std::fmt::Debug + serde::de::DeserializeOwned + Send + Sync + 'static,
@@ -291,7 +340,12 @@ where
         let mut stream = std::pin::pin!(stream);
         while let Some(event) = stream.next().await {
             match event {
-                Ok(_) => version.send_modify(|v| *v += 1),
+                Ok(_) => {
+                    if let Some(count) = &count {
+                        count.fetch_add(1, Ordering::Relaxed);
+                    }
+                    version.send_modify(|v| *v += 1)
+                }
                 Err(err) => {
                     tracing::warn!(error = %err, kind = %K::kind(&Default::default()), "watch failed; retrying")
                 }

@@ -141,9 +141,9 @@ pub async fn preview_events(
     let identity = streams.access.identity_for_request();
     let client = streams.access.client_for(&identity).map_err(|e| (StatusCode::UNAUTHORIZED, e.to_string()))?;
     let cache = streams.caches.for_identity(&identity, client.clone());
-    tokio::time::timeout(std::time::Duration::from_secs(30), cache.ready())
-        .await
-        .map_err(|_| (StatusCode::GATEWAY_TIMEOUT, "the cluster's pods did not finish listing within 30 s".into()))?;
+    tokio::time::timeout(app::cluster_cache::FIRST_LIST_LIMIT, cache.ready()).await.map_err(|_| {
+        (StatusCode::GATEWAY_TIMEOUT, "the cluster's pods did not finish listing within 90 s; try again shortly".into())
+    })?;
     if !cache.has_node(&node) {
         return Err((StatusCode::NOT_FOUND, format!("node {node} does not exist")));
     }

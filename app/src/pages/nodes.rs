@@ -394,21 +394,20 @@ fn Cards(
 ) -> impl IntoView {
     let s = strings::current();
     let b = strings::board();
+    // Names only: a keystroke in the filter must not copy thousands of cards. Only the page's cards are cloned.
     let shown = Memo::new(move |_| {
-        let board = current.get();
-        let mut cards: Vec<NodeCard> = board
-            .cards
-            .values()
-            .filter(|c| board::matches(c, &name.get(), &label.get(), status.get()))
-            .cloned()
-            .collect();
-        cards.sort_by(|a, b| board::display_rank(a).cmp(&board::display_rank(b)).then_with(|| a.name.cmp(&b.name)));
-        cards
+        let (name, label, status) = (name.get(), label.get(), status.get());
+        current.with(|board| {
+            let mut matching: Vec<&NodeCard> =
+                board.cards.values().filter(|c| board::matches(c, &name, &label, status)).collect();
+            matching.sort_by_key(|c| board::display_rank(c));
+            matching.into_iter().map(|c| c.name.clone()).collect::<Vec<String>>()
+        })
     });
     let pages = move || shown.with(Vec::len).div_ceil(PAGE_SIZE).max(1);
     let on_page = move || {
         let start = page.get().min(pages() - 1) * PAGE_SIZE;
-        shown.with(|v| v.iter().skip(start).take(PAGE_SIZE).cloned().collect::<Vec<_>>())
+        shown.with(|v| v.iter().skip(start).take(PAGE_SIZE).cloned().collect::<Vec<String>>())
     };
     view! {
         <p class="summary" data-testid="summary">
@@ -422,8 +421,8 @@ fn Cards(
         </p>
         <Show when=move || shown.with(|v| !v.is_empty()) fallback=move || view! { <p>{s.no_nodes_match}</p> }>
             <div class="node-list" data-testid="node-list">
-                <For each=on_page key=|c| c.name.clone() let(card)>
-                    <CardView name=card.name.clone() current now drains />
+                <For each=on_page key=|name| name.clone() let(name)>
+                    <CardView name current now drains />
                 </For>
             </div>
         </Show>
