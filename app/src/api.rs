@@ -25,9 +25,10 @@ pub async fn list_nodes() -> Result<Vec<NodeSummary>, AppError> {
 }
 
 /// Every node's card now, with the server's clock and settings: the full board, as the event stream's first
-/// message carries it. `POST /api/board`.
+/// message carries it. `POST /api/board`; with `first=N` (form-encoded), only the first N cards in display order
+/// and, in `partial`, the counts of them all: what a page's first render needs from a cluster of thousands of nodes.
 #[server(prefix = "/api", endpoint = "board")]
-pub async fn board_snapshot() -> Result<BoardUpdate, AppError> {
+pub async fn board_snapshot(#[server(default)] first: Option<usize>) -> Result<BoardUpdate, AppError> {
     let access = expect_context::<crate::kube_access::KubeAccess>();
     let identity = access.identity_for_request();
     let cache =
@@ -37,16 +38,25 @@ pub async fn board_snapshot() -> Result<BoardUpdate, AppError> {
             "the cluster's nodes and pods did not finish listing within 90 s; try again shortly".into(),
         )
     })?;
+    // The cards the cache keeps current for every viewer; computed here only before their first round.
+    let cards = {
+        let live = cache.live_cards().borrow().clone();
+        if live.is_empty() { cache.cards() } else { live.as_ref().clone() }
+    };
+    let (upsert, partial) = match first {
+        Some(n) if n < cards.len() => {
+            let (first, all) = domain::board::first_cards(cards, n);
+            (first, Some(all))
+        }
+        _ => (cards, None),
+    };
     Ok(BoardUpdate {
         server_time: jiff::Timestamp::now(),
         full: true,
         settings: expect_context::<domain::board::BoardSettings>(),
-        // The cards the cache keeps current for every viewer; computed here only before their first round.
-        upsert: {
-            let live = cache.live_cards().borrow().clone();
-            if live.is_empty() { cache.cards() } else { live.as_ref().clone() }
-        },
+        upsert,
         remove: Vec::new(),
+        partial,
     })
 }
 

@@ -35,12 +35,18 @@ pub struct BoardUpdate {
     pub settings: BoardSettings,
     pub upsert: Vec<NodeCard>,
     pub remove: Vec<String>,
+    /// Set on a full snapshot that carries only the first cards in display order (a page's worth, for the first
+    /// render of a large cluster): the counts of the whole board. The event stream always sends every card.
+    #[serde(default)]
+    pub partial: Option<Summary>,
 }
 
 /// The cards a viewer holds, by name.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Board {
     pub cards: BTreeMap<String, NodeCard>,
+    /// The whole board's counts while only its first cards are held.
+    pub partial: Option<Summary>,
     pub settings: BoardSettings,
     /// Server clock minus browser clock, so countdowns are right even when the browser's clock is not.
     pub clock_offset: SignedDuration,
@@ -51,6 +57,7 @@ impl Board {
     pub fn apply(&mut self, update: BoardUpdate, local_now: Timestamp) {
         if update.full {
             self.cards.clear();
+            self.partial = update.partial;
         }
         for card in update.upsert {
             self.cards.insert(card.name.clone(), card);
@@ -113,7 +120,7 @@ pub fn matches(card: &NodeCard, name: &str, label: &str, status: StatusFilter) -
 }
 
 /// The counts of the summary bar.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
     pub nodes: usize,
     pub not_ready: usize,
@@ -127,6 +134,15 @@ pub fn summary<'a>(cards: impl IntoIterator<Item = &'a NodeCard>) -> Summary {
         s.cordoned += usize::from(c.unschedulable);
         s
     })
+}
+
+/// The first `n` cards in display order (problems first, then cordoned, then by name) and the counts of them all:
+/// what a first render needs, without the whole board.
+pub fn first_cards(mut cards: Vec<NodeCard>, n: usize) -> (Vec<NodeCard>, Summary) {
+    let all = summary(&cards);
+    cards.sort_by(|a, b| display_rank(a).cmp(&display_rank(b)).then_with(|| a.name.cmp(&b.name)));
+    cards.truncate(n);
+    (cards, all)
 }
 
 /// The node-level countdown of a card: when, by the guide's rule, the node's pods go.
@@ -195,6 +211,7 @@ mod tests {
             settings: BoardSettings::default(),
             upsert,
             remove: remove.into_iter().map(String::from).collect(),
+            partial: None,
         };
         board.apply(
             update(true, vec![card("a", ReadyStatus::Ready, false), card("b", ReadyStatus::Ready, false)], vec![]),
@@ -272,12 +289,45 @@ pub fn diff(
     for card in &upsert {
         sent.insert(card.name.clone(), card.clone());
     }
-    Some(BoardUpdate { server_time, full, settings, upsert, remove })
+    Some(BoardUpdate { server_time, full, settings, upsert, remove, partial: None })
 }
 
 #[cfg(test)]
 mod diff_tests {
     use super::*;
+
+    #[test]
+    fn a_partial_snapshot_keeps_the_first_cards_in_display_order_and_counts_all() {
+        let card = |name: &str, ready, unschedulable| NodeCard {
+            name: name.into(),
+            ready,
+            unschedulable,
+            ..NodeCard::default()
+        };
+        let cards = vec![
+            card("a", ReadyStatus::Ready, false),
+            card("b", ReadyStatus::Ready, true),
+            card("c", ReadyStatus::Unknown, false),
+            card("d", ReadyStatus::Ready, false),
+        ];
+        let (first, all) = first_cards(cards, 2);
+        assert_eq!(first.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["c", "b"]);
+        assert_eq!(all, Summary { nodes: 4, not_ready: 1, cordoned: 1 });
+        let now: Timestamp = "2026-11-30T12:00:00Z".parse().unwrap();
+        let mut board = Board::default();
+        let update = |upsert, partial| BoardUpdate {
+            server_time: now,
+            full: true,
+            settings: BoardSettings::default(),
+            upsert,
+            remove: Vec::new(),
+            partial,
+        };
+        board.apply(update(first, Some(all)), now);
+        assert_eq!((board.cards.len(), board.partial), (2, Some(all)));
+        board.apply(update(vec![card("a", ReadyStatus::Ready, false)], None), now);
+        assert_eq!(board.partial, None, "a full board from the stream replaces the partial one");
+    }
 
     #[test]
     fn only_changes_are_sent_after_the_first_update() {

@@ -136,7 +136,8 @@ mod stream {
 pub fn NodesPage() -> impl IntoView {
     let s = strings::current();
     let b = strings::board();
-    let snapshot = Resource::new(|| (), |_| board_snapshot());
+    // Only the first page of cards comes with the page; the event stream brings the whole board right after.
+    let snapshot = Resource::new(|| (), |_| board_snapshot(Some(PAGE_SIZE)));
     let live = LiveBoard::new();
     let (name, set_name) = signal(String::new());
     let (label, set_label) = signal(String::new());
@@ -235,7 +236,7 @@ pub fn NodeDetailPage() -> impl IntoView {
     let d = strings::detail();
     let params = leptos_router::hooks::use_params_map();
     let name = move || params.with(|p| p.get("name").unwrap_or_default());
-    let snapshot = Resource::new(|| (), |_| board_snapshot());
+    let snapshot = Resource::new(|| (), |_| board_snapshot(None));
     let live = LiveBoard::new();
     let actions = Actions::new();
     provide_context(actions);
@@ -340,7 +341,7 @@ pub fn NodeDetailPage() -> impl IntoView {
 #[component]
 pub fn WallPage() -> impl IntoView {
     let s = strings::current();
-    let snapshot = Resource::new(|| (), |_| board_snapshot());
+    let snapshot = Resource::new(|| (), |_| board_snapshot(Some(PAGE_SIZE)));
     let live = LiveBoard::new();
     view! {
         <section class="wall" data-testid="wall" data-hydrated=move || live.hydrated.get().to_string()>
@@ -412,12 +413,15 @@ fn Cards(
     view! {
         <p class="summary" data-testid="summary">
             {move || {
-                let sum = current.with(|board| board::summary(board.cards.values()));
+                let sum = current.with(|board| board.partial.unwrap_or_else(|| board::summary(board.cards.values())));
                 (b.summary)(sum.nodes, sum.not_ready, sum.cordoned)
             }}
         </p>
         <p class="count" data-testid="node-count">
-            {move || (s.showing_nodes)(shown.with(Vec::len), current.with(|b| b.cards.len()))}
+            {move || {
+                let total = current.with(|b| b.partial.map_or(b.cards.len(), |p| p.nodes));
+                (s.showing_nodes)(shown.with(Vec::len), total)
+            }}
         </p>
         <Show when=move || shown.with(|v| !v.is_empty()) fallback=move || view! { <p>{s.no_nodes_match}</p> }>
             <div class="node-list" data-testid="node-list">
