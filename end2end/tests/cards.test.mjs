@@ -4,22 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { artifactsDir, harness, kubectl, podOnNode, useServerAndBrowser } from './support.mjs';
+import { artifactsDir, harness, kubectl, podOnNode, useServerAndBrowser, waitFor } from './support.mjs';
 
 const ctx = useServerAndBrowser();
 
 function apiReady(node) {
   return kubectl('get', 'node', node, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}').trim();
-}
-
-async function waitFor(what, timeoutMs, check) {
-  const start = Date.now();
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 async function openBoard() {

@@ -3,23 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { artifactsDir, kubectl, startDrainboard, useServerAndBrowser } from './support.mjs';
+import { artifactsDir, kubectl, startDrainboard, useServerAndBrowser, waitFor } from './support.mjs';
 
 const ctx = useServerAndBrowser();
 
 // The other tests cordon node-1 and fail node-3 and node-4; node-2 is only drained as a dry run, and the API test
 // checks that it is left schedulable, so it is uncordoned again below.
 const node = 'node-2';
-
-async function waitFor(what, timeoutMs, check) {
-  const start = Date.now();
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Board event streams open on the server at `url`. */
 async function viewers(url) {

@@ -196,17 +196,7 @@ pub fn NodesPage() -> impl IntoView {
                 </select>
                 <ConnectionBadge connection=live.connection />
             </div>
-            <p
-                class=move || match actions.notice.get() {
-                    Some((false, _)) => "notice error",
-                    _ => "notice",
-                }
-                role="status"
-                aria-live="polite"
-                data-testid="notice"
-            >
-                {move || actions.notice.get().map(|(_, text)| text)}
-            </p>
+            <Notice notice=actions.notice />
             <DialogHost server_now=live.server_now() />
             <Suspense fallback=move || view! { <p data-testid="nodes-loading">{s.loading_nodes}</p> }>
                 {move || Suspend::new(async move {
@@ -261,17 +251,7 @@ pub fn NodeDetailPage() -> impl IntoView {
                 <a href="/" data-testid="back-to-board">{d.back}</a>
                 <ConnectionBadge connection=live.connection />
             </nav>
-            <p
-                class=move || match actions.notice.get() {
-                    Some((false, _)) => "notice error",
-                    _ => "notice",
-                }
-                role="status"
-                aria-live="polite"
-                data-testid="notice"
-            >
-                {move || actions.notice.get().map(|(_, text)| text)}
-            </p>
+            <Notice notice=actions.notice />
             <DialogHost server_now=live.server_now() />
             <Suspense fallback=move || view! { <p>{s.loading_nodes}</p> }>
                 {move || Suspend::new(async move {
@@ -358,6 +338,24 @@ pub fn WallPage() -> impl IntoView {
                 })}
             </Suspense>
         </section>
+    }
+}
+
+/// The outcome of the last action, announced to screen readers.
+#[component]
+fn Notice(notice: RwSignal<Option<(bool, String)>>) -> impl IntoView {
+    view! {
+        <p
+            class=move || match notice.get() {
+                Some((false, _)) => "notice error",
+                _ => "notice",
+            }
+            role="status"
+            aria-live="polite"
+            data-testid="notice"
+        >
+            {move || notice.get().map(|(_, text)| text)}
+        </p>
     }
 }
 
