@@ -33,11 +33,7 @@ pub async fn board_snapshot(#[server(default)] first: Option<usize>) -> Result<B
     let identity = access.identity_for_request();
     let cache =
         expect_context::<crate::cluster_cache::ClusterCaches>().for_identity(&identity, access.client_for(&identity)?);
-    tokio::time::timeout(crate::cluster_cache::FIRST_LIST_LIMIT, cache.ready()).await.map_err(|_| {
-        AppError::Connection(
-            "the cluster's nodes and pods did not finish listing within 90 s; try again shortly".into(),
-        )
-    })?;
+    cache.ready_for_request().await?;
     // The cards the cache keeps current for every viewer; computed here only before their first round.
     let cards = {
         let live = cache.live_cards().borrow().clone();
@@ -175,9 +171,7 @@ pub async fn drain_preview_inputs(node: String) -> Result<PreviewInputs, AppErro
     let identity = access.identity_for_request();
     let client = access.client_for(&identity)?;
     let cache = expect_context::<crate::cluster_cache::ClusterCaches>().for_identity(&identity, client.clone());
-    tokio::time::timeout(crate::cluster_cache::FIRST_LIST_LIMIT, cache.ready()).await.map_err(|_| {
-        AppError::Connection("the cluster's pods did not finish listing within 90 s; try again shortly".into())
-    })?;
+    cache.ready_for_request().await?;
     if !cache.has_node(&node) {
         return Err(AppError::NotFound(format!("node {node} does not exist")));
     }

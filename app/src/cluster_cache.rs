@@ -113,6 +113,9 @@ pub struct ClusterCache {
     /// waited on it (kube-runtime 5 keeps one waker per store), so only the cards task waits there, and everyone
     /// else waits here.
     ready: watch::Receiver<bool>,
+    /// Changes of pods and of PodDisruptionBudgets, counted apart from the rest.
+    pod_changes: Arc<AtomicU64>,
+    pdb_changes: Arc<AtomicU64>,
     cards: watch::Receiver<Arc<Vec<NodeCard>>>,
     tasks: Vec<JoinHandle<()>>,
 }
@@ -136,6 +139,7 @@ impl ClusterCache {
         // Pod changes alone are counted apart: Lease renewals (most of a large cluster's changes) then cost a pass
         // over the nodes, not over every pod.
         let pod_changes = Arc::new(AtomicU64::new(0));
+        let pdb_changes = Arc::new(AtomicU64::new(0));
         let mut tasks = vec![
             reflect(runtime, Api::<Node>::all(client.clone()), node_writer, trim_node, version_tx.clone(), None),
             reflect(
@@ -154,19 +158,27 @@ impl ClusterCache {
                 version_tx.clone(),
                 None,
             ),
-            reflect(runtime, Api::<PodDisruptionBudget>::all(client), pdb_writer, trim_pdb, version_tx, None),
+            reflect(
+                runtime,
+                Api::<PodDisruptionBudget>::all(client),
+                pdb_writer,
+                trim_pdb,
+                version_tx,
+                Some(pdb_changes.clone()),
+            ),
         ];
         watches_started.fetch_add(tasks.len() as u64, Ordering::Relaxed);
         let (cards_tx, cards) = watch::channel(Arc::new(Vec::new()));
         let (ready_tx, ready) = watch::channel(false);
         let (n, p, l, b, mut changes) = (nodes.clone(), pods.clone(), leases.clone(), pdbs.clone(), version.clone());
+        let counted_pods = pod_changes.clone();
         tasks.push(runtime.spawn(async move {
             let _ =
                 tokio::join!(n.wait_until_ready(), p.wait_until_ready(), l.wait_until_ready(), b.wait_until_ready());
             ready_tx.send_replace(true);
             let mut builder = CardBuilder::default();
             loop {
-                cards_tx.send_replace(Arc::new(builder.build(&n, &p, &l, pod_changes.load(Ordering::Relaxed))));
+                cards_tx.send_replace(Arc::new(builder.build(&n, &p, &l, counted_pods.load(Ordering::Relaxed))));
                 if changes.changed().await.is_err() {
                     return;
                 }
@@ -174,7 +186,7 @@ impl ClusterCache {
                 changes.mark_unchanged();
             }
         }));
-        ClusterCache { nodes, pods, leases, pdbs, version, ready, cards, tasks }
+        ClusterCache { nodes, pods, leases, pdbs, version, ready, pod_changes, pdb_changes, cards, tasks }
     }
 
     /// The cards, recomputed after changes (at most every 100 ms) and shared by every viewer. Empty until the
@@ -186,6 +198,22 @@ impl ClusterCache {
     /// Waits until each watch has listed its resource once. Any number of callers may wait at once.
     pub async fn ready(&self) {
         let _ = self.ready.clone().wait_for(|ready| *ready).await;
+    }
+
+    /// `ready`, for a request: gives up after [`FIRST_LIST_LIMIT`] with an error that says to try again.
+    pub async fn ready_for_request(&self) -> Result<(), crate::AppError> {
+        tokio::time::timeout(FIRST_LIST_LIMIT, self.ready()).await.map_err(|_| {
+            crate::AppError::Connection(format!(
+                "the cluster's nodes and pods did not finish listing within {} s; try again shortly",
+                FIRST_LIST_LIMIT.as_secs()
+            ))
+        })
+    }
+
+    /// A counter that moves when a pod or a PodDisruptionBudget changes: what a drain preview reads. Lease and
+    /// node changes, most of a large cluster's traffic, leave it alone.
+    pub fn preview_changes(&self) -> u64 {
+        self.pod_changes.load(Ordering::Relaxed) + self.pdb_changes.load(Ordering::Relaxed)
     }
 
     /// A counter that moves on every change to any of the cached objects.

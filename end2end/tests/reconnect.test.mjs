@@ -53,7 +53,8 @@ test('the board reconnects by itself after a server restart and resyncs', { time
   const addr = new URL(ctx.server.url).host;
   const downAt = Date.now();
   await ctx.server.stop('SIGTERM');
-  assert.ok(Date.now() - downAt < 5_000, `SIGTERM stops the server within 5 s with a page open (took ${Date.now() - downAt} ms)`);
+  // Not a speed check: before the streams ended on shutdown, the server waited for the page for ever.
+  assert.ok(Date.now() - downAt < 30_000, `SIGTERM stops the server with a page open (took ${Date.now() - downAt} ms)`);
   let cordonedByTest = false;
   try {
     await t.test('the badge says Reconnecting while the server is down', async () => {

@@ -141,20 +141,24 @@ pub async fn preview_events(
     let identity = streams.access.identity_for_request();
     let client = streams.access.client_for(&identity).map_err(|e| (StatusCode::UNAUTHORIZED, e.to_string()))?;
     let cache = streams.caches.for_identity(&identity, client.clone());
-    tokio::time::timeout(app::cluster_cache::FIRST_LIST_LIMIT, cache.ready()).await.map_err(|_| {
-        (StatusCode::GATEWAY_TIMEOUT, "the cluster's pods did not finish listing within 90 s; try again shortly".into())
-    })?;
+    cache.ready_for_request().await.map_err(|e| (StatusCode::GATEWAY_TIMEOUT, e.to_string()))?;
     if !cache.has_node(&node) {
         return Err((StatusCode::NOT_FOUND, format!("node {node} does not exist")));
     }
     let changes = cache.live_cards();
     let source = app::drain::preview::PreviewSource::new(client, node);
-    let state = (cache, changes, source, None::<domain::preview::PreviewInputs>);
-    let stream = futures::stream::unfold(state, |(cache, mut changes, mut source, last)| async move {
+    let state = (cache, changes, source, None::<domain::preview::PreviewInputs>, None::<u64>);
+    let stream = futures::stream::unfold(state, |(cache, mut changes, mut source, last, mut seen)| async move {
         loop {
             if last.is_some() {
                 changes.changed().await.ok()?;
             }
+            // Only pods and budgets feed a preview: Lease renewals wake this loop often and cost nothing more.
+            let version = cache.preview_changes();
+            if seen == Some(version) {
+                continue;
+            }
+            seen = Some(version);
             let mut inputs = source.inputs(&cache).await;
             // The clock moves every time; only a change of what the preview reads is worth a push.
             if let Some(previous) = &last {
@@ -165,7 +169,7 @@ pub async fn preview_events(
                 inputs.server_time = jiff::Timestamp::now();
             }
             let event = Event::default().event("preview").json_data(&inputs).unwrap_or_default();
-            return Some((Ok(event), (cache, changes, source, Some(inputs))));
+            return Some((Ok(event), (cache, changes, source, Some(inputs), seen)));
         }
     });
     Ok(Sse::new(stream.take_until(streams.shutdown.cancelled_owned())).keep_alive(KeepAlive::default()))
