@@ -1,14 +1,11 @@
-//! Drainboard's application: the pages, the server functions they call, and (with `ssr`) the server-side access
-//! to Kubernetes that those functions use.
+//! Drainboard's application: the pages and the thin server functions they call. With `ssr`, those functions act
+//! through the engine crate, the only code that talks to Kubernetes.
 
 pub mod api;
-#[cfg(feature = "ssr")]
-pub mod cluster_cache;
-#[cfg(feature = "ssr")]
-pub mod drain;
+mod components;
+mod dialogs;
 pub mod error;
-#[cfg(feature = "ssr")]
-pub mod kube_access;
+mod live;
 mod pages;
 pub mod strings;
 
@@ -55,9 +52,9 @@ pub fn App() -> impl IntoView {
             </header>
             <main>
                 <Routes fallback=move || view! { <p data-testid="not-found">{s.page_not_found}</p> }>
-                    <Route path=StaticSegment("") view=pages::nodes::NodesPage />
-                    <Route path=StaticSegment("wall") view=pages::nodes::WallPage />
-                    <Route path=(StaticSegment("nodes"), ParamSegment("name")) view=pages::nodes::NodeDetailPage />
+                    <Route path=StaticSegment("") view=pages::board::BoardPage />
+                    <Route path=StaticSegment("wall") view=pages::wall::WallPage />
+                    <Route path=(StaticSegment("nodes"), ParamSegment("name")) view=pages::node::NodePage />
                 </Routes>
             </main>
         </Router>

@@ -1,6 +1,8 @@
 //! One module per page.
 
-pub mod actions;
-#[cfg(feature = "hydrate")]
-mod dom;
-pub mod nodes;
+pub mod board;
+pub mod node;
+pub mod wall;
+
+/// How many cards one page shows; a cluster of thousands of nodes is paged, not rendered at once.
+pub const PAGE_SIZE: usize = 60;

@@ -1,8 +1,8 @@
-//! Browser-only DOM helpers: event streams that close with their owner, focus handling for dialogs, and the URL.
+//! Browser-only DOM helpers: event streams that close with their owner, and focus handling for dialogs.
 
 use leptos::{
     __reexports::send_wrapper::SendWrapper,
-    wasm_bindgen::{self, JsCast, closure::Closure},
+    wasm_bindgen::{JsCast, closure::Closure},
 };
 
 type Callbacks = (Closure<dyn FnMut(web_sys::MessageEvent)>, Closure<dyn FnMut(web_sys::Event)>);
@@ -53,6 +53,7 @@ fn focusables(root: &web_sys::Element) -> Vec<web_sys::HtmlElement> {
     (0..list.length()).filter_map(|i| list.item(i)?.dyn_into::<web_sys::HtmlElement>().ok()).collect()
 }
 
+/// Moves focus into a dialog that has just opened.
 pub fn focus_first(root: &web_sys::Element) {
     // The first field or toggle, else the first button, else the dialog itself.
     let all = focusables(root);
@@ -88,6 +89,7 @@ pub fn trap_tab(root: &web_sys::Element, ev: &web_sys::KeyboardEvent) {
     }
 }
 
+/// What has focus now, to give it back when a dialog closes.
 pub fn active_element() -> SendWrapper<Option<web_sys::HtmlElement>> {
     SendWrapper::new(
         web_sys::window()
@@ -97,29 +99,9 @@ pub fn active_element() -> SendWrapper<Option<web_sys::HtmlElement>> {
     )
 }
 
+/// Gives focus back to what had it before a dialog opened.
 pub fn restore_focus(previous: SendWrapper<Option<web_sys::HtmlElement>>) {
     if let Some(el) = previous.as_ref() {
         let _ = el.focus();
-    }
-}
-
-pub fn query_param(name: &str) -> Option<String> {
-    let search = web_sys::window()?.location().search().ok()?;
-    web_sys::UrlSearchParams::new_with_str(&search).ok()?.get(name).filter(|v| !v.is_empty())
-}
-
-/// Sets or removes one query parameter without a navigation.
-pub fn set_query_param(name: &str, value: Option<&str>) {
-    let Some(window) = web_sys::window() else { return };
-    let Ok(href) = window.location().href() else { return };
-    let Ok(url) = web_sys::Url::new(&href) else { return };
-    match value {
-        Some(v) => url.search_params().set(name, v),
-        None => url.search_params().delete(name),
-    }
-    if url.href() != href
-        && let Ok(history) = window.history()
-    {
-        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url.href()));
     }
 }

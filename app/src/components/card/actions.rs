@@ -1,0 +1,73 @@
+use domain::{
+    actions::{Unavailable, card_actions},
+    node::NodeCard,
+    progress::DrainSummary,
+};
+use leptos::prelude::*;
+
+use crate::{
+    components::{ActionButton, unavailable_text},
+    dialogs::{Actions, Dialog},
+    strings,
+};
+
+/// The card's actions: cordon, drain, uncordon, the progress of its drain, and a missing permission by name.
+/// Absent where no dialog host is (the wall).
+#[component]
+pub fn CardActions(card: Memo<NodeCard>, drain: Signal<Option<DrainSummary>>) -> impl IntoView {
+    let a = strings::actions();
+    let Some(actions) = use_context::<Actions>() else {
+        return ().into_any();
+    };
+    let available = Memo::new(move |_| {
+        let unschedulable = card.with(|c| c.unschedulable);
+        actions.lacking.with(|l| drain.with(|d| card_actions(unschedulable, d.as_ref(), l.as_ref())))
+    });
+    let name = move || card.with(|c| c.name.clone());
+    let open = move |d: fn(String) -> Dialog| Callback::new(move |_| actions.open(d(name())));
+    // Reason-first: a missing permission is named on the card, not only in a tooltip.
+    let hint = move || {
+        let av = available.get();
+        [av.drain.err(), av.cordon.err()].into_iter().flatten().find_map(|why| match why {
+            Unavailable::Missing(_) => Some(unavailable_text(a, &why)),
+            _ => None,
+        })
+    };
+    view! {
+        <div class="card-actions" role="group" aria-label="actions">
+            <ActionButton
+                label=a.cordon
+                testid="action-cordon"
+                availability=Signal::derive(move || available.get().cordon)
+                on_click=open(Dialog::Cordon)
+            />
+            <ActionButton
+                label=a.drain
+                testid="action-drain"
+                availability=Signal::derive(move || available.get().drain)
+                on_click=open(Dialog::Drain)
+            />
+            <ActionButton
+                label=a.uncordon
+                testid="action-uncordon"
+                availability=Signal::derive(move || available.get().uncordon)
+                on_click=open(Dialog::Uncordon)
+            />
+            {move || drain.get().map(|d| {
+                let id = d.id.clone();
+                view! {
+                    <button
+                        type="button"
+                        class="action"
+                        data-testid="action-progress"
+                        on:click=move |_| actions.open(Dialog::Progress(id.clone()))
+                    >
+                        {a.show_progress}
+                    </button>
+                }
+            })}
+            {move || hint().map(|h| view! { <p class="action-hint" data-testid="action-hint">{h}</p> })}
+        </div>
+    }
+    .into_any()
+}

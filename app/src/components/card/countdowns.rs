@@ -1,0 +1,70 @@
+use domain::{
+    PodRef,
+    board::{self, BoardSettings},
+    eviction::{PodEviction, remaining},
+    node::NodeCard,
+};
+use jiff::Timestamp;
+use leptos::prelude::*;
+
+use crate::strings;
+
+/// When a node that stopped reporting loses its pods: the node timeout's countdown, and the first pod's
+/// NoExecute toleration.
+#[component]
+pub fn Countdowns(
+    card: Memo<NodeCard>,
+    server_now: Signal<Timestamp>,
+    settings: Signal<BoardSettings>,
+) -> impl IntoView {
+    let b = strings::board();
+    let node_countdown = move || {
+        let deadline = card.with(|c| board::node_deadline(c, &settings.get()))?;
+        Some(match remaining(deadline, server_now.get()) {
+            Some(left) => (b.node_countdown)(&board::clock(left)),
+            None => b.eviction_due.to_string(),
+        })
+    };
+    let pod_countdown = move || {
+        let (earliest, count) = card.with(board::earliest_pod_eviction)?;
+        Some(match earliest {
+            PodEviction::At(at) => match remaining(at, server_now.get()) {
+                Some(left) => (b.pod_countdown)(&board::clock(left), count),
+                None => b.pods_going_now.to_string(),
+            },
+            _ => b.pods_going_now.to_string(),
+        })
+    };
+    view! {
+        {move || node_countdown().map(|text| view! { <p class="countdown" data-testid="node-countdown">{text}</p> })}
+        {move || pod_countdown().map(|text| view! { <p class="countdown" data-testid="pod-countdown">{text}</p> })}
+    }
+}
+
+/// Each pod's own eviction countdown, folded away.
+#[component]
+pub fn PodEtas(card: Memo<NodeCard>, server_now: Signal<Timestamp>) -> impl IntoView {
+    let b = strings::board();
+    let eta_text = move |e: PodEviction| match e {
+        PodEviction::At(at) => remaining(at, server_now.get()).map_or(b.eviction_due.to_string(), board::clock),
+        PodEviction::Immediately => b.eviction_due.to_string(),
+        PodEviction::Never | PodEviction::NotScheduled => b.never.to_string(),
+    };
+    move || {
+        let etas = card.with(|c| c.pod_evictions.clone());
+        (!etas.is_empty()).then(|| {
+            view! {
+                <details class="pod-etas" data-testid="pod-etas">
+                    <summary>{b.pods}</summary>
+                    <ul>
+                        {etas.into_iter().map(|p| view! {
+                            <li data-testid="pod-eta-row" data-pod=p.key()>
+                                {p.key()} ": " {move || eta_text(p.eviction)}
+                            </li>
+                        }).collect_view()}
+                    </ul>
+                </details>
+            }
+        })
+    }
+}

@@ -1,0 +1,37 @@
+use domain::{ReadyStatus, node::NodeCard};
+use jiff::Timestamp;
+use leptos::prelude::*;
+
+use crate::strings;
+
+/// The node's name (a link to its page), its Ready badge, Cordoned, and a line of roles, zone, version and age.
+#[component]
+pub fn CardHeader(name: String, card: Memo<NodeCard>, server_now: Signal<Timestamp>) -> impl IntoView {
+    let s = strings::current();
+    let ready_class = move || match card.with(|c| c.ready) {
+        ReadyStatus::Ready => "badge ok",
+        ReadyStatus::NotReady => "badge bad",
+        ReadyStatus::Unknown => "badge unknown",
+    };
+    view! {
+        <header>
+            <h2 class="node-name" data-testid="node-name">
+                <a href=format!("/nodes/{name}")>{move || card.with(|c| c.name.clone())}</a>
+            </h2>
+            <span class=ready_class data-testid="node-ready">{move || card.with(|c| c.ready.label())}</span>
+            {move || card.with(|c| c.unschedulable).then(|| view! {
+                <span class="badge warn" data-testid="node-cordoned">{s.cordoned}</span>
+            })}
+        </header>
+        <p class="meta">
+            {move || card.with(|c| {
+                let mut parts = Vec::new();
+                if !c.roles.is_empty() { parts.push(c.roles.join(",")); }
+                if let Some(z) = &c.zone { parts.push(z.clone()); }
+                if let Some(v) = &c.kubelet_version { parts.push(v.clone()); }
+                parts.join(" · ")
+            })}
+            " · " {move || super::age(server_now, card.with(|c| c.created)).unwrap_or_default()}
+        </p>
+    }
+}

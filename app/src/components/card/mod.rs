@@ -1,0 +1,67 @@
+//! The node card: one node's status, heartbeats, countdowns, conditions, its drain and its actions. It follows its
+//! node in the live board by name, so that an update re-renders only what changed.
+
+mod actions;
+mod conditions;
+mod countdowns;
+mod drain;
+mod facts;
+mod header;
+mod heartbeats;
+
+use domain::{
+    ReadyStatus,
+    board::{Board, BoardSettings},
+};
+use jiff::Timestamp;
+use leptos::prelude::*;
+
+pub use actions::CardActions;
+pub use drain::{CardDrain, drain_state_text};
+
+use crate::live::DrainsByNode;
+
+/// One card, following its node in the live board by name.
+#[component]
+pub fn CardView(
+    name: String,
+    current: Memo<Board>,
+    now: RwSignal<Timestamp>,
+    drains: RwSignal<DrainsByNode>,
+) -> impl IntoView {
+    let card = {
+        let name = name.clone();
+        Memo::new(move |_| current.with(|board| board.cards.get(&name).cloned()).unwrap_or_default())
+    };
+    let drain = {
+        let name = name.clone();
+        Signal::derive(move || drains.with(|d| d.get(&name).cloned()))
+    };
+    let server_now = Signal::derive(move || current.with(|board| board.server_now(now.get())));
+    let settings: Signal<BoardSettings> = Signal::derive(move || current.with(|board| board.settings));
+    let node = name.clone();
+    view! {
+        <article
+            class=move || if card.with(|c| c.ready != ReadyStatus::Ready) { "node-card problem" } else { "node-card" }
+            data-testid="node-row"
+            data-node=node
+            data-ready=move || card.with(|c| c.ready.label())
+        >
+            <header::CardHeader name card server_now />
+            <CardDrain card drain />
+            <CardActions card drain />
+            <countdowns::Countdowns card server_now settings />
+            <heartbeats::Heartbeats card server_now settings />
+            <facts::Facts card />
+            <countdowns::PodEtas card server_now />
+            <conditions::Conditions card />
+        </article>
+    }
+    // A card's static view type is deep; erasing it keeps the page's type within the compiler's limits.
+    .into_any()
+}
+
+/// An age such as `5m`, on the server's clock.
+fn age(server_now: Signal<Timestamp>, t: Option<Timestamp>) -> Option<String> {
+    t.map(|t| domain::board::short_age(server_now.get().duration_since(t)))
+}

@@ -1,0 +1,12 @@
+//! Components that more than one page or dialog uses, and the node card.
+
+mod action_button;
+pub mod card;
+mod connection;
+mod modal;
+mod notice;
+
+pub use action_button::{ActionButton, unavailable_text};
+pub use connection::ConnectionBadge;
+pub use modal::Modal;
+pub use notice::Notice;

@@ -1,0 +1,164 @@
+//! The drain dialog's options: one signal per field, grouped so that the dialog passes one value around.
+
+use domain::drain::DrainOptions;
+use leptos::prelude::*;
+
+use crate::strings;
+
+/// A number field that does not hold a whole number of seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BadNumber;
+
+/// What the person has chosen and typed in the drain dialog.
+#[derive(Clone, Copy)]
+pub struct DrainForm {
+    pub ignore_daemonsets: RwSignal<bool>,
+    pub delete_emptydir: RwSignal<bool>,
+    pub force: RwSignal<bool>,
+    pub disable_eviction: RwSignal<bool>,
+    pub grace: RwSignal<String>,
+    pub timeout: RwSignal<String>,
+    pub skip_wait: RwSignal<String>,
+    pub selector: RwSignal<String>,
+    pub reason: RwSignal<String>,
+    /// The node's name, typed to confirm an option that destroys something.
+    pub typed: RwSignal<String>,
+}
+
+impl DrainForm {
+    pub fn new() -> Self {
+        DrainForm {
+            ignore_daemonsets: RwSignal::new(false),
+            delete_emptydir: RwSignal::new(false),
+            force: RwSignal::new(false),
+            disable_eviction: RwSignal::new(false),
+            grace: RwSignal::new(String::new()),
+            timeout: RwSignal::new(String::new()),
+            skip_wait: RwSignal::new(String::new()),
+            selector: RwSignal::new(String::new()),
+            reason: RwSignal::new(String::new()),
+            typed: RwSignal::new(String::new()),
+        }
+    }
+
+    /// The options the form describes (tracked, for a memo).
+    pub fn options(&self) -> Result<DrainOptions, BadNumber> {
+        Ok(DrainOptions {
+            force: self.force.get(),
+            ignore_daemonsets: self.ignore_daemonsets.get(),
+            delete_emptydir_data: self.delete_emptydir.get(),
+            disable_eviction: self.disable_eviction.get(),
+            grace_period_seconds: seconds(&self.grace.get())?,
+            timeout_seconds: seconds(&self.timeout.get())?,
+            skip_wait_for_delete_timeout_seconds: seconds(&self.skip_wait.get())?,
+            pod_selector: Some(self.selector.get().trim().to_string()).filter(|s| !s.is_empty()),
+            ..Default::default()
+        })
+    }
+
+    /// The reason as the drain's record keeps it: `None` when only blanks were typed.
+    pub fn reason_untracked(&self) -> Option<String> {
+        Some(self.reason.get_untracked()).filter(|r| !r.trim().is_empty())
+    }
+}
+
+impl Default for DrainForm {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Parses an optional whole number of seconds: empty is `None`, anything else must be a number.
+fn seconds<T: std::str::FromStr>(text: &str) -> Result<Option<T>, BadNumber> {
+    let text = text.trim();
+    if text.is_empty() { Ok(None) } else { text.parse().map(Some).map_err(|_| BadNumber) }
+}
+
+/// The options column: four toggles, the number fields, the pod selector, the reason, and the node's name to
+/// type when an option destroys something (`destructive` names them).
+#[component]
+pub fn OptionsForm(
+    form: DrainForm,
+    node: StoredValue<String>,
+    destructive: Signal<Vec<&'static str>>,
+) -> impl IntoView {
+    let a = strings::actions();
+    view! {
+        <section class="drain-options">
+            <h3>{a.options}</h3>
+            <Toggle label=a.opt_ignore_daemonsets help=a.opt_ignore_daemonsets_help testid="opt-ignore-daemonsets" value=form.ignore_daemonsets />
+            <Toggle label=a.opt_delete_emptydir help=a.opt_delete_emptydir_help testid="opt-delete-emptydir-data" value=form.delete_emptydir />
+            <Toggle label=a.opt_force help=a.opt_force_help testid="opt-force" value=form.force />
+            <Toggle label=a.opt_disable_eviction help=a.opt_disable_eviction_help testid="opt-disable-eviction" value=form.disable_eviction />
+            <div class="number-fields">
+                <Field label=a.grace_period help=a.grace_period_help testid="opt-grace-period" value=form.grace />
+                <Field label=a.timeout help=a.timeout_help testid="opt-timeout" value=form.timeout />
+                <Field label=a.skip_wait help=a.skip_wait_help testid="opt-skip-wait" value=form.skip_wait />
+            </div>
+            <Field label=a.pod_selector help=a.pod_selector_help testid="opt-pod-selector" value=form.selector />
+            <label class="field">
+                <span>{a.reason}</span>
+                <input
+                    type="text"
+                    data-testid="drain-reason"
+                    placeholder=a.reason_placeholder
+                    prop:value=form.reason
+                    on:input=move |ev| form.reason.set(event_target_value(&ev))
+                />
+            </label>
+            {move || {
+                let chosen = destructive.get();
+                (!chosen.is_empty()).then(|| view! {
+                    <label class="field danger">
+                        <span data-testid="type-name-prompt">
+                            {node.with_value(|n| (a.type_node_name)(n, &chosen.join(", ")))}
+                        </span>
+                        <input
+                            type="text"
+                            data-testid="type-node-name"
+                            autocomplete="off"
+                            prop:value=form.typed
+                            on:input=move |ev| form.typed.set(event_target_value(&ev))
+                        />
+                    </label>
+                })
+            }}
+        </section>
+    }
+}
+
+/// An option that is on or off, with what it does.
+#[component]
+fn Toggle(label: &'static str, help: &'static str, testid: &'static str, value: RwSignal<bool>) -> impl IntoView {
+    view! {
+        <label class="toggle">
+            <input
+                type="checkbox"
+                data-testid=testid
+                prop:checked=value
+                on:change=move |ev| value.set(event_target_checked(&ev))
+            />
+            <span>
+                <strong>{label}</strong>
+                <small>{help}</small>
+            </span>
+        </label>
+    }
+}
+
+/// A text field with its label and help.
+#[component]
+fn Field(label: &'static str, help: &'static str, testid: &'static str, value: RwSignal<String>) -> impl IntoView {
+    view! {
+        <label class="field">
+            <span>{label}</span>
+            <input
+                type="text"
+                data-testid=testid
+                prop:value=value
+                on:input=move |ev| value.set(event_target_value(&ev))
+            />
+            <small>{help}</small>
+        </label>
+    }
+}

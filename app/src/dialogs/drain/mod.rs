@@ -1,0 +1,106 @@
+//! The drain dialog: the live preview, the options, and the confirm button that says what will happen.
+
+mod form;
+mod preview;
+
+use domain::{
+    drain::DryRun,
+    preview::{Preview, can_confirm, destructive_options, preview},
+    selector::SelectorError,
+};
+use leptos::prelude::*;
+
+use self::{
+    form::{DrainForm, OptionsForm},
+    preview::PreviewSection,
+};
+use super::{Actions, Dialog};
+use crate::{api::StartDrain, components::Modal, live::preview::follow_preview, strings};
+
+/// The drain dialog of `node`. Confirming starts the drain and opens its progress in place of the dialog.
+#[component]
+pub fn DrainDialog(node: String) -> impl IntoView {
+    let a = strings::actions();
+    let actions = expect_context::<Actions>();
+    let feed = follow_preview(&node);
+    let form = DrainForm::new();
+    let options = Memo::new(move |_| form.options());
+    let planned = Memo::new(move |_| -> Option<Result<Preview, SelectorError>> {
+        let options = options.get().ok()?;
+        feed.inputs.with(|i| i.as_ref().map(|i| preview(i, &options)))
+    });
+    let title = (a.drain_title)(&node);
+    let node = StoredValue::new(node);
+    let start = ServerAction::<StartDrain>::new();
+    let busy = start.pending();
+    Effect::new(move |_| {
+        if let Some(Ok(started)) = start.value().get() {
+            actions.open(Dialog::Progress(started.id));
+        }
+    });
+    let error = move || match start.value().get() {
+        Some(Err(err)) if !busy.get() => Some(format!("{} {err}", a.failed_prefix)),
+        _ => None,
+    };
+    let destructive = Signal::derive(move || options.get().map(|o| destructive_options(&o)).unwrap_or_default());
+    let confirmable = Signal::derive(move || {
+        let Ok(o) = options.get() else { return false };
+        planned.with(|p| p.as_ref().is_some_and(|p| node.with_value(|n| can_confirm(p, &o, n, &form.typed.get()))))
+            && !busy.get()
+            && actions.lacking.with(|l| {
+                l.as_ref().is_some_and(|l| l.drain.is_none() && (!o.disable_eviction || l.delete_pods.is_none()))
+            })
+    });
+    let dry_runnable =
+        Signal::derive(move || planned.with(|p| matches!(p, Some(Ok(p)) if !p.is_blocked())) && !busy.get());
+    let evict_count = move || planned.with(|p| p.as_ref().and_then(|p| p.as_ref().ok()).map_or(0, |p| p.evict.len()));
+    let begin = Callback::new(move |dry_run: DryRun| {
+        let Ok(mut options) = options.get_untracked() else { return };
+        options.dry_run = dry_run;
+        if dry_run == DryRun::Server {
+            // Budgets that allow nothing make the API answer "not now" for ever; a dry run reports that and stops.
+            options.timeout_seconds = Some(options.timeout_seconds.unwrap_or(15).min(15));
+        }
+        start.dispatch(StartDrain { node: node.get_value(), options, reason: form.reason_untracked() });
+    });
+    let close = Callback::new(move |_| actions.close());
+    view! {
+        <Modal title testid="drain-dialog" wide=true on_close=close>
+            <div class="drain-layout">
+                <PreviewSection node feed options planned />
+                <OptionsForm form node destructive />
+            </div>
+            {move || planned.with(|p| matches!(p, Some(Ok(p)) if p.is_blocked())).then(|| view! {
+                <p class="hint" data-testid="blocked-hint">{a.blocked_hint}</p>
+            })}
+            {move || {
+                let wants_delete = options.with(|o| o.as_ref().is_ok_and(|o| o.disable_eviction));
+                let missing = actions.lacking.with(|l| l.as_ref().and_then(|l| l.delete_pods.clone()));
+                missing.filter(|_| wants_delete).map(|m| view! {
+                    <p class="hint" data-testid="delete-permission-hint">{(a.missing_permission)(&m)}</p>
+                })
+            }}
+            {move || error().map(|e| view! { <p class="error" role="alert" data-testid="dialog-error">{e}</p> })}
+            <div class="modal-buttons">
+                <button type="button" data-testid="dialog-cancel" on:click=move |_| close.run(())>{a.cancel}</button>
+                <button
+                    type="button"
+                    data-testid="server-dry-run"
+                    disabled=move || !dry_runnable.get()
+                    on:click=move |_| begin.run(DryRun::Server)
+                >
+                    {a.server_dry_run}
+                </button>
+                <button
+                    type="button"
+                    class="primary danger"
+                    data-testid="confirm-drain"
+                    disabled=move || !confirmable.get()
+                    on:click=move |_| begin.run(DryRun::None)
+                >
+                    {move || node.with_value(|n| (a.confirm_drain)(n, evict_count()))}
+                </button>
+            </div>
+        </Modal>
+    }
+}

@@ -1,0 +1,78 @@
+//! The node actions' dialogs: cordon and uncordon, the drain with its live preview, and the drain progress panel
+//! that everyone watching can open. One dialog at a time, hosted by the page.
+
+mod cordon;
+mod drain;
+mod host;
+mod progress;
+
+use domain::actions::Lacking;
+use leptos::prelude::*;
+
+pub use host::DialogHost;
+
+use crate::api::{ResumeDrain, permissions};
+
+/// The dialog open on the page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Dialog {
+    Cordon(String),
+    Uncordon(String),
+    Drain(String),
+    /// A drain's progress, by id.
+    Progress(String),
+}
+
+/// What the cards and the dialogs of a page share.
+#[derive(Clone, Copy)]
+pub struct Actions {
+    pub dialog: RwSignal<Option<Dialog>>,
+    /// What the person may not do; `None` until the API server has answered.
+    pub lacking: RwSignal<Option<Lacking>>,
+    /// The last outcome, announced to screen readers and shown under the toolbar: (succeeded, message).
+    pub notice: RwSignal<Option<(bool, String)>>,
+    /// Resuming an interrupted drain, from its card; on success its progress opens.
+    pub resume: ServerAction<ResumeDrain>,
+}
+
+impl Actions {
+    /// Asks the API server what this person may do; run once per page.
+    pub fn new() -> Self {
+        let actions = Actions {
+            dialog: RwSignal::new(None),
+            lacking: RwSignal::new(None),
+            notice: RwSignal::new(None),
+            resume: ServerAction::new(),
+        };
+        Effect::new(move |_| {
+            leptos::task::spawn_local(async move {
+                match permissions().await {
+                    Ok(lacking) => actions.lacking.set(Some(lacking)),
+                    Err(err) => actions.notice.set(Some((false, err.to_string()))),
+                }
+            });
+        });
+        Effect::new(move |_| match actions.resume.value().get() {
+            Some(Ok(started)) => actions.open(Dialog::Progress(started.id)),
+            Some(Err(err)) => actions.notice.set(Some((false, err.to_string()))),
+            None => {}
+        });
+        actions
+    }
+
+    /// Opens `dialog` in place of any other.
+    pub fn open(&self, dialog: Dialog) {
+        self.dialog.set(Some(dialog));
+    }
+
+    /// Closes the open dialog.
+    pub fn close(&self) {
+        self.dialog.set(None);
+    }
+}
+
+impl Default for Actions {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -1,0 +1,197 @@
+//! The progress of one drain, live: a row per pod, a bar, the elapsed time, Cancel while it runs, and a final
+//! state that says what is true. Anyone can open it; closing it does not stop the drain.
+
+use domain::{
+    PodRef,
+    board::{elapsed, short_age},
+    drain::DryRun,
+    progress::{DrainProgress, DrainState, PodProgress, PodState},
+};
+use jiff::Timestamp;
+use leptos::prelude::*;
+
+use super::{Actions, Dialog};
+use crate::{
+    api::CancelDrain,
+    components::{Modal, card::drain_state_text},
+    live::progress::follow_progress,
+    strings::{self, ActionStrings},
+};
+
+/// The panel of drain `id`.
+#[component]
+pub fn ProgressPanel(id: String, server_now: Signal<Timestamp>) -> impl IntoView {
+    let a = strings::actions();
+    let actions = expect_context::<Actions>();
+    let feed = follow_progress(&id);
+    let progress = feed.progress;
+    let id = StoredValue::new(id);
+    let cancel = ServerAction::<CancelDrain>::new();
+    let title = Signal::derive(move || {
+        progress
+            .with(|p| p.as_ref().map(|p| (a.progress_title)(&p.node, p.options.dry_run != DryRun::None)))
+            .unwrap_or_else(|| a.show_progress.to_string())
+    });
+    let arrived = Memo::new(move |_| progress.with(Option::is_some));
+    let running = Memo::new(move |_| progress.with(|p| p.as_ref().is_some_and(|p| p.state.is_running())));
+    let error = move || match cancel.value().get() {
+        Some(Err(err)) => Some(format!("{} {err}", a.failed_prefix)),
+        _ => None,
+    };
+    let close = Callback::new(move |_| actions.close());
+    view! {
+        <Modal title testid="progress-panel" wide=true on_close=close>
+            {move || feed.missing.get().then(|| view! {
+                <p class="error" role="alert" data-testid="progress-missing">{a.drain_not_here}</p>
+            })}
+            <Show when=move || arrived.get()>
+                <ProgressBody progress server_now />
+            </Show>
+            {move || error().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            <div class="modal-buttons">
+                <Show when=move || running.get()>
+                    <button
+                        type="button"
+                        class="danger"
+                        data-testid="cancel-drain"
+                        disabled=cancel.pending()
+                        on:click=move |_| {
+                            cancel.dispatch(CancelDrain { id: id.get_value() });
+                        }
+                    >
+                        {a.cancel_drain}
+                    </button>
+                </Show>
+                <button type="button" data-testid="progress-close" on:click=move |_| close.run(())>{a.close}</button>
+            </div>
+        </Modal>
+    }
+}
+
+/// Everything the panel says about a drain once its first progress has come.
+#[component]
+fn ProgressBody(progress: RwSignal<Option<DrainProgress>>, server_now: Signal<Timestamp>) -> impl IntoView {
+    let a = strings::actions();
+    let actions = expect_context::<Actions>();
+    let with = move |f: &dyn Fn(&DrainProgress) -> String| progress.with(|p| p.as_ref().map(f)).unwrap_or_default();
+    let state = Memo::new(move |_| progress.with(|p| p.as_ref().map(|p| (p.state.clone(), p.pods_left()))));
+    let counts = Memo::new(move |_| progress.with(|p| p.as_ref().map_or((0, 0), |p| (p.done(), p.pods.len()))));
+    let state_class = move || match state.get().map(|(s, _)| s) {
+        Some(s) if s.is_running() => "drain-state",
+        Some(DrainState::Drained | DrainState::DryRunAccepted) => "drain-state ok",
+        _ => "drain-state bad",
+    };
+    let took =
+        move || with(&|p| elapsed(p.finished_at.unwrap_or_else(|| server_now.get()).duration_since(p.started_at)));
+    let uids = move || progress.with(|p| p.as_ref().map(|p| p.pods.iter().map(|x| x.uid.clone()).collect::<Vec<_>>()));
+    // Returning the node to service needs no uncordon; one that comes back into service does.
+    let offer_uncordon = Memo::new(move |_| {
+        progress.with(|p| {
+            p.as_ref()
+                .filter(|p| {
+                    p.options.dry_run == DryRun::None && !p.state.is_running() && p.state != DrainState::Refused
+                })
+                .map(|p| p.node.clone())
+        })
+    });
+    view! {
+        <p class="muted">
+            {move || with(&|p| (a.started_by)(&p.started_by, &short_age(server_now.get().duration_since(p.started_at))))}
+            {move || progress.with(|p| p.as_ref().and_then(|p| p.reason.clone())).map(|r| view! {
+                " · " <span data-testid="progress-reason">{r}</span>
+            })}
+        </p>
+        <p
+            class=state_class
+            role="status"
+            data-testid="progress-state"
+            data-state=move || state.get().map(|(s, _)| format!("{s:?}"))
+        >
+            {move || state.get().map(|(s, left)| drain_state_text(a, &s, left))}
+        </p>
+        <div class="progress-line">
+            <progress
+                max=move || counts.get().1.max(1)
+                value=move || counts.get().0
+                data-testid="progress-bar"
+                aria-label="pods gone"
+            ></progress>
+            <span data-testid="progress-count">{move || { let (done, total) = counts.get(); (a.pods_done)(done, total) }}</span>
+            <span class="muted">{a.elapsed} " " <span data-testid="progress-elapsed">{took}</span></span>
+        </div>
+        <table class="pod-progress" data-testid="progress-pods">
+            <tbody>
+                <For each=move || uids().unwrap_or_default() key=|uid| uid.clone() let(uid)>
+                    <PodRow uid progress server_now />
+                </For>
+            </tbody>
+        </table>
+        {move || offer_uncordon.get().map(|node| view! {
+            <div class="after-drain">
+                <p class="muted">{a.returning_note}</p>
+                <button
+                    type="button"
+                    data-testid="progress-uncordon"
+                    on:click=move |_| actions.open(Dialog::Uncordon(node.clone()))
+                >
+                    {a.uncordon_after}
+                </button>
+            </div>
+        })}
+    }
+}
+
+/// One pod of the drain, following its own entry so that an update touches only the rows that changed.
+#[component]
+fn PodRow(uid: String, progress: RwSignal<Option<DrainProgress>>, server_now: Signal<Timestamp>) -> impl IntoView {
+    let a = strings::actions();
+    let pod =
+        Memo::new(move |_| progress.with(|p| p.as_ref().and_then(|p| p.pods.iter().find(|x| x.uid == uid).cloned())));
+    let key = pod.with_untracked(|p| p.as_ref().map(PodRef::key).unwrap_or_default());
+    let state = Memo::new(move |_| pod.with(|p| p.as_ref().map(|p| p.state.clone())).unwrap_or(PodState::Pending));
+    let took = move || {
+        pod.with(|p| {
+            let p: &PodProgress = p.as_ref()?;
+            let end = p.finished_at.unwrap_or_else(|| server_now.get());
+            p.started_at.map(|s| elapsed(end.duration_since(s)))
+        })
+    };
+    let shown = key.clone();
+    view! {
+        <tr data-testid="progress-pod" data-pod=key data-state=move || pod_state_key(&state.get())>
+            <td><code>{shown}</code></td>
+            <td class=move || format!("pod-state {}", pod_state_key(&state.get()))>{move || pod_state_text(a, &state.get())}</td>
+            <td class="muted">{took}</td>
+        </tr>
+    }
+}
+
+fn pod_state_text(a: &ActionStrings, state: &PodState) -> String {
+    match state {
+        PodState::Pending => a.pod_pending.into(),
+        PodState::Evicting => a.pod_evicting.into(),
+        PodState::Blocked { pdb: Some(p), .. } => {
+            (a.pod_blocked_pdb)(&p.name, p.disruptions_allowed, p.desired_healthy, p.current_healthy)
+        }
+        PodState::Blocked { message, .. } => (a.pod_blocked)(message),
+        PodState::Terminating { .. } => a.pod_terminating.into(),
+        PodState::Gone => a.pod_gone.into(),
+        PodState::DryRunAccepted => a.pod_dry_accepted.into(),
+        PodState::NoLongerWaited => a.pod_no_longer_waited.into(),
+        PodState::Failed(why) => (a.pod_failed)(why),
+    }
+}
+
+/// The state's name in `data-state` and in the row's class.
+fn pod_state_key(state: &PodState) -> &'static str {
+    match state {
+        PodState::Pending => "pending",
+        PodState::Evicting => "evicting",
+        PodState::Blocked { .. } => "blocked",
+        PodState::Terminating { .. } => "terminating",
+        PodState::Gone => "gone",
+        PodState::DryRunAccepted => "dry-run-accepted",
+        PodState::NoLongerWaited => "no-longer-waited",
+        PodState::Failed(_) => "failed",
+    }
+}

@@ -1,0 +1,129 @@
+//! The live board: the server's snapshot first, then `/api/board/events`, and a clock that ticks every second on
+//! the server's time, so that ages and countdowns move between updates.
+
+use std::collections::BTreeMap;
+
+use domain::{
+    board::{Board, BoardUpdate},
+    progress::DrainSummary,
+};
+use jiff::Timestamp;
+use leptos::prelude::*;
+
+/// The drains of the board, by node, as the board stream sends them.
+pub type DrainsByNode = BTreeMap<String, DrainSummary>;
+
+/// The state of the live connection, shown so that nobody trusts a frozen board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// Only the browser's event stream moves it past Connecting.
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+pub enum Connection {
+    Connecting,
+    Live,
+    Reconnecting,
+}
+
+/// What the board page, the node page and the wall share: the live board, the clock and the connection state.
+#[derive(Clone, Copy)]
+pub struct LiveBoard {
+    pub board: RwSignal<Option<Board>>,
+    /// Every drain of the cluster, by node, as the board stream sends them.
+    pub drains: RwSignal<DrainsByNode>,
+    pub now: RwSignal<Timestamp>,
+    pub connection: RwSignal<Connection>,
+    /// Set once the page has hydrated; the browser tests wait for it.
+    pub hydrated: RwSignal<bool>,
+}
+
+impl LiveBoard {
+    /// Starts the clock and the event stream; both run only in the browser.
+    pub fn new() -> Self {
+        let live = LiveBoard {
+            board: RwSignal::new(None),
+            drains: RwSignal::new(Default::default()),
+            now: RwSignal::new(Timestamp::now()),
+            connection: RwSignal::new(Connection::Connecting),
+            hydrated: RwSignal::new(false),
+        };
+        Effect::new(move |_| {
+            live.hydrated.set(true);
+            let handle =
+                set_interval_with_handle(move || live.now.set(Timestamp::now()), std::time::Duration::from_secs(1));
+            on_cleanup(move || {
+                if let Ok(h) = handle {
+                    h.clear();
+                }
+            });
+            #[cfg(feature = "hydrate")]
+            stream::follow(live);
+        });
+        live
+    }
+
+    /// The server's clock now, ticking every second.
+    pub fn server_now(&self) -> Signal<Timestamp> {
+        let (board, now) = (self.board, self.now);
+        Signal::derive(move || board.with(|b| b.as_ref().map(|b| b.server_now(now.get())).unwrap_or_else(|| now.get())))
+    }
+
+    /// The cards to show: the live board once it has arrived, the server's snapshot before.
+    pub fn current(&self, snapshot: &BoardUpdate) -> Board {
+        self.board.get().unwrap_or_else(|| {
+            let mut b = Board::default();
+            b.apply(snapshot.clone(), snapshot.server_time);
+            b
+        })
+    }
+}
+
+impl Default for LiveBoard {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(feature = "hydrate")]
+mod stream {
+    use super::*;
+    use crate::live::dom::{self, Listening};
+
+    /// How long to wait before opening a new stream once the browser has given up on one.
+    const RETRY: std::time::Duration = std::time::Duration::from_secs(2);
+
+    /// Follows `/api/board/events` for as long as the page lives, reconnecting for ever. Every error shows
+    /// Reconnecting at once, while the browser retries by itself; when it gives up (the stream is closed), a new
+    /// one is opened after a pause. Every connection starts with a full board, so a reconnect resyncs.
+    pub fn follow(live: LiveBoard) {
+        let holder = StoredValue::new_local(None::<Listening>);
+        open(holder, live);
+        on_cleanup(move || {
+            let _ = holder.try_update_value(|h| h.take());
+        });
+    }
+
+    fn open(holder: StoredValue<Option<Listening>, LocalStorage>, live: LiveBoard) {
+        let listening = dom::listen(
+            "/api/board/events",
+            &["board", "drains"],
+            move |kind, text| {
+                if kind == "drains" {
+                    if let Ok(list) = serde_json::from_str::<Vec<DrainSummary>>(&text) {
+                        live.drains.set(list.into_iter().map(|d| (d.node.clone(), d)).collect());
+                    }
+                    return;
+                }
+                let Ok(update) = serde_json::from_str::<BoardUpdate>(&text) else { return };
+                live.board.update(|b| b.get_or_insert_with(Board::default).apply(update, Timestamp::now()));
+                live.connection.set(Connection::Live);
+            },
+            move |closed| {
+                live.connection.set(Connection::Reconnecting);
+                if closed {
+                    set_timeout(move || open(holder, live), RETRY);
+                }
+            },
+        );
+        // If the page is gone, the new stream is dropped with the closure, which closes it.
+        let _ = holder.try_update_value(|h| *h = listening);
+    }
+}

@@ -1,0 +1,185 @@
+//! The node board: a card per node, rendered on the server from one snapshot of its first page, then kept live by
+//! the board's event stream. Filters and paging run in the browser.
+
+use domain::board::{self, Board, StatusFilter};
+use jiff::Timestamp;
+use leptos::prelude::*;
+
+use super::PAGE_SIZE;
+use crate::{
+    api::board_snapshot,
+    components::{ConnectionBadge, Notice, card::CardView},
+    dialogs::{Actions, DialogHost},
+    live::{DrainsByNode, LiveBoard},
+    strings,
+};
+
+/// What the board's filters hold.
+#[derive(Clone, Copy)]
+pub struct Filters {
+    pub name: RwSignal<String>,
+    pub label: RwSignal<String>,
+    pub status: RwSignal<StatusFilter>,
+    pub page: RwSignal<usize>,
+}
+
+impl Filters {
+    pub fn new() -> Self {
+        Filters {
+            name: RwSignal::new(String::new()),
+            label: RwSignal::new(String::new()),
+            status: RwSignal::new(StatusFilter::All),
+            page: RwSignal::new(0),
+        }
+    }
+}
+
+impl Default for Filters {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[component]
+pub fn BoardPage() -> impl IntoView {
+    let s = strings::current();
+    // Only the first page of cards comes with the page; the event stream brings the whole board right after.
+    let snapshot = Resource::new(|| (), |_| board_snapshot(Some(PAGE_SIZE)));
+    let live = LiveBoard::new();
+    let filters = Filters::new();
+    let actions = Actions::new();
+    provide_context(actions);
+    view! {
+        <section class="nodes-page" data-testid="nodes-page" data-hydrated=move || live.hydrated.get().to_string()>
+            <Toolbar filters live />
+            <Notice notice=actions.notice />
+            <DialogHost server_now=live.server_now() />
+            <Suspense fallback=move || view! { <p data-testid="nodes-loading">{s.loading_nodes}</p> }>
+                {move || Suspend::new(async move {
+                    match snapshot.await {
+                        Ok(snap) => {
+                            let current = Memo::new(move |_| live.current(&snap));
+                            view! { <Cards current now=live.now drains=live.drains filters /> }.into_any()
+                        }
+                        Err(err) => view! {
+                            <p class="error" role="alert" data-testid="nodes-error">
+                                {s.nodes_error_prefix} " " {err.to_string()}
+                            </p>
+                        }
+                        .into_any(),
+                    }
+                })}
+            </Suspense>
+        </section>
+    }
+}
+
+/// The name, label and status filters, and the connection badge. Any change goes back to the first page.
+#[component]
+fn Toolbar(filters: Filters, live: LiveBoard) -> impl IntoView {
+    let s = strings::current();
+    let b = strings::board();
+    let set = move |signal: RwSignal<String>| {
+        move |ev| {
+            signal.set(event_target_value(&ev));
+            filters.page.set(0);
+        }
+    };
+    view! {
+        <div class="toolbar">
+            <label>
+                <span class="visually-hidden">{s.filter_label}</span>
+                <input
+                    type="search"
+                    data-testid="node-filter"
+                    placeholder=s.filter_placeholder
+                    prop:value=filters.name
+                    on:input=set(filters.name)
+                />
+            </label>
+            <input
+                type="search"
+                data-testid="label-filter"
+                aria-label="label filter"
+                placeholder=b.label_filter_placeholder
+                prop:value=filters.label
+                on:input=set(filters.label)
+            />
+            <select
+                data-testid="status-filter"
+                aria-label="status filter"
+                on:change=move |ev| {
+                    filters.status.set(match event_target_value(&ev).as_str() {
+                        "problems" => StatusFilter::Problems,
+                        "cordoned" => StatusFilter::Cordoned,
+                        "ready" => StatusFilter::Ready,
+                        _ => StatusFilter::All,
+                    });
+                    filters.page.set(0);
+                }
+            >
+                <option value="all">{b.status_all}</option>
+                <option value="problems">{b.status_problems}</option>
+                <option value="cordoned">{b.status_cordoned}</option>
+                <option value="ready">{b.status_ready}</option>
+            </select>
+            <ConnectionBadge connection=live.connection />
+        </div>
+    }
+}
+
+/// The counts, the page of cards that match the filters, and the pager.
+#[component]
+pub fn Cards(
+    current: Memo<Board>,
+    now: RwSignal<Timestamp>,
+    drains: RwSignal<DrainsByNode>,
+    filters: Filters,
+) -> impl IntoView {
+    let s = strings::current();
+    let b = strings::board();
+    let page = filters.page;
+    // Names only: a keystroke in the filter must not copy thousands of cards. Only the page's cards are cloned.
+    let shown = Memo::new(move |_| {
+        let (name, label, status) = (filters.name.get(), filters.label.get(), filters.status.get());
+        current.with(|board| {
+            let mut matching: Vec<_> =
+                board.cards.values().filter(|c| board::matches(c, &name, &label, status)).collect();
+            matching.sort_by_key(|c| board::display_rank(c));
+            matching.into_iter().map(|c| c.name.clone()).collect::<Vec<String>>()
+        })
+    });
+    let pages = move || shown.with(Vec::len).div_ceil(PAGE_SIZE).max(1);
+    let on_page = move || {
+        let start = page.get().min(pages() - 1) * PAGE_SIZE;
+        shown.with(|v| v.iter().skip(start).take(PAGE_SIZE).cloned().collect::<Vec<String>>())
+    };
+    view! {
+        <p class="summary" data-testid="summary">
+            {move || {
+                let sum = current.with(|board| board.partial.unwrap_or_else(|| board::summary(board.cards.values())));
+                (b.summary)(sum.nodes, sum.not_ready, sum.cordoned)
+            }}
+        </p>
+        <p class="count" data-testid="node-count">
+            {move || {
+                let total = current.with(|b| b.partial.map_or(b.cards.len(), |p| p.nodes));
+                (s.showing_nodes)(shown.with(Vec::len), total)
+            }}
+        </p>
+        <Show when=move || shown.with(|v| !v.is_empty()) fallback=move || view! { <p>{s.no_nodes_match}</p> }>
+            <div class="node-list" data-testid="node-list">
+                <For each=on_page key=|name| name.clone() let(name)>
+                    <CardView name current now drains />
+                </For>
+            </div>
+        </Show>
+        <Show when=move || { pages() > 1 }>
+            <nav class="pager" data-testid="pager">
+                <button on:click=move |_| page.update(|p| *p = p.saturating_sub(1))>{b.previous_page}</button>
+                <span>{move || (b.page_of)(page.get().min(pages() - 1) + 1, pages())}</span>
+                <button on:click=move |_| page.update(|p| *p = (*p + 1).min(pages() - 1))>{b.next_page}</button>
+            </nav>
+        </Show>
+    }
+}

@@ -1,0 +1,29 @@
+//! The wall screen: large type, problems first, no controls; for a shared display.
+
+use leptos::prelude::*;
+
+use super::{
+    PAGE_SIZE,
+    board::{Cards, Filters},
+};
+use crate::{api::board_snapshot, components::ConnectionBadge, live::LiveBoard, strings};
+
+#[component]
+pub fn WallPage() -> impl IntoView {
+    let s = strings::current();
+    let snapshot = Resource::new(|| (), |_| board_snapshot(Some(PAGE_SIZE)));
+    let live = LiveBoard::new();
+    view! {
+        <section class="wall" data-testid="wall" data-hydrated=move || live.hydrated.get().to_string()>
+            <ConnectionBadge connection=live.connection />
+            <Suspense fallback=move || view! { <p>{s.loading_nodes}</p> }>
+                {move || Suspend::new(async move {
+                    snapshot.await.ok().map(|snap| {
+                        let current = Memo::new(move |_| live.current(&snap));
+                        view! { <Cards current now=live.now drains=live.drains filters=Filters::new() /> }
+                    })
+                })}
+            </Suspense>
+        </section>
+    }
+}
