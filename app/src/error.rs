@@ -38,12 +38,21 @@ impl FromServerFnError for AppError {
     }
 }
 
+/// The one place an engine error becomes the browser's: an API server's refusal keeps its code and message, and
+/// everything else keeps its message under the variant the page acts on.
 #[cfg(feature = "ssr")]
-impl From<kube::Error> for AppError {
-    fn from(err: kube::Error) -> Self {
+impl From<engine::Error> for AppError {
+    fn from(err: engine::Error) -> Self {
+        use engine::Error;
         match err {
-            kube::Error::Api(status) => AppError::Api { code: status.code, message: status.message },
-            other => AppError::Connection(other.to_string()),
+            Error::Kube(_) => match err.api_code() {
+                Some(code) => AppError::Api { code, message: err.to_string() },
+                None => AppError::Connection(err.to_string()),
+            },
+            Error::NotFound(what) => AppError::NotFound(what),
+            Error::Invalid(why) => AppError::Invalid(why),
+            err @ Error::NotSignedIn { .. } => AppError::NotSignedIn(err.to_string()),
+            err @ Error::NotListed(_) => AppError::Connection(err.to_string()),
         }
     }
 }

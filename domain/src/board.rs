@@ -173,6 +173,59 @@ pub fn clock(d: SignedDuration) -> String {
     if h > 0 { format!("{h}:{m:02}:{s:02}") } else { format!("{m}:{s:02}") }
 }
 
+/// The update that takes a viewer from the cards it was last sent to `cards`, remembering what it now holds.
+/// `None` when nothing changed. The first update of a connection is always full.
+pub fn diff(
+    sent: &mut BTreeMap<String, NodeCard>,
+    cards: &[NodeCard],
+    full: bool,
+    settings: BoardSettings,
+    server_time: Timestamp,
+) -> Option<BoardUpdate> {
+    let upsert: Vec<NodeCard> = if full {
+        sent.clear();
+        cards.to_vec()
+    } else {
+        cards.iter().filter(|c| sent.get(&c.name) != Some(c)).cloned().collect()
+    };
+    let names: std::collections::BTreeSet<&str> = cards.iter().map(|c| c.name.as_str()).collect();
+    let remove: Vec<String> = sent.keys().filter(|k| !names.contains(k.as_str())).cloned().collect();
+    if !full && upsert.is_empty() && remove.is_empty() {
+        return None;
+    }
+    for name in &remove {
+        sent.remove(name);
+    }
+    for card in &upsert {
+        sent.insert(card.name.clone(), card.clone());
+    }
+    Some(BoardUpdate { server_time, full, settings, upsert, remove, partial: None })
+}
+
+/// How long something took, for drain progress: tenths under ten seconds ("0.4s", "7.2s"), then "45s", "3m05s",
+/// "2h10m". Negative durations (clock skew) read as zero.
+pub fn elapsed(d: SignedDuration) -> String {
+    let ms = d.as_millis().max(0);
+    let s = (ms / 1000) as i64;
+    match s {
+        0..10 => format!("{}.{}s", s, (ms % 1000) / 100),
+        10..60 => format!("{s}s"),
+        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
+    }
+}
+
+/// A short age for a card: "45s", "12m", "5h", "3d".
+pub fn short_age(d: SignedDuration) -> String {
+    let s = d.as_secs().max(0);
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m", s / 60),
+        3600..86400 => format!("{}h", s / 3600),
+        _ => format!("{}d", s / 86400),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,40 +314,21 @@ mod tests {
         assert_eq!(clock(SignedDuration::from_secs(3723)), "1:02:03");
         assert_eq!(clock(SignedDuration::from_secs(-5)), "0:00");
     }
-}
 
-/// The update that takes a viewer from the cards it was last sent to `cards`, remembering what it now holds.
-/// `None` when nothing changed. The first update of a connection is always full.
-pub fn diff(
-    sent: &mut BTreeMap<String, NodeCard>,
-    cards: &[NodeCard],
-    full: bool,
-    settings: BoardSettings,
-    server_time: Timestamp,
-) -> Option<BoardUpdate> {
-    let upsert: Vec<NodeCard> = if full {
-        sent.clear();
-        cards.to_vec()
-    } else {
-        cards.iter().filter(|c| sent.get(&c.name) != Some(c)).cloned().collect()
-    };
-    let names: std::collections::BTreeSet<&str> = cards.iter().map(|c| c.name.as_str()).collect();
-    let remove: Vec<String> = sent.keys().filter(|k| !names.contains(k.as_str())).cloned().collect();
-    if !full && upsert.is_empty() && remove.is_empty() {
-        return None;
+    #[test]
+    fn display_order_puts_problems_first_then_cordoned() {
+        let cards = vec![
+            card("a", ReadyStatus::Ready, false),
+            card("b", ReadyStatus::Ready, true),
+            card("c", ReadyStatus::Unknown, false),
+            card("d", ReadyStatus::NotReady, true),
+            card("e", ReadyStatus::Ready, false),
+        ];
+        let (sorted, all) = first_cards(cards, 5);
+        let names: Vec<_> = sorted.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["c", "d", "b", "a", "e"]);
+        assert_eq!(all, Summary { nodes: 5, not_ready: 2, cordoned: 2 });
     }
-    for name in &remove {
-        sent.remove(name);
-    }
-    for card in &upsert {
-        sent.insert(card.name.clone(), card.clone());
-    }
-    Some(BoardUpdate { server_time, full, settings, upsert, remove, partial: None })
-}
-
-#[cfg(test)]
-mod diff_tests {
-    use super::*;
 
     #[test]
     fn a_partial_snapshot_keeps_the_first_cards_in_display_order_and_counts_all() {
@@ -348,29 +382,5 @@ mod diff_tests {
             (1, "a", vec!["b".to_string()])
         );
         assert_eq!(sent.len(), 1);
-    }
-}
-
-/// How long something took, for drain progress: tenths under ten seconds ("0.4s", "7.2s"), then "45s", "3m05s",
-/// "2h10m". Negative durations (clock skew) read as zero.
-pub fn elapsed(d: SignedDuration) -> String {
-    let ms = d.as_millis().max(0);
-    let s = (ms / 1000) as i64;
-    match s {
-        0..10 => format!("{}.{}s", s, (ms % 1000) / 100),
-        10..60 => format!("{s}s"),
-        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
-        _ => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
-    }
-}
-
-/// A short age for a card: "45s", "12m", "5h", "3d".
-pub fn short_age(d: SignedDuration) -> String {
-    let s = d.as_secs().max(0);
-    match s {
-        0..60 => format!("{s}s"),
-        60..3600 => format!("{}m", s / 60),
-        3600..86400 => format!("{}h", s / 3600),
-        _ => format!("{}d", s / 86400),
     }
 }

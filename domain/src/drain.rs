@@ -146,6 +146,8 @@ pub struct PodPlan {
     pub decision: Decision,
 }
 
+crate::impl_pod_ref!(PodPlan);
+
 /// The plan for one node: a decision for every pod, in the order the pods were listed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DrainPlan {
@@ -200,11 +202,7 @@ pub fn plan(
     let pods = pods
         .iter()
         .map(|pod| {
-            let lookup = pod
-                .controller
-                .as_ref()
-                .filter(|c| c.is_daemonset() && !pod.phase.is_terminal())
-                .map(|c| daemonset(pod, c));
+            let lookup = pod.daemonset_owner().map(|c| daemonset(pod, c));
             PodPlan {
                 namespace: pod.namespace.clone(),
                 name: pod.name.clone(),

@@ -14,5 +14,5 @@ pub mod preview;
 pub mod progress;
 pub mod selector;
 
-pub use node::{NodeSummary, ReadyStatus};
-pub use pod::PodSummary;
+pub use node::ReadyStatus;
+pub use pod::{PodRef, PodSummary};

@@ -14,140 +14,6 @@ pub enum ReadyStatus {
     Unknown,
 }
 
-impl ReadyStatus {
-    /// Reads a condition's `status` string (`"True"`, `"False"` or anything else).
-    pub fn from_condition_status(status: Option<&str>) -> Self {
-        match status {
-            Some("True") => Self::Ready,
-            Some("False") => Self::NotReady,
-            _ => Self::Unknown,
-        }
-    }
-
-    /// The label shown on the badge, matching what `kubectl get nodes` prints.
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Ready => "Ready",
-            Self::NotReady => "NotReady",
-            Self::Unknown => "Unknown",
-        }
-    }
-}
-
-/// One node as the node list shows it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NodeSummary {
-    pub name: String,
-    pub ready: ReadyStatus,
-    /// `spec.unschedulable`: the node is cordoned.
-    pub unschedulable: bool,
-}
-
-impl NodeSummary {
-    /// Sorts a node list for display: problems first (NotReady and Unknown), then cordoned nodes, then the rest,
-    /// each group by name.
-    pub fn sort_for_display(nodes: &mut [NodeSummary]) {
-        nodes.sort_by(|a, b| a.display_rank().cmp(&b.display_rank()).then_with(|| a.name.cmp(&b.name)));
-    }
-
-    fn display_rank(&self) -> u8 {
-        match (self.ready, self.unschedulable) {
-            (ReadyStatus::NotReady | ReadyStatus::Unknown, _) => 0,
-            (ReadyStatus::Ready, true) => 1,
-            (ReadyStatus::Ready, false) => 2,
-        }
-    }
-}
-
-#[cfg(feature = "k8s")]
-mod from_k8s {
-    use super::*;
-    use k8s_openapi::api::core::v1::Node;
-
-    impl From<&Node> for NodeSummary {
-        fn from(node: &Node) -> Self {
-            let ready = node
-                .status
-                .as_ref()
-                .and_then(|s| s.conditions.as_ref())
-                .and_then(|cs| cs.iter().find(|c| c.type_ == "Ready"))
-                .map(|c| ReadyStatus::from_condition_status(Some(&c.status)))
-                .unwrap_or(ReadyStatus::Unknown);
-            NodeSummary {
-                name: node.metadata.name.clone().unwrap_or_default(),
-                ready,
-                unschedulable: node.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false),
-            }
-        }
-    }
-
-    #[cfg(test)]
-    mod tests {
-        use super::*;
-
-        fn node(json: serde_json::Value) -> Node {
-            serde_json::from_value(json).expect("valid node JSON")
-        }
-
-        #[test]
-        fn reads_ready_and_cordon_from_the_api_object() {
-            let n = node(serde_json::json!({
-                "metadata": {"name": "n1"},
-                "spec": {"unschedulable": true},
-                "status": {"conditions": [
-                    {"type": "MemoryPressure", "status": "False"},
-                    {"type": "Ready", "status": "True", "reason": "KubeletReady"}
-                ]}
-            }));
-            assert_eq!(
-                NodeSummary::from(&n),
-                NodeSummary { name: "n1".into(), ready: ReadyStatus::Ready, unschedulable: true }
-            );
-        }
-
-        #[test]
-        fn a_node_without_a_ready_condition_is_unknown() {
-            let n = node(serde_json::json!({"metadata": {"name": "n2"}}));
-            let s = NodeSummary::from(&n);
-            assert_eq!(s.ready, ReadyStatus::Unknown);
-            assert!(!s.unschedulable);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn condition_status_strings() {
-        for (status, want) in [
-            (Some("True"), ReadyStatus::Ready),
-            (Some("False"), ReadyStatus::NotReady),
-            (Some("Unknown"), ReadyStatus::Unknown),
-            (Some("true"), ReadyStatus::Unknown),
-            (None, ReadyStatus::Unknown),
-        ] {
-            assert_eq!(ReadyStatus::from_condition_status(status), want, "{status:?}");
-        }
-    }
-
-    #[test]
-    fn display_order_puts_problems_first_then_cordoned() {
-        let n = |name: &str, ready, unschedulable| NodeSummary { name: name.into(), ready, unschedulable };
-        let mut nodes = vec![
-            n("a", ReadyStatus::Ready, false),
-            n("b", ReadyStatus::Ready, true),
-            n("c", ReadyStatus::Unknown, false),
-            n("d", ReadyStatus::NotReady, true),
-            n("e", ReadyStatus::Ready, false),
-        ];
-        NodeSummary::sort_for_display(&mut nodes);
-        let names: Vec<_> = nodes.iter().map(|n| n.name.as_str()).collect();
-        assert_eq!(names, ["c", "d", "b", "a", "e"]);
-    }
-}
-
 /// One row of a node's `status.conditions`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Condition {
@@ -168,72 +34,6 @@ pub enum ConditionHealth {
     Unknown,
 }
 
-impl Condition {
-    /// `Ready` is good when True; every other condition (the pressures, `NetworkUnavailable`) is bad when True.
-    pub fn health(&self) -> ConditionHealth {
-        let good_when_true = self.type_ == "Ready";
-        match (self.status.as_str(), good_when_true) {
-            ("True", true) | ("False", false) => ConditionHealth::Good,
-            ("True", false) | ("False", true) => ConditionHealth::Bad,
-            _ => ConditionHealth::Unknown,
-        }
-    }
-}
-
-/// The roles of a node, from its `node-role.kubernetes.io/<role>` labels (and the older `kubernetes.io/role`),
-/// sorted, as `kubectl get nodes` shows them.
-pub fn roles(labels: &std::collections::BTreeMap<String, String>) -> Vec<String> {
-    let mut roles: Vec<String> = labels
-        .iter()
-        .filter_map(|(k, v)| match k.strip_prefix("node-role.kubernetes.io/") {
-            Some(role) if !role.is_empty() => Some(role.to_string()),
-            _ if k == "kubernetes.io/role" && !v.is_empty() => Some(v.clone()),
-            _ => None,
-        })
-        .collect();
-    roles.sort();
-    roles.dedup();
-    roles
-}
-
-#[cfg(test)]
-mod card_tests {
-    use super::*;
-
-    #[test]
-    fn condition_colours_mean_something() {
-        let c = |t: &str, s: &str| Condition {
-            type_: t.into(),
-            status: s.into(),
-            reason: None,
-            message: None,
-            last_heartbeat: None,
-            last_transition: None,
-        };
-        assert_eq!(c("Ready", "True").health(), ConditionHealth::Good);
-        assert_eq!(c("Ready", "False").health(), ConditionHealth::Bad);
-        assert_eq!(c("Ready", "Unknown").health(), ConditionHealth::Unknown);
-        assert_eq!(c("MemoryPressure", "True").health(), ConditionHealth::Bad);
-        assert_eq!(c("DiskPressure", "False").health(), ConditionHealth::Good);
-        assert_eq!(c("NetworkUnavailable", "True").health(), ConditionHealth::Bad);
-    }
-
-    #[test]
-    fn roles_come_from_labels() {
-        let labels = [
-            ("node-role.kubernetes.io/worker", ""),
-            ("node-role.kubernetes.io/gpu", "true"),
-            ("kubernetes.io/role", "worker"),
-            ("node-role.kubernetes.io/", "x"),
-            ("app", "web"),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-        assert_eq!(roles(&labels), ["gpu", "worker"]);
-    }
-}
-
 /// When one pod on a tainted node goes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PodEta {
@@ -241,6 +41,8 @@ pub struct PodEta {
     pub name: String,
     pub eviction: crate::eviction::PodEviction,
 }
+
+crate::impl_pod_ref!(PodEta);
 
 /// Everything a node card shows. The server builds it from the Node, its Lease and the pods on it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -271,6 +73,38 @@ pub struct NodeCard {
     pub pod_evictions: Vec<PodEta>,
     /// The latest drain recorded on the node (annotation `drainboard.dev/drain`), by any server.
     pub drain_record: Option<crate::progress::DrainRecord>,
+}
+
+impl ReadyStatus {
+    /// Reads a condition's `status` string (`"True"`, `"False"` or anything else).
+    pub fn from_condition_status(status: Option<&str>) -> Self {
+        match status {
+            Some("True") => Self::Ready,
+            Some("False") => Self::NotReady,
+            _ => Self::Unknown,
+        }
+    }
+
+    /// The label shown on the badge, matching what `kubectl get nodes` prints.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Ready => "Ready",
+            Self::NotReady => "NotReady",
+            Self::Unknown => "Unknown",
+        }
+    }
+}
+
+impl Condition {
+    /// `Ready` is good when True; every other condition (the pressures, `NetworkUnavailable`) is bad when True.
+    pub fn health(&self) -> ConditionHealth {
+        let good_when_true = self.type_ == "Ready";
+        match (self.status.as_str(), good_when_true) {
+            ("True", true) | ("False", false) => ConditionHealth::Good,
+            ("True", false) | ("False", true) => ConditionHealth::Bad,
+            _ => ConditionHealth::Unknown,
+        }
+    }
 }
 
 #[cfg(feature = "k8s")]
@@ -339,5 +173,99 @@ impl NodeCard {
                 .and_then(|a| a.get(crate::progress::RECORD_ANNOTATION))
                 .and_then(|text| serde_json::from_str(text).ok()),
         }
+    }
+}
+
+/// The roles of a node, from its `node-role.kubernetes.io/<role>` labels (and the older `kubernetes.io/role`),
+/// sorted, as `kubectl get nodes` shows them.
+pub fn roles(labels: &std::collections::BTreeMap<String, String>) -> Vec<String> {
+    let mut roles: Vec<String> = labels
+        .iter()
+        .filter_map(|(k, v)| match k.strip_prefix("node-role.kubernetes.io/") {
+            Some(role) if !role.is_empty() => Some(role.to_string()),
+            _ if k == "kubernetes.io/role" && !v.is_empty() => Some(v.clone()),
+            _ => None,
+        })
+        .collect();
+    roles.sort();
+    roles.dedup();
+    roles
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn condition_status_strings() {
+        for (status, want) in [
+            (Some("True"), ReadyStatus::Ready),
+            (Some("False"), ReadyStatus::NotReady),
+            (Some("Unknown"), ReadyStatus::Unknown),
+            (Some("true"), ReadyStatus::Unknown),
+            (None, ReadyStatus::Unknown),
+        ] {
+            assert_eq!(ReadyStatus::from_condition_status(status), want, "{status:?}");
+        }
+    }
+
+    #[test]
+    fn condition_colours_mean_something() {
+        let c = |t: &str, s: &str| Condition {
+            type_: t.into(),
+            status: s.into(),
+            reason: None,
+            message: None,
+            last_heartbeat: None,
+            last_transition: None,
+        };
+        assert_eq!(c("Ready", "True").health(), ConditionHealth::Good);
+        assert_eq!(c("Ready", "False").health(), ConditionHealth::Bad);
+        assert_eq!(c("Ready", "Unknown").health(), ConditionHealth::Unknown);
+        assert_eq!(c("MemoryPressure", "True").health(), ConditionHealth::Bad);
+        assert_eq!(c("DiskPressure", "False").health(), ConditionHealth::Good);
+        assert_eq!(c("NetworkUnavailable", "True").health(), ConditionHealth::Bad);
+    }
+
+    #[test]
+    fn roles_come_from_labels() {
+        let labels = [
+            ("node-role.kubernetes.io/worker", ""),
+            ("node-role.kubernetes.io/gpu", "true"),
+            ("kubernetes.io/role", "worker"),
+            ("node-role.kubernetes.io/", "x"),
+            ("app", "web"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        assert_eq!(roles(&labels), ["gpu", "worker"]);
+    }
+
+    #[cfg(feature = "k8s")]
+    fn node(json: serde_json::Value) -> k8s_openapi::api::core::v1::Node {
+        serde_json::from_value(json).expect("valid node JSON")
+    }
+
+    #[cfg(feature = "k8s")]
+    #[test]
+    fn reads_ready_and_cordon_from_the_api_object() {
+        let card = NodeCard::from_node(&node(serde_json::json!({
+            "metadata": {"name": "n1"},
+            "spec": {"unschedulable": true},
+            "status": {"conditions": [
+                {"type": "MemoryPressure", "status": "False"},
+                {"type": "Ready", "status": "True", "reason": "KubeletReady"}
+            ]}
+        })));
+        assert_eq!((card.name.as_str(), card.ready, card.unschedulable), ("n1", ReadyStatus::Ready, true));
+    }
+
+    #[cfg(feature = "k8s")]
+    #[test]
+    fn a_node_without_a_ready_condition_is_unknown() {
+        let card = NodeCard::from_node(&node(serde_json::json!({"metadata": {"name": "n2"}})));
+        assert_eq!(card.ready, ReadyStatus::Unknown);
+        assert!(!card.unschedulable);
     }
 }

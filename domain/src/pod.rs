@@ -48,6 +48,11 @@ impl ControllerRef {
     pub fn is_daemonset(&self) -> bool {
         self.kind == "DaemonSet" && self.api_version == "apps/v1"
     }
+
+    /// `Kind/name`, the way operators name an owner.
+    pub fn label(&self) -> String {
+        format!("{}/{}", self.kind, self.name)
+    }
 }
 
 /// A toleration, kept whole because the eviction countdown needs the first one that matches each taint.
@@ -81,14 +86,53 @@ pub struct PodSummary {
 }
 
 impl PodSummary {
-    /// `namespace/name`, the way operators write a pod.
-    pub fn key(&self) -> String {
-        format!("{}/{}", self.namespace, self.name)
+    /// The DaemonSet that must be looked up before this pod is planned: its controller, when that is a DaemonSet
+    /// and the pod is still running. A finished pod is removed whatever owns it, so it needs no lookup.
+    pub fn daemonset_owner(&self) -> Option<&ControllerRef> {
+        self.controller.as_ref().filter(|c| c.is_daemonset() && !self.phase.is_terminal())
+    }
+
+    /// The key of [`Self::daemonset_owner`]'s lookup, `namespace/name`: one lookup per DaemonSet, shared by its pods.
+    pub fn daemonset_key(&self) -> Option<String> {
+        self.daemonset_owner().map(|owner| pod_key(&self.namespace, &owner.name))
     }
 }
 
+/// What every view of a pod shares: where it is and what it is called.
+pub trait PodRef {
+    fn namespace(&self) -> &str;
+    fn name(&self) -> &str;
+
+    /// `namespace/name`, the way operators write a pod, and the key that pods are matched by across views.
+    fn key(&self) -> String {
+        pod_key(self.namespace(), self.name())
+    }
+}
+
+/// Implements [`PodRef`] for a view type with `namespace` and `name` fields.
+#[macro_export]
+macro_rules! impl_pod_ref {
+    ($($ty:ty),+ $(,)?) => {$(
+        impl $crate::pod::PodRef for $ty {
+            fn namespace(&self) -> &str {
+                &self.namespace
+            }
+            fn name(&self) -> &str {
+                &self.name
+            }
+        }
+    )+};
+}
+
+impl_pod_ref!(PodSummary);
+
 /// The annotation that marks a mirror pod.
 pub const MIRROR_ANNOTATION: &str = "kubernetes.io/config.mirror";
+
+/// `namespace/name`: the one way a namespaced object's key is written.
+pub fn pod_key(namespace: &str, name: &str) -> String {
+    format!("{namespace}/{name}")
+}
 
 #[cfg(feature = "k8s")]
 mod from_k8s {
@@ -171,5 +215,42 @@ mod from_k8s {
             assert_eq!(s.controller.unwrap().name, "web-abc", "only the controller owner counts");
             assert_eq!(s.tolerations[0].toleration_seconds, Some(300));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(kind: &str, api_version: &str, phase: PodPhase) -> PodSummary {
+        PodSummary {
+            namespace: "kube-system".into(),
+            name: "agent-x1".into(),
+            uid: "u".into(),
+            node_name: None,
+            phase,
+            ready: true,
+            controller: Some(ControllerRef {
+                api_version: api_version.into(),
+                kind: kind.into(),
+                name: "agent".into(),
+            }),
+            mirror: false,
+            empty_dir: false,
+            deletion_timestamp: None,
+            labels: BTreeMap::new(),
+            tolerations: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn only_a_running_daemonset_pod_needs_a_lookup() {
+        let running = pod("DaemonSet", "apps/v1", PodPhase::Running);
+        assert_eq!(running.daemonset_key().as_deref(), Some("kube-system/agent"));
+        assert_eq!(running.key(), "kube-system/agent-x1");
+        assert_eq!(running.controller.as_ref().map(ControllerRef::label).as_deref(), Some("DaemonSet/agent"));
+        assert_eq!(pod("DaemonSet", "apps/v1", PodPhase::Succeeded).daemonset_owner(), None, "finished");
+        assert_eq!(pod("DaemonSet", "extensions/v1beta1", PodPhase::Running).daemonset_owner(), None, "old group");
+        assert_eq!(pod("ReplicaSet", "apps/v1", PodPhase::Running).daemonset_key(), None);
     }
 }

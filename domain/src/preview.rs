@@ -26,6 +26,27 @@ pub struct PdbInfo {
     pub status: PdbStatus,
 }
 
+crate::impl_pod_ref!(PreviewPod);
+
+#[cfg(feature = "k8s")]
+impl PdbInfo {
+    /// The budget as the preview and a blocked eviction read it; `None` for one without a name, namespace or
+    /// selector, which covers no pod. A status not yet written by the disruption controller reads as zeros.
+    pub fn from_k8s(pdb: &k8s_openapi::api::policy::v1::PodDisruptionBudget) -> Option<Self> {
+        let status = pdb.status.as_ref();
+        Some(PdbInfo {
+            namespace: pdb.metadata.namespace.clone()?,
+            selector: LabelSelector::from(pdb.spec.as_ref()?.selector.as_ref()?),
+            status: PdbStatus {
+                name: pdb.metadata.name.clone()?,
+                disruptions_allowed: status.and_then(|s| s.disruptions_allowed).unwrap_or(0),
+                current_healthy: status.and_then(|s| s.current_healthy).unwrap_or(0),
+                desired_healthy: status.and_then(|s| s.desired_healthy).unwrap_or(0),
+            },
+        })
+    }
+}
+
 /// What the preview of one node's drain is computed from.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PreviewInputs {
@@ -103,10 +124,9 @@ pub fn preview(inputs: &PreviewInputs, options: &DrainOptions) -> Result<Preview
     let (selected, not_selected): (Vec<&PodSummary>, Vec<&PodSummary>) =
         inputs.pods.iter().partition(|p| selector.as_ref().is_none_or(|s| s.matches(&p.labels)));
     let selected: Vec<PodSummary> = selected.into_iter().cloned().collect();
-    let lookup = |pod: &PodSummary, owner: &ControllerRef| {
-        inputs
-            .daemonsets
-            .get(&format!("{}/{}", pod.namespace, owner.name))
+    let lookup = |pod: &PodSummary, _: &ControllerRef| {
+        pod.daemonset_key()
+            .and_then(|key| inputs.daemonsets.get(&key))
             .cloned()
             .unwrap_or_else(|| DaemonSetLookup::Failed("not looked up yet".into()))
     };
@@ -118,7 +138,10 @@ pub fn preview(inputs: &PreviewInputs, options: &DrainOptions) -> Result<Preview
         let pod = PreviewPod { namespace: p.namespace.clone(), name: p.name.clone(), owner: p.controller.clone() };
         match &p.decision {
             Decision::Evict { notes } => {
-                let pdb = by_uid.get(p.uid.as_str()).and_then(|summary| covering_pdb(&inputs.pdbs, summary));
+                let pdb = by_uid
+                    .get(p.uid.as_str())
+                    .and_then(|summary| covering_pdb(&inputs.pdbs, &summary.namespace, &summary.labels))
+                    .map(|b| b.status.clone());
                 out.evict.push(EvictedPod { pod, pdb, notes: notes.clone() });
             }
             Decision::Skip(reason) => out.skipped.push((pod, reason.clone())),
@@ -130,9 +153,14 @@ pub fn preview(inputs: &PreviewInputs, options: &DrainOptions) -> Result<Preview
     Ok(out)
 }
 
-/// The budget the eviction API would consult: the first in the pod's namespace whose selector matches it.
-fn covering_pdb(pdbs: &[PdbInfo], pod: &PodSummary) -> Option<PdbStatus> {
-    pdbs.iter().find(|b| b.namespace == pod.namespace && b.selector.matches(&pod.labels)).map(|b| b.status.clone())
+/// The budget the eviction API would consult for a pod: the first in its namespace whose selector matches its
+/// labels. The dialog's preview and a blocked eviction's explanation both ask this.
+pub fn covering_pdb<'a>(
+    pdbs: &'a [PdbInfo],
+    namespace: &str,
+    labels: &BTreeMap<String, String>,
+) -> Option<&'a PdbInfo> {
+    pdbs.iter().find(|b| b.namespace == namespace && b.selector.matches(labels))
 }
 
 /// Options that destroy something that will not come back: data, bare pods, or the protection of budgets. The

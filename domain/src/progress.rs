@@ -42,6 +42,11 @@ impl PodState {
     pub fn is_final(&self) -> bool {
         matches!(self, Self::Gone | Self::DryRunAccepted | Self::NoLongerWaited | Self::Failed(_))
     }
+
+    /// The pod counts as done: gone, or accepted by a server dry run.
+    pub fn is_done(&self) -> bool {
+        matches!(self, Self::Gone | Self::DryRunAccepted)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,6 +58,8 @@ pub struct PodProgress {
     pub started_at: Option<Timestamp>,
     pub finished_at: Option<Timestamp>,
 }
+
+crate::impl_pod_ref!(PodProgress);
 
 /// Where the drain as a whole stands.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,6 +110,11 @@ pub struct DrainProgress {
 }
 
 impl DrainProgress {
+    /// Pods done ([`PodState::is_done`]), of `pods.len()`.
+    pub fn done(&self) -> usize {
+        self.pods.iter().filter(|p| p.state.is_done()).count()
+    }
+
     /// Pods evicted or being evicted that are not gone yet.
     pub fn pods_left(&self) -> usize {
         self.pods.iter().filter(|p| p.state != PodState::Gone).count()
@@ -205,7 +217,7 @@ impl From<&DrainProgress> for DrainSummary {
             dry_run: p.options.dry_run != crate::drain::DryRun::None,
             state: p.state.clone(),
             total: p.pods.len(),
-            done: p.pods.iter().filter(|x| matches!(x.state, PodState::Gone | PodState::DryRunAccepted)).count(),
+            done: p.done(),
             blocked_by: p.pods.iter().find_map(|x| match &x.state {
                 PodState::Blocked { pdb: Some(pdb), .. } => Some(pdb.clone()),
                 _ => None,

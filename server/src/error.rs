@@ -2,7 +2,7 @@
 
 use std::{io, net::SocketAddr};
 
-use app::kube_access::ConnectError;
+use engine::access::ConnectError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

@@ -2,29 +2,40 @@
 
 use std::{collections::BTreeMap, convert::Infallible, sync::Arc};
 
-use app::{cluster_cache::ClusterCaches, drain::DrainRegistry, kube_access::KubeAccess};
 use axum::{
     extract::{Path, State},
     http::StatusCode,
     response::sse::{Event, KeepAlive, Sse},
 };
 use domain::board::{BoardSettings, diff};
+use engine::{Engine, cache::ClusterCache, drain::DrainRegistry};
 use futures::{Stream, StreamExt};
 use tokio_stream::wrappers::WatchStream;
 
 /// What the event streams read.
 #[derive(Clone)]
 pub struct Streams {
-    pub access: KubeAccess,
-    pub caches: ClusterCaches,
-    /// Held for the server's lifetime (see `web::router`).
-    pub _operator_cache: Option<Arc<app::cluster_cache::ClusterCache>>,
-    pub drains: DrainRegistry,
+    pub engine: Engine,
     pub settings: BoardSettings,
     /// Board streams open now.
     pub viewers: Arc<std::sync::atomic::AtomicI64>,
+}
+
+impl Streams {
     /// Cancelled when the server shuts down: every stream ends then.
-    pub shutdown: tokio_util::sync::CancellationToken,
+    fn shutdown(&self) -> tokio_util::sync::WaitForCancellationFutureOwned {
+        self.engine.tasks().shutdown_signal().clone().cancelled_owned()
+    }
+}
+
+fn status_of(err: &engine::Error) -> StatusCode {
+    match err {
+        engine::Error::NotFound(_) => StatusCode::NOT_FOUND,
+        engine::Error::NotSignedIn { .. } => StatusCode::UNAUTHORIZED,
+        engine::Error::NotListed(_) => StatusCode::GATEWAY_TIMEOUT,
+        engine::Error::Invalid(_) => StatusCode::BAD_REQUEST,
+        engine::Error::Kube(_) => StatusCode::BAD_GATEWAY,
+    }
 }
 
 /// `GET /api/board/events`: one `board` event with every card at once (so a reconnecting viewer resyncs), then
@@ -34,17 +45,17 @@ pub struct Streams {
 pub async fn board_events(
     State(streams): State<Streams>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, (StatusCode, String)> {
-    let identity = streams.access.identity_for_request();
-    let client = streams.access.client_for(&identity).map_err(|e| (StatusCode::UNAUTHORIZED, e.to_string()))?;
-    let cache = streams.caches.for_identity(&identity, client);
+    let engine = &streams.engine;
+    let identity = engine.identity();
+    let cache = engine.cache(&identity).map_err(|e| (status_of(&e), e.to_string()))?;
     let board = BoardFeed {
         cards: cache.live_cards(),
         _cache: cache,
         sent: BTreeMap::new(),
         first: true,
         settings: streams.settings,
-        drains: streams.drains.clone(),
-        drain_changes: streams.drains.changes(),
+        drains: engine.drains().clone(),
+        drain_changes: engine.drains().changes(),
         cluster: identity.cluster,
         drains_sent: None,
         _viewer: Viewer::new(streams.viewers.clone()),
@@ -53,13 +64,13 @@ pub async fn board_events(
         let event = board.next().await?;
         Some((Ok(event), board))
     });
-    Ok(Sse::new(stream.take_until(streams.shutdown.cancelled_owned())).keep_alive(KeepAlive::default()))
+    Ok(Sse::new(stream.take_until(streams.shutdown())).keep_alive(KeepAlive::default()))
 }
 
 /// One viewer's board stream: what it has been sent, and what it waits on.
 struct BoardFeed {
     /// Held so the cache lives as long as the stream.
-    _cache: Arc<app::cluster_cache::ClusterCache>,
+    _cache: Arc<ClusterCache>,
     cards: tokio::sync::watch::Receiver<Arc<Vec<domain::node::NodeCard>>>,
     sent: BTreeMap<String, domain::node::NodeCard>,
     first: bool,
@@ -126,7 +137,7 @@ pub async fn metrics(State(streams): State<Streams>) -> String {
          # HELP drainboard_board_viewers Board event streams open now.\n\
          # TYPE drainboard_board_viewers gauge\n\
          drainboard_board_viewers {}\n",
-        streams.caches.watches_started(),
+        streams.engine.caches().watches_started(),
         streams.viewers.load(std::sync::atomic::Ordering::Relaxed)
     )
 }
@@ -138,15 +149,10 @@ pub async fn preview_events(
     State(streams): State<Streams>,
     Path(node): Path<String>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, (StatusCode, String)> {
-    let identity = streams.access.identity_for_request();
-    let client = streams.access.client_for(&identity).map_err(|e| (StatusCode::UNAUTHORIZED, e.to_string()))?;
-    let cache = streams.caches.for_identity(&identity, client.clone());
-    cache.ready_for_request().await.map_err(|e| (StatusCode::GATEWAY_TIMEOUT, e.to_string()))?;
-    if !cache.has_node(&node) {
-        return Err((StatusCode::NOT_FOUND, format!("node {node} does not exist")));
-    }
+    let engine = &streams.engine;
+    let (cache, source) =
+        engine.preview_source(&engine.identity(), node).await.map_err(|e| (status_of(&e), e.to_string()))?;
     let changes = cache.live_cards();
-    let source = app::drain::preview::PreviewSource::new(client, node);
     let state = (cache, changes, source, None::<domain::preview::PreviewInputs>, None::<u64>);
     let stream = futures::stream::unfold(state, |(cache, mut changes, mut source, last, mut seen)| async move {
         loop {
@@ -172,7 +178,7 @@ pub async fn preview_events(
             return Some((Ok(event), (cache, changes, source, Some(inputs), seen)));
         }
     });
-    Ok(Sse::new(stream.take_until(streams.shutdown.cancelled_owned())).keep_alive(KeepAlive::default()))
+    Ok(Sse::new(stream.take_until(streams.shutdown())).keep_alive(KeepAlive::default()))
 }
 
 /// `GET /api/drains/{id}/events`: one `progress` event with the full snapshot now and after every change, until
@@ -182,7 +188,8 @@ pub async fn drain_events(
     Path(id): Path<String>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, (StatusCode, String)> {
     let rx = streams
-        .drains
+        .engine
+        .drains()
         .subscribe(&id)
         .ok_or((StatusCode::NOT_FOUND, format!("no drain with id {id} on this server")))?;
     let mut done = false;
@@ -194,5 +201,5 @@ pub async fn drain_events(
             std::future::ready(send)
         })
         .map(|progress| Ok(Event::default().event("progress").json_data(&progress).unwrap_or_default()));
-    Ok(Sse::new(stream.take_until(streams.shutdown.cancelled_owned())).keep_alive(KeepAlive::default()))
+    Ok(Sse::new(stream.take_until(streams.shutdown())).keep_alive(KeepAlive::default()))
 }

@@ -7,8 +7,8 @@ mod web;
 
 use std::process::ExitCode;
 
-use app::kube_access::{self, KubeAccess};
 use clap::Parser;
+use engine::{Engine, KubeAccess, access, cache::DEFAULT_LINGER, tasks::Tasks};
 use tracing_subscriber::EnvFilter;
 
 use crate::error::Error;
@@ -33,7 +33,7 @@ async fn main() -> ExitCode {
 }
 
 async fn run(args: cli::Args) -> Result<(), Error> {
-    let connected = kube_access::connect(args.kubeconfig.as_deref(), args.context.as_deref()).await?;
+    let connected = access::connect(args.kubeconfig.as_deref(), args.context.as_deref()).await?;
     tracing::info!(context = %connected.context, server = %connected.identity.cluster, kubeconfig = %connected.source, "connected to Kubernetes");
 
     let mut options =
@@ -43,15 +43,18 @@ async fn run(args: cli::Args) -> Result<(), Error> {
         grace_seconds: args.node_monitor_grace_period.as_secs(),
         eviction_timeout_seconds: args.pod_eviction_timeout.as_secs(),
     };
-    // Cancelled on Ctrl-C or SIGTERM: event streams end, so that the graceful shutdown does not wait for open tabs.
-    let shutdown = tokio_util::sync::CancellationToken::new();
-    let router = web::router(options, KubeAccess::single_user(connected), settings, shutdown.clone());
+    // Every background task (watches, card rounds, drains) and every event stream hears one shutdown signal,
+    // cancelled on Ctrl-C or SIGTERM, so that the graceful shutdown waits neither for open tabs nor for drains.
+    let tasks = Tasks::new(tokio::runtime::Handle::current());
+    let engine = Engine::new(KubeAccess::single_user(connected), &tasks, DEFAULT_LINGER);
+    let router = web::router(options, engine, settings);
 
     let listener =
         tokio::net::TcpListener::bind(args.addr).await.map_err(|source| Error::Bind { addr: args.addr, source })?;
     let local = listener.local_addr().map_err(Error::Serve)?;
     // The one line on stdout: scripts and tests read the URL from it.
     println!("Drainboard is serving on http://{local}");
+    let shutdown = tasks.shutdown_signal().clone();
     tokio::spawn({
         let shutdown = shutdown.clone();
         async move {
@@ -60,20 +63,35 @@ async fn run(args: cli::Args) -> Result<(), Error> {
         }
     });
     let serve = axum::serve(listener, router).with_graceful_shutdown(shutdown.clone().cancelled_owned());
-    tokio::select! {
+    let deadline = async {
+        shutdown.cancelled().await;
+        tokio::time::sleep(SHUTDOWN_LIMIT).await;
+    };
+    let served = tokio::select! {
         served = serve => served.map_err(Error::Serve),
-        () = async {
-            shutdown.cancelled().await;
-            tokio::time::sleep(SHUTDOWN_LIMIT).await;
-        } => {
+        () = deadline => {
             tracing::warn!("requests still open {} s after the shutdown signal; stopping anyway", SHUTDOWN_LIMIT.as_secs());
             Ok(())
         }
+    };
+    // Running drains record themselves as interrupted; watches and card rounds end. All within the same limit.
+    if tasks.shut_down(TASKS_LIMIT).await {
+        tracing::info!("every task ended");
+    } else {
+        tracing::warn!(
+            running = tasks.running(),
+            "tasks still running {} s after shutdown; exiting anyway",
+            TASKS_LIMIT.as_secs()
+        );
     }
+    served
 }
 
 /// How long in-flight requests may take to finish after a shutdown signal.
-const SHUTDOWN_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+const SHUTDOWN_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How long background tasks (a drain writing its record, above all) may take to end after that.
+const TASKS_LIMIT: std::time::Duration = std::time::Duration::from_secs(4);
 
 /// Resolves on Ctrl-C or SIGTERM, so that in-flight requests finish before exit.
 async fn shutdown_signal() {

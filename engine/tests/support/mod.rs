@@ -6,11 +6,14 @@ use std::{
     time::{Duration, Instant},
 };
 
-use app::{
-    drain::DrainRegistry,
-    kube_access::{self, Connected, Identity},
-};
 use domain::{drain::DrainOptions, progress::DrainProgress};
+use engine::{
+    Identity,
+    access::{self, Connected},
+    cache::ClusterCaches,
+    drain::DrainRegistry,
+    tasks::Tasks,
+};
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
 use kube::{
     Api, Client,
@@ -24,7 +27,22 @@ pub fn env(name: &str) -> String {
 
 pub async fn connect() -> Connected {
     let kubeconfig = std::path::PathBuf::from(env("DRAINBOARD_CLUSTER_DIR")).join("admin.kubeconfig");
-    kube_access::connect(Some(&kubeconfig), None).await.expect("the local control plane answers")
+    access::connect(Some(&kubeconfig), None).await.expect("the local control plane answers")
+}
+
+/// Tasks for one test, on the test's runtime.
+pub fn tasks() -> Tasks {
+    Tasks::new(tokio::runtime::Handle::current())
+}
+
+/// A drain registry as a server holds one.
+pub fn registry() -> DrainRegistry {
+    DrainRegistry::new(&tasks())
+}
+
+/// Caches that stop their watches as soon as the last holder lets go.
+pub fn caches() -> ClusterCaches {
+    ClusterCaches::new(&tasks(), Duration::ZERO)
 }
 
 /// Runs the pinned kubectl against the test cluster; returns (success, stdout, stderr).
@@ -224,7 +242,7 @@ impl Scenario {
     }
 
     pub async fn uncordon(&self) {
-        app::drain::ops::set_unschedulable(&self.client, &self.node, false, Default::default()).await.unwrap();
+        engine::drain::ops::set_unschedulable(&self.client, &self.node, false, Default::default()).await.unwrap();
     }
 
     /// Starts a drain through the registry (the code behind the server function) and returns its id.
@@ -234,7 +252,7 @@ impl Scenario {
 
     /// Runs a drain to its end and returns the final progress.
     pub async fn drain(&self, options: DrainOptions) -> DrainProgress {
-        let registry = DrainRegistry::default();
+        let registry = registry();
         let id = self.start(&registry, options);
         finish(&registry, &id, Duration::from_secs(90)).await
     }

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use domain::{PodSummary, drain::DaemonSetLookup, preview::PreviewInputs};
 use kube::Client;
 
-use crate::cluster_cache::ClusterCache;
+use crate::cache::ClusterCache;
 
 /// Builds preview inputs for one node, looking each DaemonSet up once per source (they rarely come and go
 /// while a dialog is open, and the drain itself looks them up again).
@@ -28,10 +28,9 @@ impl PreviewSource {
         pods.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
         let mut daemonsets = BTreeMap::new();
         for pod in &pods {
-            let Some(owner) = pod.controller.as_ref().filter(|c| c.is_daemonset() && !pod.phase.is_terminal()) else {
+            let (Some(owner), Some(key)) = (pod.daemonset_owner(), pod.daemonset_key()) else {
                 continue;
             };
-            let key = format!("{}/{}", pod.namespace, owner.name);
             if !self.daemonsets.contains_key(&key) {
                 let lookup = super::ops::lookup_daemonset(&self.client, &pod.namespace, owner).await;
                 self.daemonsets.insert(key.clone(), lookup);

@@ -166,13 +166,16 @@ async fn node_failure_evicts_pods(namespace: &str, node_name: &str, switch: &str
         "pod tolerates {taint} for {toleration} s: {stamped:?}"
     );
 
+    let caches = support::caches();
+    let connected = support::connect().await;
+    let cache = caches.for_identity(&connected.identity, connected.client);
+    tokio::time::timeout(Duration::from_secs(30), cache.ready()).await.expect("the cache lists within 30 s");
     let dir = env("DRAINBOARD_CLUSTER_DIR");
     harness(&[switch, &dir, node_name]);
     let restore = RestoreOnDrop { dir: dir.clone(), node: node_name.to_string() };
-    // The same listing the node list's server function uses.
+    // The cards, as the board's cache keeps them.
     let (_, flipped_after) = eventually(&format!("{node_name} to read {reads:?}"), Duration::from_secs(60), || async {
-        let nodes = app::kube_access::list_nodes(&client).await.unwrap();
-        nodes.iter().any(|n| n.name == node_name && n.ready == reads).then_some(())
+        cache.cards().iter().any(|n| n.name == node_name && n.ready == reads).then_some(())
     })
     .await;
     eprintln!("{node_name}: reads {reads:?} after {flipped_after:?}");

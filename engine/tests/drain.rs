@@ -5,11 +5,11 @@ mod support;
 
 use std::time::Duration;
 
-use app::drain::{DrainRegistry, RECORD_ANNOTATION, ops};
 use domain::{
     drain::{Decision, DrainOption, DrainOptions, DryRun, Refusal, SkipReason},
     progress::{CordonOutcome, DrainProgress, DrainRecord, DrainState, PodState},
 };
+use engine::drain::{RECORD_ANNOTATION, ops};
 use k8s_openapi::api::{apps::v1::Deployment, core::v1::Node};
 use kube::{
     Api,
@@ -123,7 +123,7 @@ async fn a_daemonset_pod_whose_daemonset_is_gone_needs_force() {
         "{pod:?}"
     );
 
-    let registry = DrainRegistry::default();
+    let registry = support::registry();
     let id = s.start(
         &registry,
         with(|o| {
@@ -179,7 +179,7 @@ async fn the_grace_period_reaches_the_api_server_and_terminating_pods_are_follow
     s.wait_running(1).await;
     // With kwok holding off, the evicted pod stays terminating, as behind a slow kubelet.
     s.set_simulated(false).await;
-    let registry = DrainRegistry::default();
+    let registry = support::registry();
     let id = s.start(&registry, with(|o| o.grace_period_seconds = Some(7)));
     let mut rx = registry.subscribe(&id).unwrap();
     let terminating = rx
@@ -238,7 +238,7 @@ async fn a_pod_in_a_terminating_namespace_is_waited_for_not_failed() {
     })
     .await;
     // The eviction is refused (403 NamespaceTerminating); the pod is already deleting, so the drain waits for it.
-    let registry = DrainRegistry::default();
+    let registry = support::registry();
     let id = s.start(&registry, DrainOptions::default());
     let mut rx = registry.subscribe(&id).unwrap();
     let waiting = rx
@@ -259,7 +259,7 @@ async fn a_pdb_blocks_by_name_until_the_deployment_grows() {
     // Replacements need somewhere to go once the drained node is cordoned.
     s.add_spare_node().await;
 
-    let registry = DrainRegistry::default();
+    let registry = support::registry();
     let id = s.start(&registry, DrainOptions::default());
     let mut rx = registry.subscribe(&id).unwrap();
     let blocked = rx
@@ -394,7 +394,7 @@ async fn cancel_stops_a_blocked_drain_and_keeps_the_node_cordoned() {
     s.deployment("api", 1, json!({}));
     s.wait_running(3).await;
 
-    let registry = DrainRegistry::default();
+    let registry = support::registry();
     let id = s.start(&registry, DrainOptions::default());
     let mut rx = registry.subscribe(&id).unwrap();
     rx.wait_for(|p| {
@@ -428,7 +428,7 @@ async fn a_drain_left_running_by_a_stopped_server_reads_as_interrupted_and_resum
     let s = Scenario::new("interrupted").await;
     guarded_web(&s).await;
 
-    let first_server = DrainRegistry::default();
+    let first_server = support::registry();
     let options = with(|o| o.grace_period_seconds = Some(7));
     let id = first_server
         .start(s.client.clone(), &s.identity, s.node.clone(), options.clone(), Some("kernel 6.12".into()))
@@ -440,11 +440,11 @@ async fn a_drain_left_running_by_a_stopped_server_reads_as_interrupted_and_resum
         records.into_iter().find(|r| r.node == s.node).map(|r| r.record)
     };
     // The server that runs it sees it running.
-    let own = find(app::drain::recorded(&s.client, &first_server, &s.identity.cluster).await.unwrap()).unwrap();
+    let own = find(engine::drain::recorded(&s.client, &first_server, &s.identity.cluster).await.unwrap()).unwrap();
     assert_eq!((own.id.as_str(), own.state.clone()), (id.as_str(), DrainState::Evicting));
     // A server that does not (restarted, or another replica) sees it interrupted, with who, why and how.
-    let restarted = DrainRegistry::default();
-    let seen = find(app::drain::recorded(&s.client, &restarted, &s.identity.cluster).await.unwrap()).unwrap();
+    let restarted = support::registry();
+    let seen = find(engine::drain::recorded(&s.client, &restarted, &s.identity.cluster).await.unwrap()).unwrap();
     assert_eq!(seen.state, DrainState::Interrupted);
     assert_eq!((seen.started_by.as_str(), seen.reason.as_deref()), (s.identity.user.as_str(), Some("kernel 6.12")));
     assert_eq!(seen.options, options);

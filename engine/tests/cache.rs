@@ -5,14 +5,13 @@ mod support;
 
 use std::{sync::Arc, time::Duration};
 
-use app::cluster_cache::ClusterCaches;
 use domain::ReadyStatus;
 use support::{connect, env, harness, kubectl};
 
 #[tokio::test]
 async fn one_cache_per_identity_follows_the_cluster() {
     let connected = connect().await;
-    let caches = ClusterCaches::with_linger(Duration::ZERO);
+    let caches = support::caches();
     let tabs: Vec<_> = (0..5).map(|_| caches.for_identity(&connected.identity, connected.client.clone())).collect();
     assert!(tabs.iter().all(|t| Arc::ptr_eq(t, &tabs[0])), "every viewer of one identity shares the cache");
     assert_eq!(caches.watches_started(), 4, "one watch each for nodes, pods, Leases and PodDisruptionBudgets");
@@ -85,7 +84,7 @@ async fn one_cache_per_identity_follows_the_cluster() {
 #[tokio::test]
 async fn concurrent_waiters_do_not_starve_the_cards() {
     let connected = connect().await;
-    let caches = ClusterCaches::with_linger(Duration::ZERO);
+    let caches = support::caches();
     let cache = caches.for_identity(&connected.identity, connected.client.clone());
     let waiters: Vec<_> = (0..5)
         .map(|_| {

@@ -1,16 +1,21 @@
-//! Against the local control plane (started by the test command): the node listing the server function uses sees
-//! what the API server reports. (control_plane.rs checks that it follows nodes through NotReady and Unknown.)
+//! Against the local control plane (started by the test command): the node cards the board is built from name the
+//! same nodes, with the same Ready states, as kubectl. (control_plane.rs checks that they follow nodes through
+//! NotReady and Unknown.)
 
 mod support;
 
-use app::kube_access;
+use std::time::Duration;
+
 use domain::ReadyStatus;
 use support::{connect, kubectl};
 
 #[tokio::test]
-async fn lists_the_same_nodes_and_statuses_as_kubectl() {
+async fn cards_name_the_same_nodes_and_statuses_as_kubectl() {
     let connected = connect().await;
-    let listed = kube_access::list_nodes(&connected.client).await.unwrap();
+    let caches = support::caches();
+    let cache = caches.for_identity(&connected.identity, connected.client.clone());
+    tokio::time::timeout(Duration::from_secs(30), cache.ready()).await.expect("the cache lists within 30 s");
+    let cards = cache.cards();
     let (ok, out, err) = kubectl(&[
         "get",
         "nodes",
@@ -26,7 +31,7 @@ async fn lists_the_same_nodes_and_statuses_as_kubectl() {
         })
         .collect();
     expected.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut got: Vec<_> = listed.iter().map(|n| (n.name.clone(), n.ready)).collect();
+    let mut got: Vec<_> = cards.iter().map(|n| (n.name.clone(), n.ready)).collect();
     got.sort_by(|a, b| a.0.cmp(&b.0));
     assert!(got.len() >= 2, "the cluster has several nodes");
     assert_eq!(got, expected);

@@ -6,8 +6,8 @@ use domain::{
     PodSummary,
     drain::{DaemonSetLookup, DrainOptions, DrainPlan, DryRun},
     pod::ControllerRef,
+    preview::{PdbInfo, covering_pdb as covering},
     progress::{CordonOutcome, PdbStatus},
-    selector::LabelSelector,
 };
 use k8s_openapi::api::{
     apps::v1::DaemonSet,
@@ -20,6 +20,8 @@ use kube::{
     core::Status,
 };
 use serde_json::json;
+
+pub use crate::access::api_message;
 
 /// kubectl's pause after a 429 answer that names no Retry-After.
 pub const EVICT_RETRY_DELAY: Duration = Duration::from_secs(5);
@@ -66,21 +68,21 @@ pub async fn list_node_pods(client: &Client, node: &str, pod_selector: Option<&s
 
 /// Plans the drain of `pods`, looking up each DaemonSet owner once.
 pub async fn plan(client: &Client, pods: &[PodSummary], options: &DrainOptions) -> DrainPlan {
-    let mut lookups: std::collections::HashMap<(String, String), DaemonSetLookup> = Default::default();
+    let mut lookups: std::collections::HashMap<String, DaemonSetLookup> = Default::default();
     for pod in pods {
-        if let Some(owner) = pod.controller.as_ref().filter(|c| c.is_daemonset() && !pod.phase.is_terminal()) {
-            let key = (pod.namespace.clone(), owner.name.clone());
-            if let std::collections::hash_map::Entry::Vacant(slot) = lookups.entry(key) {
-                slot.insert(lookup_daemonset(client, &pod.namespace, owner).await);
-            }
+        if let (Some(owner), Some(key)) = (pod.daemonset_owner(), pod.daemonset_key())
+            && let std::collections::hash_map::Entry::Vacant(slot) = lookups.entry(key)
+        {
+            slot.insert(lookup_daemonset(client, &pod.namespace, owner).await);
         }
     }
-    domain::drain::plan(
-        pods,
-        |pod, owner| lookups[&(pod.namespace.clone(), owner.name.clone())].clone(),
-        options,
-        jiff::Timestamp::now(),
-    )
+    let looked_up = |pod: &PodSummary, _: &ControllerRef| {
+        pod.daemonset_key()
+            .and_then(|key| lookups.get(&key))
+            .cloned()
+            .unwrap_or_else(|| DaemonSetLookup::Failed("not looked up".into()))
+    };
+    domain::drain::plan(pods, looked_up, options, jiff::Timestamp::now())
 }
 
 pub async fn lookup_daemonset(client: &Client, namespace: &str, owner: &ControllerRef) -> DaemonSetLookup {
@@ -140,25 +142,6 @@ pub async fn delete(client: &Client, namespace: &str, name: &str, options: &Drai
 pub async fn covering_pdb(client: &Client, pod: &PodSummary) -> Result<Option<PdbStatus>, kube::Error> {
     let pdbs: Api<PodDisruptionBudget> = Api::namespaced(client.clone(), &pod.namespace);
     let list = pdbs.list(&ListParams::default()).await?;
-    Ok(list.items.iter().find_map(|pdb| {
-        let selector = LabelSelector::from(pdb.spec.as_ref()?.selector.as_ref()?);
-        if !selector.matches(&pod.labels) {
-            return None;
-        }
-        let status = pdb.status.as_ref();
-        Some(PdbStatus {
-            name: pdb.metadata.name.clone().unwrap_or_default(),
-            disruptions_allowed: status.and_then(|s| s.disruptions_allowed).unwrap_or(0),
-            current_healthy: status.and_then(|s| s.current_healthy).unwrap_or(0),
-            desired_healthy: status.and_then(|s| s.desired_healthy).unwrap_or(0),
-        })
-    }))
-}
-
-/// The message of an API error, or the error itself for anything else.
-pub fn api_message(err: &kube::Error) -> String {
-    match err {
-        kube::Error::Api(status) => status.message.clone(),
-        other => crate::kube_access::chain(other),
-    }
+    let budgets: Vec<PdbInfo> = list.items.iter().filter_map(PdbInfo::from_k8s).collect();
+    Ok(covering(&budgets, &pod.namespace, &pod.labels).map(|b| b.status.clone()))
 }

@@ -1,4 +1,4 @@
-//! Server-side access to Kubernetes: loading the user's kubeconfig, and one client per identity.
+//! Who each call is made as: loading the user's kubeconfig, and one client per identity.
 //!
 //! Every API call is made with the credentials of the person behind the request, never with a service account of
 //! Drainboard's own. Today there is one person, the operator who started the server with their kubeconfig; the
@@ -11,15 +11,12 @@ use std::{
     time::Duration,
 };
 
-use domain::NodeSummary;
-use k8s_openapi::api::core::v1::Node;
 use kube::{
-    Api, Client, Config,
-    api::ListParams,
+    Client, Config,
     config::{KubeConfigOptions, Kubeconfig, KubeconfigError},
 };
 
-use crate::AppError;
+use crate::{Error, Result};
 
 /// Who an API call is made as: the user's credentials on one cluster.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -54,11 +51,12 @@ impl KubeAccess {
     }
 
     /// The client that acts as `identity`.
-    pub fn client_for(&self, identity: &Identity) -> Result<Client, AppError> {
+    pub fn client_for(&self, identity: &Identity) -> Result<Client> {
         let clients = self.inner.clients.read().unwrap_or_else(|poisoned| poisoned.into_inner());
-        clients.get(identity).cloned().ok_or_else(|| {
-            AppError::NotSignedIn(format!("no credentials for {} on {}", identity.user, identity.cluster))
-        })
+        clients
+            .get(identity)
+            .cloned()
+            .ok_or_else(|| Error::NotSignedIn { user: identity.user.clone(), cluster: identity.cluster.clone() })
     }
 }
 
@@ -159,23 +157,6 @@ pub async fn connect(kubeconfig: Option<&Path>, context: Option<&str>) -> Result
     Ok(Connected { client, identity: Identity { cluster: server, user }, source, context })
 }
 
-/// Lists every node, page by page, as the node list shows them.
-pub async fn list_nodes(client: &Client) -> Result<Vec<NodeSummary>, AppError> {
-    let api: Api<Node> = Api::all(client.clone());
-    let mut params = ListParams::default().limit(500);
-    let mut nodes = Vec::new();
-    loop {
-        let page = api.list(&params).await?;
-        nodes.extend(page.items.iter().map(NodeSummary::from));
-        match page.metadata.continue_ {
-            Some(token) if !token.is_empty() => params = params.continue_token(&token),
-            _ => break,
-        }
-    }
-    NodeSummary::sort_for_display(&mut nodes);
-    Ok(nodes)
-}
-
 fn default_kubeconfig_path() -> String {
     std::env::var_os("HOME")
         .map(|home| PathBuf::from(home).join(".kube/config").display().to_string())
@@ -191,13 +172,7 @@ fn read_reason(err: &KubeconfigError) -> String {
 }
 
 /// Whether the client's identity may `verb` the resource, cluster-wide, asked of the API server.
-pub async fn may(
-    client: &Client,
-    verb: &str,
-    group: &str,
-    resource: &str,
-    subresource: Option<&str>,
-) -> Result<bool, AppError> {
+pub async fn may(client: &Client, verb: &str, group: &str, resource: &str, subresource: Option<&str>) -> Result<bool> {
     use k8s_openapi::api::authorization::v1::{
         ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
     };
@@ -218,6 +193,14 @@ pub async fn may(
         .create(&kube::api::PostParams::default(), &review)
         .await?;
     Ok(answer.status.is_some_and(|s| s.allowed))
+}
+
+/// The message of an API error, or the error and its sources for anything else.
+pub fn api_message(err: &kube::Error) -> String {
+    match err {
+        kube::Error::Api(status) => status.message.clone(),
+        other => chain(other),
+    }
 }
 
 /// An error and its sources on one line: "outer: inner: root cause", skipping repeats.

@@ -1,5 +1,7 @@
-//! Drains as server tasks. A request starts one and gets its id back at once; the task belongs to the registry,
-//! not to the request, so closing the tab changes nothing and any number of viewers can follow it.
+//! How a drain runs: as a server task that a request starts and gets the id of at once. The task belongs to the
+//! registry, not to the request, so closing the tab changes nothing and any number of viewers can follow it. When
+//! the server shuts down, every running drain stops and records itself as interrupted, so that a restarted server
+//! offers to resume it.
 
 pub mod ops;
 pub mod preview;
@@ -21,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use task::RECORD_ANNOTATION;
 
-use crate::kube_access::Identity;
+use crate::{Identity, tasks::Tasks};
 
 /// How many finished drains the registry keeps for late viewers.
 const KEEP_FINISHED: usize = 200;
@@ -30,21 +32,11 @@ const KEEP_FINISHED: usize = 200;
 #[derive(Clone)]
 pub struct DrainRegistry {
     inner: Arc<Mutex<Inner>>,
-    /// The server's runtime: a drain outlives the request that starts it, so its task is spawned here.
-    runtime: tokio::runtime::Handle,
+    /// A drain outlives the request that starts it, so its task runs under the server's tasks, and hears their
+    /// shutdown.
+    tasks: Tasks,
     /// Moves whenever any drain's progress changes, so that board streams can push drains to every viewer.
     changes: Arc<watch::Sender<u64>>,
-}
-
-impl Default for DrainRegistry {
-    /// Must be called within the server's tokio runtime.
-    fn default() -> Self {
-        DrainRegistry {
-            inner: Default::default(),
-            runtime: tokio::runtime::Handle::current(),
-            changes: Arc::new(watch::channel(0).0),
-        }
-    }
 }
 
 #[derive(Default)]
@@ -62,6 +54,11 @@ struct Entry {
 }
 
 impl DrainRegistry {
+    /// A registry whose drains run under `tasks`.
+    pub fn new(tasks: &Tasks) -> Self {
+        DrainRegistry { inner: Default::default(), tasks: tasks.clone(), changes: Arc::new(watch::channel(0).0) }
+    }
+
     /// Starts draining `node` as `identity`, or attaches to the drain of that node already running.
     pub fn start(
         &self,
@@ -90,7 +87,8 @@ impl DrainRegistry {
             pods: Vec::new(),
             finished_at: None,
         });
-        let cancel = CancellationToken::new();
+        // Shutdown cancels every drain too; the drain then tells the two apart and records itself as interrupted.
+        let cancel = self.tasks.shutdown_signal().child_token();
         inner.drains.insert(
             id.clone(),
             Entry { cluster: identity.cluster.clone(), progress: rx.clone(), cancel: cancel.clone() },
@@ -103,7 +101,7 @@ impl DrainRegistry {
         // Every change of this drain moves the registry's counter, until the drain's task ends.
         let changes = self.changes.clone();
         let mut follow = rx;
-        self.runtime.spawn(async move {
+        self.tasks.spawn(async move {
             changes.send_modify(|n| *n += 1);
             while follow.changed().await.is_ok() {
                 changes.send_modify(|n| *n += 1);
@@ -111,10 +109,10 @@ impl DrainRegistry {
             changes.send_modify(|n| *n += 1);
         });
 
-        let drain = task::Drain { client, node, options, progress: tx, cancel };
+        let drain = task::Drain { client, node, options, progress: tx, cancel, tasks: self.tasks.clone() };
         let registry = self.clone();
         let finished_id = id.clone();
-        self.runtime.spawn(async move {
+        self.tasks.spawn(async move {
             drain.run().await;
             registry.finished(&key, &finished_id);
         });

@@ -55,10 +55,10 @@ async fn drainboard_decides_as_kubectl_drain_does() {
         "spec": {"nodeName": s.node, "containers": [{"name": "c", "image": "nginx:1.27"}]}}));
     s.wait_running(7).await;
     // The drain dialog's preview plans from the live cache; it must agree with kubectl too.
-    let caches = app::cluster_cache::ClusterCaches::with_linger(std::time::Duration::ZERO);
+    let caches = support::caches();
     let cache = caches.for_identity(&s.identity, s.client.clone());
     tokio::time::timeout(std::time::Duration::from_secs(30), cache.ready()).await.expect("the cache lists");
-    let mut source = app::drain::preview::PreviewSource::new(s.client.clone(), s.node.clone());
+    let mut source = engine::drain::preview::PreviewSource::new(s.client.clone(), s.node.clone());
     let started = std::time::Instant::now();
     let inputs = loop {
         let inputs = source.inputs(&cache).await;

@@ -20,6 +20,7 @@ use tokio::{sync::watch, time::Instant};
 use tokio_util::sync::CancellationToken;
 
 use super::ops::{self, EVICT_RETRY_DELAY, api_message};
+use crate::tasks::Tasks;
 
 pub use domain::progress::RECORD_ANNOTATION;
 
@@ -28,7 +29,9 @@ pub(super) struct Drain {
     pub node: String,
     pub options: DrainOptions,
     pub progress: watch::Sender<DrainProgress>,
+    /// Cancelled by a person's Cancel, or by the server's shutdown (see [`Drain::stop_reason`]).
     pub cancel: CancellationToken,
+    pub tasks: Tasks,
 }
 
 impl Drain {
@@ -55,6 +58,9 @@ impl Drain {
                 return DrainState::Failed(format!("could not list the pods of {}: {}", self.node, api_message(&err)));
             }
         };
+        if let Some(stopped) = self.stop_reason() {
+            return stopped;
+        }
         let pods: Vec<PodSummary> = listed.iter().map(PodSummary::from).collect();
         let plan = ops::plan(&self.client, &pods, &self.options).await;
         let by_uid: HashMap<&str, &PodSummary> = pods.iter().map(|p| (p.uid.as_str(), p)).collect();
@@ -81,12 +87,16 @@ impl Drain {
         if dry_run == DryRun::Client {
             return DrainState::DryRunPlanned;
         }
+        // A Cancel (or shutdown) acknowledged while the drain was cordoning or planning evicts nothing.
+        if let Some(stopped) = self.stop_reason() {
+            return stopped;
+        }
 
         self.set_state(DrainState::Evicting);
         self.record().await;
         let deadline = self.options.timeout_seconds.map(|s| Instant::now() + Duration::from_secs(s));
         // Watch the node's pods before the first eviction, so that no deletion is missed.
-        let presence = (dry_run == DryRun::None).then(|| Presence::watch(self.client.clone(), &self.node));
+        let presence = (dry_run == DryRun::None).then(|| Presence::watch(&self.tasks, self.client.clone(), &self.node));
         if self.options.disable_eviction {
             self.delete_all(&targets, deadline, presence.as_ref()).await;
         } else {
@@ -111,8 +121,8 @@ impl Drain {
                 DrainState::Drained
             };
         }
-        if self.cancel.is_cancelled() {
-            return DrainState::Cancelled;
+        if let Some(stopped) = self.stop_reason() {
+            return stopped;
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
             return DrainState::TimedOut;
@@ -124,9 +134,16 @@ impl Drain {
     /// Evicts one pod, retrying while the API says "not now", then waits until it is gone.
     async fn evict_one(&self, pod: &PodSummary, deadline: Option<Instant>, presence: Option<&Presence>) {
         let uid = pod.uid.as_str();
+        // Checked before every eviction: once a Cancel is acknowledged, nothing more is evicted.
+        if self.cancel.is_cancelled() {
+            return;
+        }
         self.set_pod(uid, PodState::Evicting);
         let mut current = pod.clone();
         loop {
+            if self.cancel.is_cancelled() {
+                return;
+            }
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 return self.set_pod(uid, PodState::Failed(self.timeout_message()));
             }
@@ -246,6 +263,18 @@ impl Drain {
         }
     }
 
+    /// Why the drain was told to stop, if it was: the server shutting down leaves it interrupted (resumable), and
+    /// a person's Cancel leaves it cancelled.
+    fn stop_reason(&self) -> Option<DrainState> {
+        if self.tasks.is_shutting_down() {
+            Some(DrainState::Interrupted)
+        } else if self.cancel.is_cancelled() {
+            Some(DrainState::Cancelled)
+        } else {
+            None
+        }
+    }
+
     fn timeout_message(&self) -> String {
         format!("timed out after {} s", self.options.timeout_seconds.unwrap_or_default())
     }
@@ -331,12 +360,12 @@ struct PresentPods {
 }
 
 impl Presence {
-    fn watch(client: Client, node: &str) -> Self {
+    fn watch(tasks: &Tasks, client: Client, node: &str) -> Self {
         let (tx, rx) = watch::channel(PresentPods::default());
         let pods: Api<Pod> = Api::all(client);
         let config = watcher::Config::default().fields(&format!("spec.nodeName={node}"));
         let node = node.to_string();
-        let task = tokio::spawn(async move {
+        let task = tasks.spawn(async move {
             let mut stream = std::pin::pin!(watcher(pods, config).default_backoff());
             let mut buffer = HashMap::new();
             let entry = |pod: &Pod| {

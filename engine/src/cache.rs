@@ -1,0 +1,326 @@
+//! How the caches stay fresh: the cluster's nodes, pods, node Leases and PodDisruptionBudgets, one set of watches
+//! per identity.
+//!
+//! Every browser of the same person shares one cache, so N open tabs cost one watch per resource, not N. The
+//! caches are keyed by [`Identity`] because each person sees what their own credentials may see. A cache lives
+//! while someone holds it, and a minute more, then stops its watches. Objects are trimmed as they arrive
+//! ([`crate::trim`]) to the few fields the cards and drain previews read.
+
+use std::{
+    collections::{BTreeSet, HashMap},
+    sync::{
+        Arc, Mutex, Weak,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::Duration,
+};
+
+use domain::{node::NodeCard, preview::PdbInfo};
+use futures::StreamExt;
+use k8s_openapi::api::{
+    coordination::v1::Lease,
+    core::v1::{Node, Pod},
+    policy::v1::PodDisruptionBudget,
+};
+use kube::{
+    Api, Client, Resource,
+    runtime::{
+        WatchStreamExt,
+        reflector::{self, Store},
+        watcher,
+    },
+};
+use tokio::{sync::watch, task::JoinHandle, time::Instant};
+
+use crate::{Error, Identity, Result, cards::CardBuilder, tasks::Tasks, trim};
+
+/// The namespace of node heartbeat Leases.
+const NODE_LEASE_NAMESPACE: &str = "kube-node-lease";
+
+/// How long a request waits for a new cache's first list. A cluster of tens of thousands of pods takes a while
+/// to list; the answer after that is an error that says to try again.
+pub const FIRST_LIST_LIMIT: Duration = Duration::from_secs(90);
+
+/// How long changes are gathered before the cards are computed again: Lease renewals alone change a large
+/// cluster's cards hundreds of times a second, and viewers need them a few times a second at most.
+const CARDS_COALESCE: Duration = Duration::from_millis(100);
+
+/// How long a cache stays after its last use by default, so that a page load followed by its event stream, or a
+/// quick reload, reuses the watches instead of listing the cluster again.
+pub const DEFAULT_LINGER: Duration = Duration::from_secs(60);
+
+/// The caches of every identity, and how many watches they have started (for tests and metrics).
+#[derive(Clone)]
+pub struct ClusterCaches {
+    caches: Arc<Mutex<HashMap<Identity, Held>>>,
+    watches_started: Arc<AtomicU64>,
+    linger: Duration,
+    tasks: Tasks,
+}
+
+/// A cache as the registry holds it: weakly, plus strongly until `until` after its last use.
+struct Held {
+    cache: Weak<ClusterCache>,
+    keep: Option<(Arc<ClusterCache>, Instant)>,
+}
+
+/// One identity's view of the cluster, kept current by four watches.
+pub struct ClusterCache {
+    nodes: Store<Node>,
+    pods: Store<Pod>,
+    leases: Store<Lease>,
+    /// PodDisruptionBudgets, for the drain dialog's live preview of which evictions will wait.
+    pdbs: Store<PodDisruptionBudget>,
+    version: watch::Receiver<u64>,
+    /// True once every store has listed its resource. The stores' own readiness wakes only the last task that
+    /// waited on it (kube-runtime 5 keeps one waker per store), so only the cards task waits there, and everyone
+    /// else waits here.
+    ready: watch::Receiver<bool>,
+    /// Changes of pods and of PodDisruptionBudgets, counted apart from the rest.
+    pod_changes: Arc<AtomicU64>,
+    pdb_changes: Arc<AtomicU64>,
+    cards: watch::Receiver<Arc<Vec<NodeCard>>>,
+    handles: Vec<JoinHandle<()>>,
+}
+
+impl ClusterCaches {
+    /// Caches whose tasks run under `tasks`, kept `linger` after their last use. With a linger, one sweeper task
+    /// lets go of the caches nobody used for that long; no timer is started per request.
+    pub fn new(tasks: &Tasks, linger: Duration) -> Self {
+        let caches = ClusterCaches {
+            caches: Default::default(),
+            watches_started: Default::default(),
+            linger,
+            tasks: tasks.clone(),
+        };
+        if !linger.is_zero() {
+            let sweeper = caches.clone();
+            let shutdown = tasks.shutdown_signal().clone();
+            let period = (linger / 4).max(Duration::from_millis(250));
+            tasks.spawn(async move {
+                loop {
+                    tokio::select! {
+                        () = tokio::time::sleep(period) => sweeper.sweep(Instant::now()),
+                        () = shutdown.cancelled() => break,
+                    }
+                }
+                // Dropping the held caches aborts their watches, so shutdown does not wait on them.
+                sweeper.lock().clear();
+            });
+        }
+        caches
+    }
+
+    /// The cache of `identity`, started with `client` (that identity's client) if none is running.
+    pub fn for_identity(&self, identity: &Identity, client: Client) -> Arc<ClusterCache> {
+        let mut caches = self.lock();
+        let cache = match caches.get(identity).and_then(|held| held.cache.upgrade()) {
+            Some(cache) => cache,
+            None => {
+                caches.retain(|_, held| held.cache.strong_count() > 0);
+                let cache = Arc::new(ClusterCache::start(client, &self.watches_started, &self.tasks));
+                caches.insert(identity.clone(), Held { cache: Arc::downgrade(&cache), keep: None });
+                cache
+            }
+        };
+        if !self.linger.is_zero()
+            && let Some(held) = caches.get_mut(identity)
+        {
+            held.keep = Some((cache.clone(), Instant::now() + self.linger));
+        }
+        cache
+    }
+
+    /// Watches started since this server began (one per resource per cache).
+    pub fn watches_started(&self) -> u64 {
+        self.watches_started.load(Ordering::Relaxed)
+    }
+
+    /// Lets go of caches unused since before `now - linger`; a cache someone still holds keeps running.
+    fn sweep(&self, now: Instant) {
+        let mut caches = self.lock();
+        for held in caches.values_mut() {
+            if held.keep.as_ref().is_some_and(|(_, until)| *until <= now) {
+                held.keep = None;
+            }
+        }
+        caches.retain(|_, held| held.cache.strong_count() > 0);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Identity, Held>> {
+        self.caches.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl ClusterCache {
+    fn start(client: Client, watches_started: &AtomicU64, tasks: &Tasks) -> Self {
+        let (version_tx, version) = watch::channel(0u64);
+        let version_tx = Arc::new(version_tx);
+        let (nodes, node_writer) = reflector::store();
+        let (pods, pod_writer) = reflector::store();
+        let (leases, lease_writer) = reflector::store();
+        let (pdbs, pdb_writer) = reflector::store();
+        // Pod changes alone are counted apart: Lease renewals (most of a large cluster's changes) then cost a pass
+        // over the nodes, not over every pod.
+        let pod_changes = Arc::new(AtomicU64::new(0));
+        let pdb_changes = Arc::new(AtomicU64::new(0));
+        let mut handles = vec![
+            reflect(tasks, Api::<Node>::all(client.clone()), node_writer, trim::node, version_tx.clone(), None),
+            reflect(
+                tasks,
+                Api::<Pod>::all(client.clone()),
+                pod_writer,
+                trim::pod,
+                version_tx.clone(),
+                Some(pod_changes.clone()),
+            ),
+            reflect(
+                tasks,
+                Api::<Lease>::namespaced(client.clone(), NODE_LEASE_NAMESPACE),
+                lease_writer,
+                trim::lease,
+                version_tx.clone(),
+                None,
+            ),
+            reflect(
+                tasks,
+                Api::<PodDisruptionBudget>::all(client),
+                pdb_writer,
+                trim::pdb,
+                version_tx,
+                Some(pdb_changes.clone()),
+            ),
+        ];
+        watches_started.fetch_add(handles.len() as u64, Ordering::Relaxed);
+        let (cards_tx, cards) = watch::channel(Arc::new(Vec::new()));
+        let (ready_tx, ready) = watch::channel(false);
+        let (n, p, l, b, mut changes) = (nodes.clone(), pods.clone(), leases.clone(), pdbs.clone(), version.clone());
+        let counted_pods = pod_changes.clone();
+        let shutdown = tasks.shutdown_signal().clone();
+        handles.push(tasks.spawn(async move {
+            let build = async {
+                let _ = tokio::join!(
+                    n.wait_until_ready(),
+                    p.wait_until_ready(),
+                    l.wait_until_ready(),
+                    b.wait_until_ready()
+                );
+                ready_tx.send_replace(true);
+                let mut builder = CardBuilder::default();
+                loop {
+                    cards_tx.send_replace(Arc::new(builder.build(&n, &p, &l, counted_pods.load(Ordering::Relaxed))));
+                    if changes.changed().await.is_err() {
+                        return;
+                    }
+                    tokio::time::sleep(CARDS_COALESCE).await;
+                    changes.mark_unchanged();
+                }
+            };
+            tokio::select! {
+                () = build => {}
+                () = shutdown.cancelled() => {}
+            }
+        }));
+        ClusterCache { nodes, pods, leases, pdbs, version, ready, pod_changes, pdb_changes, cards, handles }
+    }
+
+    /// The cards, recomputed after changes (at most every 100 ms) and shared by every viewer. Empty until the
+    /// cache is ready.
+    pub fn live_cards(&self) -> watch::Receiver<Arc<Vec<NodeCard>>> {
+        self.cards.clone()
+    }
+
+    /// Waits until each watch has listed its resource once. Any number of callers may wait at once.
+    pub async fn ready(&self) {
+        let _ = self.ready.clone().wait_for(|ready| *ready).await;
+    }
+
+    /// `ready`, for a request: gives up after [`FIRST_LIST_LIMIT`] with an error that says to try again.
+    pub async fn ready_for_request(&self) -> Result<()> {
+        tokio::time::timeout(FIRST_LIST_LIMIT, self.ready())
+            .await
+            .map_err(|_| Error::NotListed(FIRST_LIST_LIMIT.as_secs()))
+    }
+
+    /// A counter that moves when a pod or a PodDisruptionBudget changes: what a drain preview reads. Lease and
+    /// node changes, most of a large cluster's traffic, leave it alone.
+    pub fn preview_changes(&self) -> u64 {
+        self.pod_changes.load(Ordering::Relaxed) + self.pdb_changes.load(Ordering::Relaxed)
+    }
+
+    /// A counter that moves on every change to any of the cached objects.
+    pub fn changes(&self) -> watch::Receiver<u64> {
+        self.version.clone()
+    }
+
+    /// Every node's card, computed now.
+    pub fn cards(&self) -> Vec<NodeCard> {
+        CardBuilder::default().build(&self.nodes, &self.pods, &self.leases, 0)
+    }
+
+    /// The cached pods (trimmed) on `node`.
+    pub fn pods_on(&self, node: &str) -> Vec<Arc<Pod>> {
+        self.pods.state_filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node))
+    }
+
+    /// Whether `node` is in the cache.
+    pub fn has_node(&self, node: &str) -> bool {
+        self.nodes.get(&reflector::ObjectRef::new(node)).is_some()
+    }
+
+    /// The PodDisruptionBudgets of `namespaces`, with their selectors and status now, sorted for a stable preview.
+    /// (Two budgets covering one pod make its eviction fail; the drain says so.)
+    pub fn pdbs_in(&self, namespaces: &BTreeSet<String>) -> Vec<PdbInfo> {
+        let mut found: Vec<PdbInfo> = self
+            .pdbs
+            .state()
+            .iter()
+            .filter(|b| b.metadata.namespace.as_ref().is_some_and(|ns| namespaces.contains(ns)))
+            .filter_map(|b| PdbInfo::from_k8s(b))
+            .collect();
+        found.sort_by(|a, b| (&a.namespace, &a.status.name).cmp(&(&b.namespace, &b.status.name)));
+        found
+    }
+}
+
+impl Drop for ClusterCache {
+    fn drop(&mut self) {
+        for task in &self.handles {
+            task.abort();
+        }
+    }
+}
+
+/// Runs a reflector for `api` into `writer`, trimming objects as they arrive and bumping `version` (and `count`,
+/// when given) on each change.
+fn reflect<K>(
+    tasks: &Tasks,
+    api: Api<K>,
+    writer: reflector::store::Writer<K>,
+    trim: fn(&mut K),
+    version: Arc<watch::Sender<u64>>,
+    count: Option<Arc<AtomicU64>>,
+) -> JoinHandle<()>
+where
+    K: Resource + Clone + std::fmt::Debug + serde::de::DeserializeOwned + Send + Sync + 'static,
+    K::DynamicType: Default + Eq + std::hash::Hash + Clone + Send + Sync,
+{
+    let shutdown = tasks.shutdown_signal().clone();
+    tasks.spawn(async move {
+        let stream = watcher(api, watcher::Config::default()).default_backoff().modify(trim).reflect(writer);
+        let mut stream = std::pin::pin!(stream.take_until(shutdown.cancelled_owned()));
+        while let Some(event) = stream.next().await {
+            match event {
+                Ok(_) => {
+                    if let Some(count) = &count {
+                        count.fetch_add(1, Ordering::Relaxed);
+                    }
+                    version.send_modify(|v| *v += 1)
+                }
+                Err(err) => {
+                    tracing::warn!(error = %err, kind = %K::kind(&Default::default()), "watch failed; retrying")
+                }
+            }
+        }
+    })
+}

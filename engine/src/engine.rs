@@ -1,0 +1,195 @@
+//! The facade the server functions and event streams call: client access, caches and drains behind one handle,
+//! each call made as the identity it is given.
+
+use std::{sync::Arc, time::Duration};
+
+use domain::{
+    actions::Lacking,
+    drain::{DrainOptions, DryRun},
+    node::NodeCard,
+    preview::PreviewInputs,
+    progress::{CordonOutcome, DrainProgress, DrainStarted, NodeDrainRecord},
+};
+use k8s_openapi::api::core::v1::Node;
+
+use crate::{
+    Error, Identity, KubeAccess, Result,
+    access::may,
+    cache::{ClusterCache, ClusterCaches},
+    drain::{self, DrainRegistry, ops, preview::PreviewSource},
+    tasks::Tasks,
+};
+
+/// Everything the server acts through. Cheap to clone; every clone is the same engine.
+#[derive(Clone)]
+pub struct Engine {
+    access: KubeAccess,
+    caches: ClusterCaches,
+    drains: DrainRegistry,
+    tasks: Tasks,
+    /// Single-user mode: the operator's cache starts with the server and lives as long, so that even the first
+    /// page finds it listed and every stream shares it.
+    _operator_cache: Option<Arc<ClusterCache>>,
+}
+
+impl Engine {
+    /// An engine acting through `access`, its tasks under `tasks`, caches kept `linger` after their last use.
+    pub fn new(access: KubeAccess, tasks: &Tasks, linger: Duration) -> Self {
+        let caches = ClusterCaches::new(tasks, linger);
+        let operator = access.identity_for_request();
+        let operator_cache = access.client_for(&operator).ok().map(|client| caches.for_identity(&operator, client));
+        Engine {
+            access,
+            caches,
+            drains: DrainRegistry::new(tasks),
+            tasks: tasks.clone(),
+            _operator_cache: operator_cache,
+        }
+    }
+
+    pub fn tasks(&self) -> &Tasks {
+        &self.tasks
+    }
+
+    pub fn drains(&self) -> &DrainRegistry {
+        &self.drains
+    }
+
+    pub fn caches(&self) -> &ClusterCaches {
+        &self.caches
+    }
+
+    /// The identity the current request acts as. Single-user mode: the operator who started the server.
+    pub fn identity(&self) -> Identity {
+        self.access.identity_for_request()
+    }
+
+    /// The client that acts as `identity`.
+    pub fn client(&self, identity: &Identity) -> Result<kube::Client> {
+        self.access.client_for(identity)
+    }
+
+    /// The cache of `identity`, started if none runs; it may not have listed yet.
+    pub fn cache(&self, identity: &Identity) -> Result<Arc<ClusterCache>> {
+        Ok(self.caches.for_identity(identity, self.client(identity)?))
+    }
+
+    /// The cache of `identity` once it has listed everything, or an error after the first-list limit.
+    pub async fn ready_cache(&self, identity: &Identity) -> Result<Arc<ClusterCache>> {
+        let cache = self.cache(identity)?;
+        cache.ready_for_request().await?;
+        Ok(cache)
+    }
+
+    /// Every node's card now: the cards the cache keeps current for every viewer, computed here only before
+    /// their first round.
+    pub async fn cards(&self, identity: &Identity) -> Result<Vec<NodeCard>> {
+        let cache = self.ready_cache(identity).await?;
+        let live = cache.live_cards().borrow().clone();
+        Ok(if live.is_empty() { cache.cards() } else { live.as_ref().clone() })
+    }
+
+    /// Cordons (`true`) or uncordons a node, as `identity`.
+    pub async fn set_unschedulable(
+        &self,
+        identity: &Identity,
+        node: &str,
+        unschedulable: bool,
+    ) -> Result<CordonOutcome> {
+        let client = self.client(identity)?;
+        ops::set_unschedulable(&client, node, unschedulable, DryRun::None)
+            .await
+            .map_err(|err| Error::not_found_as(err, || no_such_node(node)))
+    }
+
+    /// Starts draining `node` as `identity`, or attaches to the drain of that node already running.
+    pub async fn start_drain(
+        &self,
+        identity: &Identity,
+        node: String,
+        options: DrainOptions,
+        reason: Option<String>,
+    ) -> Result<DrainStarted> {
+        let client = self.client(identity)?;
+        // Fail here, not in the task, when the node does not exist.
+        kube::Api::<Node>::all(client.clone())
+            .get(&node)
+            .await
+            .map_err(|err| Error::not_found_as(err, || no_such_node(&node)))?;
+        Ok(self.drains.start(client, identity, node, options, reason))
+    }
+
+    /// The progress of a drain this server holds.
+    pub fn drain_progress(&self, id: &str) -> Result<DrainProgress> {
+        self.drains.progress(id).ok_or_else(|| no_such_drain(id))
+    }
+
+    /// Asks a running drain to stop.
+    pub fn cancel_drain(&self, id: &str) -> Result<()> {
+        if self.drains.cancel(id) { Ok(()) } else { Err(no_such_drain(id)) }
+    }
+
+    /// The drains recorded on the nodes, as `identity` reads them.
+    pub async fn recorded_drains(&self, identity: &Identity) -> Result<Vec<NodeDrainRecord>> {
+        let client = self.client(identity)?;
+        Ok(drain::recorded(&client, &self.drains, &identity.cluster).await?)
+    }
+
+    /// Starts a drain of `node` again with the options and reason recorded on it.
+    pub async fn resume_drain(&self, identity: &Identity, node: String) -> Result<DrainStarted> {
+        let record = self
+            .recorded_drains(identity)
+            .await?
+            .into_iter()
+            .find(|r| r.node == node)
+            .ok_or_else(|| Error::NotFound(format!("node {node} has no recorded drain to resume")))?
+            .record;
+        let client = self.client(identity)?;
+        Ok(self.drains.start(client, identity, node, record.options, record.reason))
+    }
+
+    /// A source of `node`'s preview inputs, with the ready cache it reads, for a stream that follows them.
+    pub async fn preview_source(
+        &self,
+        identity: &Identity,
+        node: String,
+    ) -> Result<(Arc<ClusterCache>, PreviewSource)> {
+        let cache = self.ready_cache(identity).await?;
+        if !cache.has_node(&node) {
+            return Err(Error::NotFound(no_such_node(&node)));
+        }
+        Ok((cache, PreviewSource::new(self.client(identity)?, node)))
+    }
+
+    /// `node`'s preview inputs now.
+    pub async fn preview_inputs(&self, identity: &Identity, node: String) -> Result<PreviewInputs> {
+        let (cache, mut source) = self.preview_source(identity, node).await?;
+        Ok(source.inputs(&cache).await)
+    }
+
+    /// What `identity` may not do, asked of the API server, with the permission each action lacks.
+    pub async fn permissions(&self, identity: &Identity) -> Result<Lacking> {
+        let client = self.client(identity)?;
+        let patch_nodes = may(&client, "patch", "", "nodes", None).await?;
+        let list_pods = may(&client, "list", "", "pods", None).await?;
+        let evict = may(&client, "create", "", "pods", Some("eviction")).await?;
+        let delete_pods = may(&client, "delete", "", "pods", None).await?;
+        let missing = |checks: &[(bool, &str)]| {
+            let lacking: Vec<&str> = checks.iter().filter(|(ok, _)| !ok).map(|(_, what)| *what).collect();
+            (!lacking.is_empty()).then(|| lacking.join(", "))
+        };
+        Ok(Lacking {
+            cordon: missing(&[(patch_nodes, "patch nodes")]),
+            drain: missing(&[(patch_nodes, "patch nodes"), (list_pods, "list pods"), (evict, "create pods/eviction")]),
+            delete_pods: missing(&[(delete_pods, "delete pods")]),
+        })
+    }
+}
+
+fn no_such_node(node: &str) -> String {
+    format!("node {node} does not exist")
+}
+
+fn no_such_drain(id: &str) -> Error {
+    Error::NotFound(format!("no drain with id {id} on this server"))
+}

@@ -1,0 +1,48 @@
+//! The engine's error: what went wrong, with the Kubernetes error kept as the source. The app turns it into the
+//! browser's wire error in one place.
+
+/// Why an engine call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The API server answered with an error status, or could not be reached.
+    #[error("{}", crate::access::api_message(.0))]
+    Kube(#[source] kube::Error),
+    /// What the request names does not exist (a node, a drain, a record).
+    #[error("{0}")]
+    NotFound(String),
+    /// The request is malformed; the message says how to fix it.
+    #[error("{0}")]
+    Invalid(String),
+    /// The server holds no credentials for the identity.
+    #[error("no credentials for {user} on {cluster}")]
+    NotSignedIn { user: String, cluster: String },
+    /// A new cache did not finish its first list in time.
+    #[error("the cluster's nodes and pods did not finish listing within {0} s; try again shortly")]
+    NotListed(u64),
+}
+
+impl From<kube::Error> for Error {
+    fn from(err: kube::Error) -> Self {
+        Error::Kube(err)
+    }
+}
+
+impl Error {
+    /// The API server's status code, when it answered with one.
+    pub fn api_code(&self) -> Option<u16> {
+        match self {
+            Error::Kube(kube::Error::Api(status)) => Some(status.code),
+            _ => None,
+        }
+    }
+
+    /// A 404 from the API server becomes [`Error::NotFound`] with `what` as its message.
+    pub(crate) fn not_found_as(err: kube::Error, what: impl FnOnce() -> String) -> Self {
+        match &err {
+            kube::Error::Api(status) if status.code == 404 => Error::NotFound(what()),
+            _ => Error::Kube(err),
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

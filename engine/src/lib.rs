@@ -1,0 +1,23 @@
+//! Drainboard's engine: everything that talks to the Kubernetes API, and nothing that draws a page.
+//!
+//! - [`access`]: who a call is made as, and the client for each identity.
+//! - [`cache`]: how the cluster's nodes, pods, Leases and budgets stay fresh, one set of watches per identity.
+//! - [`cards`]: how those caches become node cards.
+//! - [`drain`]: how a drain runs, as a server task that any number of viewers follow.
+//! - [`tasks`]: the one shutdown signal every background task hears, and the tracker the server waits on.
+//! - [`Engine`]: the facade the server functions and event streams call.
+//!
+//! The rules themselves (drain planning, countdowns, view models) live in `domain`; the engine only feeds them.
+
+pub mod access;
+pub mod cache;
+pub mod cards;
+pub mod drain;
+mod engine;
+mod error;
+pub mod tasks;
+mod trim;
+
+pub use access::{Identity, KubeAccess};
+pub use engine::Engine;
+pub use error::{Error, Result};
