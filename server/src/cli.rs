@@ -16,9 +16,15 @@ pub struct Args {
     #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
 
-    /// Address to serve the dashboard on. Port 0 picks a free port; the URL is printed on stdout.
+    /// Address to serve the dashboard on: a loopback address, since every request acts with this kubeconfig's
+    /// credentials. Port 0 picks a free port; the URL is printed on stdout.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:3000", env = "DRAINBOARD_ADDR")]
     pub addr: SocketAddr,
+
+    /// Another name the dashboard may be reached by (a host, or host:port), besides the loopback names. Requests
+    /// naming any other Host are refused, which defeats DNS rebinding. Repeatable.
+    #[arg(long = "allowed-host", value_name = "HOST")]
+    pub allowed_hosts: Vec<String>,
 
     /// Heartbeats (node Lease renewals, Ready's lastHeartbeatTime) older than this are shown as stale. Match the
     /// controller manager's --node-monitor-grace-period.

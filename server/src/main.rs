@@ -3,6 +3,7 @@
 mod cli;
 mod error;
 mod events;
+mod guard;
 mod web;
 
 use std::process::ExitCode;
@@ -33,6 +34,9 @@ async fn main() -> ExitCode {
 }
 
 async fn run(args: cli::Args) -> Result<(), Error> {
+    if !args.addr.ip().is_loopback() {
+        return Err(Error::NotLoopback(args.addr));
+    }
     let connected = access::connect(args.kubeconfig.as_deref(), args.context.as_deref()).await?;
     tracing::info!(context = %connected.context, server = %connected.identity.cluster, kubeconfig = %connected.source, "connected to Kubernetes");
 
@@ -47,7 +51,7 @@ async fn run(args: cli::Args) -> Result<(), Error> {
     // cancelled on Ctrl-C or SIGTERM, so that the graceful shutdown waits neither for open tabs nor for drains.
     let tasks = Tasks::new(tokio::runtime::Handle::current());
     let engine = Engine::new(KubeAccess::single_user(connected), &tasks, DEFAULT_LINGER);
-    let router = web::router(options, engine, settings);
+    let router = web::router(options, engine, settings, guard::AllowedHosts::new(&args.allowed_hosts));
 
     let listener =
         tokio::net::TcpListener::bind(args.addr).await.map_err(|source| Error::Bind { addr: args.addr, source })?;

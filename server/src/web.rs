@@ -8,9 +8,12 @@ use leptos::prelude::*;
 use leptos_axum::{LeptosRoutes, generate_route_list};
 use tower_http::compression::CompressionLayer;
 
-use crate::events::{self, Streams};
+use crate::{
+    events::{self, Streams},
+    guard::{self, AllowedHosts},
+};
 
-pub fn router(options: LeptosOptions, engine: Engine, settings: BoardSettings) -> Router {
+pub fn router(options: LeptosOptions, engine: Engine, settings: BoardSettings, hosts: AllowedHosts) -> Router {
     let routes = generate_route_list(App);
     let streams = Streams { engine, settings, viewers: Default::default() };
     let context = {
@@ -39,4 +42,6 @@ pub fn router(options: LeptosOptions, engine: Engine, settings: BoardSettings) -
         // The wasm bundle is large; compressing it cuts the first load several times over. Event streams are
         // left alone by the layer (it does not compress text/event-stream).
         .layer(CompressionLayer::new())
+        // Outermost: a refused request reaches nothing else.
+        .layer(axum::middleware::from_fn_with_state(hosts, guard::layer))
 }

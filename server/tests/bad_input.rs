@@ -75,3 +75,15 @@ fn a_kubeconfig_that_is_not_yaml_names_the_file() {
     assert!(!ok);
     assert_one_clear_line(&stderr, &[&path.display().to_string()]);
 }
+
+#[test]
+fn a_non_loopback_address_is_refused_in_one_line() {
+    let out = Command::new(env!("CARGO_BIN_EXE_drainboard"))
+        .args(["--kubeconfig", "/nonexistent", "--addr", "0.0.0.0:0"])
+        .env("RUST_LOG", "off")
+        .output()
+        .expect("drainboard runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert_one_clear_line(&stderr, &["0.0.0.0:0", "loopback"]);
+}

@@ -109,8 +109,7 @@ impl Drain {
     fn outcome(&self, deadline: Option<Instant>) -> DrainState {
         let progress = self.progress.borrow();
         let not_waited = progress.pods.iter().filter(|p| p.state == PodState::NoLongerWaited).count();
-        let left =
-            progress.pods.iter().filter(|p| !matches!(p.state, PodState::Gone | PodState::DryRunAccepted)).count();
+        let left = progress.pods.len() - progress.done();
         if left > 0 && left == not_waited {
             return DrainState::DrainedExceptTerminating(not_waited);
         }
