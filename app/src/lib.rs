@@ -5,9 +5,9 @@ pub mod api;
 mod components;
 mod dialogs;
 pub mod error;
+mod i18n;
 mod live;
 mod pages;
-pub mod strings;
 
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
@@ -22,7 +22,8 @@ pub use error::AppError;
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     view! {
         <!DOCTYPE html>
-        <html lang="en">
+        // The catalogue's provider sets `lang` (and `dir`) to the locale it picked; the browser reads it back.
+        <html>
             <head>
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -38,20 +39,31 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     }
 }
 
-/// The root component, shared by the server render and the browser's hydration.
+/// The root component, shared by the server render and the browser's hydration. The catalogue's locale is chosen
+/// here, from the request on the server and from `<html lang>` in the browser.
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
-    let s = strings::current();
+    view! {
+        <i18n::I18nContextProvider>
+            <Frame />
+        </i18n::I18nContextProvider>
+    }
+}
+
+/// The title bar and the routes.
+#[component]
+fn Frame() -> impl IntoView {
+    let i18n = i18n::use_i18n();
     view! {
         <Stylesheet id="drainboard" href="/pkg/drainboard.css" />
-        <Title text=s.app_name />
+        <Title text=i18n::t_string!(i18n, app.name).to_string() />
         <Router>
             <header class="topbar">
-                <h1>{s.app_name}</h1>
+                <h1>{i18n::t_string!(i18n, app.name)}</h1>
             </header>
             <main>
-                <Routes fallback=move || view! { <p data-testid="not-found">{s.page_not_found}</p> }>
+                <Routes fallback=move || view! { <p data-testid="not-found">{i18n::t_string!(i18n, app.page_not_found)}</p> }>
                     <Route path=StaticSegment("") view=pages::board::BoardPage />
                     <Route path=StaticSegment("wall") view=pages::wall::WallPage />
                     <Route path=(StaticSegment("nodes"), ParamSegment("name")) view=pages::node::NodePage />

@@ -1,29 +1,18 @@
-use domain::actions::{Availability, Unavailable};
+use domain::actions::Availability;
 use leptos::prelude::*;
 
-use crate::strings::{self, ActionStrings};
-
-/// Why an action is not available, in words.
-pub fn unavailable_text(a: &ActionStrings, why: &Unavailable) -> String {
-    match why {
-        Unavailable::AlreadyCordoned => a.already_cordoned.into(),
-        Unavailable::NotCordoned => a.not_cordoned.into(),
-        Unavailable::DrainRunning => a.drain_running.into(),
-        Unavailable::Missing(p) => (a.missing_permission)(p),
-        Unavailable::Checking => a.checking_permissions.into(),
-    }
-}
+use crate::i18n::{unavailable_text, use_i18n};
 
 /// A button that is disabled with its reason as a tooltip, and in `data-reason` for the tests.
 #[component]
 pub fn ActionButton(
-    label: &'static str,
+    label: String,
     testid: &'static str,
     availability: Signal<Availability>,
     on_click: Callback<()>,
 ) -> impl IntoView {
-    let a = strings::actions();
-    let reason = move || availability.get().err().map(|why| unavailable_text(a, &why));
+    let i18n = use_i18n();
+    let reason = move || availability.get().err().map(|why| unavailable_text(i18n, &why));
     view! {
         <button
             type="button"

@@ -6,7 +6,7 @@ mod connection;
 mod modal;
 mod notice;
 
-pub use action_button::{ActionButton, unavailable_text};
+pub use action_button::ActionButton;
 pub use connection::ConnectionBadge;
 pub use modal::Modal;
 pub use notice::Notice;

@@ -5,13 +5,13 @@ use super::Actions;
 use crate::{
     api::{CordonNode, UncordonNode},
     components::Modal,
-    strings,
+    i18n::{t_string, use_i18n},
 };
 
 /// Cordon or uncordon, after a short confirmation. Success is reported only when the API server has answered.
 #[component]
 pub fn CordonDialog(node: String, cordon: bool) -> impl IntoView {
-    let a = strings::actions();
+    let i18n = use_i18n();
     let actions = expect_context::<Actions>();
     let cordon_action = ServerAction::<CordonNode>::new();
     let uncordon_action = ServerAction::<UncordonNode>::new();
@@ -22,17 +22,18 @@ pub fn CordonDialog(node: String, cordon: bool) -> impl IntoView {
         if let Some(Ok(outcome)) = result() {
             let node = node.get_value();
             let message = match (outcome, cordon) {
-                (CordonOutcome::AlreadyDone, _) => (a.already_done)(&node),
-                (CordonOutcome::Changed, true) => (a.cordoned_done)(&node),
-                (CordonOutcome::Changed, false) => (a.uncordoned_done)(&node),
-            };
+                (CordonOutcome::AlreadyDone, _) => t_string!(i18n, cordon.already_done, node),
+                (CordonOutcome::Changed, true) => t_string!(i18n, cordon.cordoned, node),
+                (CordonOutcome::Changed, false) => t_string!(i18n, cordon.uncordoned, node),
+            }
+            .to_string();
             actions.notice.set(Some((true, message)));
             actions.close();
         }
     });
     // A retry hides the last failure until it has its own answer.
     let error = move || match result() {
-        Some(Err(err)) if !busy() => Some(format!("{} {err}", a.failed_prefix)),
+        Some(Err(error)) if !busy() => Some(t_string!(i18n, app.failed, error).to_string()),
         _ => None,
     };
     let confirm = move |_| {
@@ -44,15 +45,28 @@ pub fn CordonDialog(node: String, cordon: bool) -> impl IntoView {
         }
     };
     let close = Callback::new(move |_| actions.close());
-    let title = node.with_value(|n| if cordon { (a.cordon_title)(n) } else { (a.uncordon_title)(n) });
+    let title = node.with_value(|node| {
+        if cordon { t_string!(i18n, cordon.cordon_title, node) } else { t_string!(i18n, cordon.uncordon_title, node) }
+            .to_string()
+    });
     view! {
         <Modal title testid="cordon-dialog" on_close=close>
-            <p>{if cordon { a.cordon_explain } else { a.uncordon_explain }}</p>
+            <p>
+                {if cordon { t_string!(i18n, cordon.cordon_explain) } else { t_string!(i18n, cordon.uncordon_explain) }}
+            </p>
             {move || error().map(|e| view! { <p class="error" role="alert" data-testid="dialog-error">{e}</p> })}
             <div class="modal-buttons">
-                <button type="button" data-testid="dialog-cancel" on:click=move |_| close.run(())>{a.cancel}</button>
+                <button type="button" data-testid="dialog-cancel" on:click=move |_| close.run(())>{t_string!(i18n, actions.cancel)}</button>
                 <button type="button" class="primary" data-testid="dialog-confirm" disabled=busy on:click=confirm>
-                    {move || if busy() { a.working } else if cordon { a.cordon } else { a.uncordon }}
+                    {move || {
+                        if busy() {
+                            t_string!(i18n, actions.working)
+                        } else if cordon {
+                            t_string!(i18n, actions.cordon)
+                        } else {
+                            t_string!(i18n, actions.uncordon)
+                        }
+                    }}
                 </button>
             </div>
         </Modal>

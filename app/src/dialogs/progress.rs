@@ -13,15 +13,15 @@ use leptos::prelude::*;
 use super::{Actions, Dialog};
 use crate::{
     api::CancelDrain,
-    components::{Modal, card::drain_state_text},
+    components::Modal,
+    i18n::{drain_state_text, pod_state_text, t_string, use_i18n},
     live::progress::follow_progress,
-    strings::{self, ActionStrings},
 };
 
 /// The panel of drain `id`.
 #[component]
 pub fn ProgressPanel(id: String, server_now: Signal<Timestamp>) -> impl IntoView {
-    let a = strings::actions();
+    let i18n = use_i18n();
     let actions = expect_context::<Actions>();
     let feed = follow_progress(&id);
     let progress = feed.progress;
@@ -29,20 +29,28 @@ pub fn ProgressPanel(id: String, server_now: Signal<Timestamp>) -> impl IntoView
     let cancel = ServerAction::<CancelDrain>::new();
     let title = Signal::derive(move || {
         progress
-            .with(|p| p.as_ref().map(|p| (a.progress_title)(&p.node, p.options.dry_run != DryRun::None)))
-            .unwrap_or_else(|| a.show_progress.to_string())
+            .with(|p| {
+                p.as_ref().map(|p| {
+                    let node = &p.node;
+                    match p.options.dry_run {
+                        DryRun::None => t_string!(i18n, progress.title, node).to_string(),
+                        _ => t_string!(i18n, progress.dry_run_title, node).to_string(),
+                    }
+                })
+            })
+            .unwrap_or_else(|| t_string!(i18n, actions.show_progress).to_string())
     });
     let arrived = Memo::new(move |_| progress.with(Option::is_some));
     let running = Memo::new(move |_| progress.with(|p| p.as_ref().is_some_and(|p| p.state.is_running())));
     let error = move || match cancel.value().get() {
-        Some(Err(err)) => Some(format!("{} {err}", a.failed_prefix)),
+        Some(Err(error)) => Some(t_string!(i18n, app.failed, error).to_string()),
         _ => None,
     };
     let close = Callback::new(move |_| actions.close());
     view! {
         <Modal title testid="progress-panel" wide=true on_close=close>
             {move || feed.missing.get().then(|| view! {
-                <p class="error" role="alert" data-testid="progress-missing">{a.drain_not_here}</p>
+                <p class="error" role="alert" data-testid="progress-missing">{t_string!(i18n, progress.not_here)}</p>
             })}
             <Show when=move || arrived.get()>
                 <ProgressBody progress server_now />
@@ -59,10 +67,10 @@ pub fn ProgressPanel(id: String, server_now: Signal<Timestamp>) -> impl IntoView
                             cancel.dispatch(CancelDrain { id: id.get_value() });
                         }
                     >
-                        {a.cancel_drain}
+                        {t_string!(i18n, progress.cancel_drain)}
                     </button>
                 </Show>
-                <button type="button" data-testid="progress-close" on:click=move |_| close.run(())>{a.close}</button>
+                <button type="button" data-testid="progress-close" on:click=move |_| close.run(())>{t_string!(i18n, actions.close)}</button>
             </div>
         </Modal>
     }
@@ -71,7 +79,7 @@ pub fn ProgressPanel(id: String, server_now: Signal<Timestamp>) -> impl IntoView
 /// Everything the panel says about a drain once its first progress has come.
 #[component]
 fn ProgressBody(progress: RwSignal<Option<DrainProgress>>, server_now: Signal<Timestamp>) -> impl IntoView {
-    let a = strings::actions();
+    let i18n = use_i18n();
     let actions = expect_context::<Actions>();
     let with = move |f: &dyn Fn(&DrainProgress) -> String| progress.with(|p| p.as_ref().map(f)).unwrap_or_default();
     let state = Memo::new(move |_| progress.with(|p| p.as_ref().map(|p| (p.state.clone(), p.pods_left()))));
@@ -96,7 +104,10 @@ fn ProgressBody(progress: RwSignal<Option<DrainProgress>>, server_now: Signal<Ti
     });
     view! {
         <p class="muted">
-            {move || with(&|p| (a.started_by)(&p.started_by, &short_age(server_now.get().duration_since(p.started_at))))}
+            {move || with(&|p| {
+                let ago = short_age(server_now.get().duration_since(p.started_at));
+                t_string!(i18n, progress.started_by, who = &p.started_by, ago).to_string()
+            })}
             {move || progress.with(|p| p.as_ref().and_then(|p| p.reason.clone())).map(|r| view! {
                 " · " <span data-testid="progress-reason">{r}</span>
             })}
@@ -107,17 +118,17 @@ fn ProgressBody(progress: RwSignal<Option<DrainProgress>>, server_now: Signal<Ti
             data-testid="progress-state"
             data-state=move || state.get().map(|(s, _)| format!("{s:?}"))
         >
-            {move || state.get().map(|(s, left)| drain_state_text(a, &s, left))}
+            {move || state.get().map(|(s, left)| drain_state_text(i18n, &s, left))}
         </p>
         <div class="progress-line">
             <progress
                 max=move || counts.get().1.max(1)
                 value=move || counts.get().0
                 data-testid="progress-bar"
-                aria-label="pods gone"
+                aria-label=t_string!(i18n, progress.pods_gone)
             ></progress>
-            <span data-testid="progress-count">{move || { let (done, total) = counts.get(); (a.pods_done)(done, total) }}</span>
-            <span class="muted">{a.elapsed} " " <span data-testid="progress-elapsed">{took}</span></span>
+            <span data-testid="progress-count">{move || { let (done, total) = counts.get(); t_string!(i18n, progress.pods_done, done, count = total) }}</span>
+            <span class="muted">{t_string!(i18n, progress.elapsed)} " " <span data-testid="progress-elapsed">{took}</span></span>
         </div>
         <table class="pod-progress" data-testid="progress-pods">
             <tbody>
@@ -128,13 +139,13 @@ fn ProgressBody(progress: RwSignal<Option<DrainProgress>>, server_now: Signal<Ti
         </table>
         {move || offer_uncordon.get().map(|node| view! {
             <div class="after-drain">
-                <p class="muted">{a.returning_note}</p>
+                <p class="muted">{t_string!(i18n, progress.returning_note)}</p>
                 <button
                     type="button"
                     data-testid="progress-uncordon"
                     on:click=move |_| actions.open(Dialog::Uncordon(node.clone()))
                 >
-                    {a.uncordon_after}
+                    {t_string!(i18n, progress.uncordon)}
                 </button>
             </div>
         })}
@@ -144,7 +155,7 @@ fn ProgressBody(progress: RwSignal<Option<DrainProgress>>, server_now: Signal<Ti
 /// One pod of the drain, following its own entry so that an update touches only the rows that changed.
 #[component]
 fn PodRow(uid: String, progress: RwSignal<Option<DrainProgress>>, server_now: Signal<Timestamp>) -> impl IntoView {
-    let a = strings::actions();
+    let i18n = use_i18n();
     let pod =
         Memo::new(move |_| progress.with(|p| p.as_ref().and_then(|p| p.pods.iter().find(|x| x.uid == uid).cloned())));
     let key = pod.with_untracked(|p| p.as_ref().map(PodRef::key).unwrap_or_default());
@@ -160,25 +171,9 @@ fn PodRow(uid: String, progress: RwSignal<Option<DrainProgress>>, server_now: Si
     view! {
         <tr data-testid="progress-pod" data-pod=key data-state=move || pod_state_key(&state.get())>
             <td><code>{shown}</code></td>
-            <td class=move || format!("pod-state {}", pod_state_key(&state.get()))>{move || pod_state_text(a, &state.get())}</td>
+            <td class=move || format!("pod-state {}", pod_state_key(&state.get()))>{move || pod_state_text(i18n, &state.get())}</td>
             <td class="muted">{took}</td>
         </tr>
-    }
-}
-
-fn pod_state_text(a: &ActionStrings, state: &PodState) -> String {
-    match state {
-        PodState::Pending => a.pod_pending.into(),
-        PodState::Evicting => a.pod_evicting.into(),
-        PodState::Blocked { pdb: Some(p), .. } => {
-            (a.pod_blocked_pdb)(&p.name, p.disruptions_allowed, p.desired_healthy, p.current_healthy)
-        }
-        PodState::Blocked { message, .. } => (a.pod_blocked)(message),
-        PodState::Terminating { .. } => a.pod_terminating.into(),
-        PodState::Gone => a.pod_gone.into(),
-        PodState::DryRunAccepted => a.pod_dry_accepted.into(),
-        PodState::NoLongerWaited => a.pod_no_longer_waited.into(),
-        PodState::Failed(why) => (a.pod_failed)(why),
     }
 }
 

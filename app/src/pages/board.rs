@@ -10,8 +10,8 @@ use crate::{
     api::board_snapshot,
     components::{ConnectionBadge, Notice, card::CardView},
     dialogs::{Actions, DialogHost},
+    i18n::{t_string, use_i18n},
     live::{DrainsByNode, LiveBoard},
-    strings,
 };
 
 /// What the board's filters hold.
@@ -42,7 +42,7 @@ impl Default for Filters {
 
 #[component]
 pub fn BoardPage() -> impl IntoView {
-    let s = strings::current();
+    let i18n = use_i18n();
     // Only the first page of cards comes with the page; the event stream brings the whole board right after.
     let snapshot = Resource::new(|| (), |_| board_snapshot(Some(PAGE_SIZE)));
     let live = LiveBoard::new();
@@ -54,7 +54,7 @@ pub fn BoardPage() -> impl IntoView {
             <Toolbar filters live />
             <Notice notice=actions.notice />
             <DialogHost server_now=live.server_now() />
-            <Suspense fallback=move || view! { <p data-testid="nodes-loading">{s.loading_nodes}</p> }>
+            <Suspense fallback=move || view! { <p data-testid="nodes-loading">{t_string!(i18n, app.loading_nodes)}</p> }>
                 {move || Suspend::new(async move {
                     match snapshot.await {
                         Ok(snap) => {
@@ -63,7 +63,7 @@ pub fn BoardPage() -> impl IntoView {
                         }
                         Err(err) => view! {
                             <p class="error" role="alert" data-testid="nodes-error">
-                                {s.nodes_error_prefix} " " {err.to_string()}
+                                {t_string!(i18n, app.nodes_error, error = err.to_string())}
                             </p>
                         }
                         .into_any(),
@@ -77,8 +77,7 @@ pub fn BoardPage() -> impl IntoView {
 /// The name, label and status filters, and the connection badge. Any change goes back to the first page.
 #[component]
 fn Toolbar(filters: Filters, live: LiveBoard) -> impl IntoView {
-    let s = strings::current();
-    let b = strings::board();
+    let i18n = use_i18n();
     let set = move |signal: RwSignal<String>| {
         move |ev| {
             signal.set(event_target_value(&ev));
@@ -88,11 +87,11 @@ fn Toolbar(filters: Filters, live: LiveBoard) -> impl IntoView {
     view! {
         <div class="toolbar">
             <label>
-                <span class="visually-hidden">{s.filter_label}</span>
+                <span class="visually-hidden">{t_string!(i18n, board.filter_label)}</span>
                 <input
                     type="search"
                     data-testid="node-filter"
-                    placeholder=s.filter_placeholder
+                    placeholder=t_string!(i18n, board.filter_placeholder)
                     prop:value=filters.name
                     on:input=set(filters.name)
                 />
@@ -100,14 +99,14 @@ fn Toolbar(filters: Filters, live: LiveBoard) -> impl IntoView {
             <input
                 type="search"
                 data-testid="label-filter"
-                aria-label="label filter"
-                placeholder=b.label_filter_placeholder
+                aria-label=t_string!(i18n, board.label_filter)
+                placeholder=t_string!(i18n, board.label_filter_placeholder)
                 prop:value=filters.label
                 on:input=set(filters.label)
             />
             <select
                 data-testid="status-filter"
-                aria-label="status filter"
+                aria-label=t_string!(i18n, board.status_filter)
                 on:change=move |ev| {
                     filters.status.set(match event_target_value(&ev).as_str() {
                         "problems" => StatusFilter::Problems,
@@ -118,10 +117,10 @@ fn Toolbar(filters: Filters, live: LiveBoard) -> impl IntoView {
                     filters.page.set(0);
                 }
             >
-                <option value="all">{b.status_all}</option>
-                <option value="problems">{b.status_problems}</option>
-                <option value="cordoned">{b.status_cordoned}</option>
-                <option value="ready">{b.status_ready}</option>
+                <option value="all">{t_string!(i18n, board.status_all)}</option>
+                <option value="problems">{t_string!(i18n, board.status_problems)}</option>
+                <option value="cordoned">{t_string!(i18n, board.status_cordoned)}</option>
+                <option value="ready">{t_string!(i18n, board.status_ready)}</option>
             </select>
             <ConnectionBadge connection=live.connection />
         </div>
@@ -136,8 +135,7 @@ pub fn Cards(
     drains: RwSignal<DrainsByNode>,
     filters: Filters,
 ) -> impl IntoView {
-    let s = strings::current();
-    let b = strings::board();
+    let i18n = use_i18n();
     let page = filters.page;
     // Names only: a keystroke in the filter must not copy thousands of cards. Only the page's cards are cloned.
     let shown = Memo::new(move |_| {
@@ -158,16 +156,17 @@ pub fn Cards(
         <p class="summary" data-testid="summary">
             {move || {
                 let sum = current.with(|board| board.partial.unwrap_or_else(|| board::summary(board.cards.values())));
-                (b.summary)(sum.nodes, sum.not_ready, sum.cordoned)
+                let nodes = t_string!(i18n, board.nodes, count = sum.nodes).to_string();
+                t_string!(i18n, board.summary, nodes, not_ready = sum.not_ready, cordoned = sum.cordoned)
             }}
         </p>
         <p class="count" data-testid="node-count">
             {move || {
                 let total = current.with(|b| b.partial.map_or(b.cards.len(), |p| p.nodes));
-                (s.showing_nodes)(shown.with(Vec::len), total)
+                t_string!(i18n, board.showing_nodes, shown = shown.with(Vec::len), count = total)
             }}
         </p>
-        <Show when=move || shown.with(|v| !v.is_empty()) fallback=move || view! { <p>{s.no_nodes_match}</p> }>
+        <Show when=move || shown.with(|v| !v.is_empty()) fallback=move || view! { <p>{t_string!(i18n, board.no_nodes_match)}</p> }>
             <div class="node-list" data-testid="node-list">
                 <For each=on_page key=|name| name.clone() let(name)>
                     <CardView name current now drains />
@@ -176,9 +175,9 @@ pub fn Cards(
         </Show>
         <Show when=move || { pages() > 1 }>
             <nav class="pager" data-testid="pager">
-                <button on:click=move |_| page.update(|p| *p = p.saturating_sub(1))>{b.previous_page}</button>
-                <span>{move || (b.page_of)(page.get().min(pages() - 1) + 1, pages())}</span>
-                <button on:click=move |_| page.update(|p| *p = (*p + 1).min(pages() - 1))>{b.next_page}</button>
+                <button on:click=move |_| page.update(|p| *p = p.saturating_sub(1))>{t_string!(i18n, board.previous_page)}</button>
+                <span>{move || t_string!(i18n, board.page_of, page = page.get().min(pages() - 1) + 1, pages = pages())}</span>
+                <button on:click=move |_| page.update(|p| *p = (*p + 1).min(pages() - 1))>{t_string!(i18n, board.next_page)}</button>
             </nav>
         </Show>
     }

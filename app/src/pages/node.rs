@@ -12,14 +12,13 @@ use crate::{
     api::board_snapshot,
     components::{ConnectionBadge, Notice, card::CardView},
     dialogs::{Actions, DialogHost},
+    i18n::{I18n, phase_text, t_string, use_i18n},
     live::{LiveBoard, preview::follow_preview},
-    strings::{self, DetailStrings},
 };
 
 #[component]
 pub fn NodePage() -> impl IntoView {
-    let s = strings::current();
-    let d = strings::detail();
+    let i18n = use_i18n();
     let params = use_params_map();
     let name = move || params.with(|p| p.get("name").unwrap_or_default());
     let snapshot = Resource::new(|| (), |_| board_snapshot(None));
@@ -30,12 +29,12 @@ pub fn NodePage() -> impl IntoView {
     view! {
         <section class="node-detail" data-testid="node-detail" data-hydrated=move || live.hydrated.get().to_string()>
             <nav class="toolbar">
-                <a href="/" data-testid="back-to-board">{d.back}</a>
+                <a href="/" data-testid="back-to-board">{t_string!(i18n, detail.back)}</a>
                 <ConnectionBadge connection=live.connection />
             </nav>
             <Notice notice=actions.notice />
             <DialogHost server_now=live.server_now() />
-            <Suspense fallback=move || view! { <p>{s.loading_nodes}</p> }>
+            <Suspense fallback=move || view! { <p>{t_string!(i18n, app.loading_nodes)}</p> }>
                 {move || Suspend::new(async move {
                     match snapshot.await {
                         Ok(snap) => {
@@ -45,7 +44,7 @@ pub fn NodePage() -> impl IntoView {
                                 <Show
                                     when=exists
                                     fallback=move || view! {
-                                        <p class="error" data-testid="node-missing">{(d.no_such_node)(&name())}</p>
+                                        <p class="error" data-testid="node-missing">{move || t_string!(i18n, detail.no_such_node, name = name())}</p>
                                     }
                                 >
                                     <div class="detail-card">
@@ -56,48 +55,53 @@ pub fn NodePage() -> impl IntoView {
                             .into_any()
                         }
                         Err(err) => view! {
-                            <p class="error" role="alert">{s.nodes_error_prefix} " " {err.to_string()}</p>
+                            <p class="error" role="alert">{t_string!(i18n, app.nodes_error, error = err.to_string())}</p>
                         }
                         .into_any(),
                     }
                 })}
             </Suspense>
-            <h2>{d.pods_title}</h2>
+            <h2>{t_string!(i18n, detail.pods_title)}</h2>
             {move || feed.inputs.with(|i| i.as_ref().map(|i| view! { <NodePods inputs=i.clone() /> }))}
         </section>
     }
 }
 
 /// What a drain with default options does with the pod `key`, in words.
-fn verdict(d: &DetailStrings, plan: &Preview, key: &str) -> &'static str {
+fn verdict(i18n: I18n, plan: &Preview, key: &str) -> String {
     if plan.evict.iter().any(|e| e.pod.key() == key) {
-        d.would_evict
+        t_string!(i18n, detail.would_evict).to_string()
     } else if plan.skipped.iter().any(|(p, _)| p.key() == key) {
-        d.would_skip
+        t_string!(i18n, detail.would_skip).to_string()
     } else if plan.refused.iter().any(|r| r.pod.key() == key) {
-        d.would_refuse
+        t_string!(i18n, detail.would_refuse).to_string()
     } else {
-        ""
+        String::new()
     }
 }
 
 /// The node's pods as a table.
 #[component]
 fn NodePods(inputs: PreviewInputs) -> impl IntoView {
-    let d = strings::detail();
+    let i18n = use_i18n();
     let plan = domain::preview::preview(&inputs, &Default::default()).unwrap_or_default();
     view! {
         <table class="pod-table" data-testid="node-pods">
             <thead>
-                <tr><th>{d.pod}</th><th>{d.owner}</th><th>{d.phase}</th><th>{d.default_drain}</th></tr>
+                <tr>
+                    <th>{t_string!(i18n, detail.pod)}</th>
+                    <th>{t_string!(i18n, detail.owner)}</th>
+                    <th>{t_string!(i18n, detail.phase)}</th>
+                    <th>{t_string!(i18n, detail.default_drain)}</th>
+                </tr>
             </thead>
             <tbody>
                 {inputs.pods.iter().map(|p| view! {
                     <tr data-testid="node-pod" data-pod=p.key()>
                         <td><code>{p.key()}</code></td>
-                        <td>{p.controller.as_ref().map_or_else(|| d.no_controller.to_string(), |c| c.label())}</td>
-                        <td>{format!("{:?}", p.phase)}</td>
-                        <td>{verdict(d, &plan, &p.key())}</td>
+                        <td>{p.controller.as_ref().map_or_else(|| t_string!(i18n, detail.no_controller).to_string(), |c| c.label())}</td>
+                        <td>{phase_text(i18n, p.phase)}</td>
+                        <td>{verdict(i18n, &plan, &p.key())}</td>
                     </tr>
                 }).collect_view()}
             </tbody>

@@ -6,17 +6,22 @@ use super::{
     PAGE_SIZE,
     board::{Cards, Filters},
 };
-use crate::{api::board_snapshot, components::ConnectionBadge, live::LiveBoard, strings};
+use crate::{
+    api::board_snapshot,
+    components::ConnectionBadge,
+    i18n::{t_string, use_i18n},
+    live::LiveBoard,
+};
 
 #[component]
 pub fn WallPage() -> impl IntoView {
-    let s = strings::current();
+    let i18n = use_i18n();
     let snapshot = Resource::new(|| (), |_| board_snapshot(Some(PAGE_SIZE)));
     let live = LiveBoard::new();
     view! {
         <section class="wall" data-testid="wall" data-hydrated=move || live.hydrated.get().to_string()>
             <ConnectionBadge connection=live.connection />
-            <Suspense fallback=move || view! { <p>{s.loading_nodes}</p> }>
+            <Suspense fallback=move || view! { <p>{t_string!(i18n, app.loading_nodes)}</p> }>
                 {move || Suspend::new(async move {
                     snapshot.await.ok().map(|snap| {
                         let current = Memo::new(move |_| live.current(&snap));

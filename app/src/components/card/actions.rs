@@ -6,16 +6,16 @@ use domain::{
 use leptos::prelude::*;
 
 use crate::{
-    components::{ActionButton, unavailable_text},
+    components::ActionButton,
     dialogs::{Actions, Dialog},
-    strings,
+    i18n::{t_string, unavailable_text, use_i18n},
 };
 
 /// The card's actions: cordon, drain, uncordon, the progress of its drain, and a missing permission by name.
 /// Absent where no dialog host is (the wall).
 #[component]
 pub fn CardActions(card: Memo<NodeCard>, drain: Signal<Option<DrainSummary>>) -> impl IntoView {
-    let a = strings::actions();
+    let i18n = use_i18n();
     let Some(actions) = use_context::<Actions>() else {
         return ().into_any();
     };
@@ -29,26 +29,26 @@ pub fn CardActions(card: Memo<NodeCard>, drain: Signal<Option<DrainSummary>>) ->
     let hint = move || {
         let av = available.get();
         [av.drain.err(), av.cordon.err()].into_iter().flatten().find_map(|why| match why {
-            Unavailable::Missing(_) => Some(unavailable_text(a, &why)),
+            Unavailable::Missing(_) => Some(unavailable_text(i18n, &why)),
             _ => None,
         })
     };
     view! {
-        <div class="card-actions" role="group" aria-label="actions">
+        <div class="card-actions" role="group" aria-label=t_string!(i18n, card.actions)>
             <ActionButton
-                label=a.cordon
+                label=t_string!(i18n, actions.cordon).to_string()
                 testid="action-cordon"
                 availability=Signal::derive(move || available.get().cordon)
                 on_click=open(Dialog::Cordon)
             />
             <ActionButton
-                label=a.drain
+                label=t_string!(i18n, actions.drain).to_string()
                 testid="action-drain"
                 availability=Signal::derive(move || available.get().drain)
                 on_click=open(Dialog::Drain)
             />
             <ActionButton
-                label=a.uncordon
+                label=t_string!(i18n, actions.uncordon).to_string()
                 testid="action-uncordon"
                 availability=Signal::derive(move || available.get().uncordon)
                 on_click=open(Dialog::Uncordon)
@@ -62,7 +62,7 @@ pub fn CardActions(card: Memo<NodeCard>, drain: Signal<Option<DrainSummary>>) ->
                         data-testid="action-progress"
                         on:click=move |_| actions.open(Dialog::Progress(id.clone()))
                     >
-                        {a.show_progress}
+                        {t_string!(i18n, actions.show_progress)}
                     </button>
                 }
             })}

@@ -1,15 +1,15 @@
 use domain::node::{ConditionHealth, NodeCard};
 use leptos::prelude::*;
 
-use crate::strings;
+use crate::i18n::{t_string, use_i18n};
 
 /// The node's conditions as a table, and as the API's JSON with a button that copies it.
 #[component]
 pub fn Conditions(card: Memo<NodeCard>) -> impl IntoView {
-    let b = strings::board();
+    let i18n = use_i18n();
     view! {
         <table class="conditions" data-testid="conditions-table">
-            <caption class="visually-hidden">{b.conditions}</caption>
+            <caption class="visually-hidden">{t_string!(i18n, card.conditions)}</caption>
             <tbody>
                 {move || card.with(|c| c.conditions.clone()).into_iter().map(|cond| {
                     let class = match cond.health() {
@@ -28,7 +28,7 @@ pub fn Conditions(card: Memo<NodeCard>) -> impl IntoView {
             </tbody>
         </table>
         <details class="conditions-json">
-            <summary>{b.conditions_json}</summary>
+            <summary>{t_string!(i18n, card.conditions_json)}</summary>
             <button
                 type="button"
                 data-testid="copy-conditions"
@@ -39,7 +39,7 @@ pub fn Conditions(card: Memo<NodeCard>) -> impl IntoView {
                     }
                 }
             >
-                {b.copy}
+                {t_string!(i18n, card.copy)}
             </button>
             <pre data-testid="conditions-json">{move || card.with(|c| c.conditions_json.clone())}</pre>
         </details>

@@ -7,7 +7,7 @@ use domain::{
 use jiff::Timestamp;
 use leptos::prelude::*;
 
-use crate::strings;
+use crate::i18n::{t_string, use_i18n};
 
 /// When a node that stopped reporting loses its pods: the node timeout's countdown, and the first pod's
 /// NoExecute toleration.
@@ -17,22 +17,22 @@ pub fn Countdowns(
     server_now: Signal<Timestamp>,
     settings: Signal<BoardSettings>,
 ) -> impl IntoView {
-    let b = strings::board();
+    let i18n = use_i18n();
     let node_countdown = move || {
         let deadline = card.with(|c| board::node_deadline(c, &settings.get()))?;
         Some(match remaining(deadline, server_now.get()) {
-            Some(left) => (b.node_countdown)(&board::clock(left)),
-            None => b.eviction_due.to_string(),
+            Some(left) => t_string!(i18n, card.node_countdown, countdown = board::clock(left)).to_string(),
+            None => t_string!(i18n, card.eviction_due).to_string(),
         })
     };
     let pod_countdown = move || {
         let (earliest, count) = card.with(board::earliest_pod_eviction)?;
         Some(match earliest {
             PodEviction::At(at) => match remaining(at, server_now.get()) {
-                Some(left) => (b.pod_countdown)(&board::clock(left), count),
-                None => b.pods_going_now.to_string(),
+                Some(left) => t_string!(i18n, card.pod_countdown, countdown = board::clock(left), count).to_string(),
+                None => t_string!(i18n, card.pods_going_now).to_string(),
             },
-            _ => b.pods_going_now.to_string(),
+            _ => t_string!(i18n, card.pods_going_now).to_string(),
         })
     };
     view! {
@@ -44,18 +44,20 @@ pub fn Countdowns(
 /// Each pod's own eviction countdown, folded away.
 #[component]
 pub fn PodEtas(card: Memo<NodeCard>, server_now: Signal<Timestamp>) -> impl IntoView {
-    let b = strings::board();
+    let i18n = use_i18n();
     let eta_text = move |e: PodEviction| match e {
-        PodEviction::At(at) => remaining(at, server_now.get()).map_or(b.eviction_due.to_string(), board::clock),
-        PodEviction::Immediately => b.eviction_due.to_string(),
-        PodEviction::Never | PodEviction::NotScheduled => b.never.to_string(),
+        PodEviction::At(at) => {
+            remaining(at, server_now.get()).map_or_else(|| t_string!(i18n, card.eviction_due).to_string(), board::clock)
+        }
+        PodEviction::Immediately => t_string!(i18n, card.eviction_due).to_string(),
+        PodEviction::Never | PodEviction::NotScheduled => t_string!(i18n, card.never).to_string(),
     };
     move || {
         let etas = card.with(|c| c.pod_evictions.clone());
         (!etas.is_empty()).then(|| {
             view! {
                 <details class="pod-etas" data-testid="pod-etas">
-                    <summary>{b.pods}</summary>
+                    <summary>{t_string!(i18n, card.pods)}</summary>
                     <ul>
                         {etas.into_iter().map(|p| view! {
                             <li data-testid="pod-eta-row" data-pod=p.key()>

@@ -7,26 +7,8 @@ use leptos::prelude::*;
 use crate::{
     api::ResumeDrain,
     dialogs::Actions,
-    strings::{self, ActionStrings},
+    i18n::{blocked_by_pdb_text, drain_state_text, t_string, use_i18n},
 };
-
-/// The state of a drain in words, with the pods left where that matters.
-pub fn drain_state_text(a: &ActionStrings, state: &DrainState, left: usize) -> String {
-    match state {
-        DrainState::Cordoning => a.state_cordoning.into(),
-        DrainState::Planning => a.state_planning.into(),
-        DrainState::Evicting => a.state_evicting.into(),
-        DrainState::Drained => a.state_drained.into(),
-        DrainState::DrainedExceptTerminating(n) => (a.state_drained_except)(*n),
-        DrainState::Refused => a.state_refused.into(),
-        DrainState::DryRunPlanned => a.state_dry_planned.into(),
-        DrainState::DryRunAccepted => a.state_dry_accepted.into(),
-        DrainState::TimedOut => (a.state_timed_out)(left),
-        DrainState::Cancelled => (a.state_cancelled)(left),
-        DrainState::Failed(why) => (a.state_failed)(why),
-        DrainState::Interrupted => a.state_interrupted.into(),
-    }
-}
 
 /// The drain strip of a card: the live drain from this server, or else the record on the node.
 #[component]
@@ -45,18 +27,16 @@ pub fn CardDrain(card: Memo<NodeCard>, drain: Signal<Option<DrainSummary>>) -> i
 /// A drain this server runs or ran: who, how far, why, and the budget that holds it up.
 #[component]
 fn LiveDrain(d: DrainSummary) -> impl IntoView {
-    let a = strings::actions();
+    let i18n = use_i18n();
     let running = d.state.is_running();
+    let who = &d.started_by;
     let text = if running {
-        (a.card_draining)(&d.started_by, d.done, d.total)
+        t_string!(i18n, card.draining, who, done = d.done, total = d.total).to_string()
     } else {
-        (a.card_last_drain)(&d.started_by, &drain_state_text(a, &d.state, d.total - d.done))
+        let state = drain_state_text(i18n, &d.state, d.total - d.done);
+        t_string!(i18n, card.last_drain, who, state).to_string()
     };
-    let blocked = d
-        .blocked_by
-        .as_ref()
-        .filter(|_| running)
-        .map(|p| (a.pod_blocked_pdb)(&p.name, p.disruptions_allowed, p.desired_healthy, p.current_healthy));
+    let blocked = d.blocked_by.as_ref().filter(|_| running).map(|p| blocked_by_pdb_text(i18n, p));
     view! {
         <div class="card-drain" data-testid="card-drain" data-state=format!("{:?}", d.state) data-drain-id=d.id.clone()>
             <p>
@@ -64,7 +44,7 @@ fn LiveDrain(d: DrainSummary) -> impl IntoView {
                 {d.reason.clone().map(|r| view! { <span class="muted">" · " {r}</span> })}
             </p>
             {running.then(|| view! {
-                <progress max=d.total.max(1) value=d.done aria-label="drain progress"></progress>
+                <progress max=d.total.max(1) value=d.done aria-label=t_string!(i18n, card.drain_progress)></progress>
             })}
             {blocked.map(|b| view! { <p class="blocked" data-testid="card-drain-blocked">{b}</p> })}
         </div>
@@ -74,12 +54,13 @@ fn LiveDrain(d: DrainSummary) -> impl IntoView {
 /// The drain recorded on the node, by this server or another; an interrupted one can be resumed from here.
 #[component]
 fn RecordedDrain(record: DrainRecord, node: String) -> impl IntoView {
-    let a = strings::actions();
+    let i18n = use_i18n();
     let actions = use_context::<Actions>();
     // A record that says running, with no live drain here, was left by a server that stopped.
     let record = record.interrupted();
     let interrupted = record.state == DrainState::Interrupted;
-    let text = (a.card_last_drain)(&record.started_by, &drain_state_text(a, &record.state, record.pods_left));
+    let state = drain_state_text(i18n, &record.state, record.pods_left);
+    let text = t_string!(i18n, card.last_drain, who = &record.started_by, state).to_string();
     view! {
         <div class="card-drain" data-testid="card-drain" data-state=format!("{:?}", record.state)>
             <p><span data-testid="card-drain-text">{text}</span></p>
@@ -92,7 +73,7 @@ fn RecordedDrain(record: DrainRecord, node: String) -> impl IntoView {
                         actions.resume.dispatch(ResumeDrain { node: node.clone() });
                     }
                 >
-                    {a.resume}
+                    {t_string!(i18n, card.resume)}
                 </button>
             })}
         </div>

@@ -1,24 +1,24 @@
 use domain::node::NodeCard;
 use leptos::prelude::*;
 
-use crate::strings;
+use crate::i18n::{t_string, use_i18n};
 
 /// How many pods run on the node, what it can allocate, and its taints.
 #[component]
 pub fn Facts(card: Memo<NodeCard>) -> impl IntoView {
-    let b = strings::board();
+    let i18n = use_i18n();
     view! {
         <dl class="facts">
-            <dt>{b.pods}</dt>
+            <dt>{t_string!(i18n, card.pods)}</dt>
             <dd data-testid="pod-count">{move || card.with(|c| c.pod_count)}</dd>
-            <dt>{b.allocatable}</dt>
+            <dt>{t_string!(i18n, card.allocatable)}</dt>
             <dd>
                 {move || card.with(|c| c.allocatable.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", "))}
             </dd>
-            <dt>{b.taints}</dt>
+            <dt>{t_string!(i18n, card.taints)}</dt>
             <dd data-testid="taints">
                 {move || card.with(|c| if c.taints.is_empty() {
-                    b.no_taints.to_string()
+                    t_string!(i18n, card.no_taints).to_string()
                 } else {
                     c.taints.iter().map(|t| format!("{}:{}", t.key, t.effect)).collect::<Vec<_>>().join(", ")
                 })}

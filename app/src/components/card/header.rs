@@ -2,12 +2,12 @@ use domain::{ReadyStatus, node::NodeCard};
 use jiff::Timestamp;
 use leptos::prelude::*;
 
-use crate::strings;
+use crate::i18n::{ready_text, t_string, use_i18n};
 
 /// The node's name (a link to its page), its Ready badge, Cordoned, and a line of roles, zone, version and age.
 #[component]
 pub fn CardHeader(name: String, card: Memo<NodeCard>, server_now: Signal<Timestamp>) -> impl IntoView {
-    let s = strings::current();
+    let i18n = use_i18n();
     let ready_class = move || match card.with(|c| c.ready) {
         ReadyStatus::Ready => "badge ok",
         ReadyStatus::NotReady => "badge bad",
@@ -18,9 +18,9 @@ pub fn CardHeader(name: String, card: Memo<NodeCard>, server_now: Signal<Timesta
             <h2 class="node-name" data-testid="node-name">
                 <a href=format!("/nodes/{name}")>{move || card.with(|c| c.name.clone())}</a>
             </h2>
-            <span class=ready_class data-testid="node-ready">{move || card.with(|c| c.ready.label())}</span>
+            <span class=ready_class data-testid="node-ready">{move || ready_text(i18n, card.with(|c| c.ready))}</span>
             {move || card.with(|c| c.unschedulable).then(|| view! {
-                <span class="badge warn" data-testid="node-cordoned">{s.cordoned}</span>
+                <span class="badge warn" data-testid="node-cordoned">{t_string!(i18n, card.cordoned)}</span>
             })}
         </header>
         <p class="meta">

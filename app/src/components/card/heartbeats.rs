@@ -2,7 +2,7 @@ use domain::{board::BoardSettings, node::NodeCard};
 use jiff::Timestamp;
 use leptos::prelude::*;
 
-use crate::strings;
+use crate::i18n::{t_string, use_i18n};
 
 /// The age of the node's Ready heartbeat and of its Lease renewal, marked stale past the grace period.
 #[component]
@@ -11,7 +11,7 @@ pub fn Heartbeats(
     server_now: Signal<Timestamp>,
     settings: Signal<BoardSettings>,
 ) -> impl IntoView {
-    let b = strings::board();
+    let i18n = use_i18n();
     let stale = move |t: Option<Timestamp>| {
         t.is_some_and(|t| server_now.get().duration_since(t).as_secs() > settings.get().grace_seconds)
     };
@@ -19,18 +19,20 @@ pub fn Heartbeats(
     // status changes or every few minutes, so its age alone means nothing; it is judged only for nodes without one.
     let heartbeat_stale = move || card.with(|c| c.lease_renewed.is_none() && stale(c.ready_heartbeat));
     let lease_stale = move || stale(card.with(|c| c.lease_renewed));
-    let ago = move |t: Option<Timestamp>| super::age(server_now, t).map(|a| (b.ago)(&a)).unwrap_or_default();
+    let ago = move |t: Option<Timestamp>| {
+        super::age(server_now, t).map(|age| t_string!(i18n, card.ago, age).to_string()).unwrap_or_default()
+    };
     view! {
         <p class="heartbeats">
             <span data-testid="heartbeat-age" class:stale=heartbeat_stale>
-                {b.heartbeat} ": " {move || ago(card.with(|c| c.ready_heartbeat))}
+                {t_string!(i18n, card.heartbeat)} ": " {move || ago(card.with(|c| c.ready_heartbeat))}
             </span>
             " "
             <span data-testid="lease-age" class:stale=lease_stale>
-                {b.lease} ": " {move || ago(card.with(|c| c.lease_renewed))}
+                {t_string!(i18n, card.lease)} ": " {move || ago(card.with(|c| c.lease_renewed))}
             </span>
             {move || (lease_stale() || heartbeat_stale()).then(|| view! {
-                <span class="badge warn" data-testid="heartbeat-stale">{b.stale}</span>
+                <span class="badge warn" data-testid="heartbeat-stale">{t_string!(i18n, card.stale)}</span>
             })}
         </p>
     }

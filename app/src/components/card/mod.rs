@@ -17,7 +17,7 @@ use jiff::Timestamp;
 use leptos::prelude::*;
 
 pub use actions::CardActions;
-pub use drain::{CardDrain, drain_state_text};
+pub use drain::CardDrain;
 
 use crate::live::DrainsByNode;
 

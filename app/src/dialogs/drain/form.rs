@@ -3,7 +3,7 @@
 use domain::drain::DrainOptions;
 use leptos::prelude::*;
 
-use crate::strings;
+use crate::i18n::{flag_text, t_string, use_i18n};
 
 /// A number field that does not hold a whole number of seconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,33 +75,77 @@ fn seconds<T: std::str::FromStr>(text: &str) -> Result<Option<T>, BadNumber> {
 }
 
 /// The options column: four toggles, the number fields, the pod selector, the reason, and the node's name to
-/// type when an option destroys something (`destructive` names them).
+/// type when an option destroys something (`destructive` names them by their kubectl flags).
 #[component]
 pub fn OptionsForm(
     form: DrainForm,
     node: StoredValue<String>,
     destructive: Signal<Vec<&'static str>>,
 ) -> impl IntoView {
-    let a = strings::actions();
+    let i18n = use_i18n();
+    let prompt = move |chosen: &[&str]| {
+        let options = chosen.iter().map(|flag| flag_text(i18n, flag)).collect::<Vec<_>>().join(", ");
+        node.with_value(|node| t_string!(i18n, drain.type_node_name, node, options).to_string())
+    };
     view! {
         <section class="drain-options">
-            <h3>{a.options}</h3>
-            <Toggle label=a.opt_ignore_daemonsets help=a.opt_ignore_daemonsets_help testid="opt-ignore-daemonsets" value=form.ignore_daemonsets />
-            <Toggle label=a.opt_delete_emptydir help=a.opt_delete_emptydir_help testid="opt-delete-emptydir-data" value=form.delete_emptydir />
-            <Toggle label=a.opt_force help=a.opt_force_help testid="opt-force" value=form.force />
-            <Toggle label=a.opt_disable_eviction help=a.opt_disable_eviction_help testid="opt-disable-eviction" value=form.disable_eviction />
+            <h3>{t_string!(i18n, drain.options)}</h3>
+            <Toggle
+                label=t_string!(i18n, drain.ignore_daemonsets).to_string()
+                help=t_string!(i18n, drain.ignore_daemonsets_help).to_string()
+                testid="opt-ignore-daemonsets"
+                value=form.ignore_daemonsets
+            />
+            <Toggle
+                label=t_string!(i18n, drain.delete_emptydir).to_string()
+                help=t_string!(i18n, drain.delete_emptydir_help).to_string()
+                testid="opt-delete-emptydir-data"
+                value=form.delete_emptydir
+            />
+            <Toggle
+                label=t_string!(i18n, drain.force).to_string()
+                help=t_string!(i18n, drain.force_help).to_string()
+                testid="opt-force"
+                value=form.force
+            />
+            <Toggle
+                label=t_string!(i18n, drain.disable_eviction).to_string()
+                help=t_string!(i18n, drain.disable_eviction_help).to_string()
+                testid="opt-disable-eviction"
+                value=form.disable_eviction
+            />
             <div class="number-fields">
-                <Field label=a.grace_period help=a.grace_period_help testid="opt-grace-period" value=form.grace />
-                <Field label=a.timeout help=a.timeout_help testid="opt-timeout" value=form.timeout />
-                <Field label=a.skip_wait help=a.skip_wait_help testid="opt-skip-wait" value=form.skip_wait />
+                <Field
+                    label=t_string!(i18n, drain.grace_period).to_string()
+                    help=t_string!(i18n, drain.grace_period_help).to_string()
+                    testid="opt-grace-period"
+                    value=form.grace
+                />
+                <Field
+                    label=t_string!(i18n, drain.timeout).to_string()
+                    help=t_string!(i18n, drain.timeout_help).to_string()
+                    testid="opt-timeout"
+                    value=form.timeout
+                />
+                <Field
+                    label=t_string!(i18n, drain.skip_wait).to_string()
+                    help=t_string!(i18n, drain.skip_wait_help).to_string()
+                    testid="opt-skip-wait"
+                    value=form.skip_wait
+                />
             </div>
-            <Field label=a.pod_selector help=a.pod_selector_help testid="opt-pod-selector" value=form.selector />
+            <Field
+                label=t_string!(i18n, drain.pod_selector).to_string()
+                help=t_string!(i18n, drain.pod_selector_help).to_string()
+                testid="opt-pod-selector"
+                value=form.selector
+            />
             <label class="field">
-                <span>{a.reason}</span>
+                <span>{t_string!(i18n, drain.reason)}</span>
                 <input
                     type="text"
                     data-testid="drain-reason"
-                    placeholder=a.reason_placeholder
+                    placeholder=t_string!(i18n, drain.reason_placeholder)
                     prop:value=form.reason
                     on:input=move |ev| form.reason.set(event_target_value(&ev))
                 />
@@ -110,9 +154,7 @@ pub fn OptionsForm(
                 let chosen = destructive.get();
                 (!chosen.is_empty()).then(|| view! {
                     <label class="field danger">
-                        <span data-testid="type-name-prompt">
-                            {node.with_value(|n| (a.type_node_name)(n, &chosen.join(", ")))}
-                        </span>
+                        <span data-testid="type-name-prompt">{prompt(&chosen)}</span>
                         <input
                             type="text"
                             data-testid="type-node-name"
@@ -129,7 +171,7 @@ pub fn OptionsForm(
 
 /// An option that is on or off, with what it does.
 #[component]
-fn Toggle(label: &'static str, help: &'static str, testid: &'static str, value: RwSignal<bool>) -> impl IntoView {
+fn Toggle(label: String, help: String, testid: &'static str, value: RwSignal<bool>) -> impl IntoView {
     view! {
         <label class="toggle">
             <input
@@ -148,7 +190,7 @@ fn Toggle(label: &'static str, help: &'static str, testid: &'static str, value: 
 
 /// A text field with its label and help.
 #[component]
-fn Field(label: &'static str, help: &'static str, testid: &'static str, value: RwSignal<String>) -> impl IntoView {
+fn Field(label: String, help: String, testid: &'static str, value: RwSignal<String>) -> impl IntoView {
     view! {
         <label class="field">
             <span>{label}</span>

@@ -15,12 +15,17 @@ use self::{
     preview::PreviewSection,
 };
 use super::{Actions, Dialog};
-use crate::{api::StartDrain, components::Modal, live::preview::follow_preview, strings};
+use crate::{
+    api::StartDrain,
+    components::Modal,
+    i18n::{missing_permission_text, t_string, use_i18n},
+    live::preview::follow_preview,
+};
 
 /// The drain dialog of `node`. Confirming starts the drain and opens its progress in place of the dialog.
 #[component]
 pub fn DrainDialog(node: String) -> impl IntoView {
-    let a = strings::actions();
+    let i18n = use_i18n();
     let actions = expect_context::<Actions>();
     let feed = follow_preview(&node);
     let form = DrainForm::new();
@@ -29,7 +34,7 @@ pub fn DrainDialog(node: String) -> impl IntoView {
         let options = options.get().ok()?;
         feed.inputs.with(|i| i.as_ref().map(|i| preview(i, &options)))
     });
-    let title = (a.drain_title)(&node);
+    let title = t_string!(i18n, drain.title, node = &node).to_string();
     let node = StoredValue::new(node);
     let start = ServerAction::<StartDrain>::new();
     let busy = start.pending();
@@ -39,7 +44,7 @@ pub fn DrainDialog(node: String) -> impl IntoView {
         }
     });
     let error = move || match start.value().get() {
-        Some(Err(err)) if !busy.get() => Some(format!("{} {err}", a.failed_prefix)),
+        Some(Err(error)) if !busy.get() => Some(t_string!(i18n, app.failed, error).to_string()),
         _ => None,
     };
     let destructive = Signal::derive(move || options.get().map(|o| destructive_options(&o)).unwrap_or_default());
@@ -71,25 +76,25 @@ pub fn DrainDialog(node: String) -> impl IntoView {
                 <OptionsForm form node destructive />
             </div>
             {move || planned.with(|p| matches!(p, Some(Ok(p)) if p.is_blocked())).then(|| view! {
-                <p class="hint" data-testid="blocked-hint">{a.blocked_hint}</p>
+                <p class="hint" data-testid="blocked-hint">{t_string!(i18n, drain.blocked_hint)}</p>
             })}
             {move || {
                 let wants_delete = options.with(|o| o.as_ref().is_ok_and(|o| o.disable_eviction));
                 let missing = actions.lacking.with(|l| l.as_ref().and_then(|l| l.delete_pods.clone()));
                 missing.filter(|_| wants_delete).map(|m| view! {
-                    <p class="hint" data-testid="delete-permission-hint">{(a.missing_permission)(&m)}</p>
+                    <p class="hint" data-testid="delete-permission-hint">{missing_permission_text(i18n, &m)}</p>
                 })
             }}
             {move || error().map(|e| view! { <p class="error" role="alert" data-testid="dialog-error">{e}</p> })}
             <div class="modal-buttons">
-                <button type="button" data-testid="dialog-cancel" on:click=move |_| close.run(())>{a.cancel}</button>
+                <button type="button" data-testid="dialog-cancel" on:click=move |_| close.run(())>{t_string!(i18n, actions.cancel)}</button>
                 <button
                     type="button"
                     data-testid="server-dry-run"
                     disabled=move || !dry_runnable.get()
                     on:click=move |_| begin.run(DryRun::Server)
                 >
-                    {a.server_dry_run}
+                    {t_string!(i18n, drain.server_dry_run)}
                 </button>
                 <button
                     type="button"
@@ -98,7 +103,7 @@ pub fn DrainDialog(node: String) -> impl IntoView {
                     disabled=move || !confirmable.get()
                     on:click=move |_| begin.run(DryRun::None)
                 >
-                    {move || node.with_value(|n| (a.confirm_drain)(n, evict_count()))}
+                    {move || node.with_value(|node| t_string!(i18n, drain.confirm, node, count = evict_count()).to_string())}
                 </button>
             </div>
         </Modal>

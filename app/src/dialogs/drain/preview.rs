@@ -3,7 +3,7 @@
 
 use domain::{
     PodRef,
-    drain::{DrainOption, DrainOptions, EvictNote, Refusal, SkipReason},
+    drain::{DrainOption, DrainOptions},
     preview::{Preview, PreviewPod},
     selector::SelectorError,
 };
@@ -11,8 +11,8 @@ use leptos::prelude::*;
 
 use super::form::BadNumber;
 use crate::{
+    i18n::{I18n, note_text, option_text, refusal_text, skip_text, t_string, use_i18n},
     live::preview::{PreviewFeed, PreviewTrouble},
-    strings::{self, ActionStrings},
 };
 
 /// The preview column: the three groups once the pods are in, else why not.
@@ -23,23 +23,25 @@ pub fn PreviewSection(
     options: Memo<Result<DrainOptions, BadNumber>>,
     planned: Memo<Option<Result<Preview, SelectorError>>>,
 ) -> impl IntoView {
-    let a = strings::actions();
+    let i18n = use_i18n();
     let waiting = move || match feed.trouble.get() {
-        None => a.preview_loading.to_string(),
-        Some(PreviewTrouble::Unreadable(why)) => why,
-        Some(PreviewTrouble::Closed) => {
-            node.with_value(|n| format!("could not read the pods of {n}: reopen the dialog to try again"))
+        None => t_string!(i18n, drain.preview_loading).to_string(),
+        Some(PreviewTrouble::Unreadable(error)) => {
+            node.with_value(|node| t_string!(i18n, drain.preview_unreadable, node, error).to_string())
         }
+        Some(PreviewTrouble::Closed) => node.with_value(|node| t_string!(i18n, drain.preview_closed, node).to_string()),
     };
     view! {
         <section class="preview" aria-live="polite" data-testid="drain-preview">
             {move || match planned.get() {
                 None => match options.get() {
-                    Err(BadNumber) => view! { <p class="error" data-testid="options-error">{a.bad_number}</p> }.into_any(),
+                    Err(BadNumber) => view! { <p class="error" data-testid="options-error">{t_string!(i18n, drain.bad_number)}</p> }.into_any(),
                     Ok(_) => view! { <p data-testid="preview-loading">{waiting}</p> }.into_any(),
                 },
                 Some(Err(e)) => view! {
-                    <p class="error" role="alert" data-testid="selector-error">{a.pod_selector} ": " {e.to_string()}</p>
+                    <p class="error" role="alert" data-testid="selector-error">
+                        {t_string!(i18n, drain.selector_error, error = e.to_string())}
+                    </p>
                 }
                 .into_any(),
                 Some(Ok(p)) => view! { <PreviewGroups preview=p /> }.into_any(),
@@ -48,91 +50,69 @@ pub fn PreviewSection(
     }
 }
 
-fn owner_text(a: &ActionStrings, pod: &PreviewPod) -> String {
-    pod.owner.as_ref().map_or_else(|| a.bare_pod.to_string(), |o| o.label())
+/// `Kind/name` of the pod's controller, or that it has none.
+fn owner_text(i18n: I18n, pod: &PreviewPod) -> String {
+    pod.owner.as_ref().map_or_else(|| t_string!(i18n, preview.no_controller).to_string(), |o| o.label())
 }
 
-fn option_name(a: &ActionStrings, o: DrainOption) -> &'static str {
-    match o {
-        DrainOption::Force => a.opt_force,
-        DrainOption::IgnoreDaemonsets => a.opt_ignore_daemonsets,
-        DrainOption::DeleteEmptydirData => a.opt_delete_emptydir,
+/// The options a refused pod needs, or that none helps.
+fn needs_text(i18n: I18n, needs: &[DrainOption]) -> String {
+    if needs.is_empty() {
+        return t_string!(i18n, preview.no_option_helps).to_string();
     }
+    let options = needs.iter().map(|o| option_text(i18n, *o)).collect::<Vec<_>>().join(" + ");
+    t_string!(i18n, preview.needs, options).to_string()
 }
 
 /// The preview's three groups: evicted (with owner, budget and notes), skipped and refused (with the options
 /// that would override).
 #[component]
 fn PreviewGroups(preview: Preview) -> impl IntoView {
-    let a = strings::actions();
+    let i18n = use_i18n();
     let blocking = preview.blocking_pdbs().iter().map(|p| p.name.clone()).collect::<Vec<_>>();
-    let note = |n: &EvictNote| match n {
-        EvictNote::LocalStorageLost => a.note_emptydir_lost,
-        EvictNote::NoController => a.note_no_controller,
-        EvictNote::DaemonSetMissing(_) => a.note_daemonset_missing,
-    };
-    let skip = |r: &SkipReason| match r {
-        SkipReason::MirrorPod => a.skip_mirror,
-        SkipReason::DaemonSetIgnored => a.skip_daemonset,
-        SkipReason::DeletingTooLong => a.skip_deleting,
-    };
-    let refusal = |r: &Refusal| match r {
-        Refusal::DaemonSetManaged => a.refuse_daemonset.to_string(),
-        Refusal::DaemonSetMissing(m) => format!("{}: {m}", a.refuse_daemonset_missing),
-        Refusal::DaemonSetLookupFailed(m) => format!("{}: {m}", a.refuse_lookup_failed),
-        Refusal::LocalStorage => a.refuse_emptydir.to_string(),
-        Refusal::NoController => a.refuse_no_controller.to_string(),
-    };
-    let needs = |needs: &[DrainOption]| {
-        if needs.is_empty() {
-            a.no_option_helps.to_string()
-        } else {
-            format!("{} {}", a.needs_option, needs.iter().map(|o| option_name(a, *o)).collect::<Vec<_>>().join(" + "))
-        }
-    };
-    let empty = || view! { <li class="muted">{a.none}</li> };
+    let empty = move || view! { <li class="muted">{t_string!(i18n, preview.none)}</li> };
     view! {
-        <h3>{a.group_evict} " (" {preview.evict.len()} ")"</h3>
+        <h3>{t_string!(i18n, preview.evict, count = preview.evict.len())}</h3>
         <ul class="pods" data-testid="group-evict">
             {preview.evict.is_empty().then(empty)}
             {preview.evict.iter().map(|p| view! {
                 <li data-testid="preview-pod" data-pod=p.pod.key()>
                     <code>{p.pod.key()}</code>
-                    <span class="muted">" · " {owner_text(a, &p.pod)}</span>
+                    <span class="muted">" · " {owner_text(i18n, &p.pod)}</span>
                     {p.pdb.as_ref().map(|b| view! {
                         <span class={if b.disruptions_allowed > 0 { "pdb" } else { "pdb blocking" }} data-testid="preview-pdb">
-                            " · " {(a.pdb_allowance)(&b.name, b.disruptions_allowed)}
+                            " · " {t_string!(i18n, preview.pdb_allowance, name = &b.name, count = b.disruptions_allowed)}
                         </span>
                     })}
-                    {p.notes.iter().map(|n| view! { <span class="note">" · " {note(n)}</span> }).collect_view()}
+                    {p.notes.iter().map(|n| view! { <span class="note">" · " {note_text(i18n, n)}</span> }).collect_view()}
                 </li>
             }).collect_view()}
         </ul>
         {(!blocking.is_empty()).then(|| view! {
-            <p class="hint" data-testid="pdb-will-wait">{(a.pdb_will_wait)(&blocking.join(", "))}</p>
+            <p class="hint" data-testid="pdb-will-wait">{t_string!(i18n, preview.pdb_will_wait, names = blocking.join(", "))}</p>
         })}
-        <h3>{a.group_skipped} " (" {preview.skipped.len()} ")"</h3>
+        <h3>{t_string!(i18n, preview.skipped, count = preview.skipped.len())}</h3>
         <ul class="pods" data-testid="group-skipped">
             {preview.skipped.is_empty().then(empty)}
             {preview.skipped.iter().map(|(p, why)| view! {
                 <li data-testid="preview-pod" data-pod=p.key()>
                     <code>{p.key()}</code>
-                    <span class="muted">" · " {skip(why)}</span>
+                    <span class="muted">" · " {skip_text(i18n, why)}</span>
                 </li>
             }).collect_view()}
         </ul>
-        <h3 class:bad=!preview.refused.is_empty()>{a.group_refused} " (" {preview.refused.len()} ")"</h3>
+        <h3 class:bad=!preview.refused.is_empty()>{t_string!(i18n, preview.refused, count = preview.refused.len())}</h3>
         <ul class="pods" data-testid="group-refused">
             {preview.refused.is_empty().then(empty)}
             {preview.refused.iter().map(|p| view! {
                 <li data-testid="preview-pod" data-pod=p.pod.key()>
                     <code>{p.pod.key()}</code>
-                    <span class="muted">" · " {owner_text(a, &p.pod)}</span>
-                    <span class="bad">" · " {refusal(&p.reason)}</span>
-                    <span class="needs" data-testid="refused-needs">" · " {needs(&p.needs)}</span>
+                    <span class="muted">" · " {owner_text(i18n, &p.pod)}</span>
+                    <span class="bad">" · " {refusal_text(i18n, &p.reason)}</span>
+                    <span class="needs" data-testid="refused-needs">" · " {needs_text(i18n, &p.needs)}</span>
                 </li>
             }).collect_view()}
         </ul>
-        {(preview.not_selected > 0).then(|| view! { <p class="muted">{(a.not_selected)(preview.not_selected)}</p> })}
+        {(preview.not_selected > 0).then(|| view! { <p class="muted">{t_string!(i18n, preview.not_selected, count = preview.not_selected)}</p> })}
     }
 }

@@ -1,0 +1,138 @@
+//! The domain's states in words, from the catalogue: one function per state type, so that every component says the
+//! same thing the same way.
+
+use domain::{
+    ReadyStatus,
+    actions::Unavailable,
+    drain::{DrainOption, EvictNote, Refusal, SkipReason},
+    pod::PodPhase,
+    progress::{DrainState, PdbStatus, PodState},
+};
+
+use super::{I18n, t_string};
+
+/// A node's Ready status, as the card's badge shows it.
+pub fn ready_text(i18n: I18n, ready: ReadyStatus) -> String {
+    match ready {
+        ReadyStatus::Ready => t_string!(i18n, card.ready).to_string(),
+        ReadyStatus::NotReady => t_string!(i18n, card.not_ready).to_string(),
+        ReadyStatus::Unknown => t_string!(i18n, card.unknown).to_string(),
+    }
+}
+
+/// Why an action is not available.
+pub fn unavailable_text(i18n: I18n, why: &Unavailable) -> String {
+    match why {
+        Unavailable::AlreadyCordoned => t_string!(i18n, actions.already_cordoned).to_string(),
+        Unavailable::NotCordoned => t_string!(i18n, actions.not_cordoned).to_string(),
+        Unavailable::DrainRunning => t_string!(i18n, actions.drain_running).to_string(),
+        Unavailable::Missing(p) => missing_permission_text(i18n, p),
+        Unavailable::Checking => t_string!(i18n, actions.checking_permissions).to_string(),
+    }
+}
+
+/// A permission the person lacks, named as the API server names it.
+pub fn missing_permission_text(i18n: I18n, permissions: &str) -> String {
+    t_string!(i18n, actions.missing_permission, permissions).to_string()
+}
+
+/// The state of a drain, with the pods `left` on the node where that matters.
+pub fn drain_state_text(i18n: I18n, state: &DrainState, left: usize) -> String {
+    let left = left as u64;
+    match state {
+        DrainState::Cordoning => t_string!(i18n, drain_state.cordoning).to_string(),
+        DrainState::Planning => t_string!(i18n, drain_state.planning).to_string(),
+        DrainState::Evicting => t_string!(i18n, drain_state.evicting).to_string(),
+        DrainState::Drained => t_string!(i18n, drain_state.drained).to_string(),
+        DrainState::DrainedExceptTerminating(n) => t_string!(i18n, drain_state.drained_except, count = *n).to_string(),
+        DrainState::Refused => t_string!(i18n, drain_state.refused).to_string(),
+        DrainState::DryRunPlanned => t_string!(i18n, drain_state.dry_run_planned).to_string(),
+        DrainState::DryRunAccepted => t_string!(i18n, drain_state.dry_run_accepted).to_string(),
+        DrainState::TimedOut => t_string!(i18n, drain_state.timed_out, count = left).to_string(),
+        DrainState::Cancelled => t_string!(i18n, drain_state.cancelled, count = left).to_string(),
+        DrainState::Failed(error) => t_string!(i18n, drain_state.failed, error).to_string(),
+        DrainState::Interrupted => t_string!(i18n, drain_state.interrupted).to_string(),
+    }
+}
+
+/// A budget that holds up an eviction: what it allows and what it needs.
+pub fn blocked_by_pdb_text(i18n: I18n, pdb: &PdbStatus) -> String {
+    let (name, count) = (&pdb.name, pdb.disruptions_allowed);
+    let (desired, current) = (pdb.desired_healthy, pdb.current_healthy);
+    t_string!(i18n, pod_state.blocked_pdb, name, count, desired, current).to_string()
+}
+
+/// Where one pod's eviction stands.
+pub fn pod_state_text(i18n: I18n, state: &PodState) -> String {
+    match state {
+        PodState::Pending => t_string!(i18n, pod_state.pending).to_string(),
+        PodState::Evicting => t_string!(i18n, pod_state.evicting).to_string(),
+        PodState::Blocked { pdb: Some(pdb), .. } => blocked_by_pdb_text(i18n, pdb),
+        PodState::Blocked { message, .. } => t_string!(i18n, pod_state.blocked, message).to_string(),
+        PodState::Terminating { .. } => t_string!(i18n, pod_state.terminating).to_string(),
+        PodState::Gone => t_string!(i18n, pod_state.gone).to_string(),
+        PodState::DryRunAccepted => t_string!(i18n, pod_state.dry_run_accepted).to_string(),
+        PodState::NoLongerWaited => t_string!(i18n, pod_state.no_longer_waited).to_string(),
+        PodState::Failed(error) => t_string!(i18n, pod_state.failed, error).to_string(),
+    }
+}
+
+/// An option's name, as its toggle shows it.
+pub fn option_text(i18n: I18n, option: DrainOption) -> String {
+    match option {
+        DrainOption::Force => t_string!(i18n, drain.force).to_string(),
+        DrainOption::IgnoreDaemonsets => t_string!(i18n, drain.ignore_daemonsets).to_string(),
+        DrainOption::DeleteEmptydirData => t_string!(i18n, drain.delete_emptydir).to_string(),
+    }
+}
+
+/// A destructive option by its kubectl flag (as `domain::preview::destructive_options` names it); an unknown flag
+/// is shown as it is.
+pub fn flag_text(i18n: I18n, flag: &str) -> String {
+    match flag {
+        "force" => t_string!(i18n, drain.flag_force).to_string(),
+        "delete-emptydir-data" => t_string!(i18n, drain.flag_delete_emptydir).to_string(),
+        "disable-eviction" => t_string!(i18n, drain.flag_disable_eviction).to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// What an eviction will cost.
+pub fn note_text(i18n: I18n, note: &EvictNote) -> String {
+    match note {
+        EvictNote::LocalStorageLost => t_string!(i18n, preview.note_emptydir_lost).to_string(),
+        EvictNote::NoController => t_string!(i18n, preview.note_no_controller).to_string(),
+        EvictNote::DaemonSetMissing(_) => t_string!(i18n, preview.note_daemonset_missing).to_string(),
+    }
+}
+
+/// Why a pod is skipped.
+pub fn skip_text(i18n: I18n, reason: &SkipReason) -> String {
+    match reason {
+        SkipReason::MirrorPod => t_string!(i18n, preview.skip_mirror).to_string(),
+        SkipReason::DaemonSetIgnored => t_string!(i18n, preview.skip_daemonset).to_string(),
+        SkipReason::DeletingTooLong => t_string!(i18n, preview.skip_deleting).to_string(),
+    }
+}
+
+/// Why a pod is refused.
+pub fn refusal_text(i18n: I18n, refusal: &Refusal) -> String {
+    match refusal {
+        Refusal::DaemonSetManaged => t_string!(i18n, preview.refuse_daemonset).to_string(),
+        Refusal::DaemonSetMissing(detail) => t_string!(i18n, preview.refuse_daemonset_missing, detail).to_string(),
+        Refusal::DaemonSetLookupFailed(detail) => t_string!(i18n, preview.refuse_lookup_failed, detail).to_string(),
+        Refusal::LocalStorage => t_string!(i18n, preview.refuse_emptydir).to_string(),
+        Refusal::NoController => t_string!(i18n, preview.refuse_no_controller).to_string(),
+    }
+}
+
+/// A pod's phase.
+pub fn phase_text(i18n: I18n, phase: PodPhase) -> String {
+    match phase {
+        PodPhase::Pending => t_string!(i18n, detail.phase_pending).to_string(),
+        PodPhase::Running => t_string!(i18n, detail.phase_running).to_string(),
+        PodPhase::Succeeded => t_string!(i18n, detail.phase_succeeded).to_string(),
+        PodPhase::Failed => t_string!(i18n, detail.phase_failed).to_string(),
+        PodPhase::Unknown => t_string!(i18n, detail.phase_unknown).to_string(),
+    }
+}
