@@ -1,5 +1,6 @@
 //! Server functions: the browser's only way to reach the server's engine. Each is thin: it validates what the
-//! browser sent, asks the engine as the person behind the request, and maps the engine's error to the wire error.
+//! browser sent (`domain::input`, before anything changes), asks the engine as the person behind the request, and
+//! maps the engine's error to the wire error, with an HTTP status that says what kind it is.
 //!
 //! Every function has an explicit, stable endpoint under `/api`; `API.md` documents each one for scripts.
 
@@ -19,6 +20,11 @@ use crate::AppError;
 /// and, in `partial`, the counts of them all: what a page's first render needs from a cluster of thousands of nodes.
 #[server(prefix = "/api", endpoint = "board")]
 pub async fn board_snapshot(#[server(default)] first: Option<usize>) -> Result<BoardUpdate, AppError> {
+    respond(board(first).await)
+}
+
+#[cfg(feature = "ssr")]
+async fn board(first: Option<usize>) -> Result<BoardUpdate, AppError> {
     let engine = engine();
     let cards = engine.cards(&engine.identity()).await?;
     let (upsert, partial) = match first {
@@ -42,28 +48,47 @@ pub async fn board_snapshot(#[server(default)] first: Option<usize>) -> Result<B
 /// `POST /api/nodes/cordon` with `{"node": "..."}`.
 #[server(prefix = "/api", endpoint = "nodes/cordon", input = Json)]
 pub async fn cordon_node(node: String) -> Result<CordonOutcome, AppError> {
-    let engine = engine();
-    Ok(engine.set_unschedulable(&engine.identity(), &valid_node_name(node)?, true).await?)
+    respond(set_unschedulable(node, true).await)
 }
 
 /// Uncordons a node: makes it schedulable again. `POST /api/nodes/uncordon` with `{"node": "..."}`.
 #[server(prefix = "/api", endpoint = "nodes/uncordon", input = Json)]
 pub async fn uncordon_node(node: String) -> Result<CordonOutcome, AppError> {
+    respond(set_unschedulable(node, false).await)
+}
+
+#[cfg(feature = "ssr")]
+async fn set_unschedulable(node: String, unschedulable: bool) -> Result<CordonOutcome, AppError> {
     let engine = engine();
-    Ok(engine.set_unschedulable(&engine.identity(), &valid_node_name(node)?, false).await?)
+    Ok(engine.set_unschedulable(&engine.identity(), input(node_name(node.trim()))?, unschedulable).await?)
 }
 
 /// Starts draining a node, as a server task, and answers at once with its id. If that node is already being
 /// drained, answers with the running drain's id (`attached: true`). `POST /api/drains/start` with
-/// `{"node": "...", "options": {...}, "reason": "..."}`.
+/// `{"node": "...", "options": {...}, "reason": "...", "confirm": "..."}`: with force, delete-emptydir-data or
+/// disable-eviction, `confirm` must be the node's name.
 #[server(prefix = "/api", endpoint = "drains/start", input = Json)]
 pub async fn start_drain(
     node: String,
     #[server(default)] options: DrainOptions,
     #[server(default)] reason: Option<String>,
+    #[server(default)] confirm: Option<String>,
 ) -> Result<DrainStarted, AppError> {
-    let node = valid_node_name(node)?;
-    let reason = reason.map(|r| r.trim().to_string()).filter(|r| !r.is_empty());
+    respond(start(node, options, reason, confirm).await)
+}
+
+#[cfg(feature = "ssr")]
+async fn start(
+    node: String,
+    options: DrainOptions,
+    reason: Option<String>,
+    confirm: Option<String>,
+) -> Result<DrainStarted, AppError> {
+    use domain::input;
+    let node = self::input(input::node_name(node.trim()))?.to_string();
+    self::input(input::drain_options(&options))?;
+    self::input(input::consent(&options, &node, confirm.as_deref()))?;
+    let reason = self::input(input::reason(reason.as_deref()))?;
     let engine = engine();
     Ok(engine.start_drain(&engine.identity(), node, options, reason).await?)
 }
@@ -71,14 +96,14 @@ pub async fn start_drain(
 /// The progress of a drain. `POST /api/drains/status` with `{"id": "..."}`.
 #[server(prefix = "/api", endpoint = "drains/status", input = Json)]
 pub async fn drain_status(id: String) -> Result<DrainProgress, AppError> {
-    Ok(engine().drain_progress(&id)?)
+    respond(engine().drain_progress(&id).map_err(AppError::from))
 }
 
 /// Cancels a running drain: retries and waits stop, the node stays cordoned, and the drain ends as cancelled
 /// with the pods still on the node listed. `POST /api/drains/cancel` with `{"id": "..."}`.
 #[server(prefix = "/api", endpoint = "drains/cancel", input = Json)]
 pub async fn cancel_drain(id: String) -> Result<(), AppError> {
-    Ok(engine().cancel_drain(&id)?)
+    respond(engine().cancel_drain(&id).map_err(AppError::from))
 }
 
 /// Every drain this server holds, newest first. `POST /api/drains`.
@@ -93,15 +118,34 @@ pub async fn list_drains() -> Result<Vec<DrainProgress>, AppError> {
 #[server(prefix = "/api", endpoint = "drains/recorded")]
 pub async fn recorded_drains() -> Result<Vec<NodeDrainRecord>, AppError> {
     let engine = engine();
-    Ok(engine.recorded_drains(&engine.identity()).await?)
+    respond(engine.recorded_drains(&engine.identity()).await.map_err(AppError::from))
 }
 
-/// Starts a drain of the node again with the options and reason of the drain recorded on it: the resume action
-/// for an interrupted drain. `POST /api/drains/resume` with `{"node": "..."}`.
+/// Starts a drain of the node again with the options and reason of the drain recorded on it, for scripts. The
+/// record is a node annotation anyone who may patch nodes can write, so it is a claim: `confirm` must be the
+/// node's name whatever the recorded options, and they are checked as a new request's would be. The page's
+/// Resume opens the drain dialog pre-filled instead. `POST /api/drains/resume` with
+/// `{"node": "...", "confirm": "..."}`.
 #[server(prefix = "/api", endpoint = "drains/resume", input = Json)]
-pub async fn resume_drain(node: String) -> Result<DrainStarted, AppError> {
+pub async fn resume_drain(node: String, #[server(default)] confirm: Option<String>) -> Result<DrainStarted, AppError> {
+    respond(resume(node, confirm).await)
+}
+
+#[cfg(feature = "ssr")]
+async fn resume(node: String, confirm: Option<String>) -> Result<DrainStarted, AppError> {
+    use domain::input;
+    let node = self::input(input::node_name(node.trim()))?.to_string();
+    if confirm.as_deref().map(str::trim) != Some(node.as_str()) {
+        return Err(AppError::Invalid(format!(
+            "resuming re-runs the options recorded on the node: send \"confirm\": \"{node}\" to go ahead"
+        )));
+    }
     let engine = engine();
-    Ok(engine.resume_drain(&engine.identity(), valid_node_name(node)?).await?)
+    let identity = engine.identity();
+    let record = engine.recorded_drain(&identity, &node).await?;
+    self::input(input::drain_options(&record.options))?;
+    let reason = self::input(input::reason(record.reason.as_deref()))?;
+    Ok(engine.start_drain(&identity, node, record.options, reason).await?)
 }
 
 /// What a drain of the node would do with these options, planned from the live cache exactly as the drain
@@ -109,7 +153,13 @@ pub async fn resume_drain(node: String) -> Result<DrainStarted, AppError> {
 /// would override). Nothing changes. `POST /api/drains/preview` with `{"node": "...", "options": {...}}`.
 #[server(prefix = "/api", endpoint = "drains/preview", input = Json)]
 pub async fn drain_preview(node: String, #[server(default)] options: DrainOptions) -> Result<Preview, AppError> {
-    let inputs = drain_preview_inputs(node).await?;
+    respond(preview(node, options).await)
+}
+
+#[cfg(feature = "ssr")]
+async fn preview(node: String, options: DrainOptions) -> Result<Preview, AppError> {
+    input(domain::input::drain_options(&options))?;
+    let inputs = preview_inputs(node).await?;
     domain::preview::preview(&inputs, &options).map_err(|e| AppError::Invalid(format!("pod selector: {e}")))
 }
 
@@ -118,8 +168,13 @@ pub async fn drain_preview(node: String, #[server(default)] options: DrainOption
 /// `GET /api/nodes/{node}/preview/events` pushes the same whenever they change.
 #[server(prefix = "/api", endpoint = "drains/preview-inputs", input = Json)]
 pub async fn drain_preview_inputs(node: String) -> Result<PreviewInputs, AppError> {
+    respond(preview_inputs(node).await)
+}
+
+#[cfg(feature = "ssr")]
+async fn preview_inputs(node: String) -> Result<PreviewInputs, AppError> {
     let engine = engine();
-    Ok(engine.preview_inputs(&engine.identity(), valid_node_name(node)?).await?)
+    Ok(engine.preview_inputs(&engine.identity(), input(node_name(node.trim()))?.to_string()).await?)
 }
 
 /// What the requesting identity may do, asked of the API server (SelfSubjectAccessReview), so that the page can
@@ -127,7 +182,7 @@ pub async fn drain_preview_inputs(node: String) -> Result<PreviewInputs, AppErro
 #[server(prefix = "/api", endpoint = "permissions")]
 pub async fn permissions() -> Result<Lacking, AppError> {
     let engine = engine();
-    Ok(engine.permissions(&engine.identity()).await?)
+    respond(engine.permissions(&engine.identity()).await.map_err(AppError::from))
 }
 
 #[cfg(feature = "ssr")]
@@ -136,10 +191,19 @@ fn engine() -> engine::Engine {
 }
 
 #[cfg(feature = "ssr")]
-fn valid_node_name(node: String) -> Result<String, AppError> {
-    let node = node.trim().to_string();
-    if node.is_empty() {
-        return Err(AppError::Invalid("a node name is required".into()));
+use domain::input::node_name;
+
+/// A failed input check is the requester's to fix: 400, with the check's message.
+#[cfg(feature = "ssr")]
+fn input<T>(checked: Result<T, String>) -> Result<T, AppError> {
+    checked.map_err(AppError::Invalid)
+}
+
+/// Gives a failed call the HTTP status of its error (the body stays the documented JSON).
+#[cfg(feature = "ssr")]
+fn respond<T>(result: Result<T, AppError>) -> Result<T, AppError> {
+    if let Err(error) = &result {
+        error.set_status();
     }
-    Ok(node)
+    result
 }

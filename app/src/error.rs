@@ -30,11 +30,51 @@ pub enum AppError {
     ServerFn(String),
 }
 
+impl AppError {
+    /// The HTTP status that says what kind of failure this is, so that scripts need not read the body: 400 bad
+    /// input, 401 no credentials, 403/404/409 the API server's own refusal, 404 an unknown node or drain, 502 the
+    /// API server failed, 503 it cannot be reached.
+    pub fn status(&self) -> u16 {
+        match self {
+            AppError::Api { code: code @ 400..=499, .. } => *code,
+            AppError::Api { .. } => 502,
+            AppError::Connection(_) => 503,
+            AppError::NotFound(_) => 404,
+            AppError::Invalid(_) => 400,
+            AppError::NotSignedIn(_) => 401,
+            AppError::ServerFn(_) => 500,
+        }
+    }
+}
+
 impl FromServerFnError for AppError {
     type Encoder = JsonEncoding;
 
+    /// A request the server function could not decode is bad input (400), and says so; anything else is the
+    /// machinery's own failure.
     fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
-        AppError::ServerFn(value.to_string())
+        let error = match value {
+            ServerFnErrorErr::Args(why) | ServerFnErrorErr::Deserialization(why) => {
+                AppError::Invalid(format!("the request's arguments cannot be read: {why}"))
+            }
+            ServerFnErrorErr::MissingArg(what) => AppError::Invalid(format!("the request lacks {what}")),
+            other => AppError::ServerFn(other.to_string()),
+        };
+        #[cfg(feature = "ssr")]
+        error.set_status();
+        error
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl AppError {
+    /// Sets the response's status from [`Self::status`], when answering a request.
+    pub fn set_status(&self) {
+        if let Some(response) = leptos::prelude::use_context::<leptos_axum::ResponseOptions>()
+            && let Ok(status) = axum::http::StatusCode::from_u16(self.status())
+        {
+            response.set_status(status);
+        }
     }
 }
 

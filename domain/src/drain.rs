@@ -257,7 +257,7 @@ fn decide(pod: &PodSummary, lookup: Option<&DaemonSetLookup>, options: &DrainOpt
     // 1. Already deleting for longer than the limit: skip.
     if let (Some(limit), Some(deleted)) = (options.skip_wait_for_delete_timeout_seconds, pod.deletion_timestamp)
         && limit > 0
-        && now.duration_since(deleted).as_secs() > limit as i64
+        && i64::try_from(limit).is_ok_and(|limit| now.duration_since(deleted).as_secs() > limit)
     {
         return Decision::Skip(SkipReason::DeletingTooLong);
     }
@@ -488,6 +488,7 @@ mod tests {
         assert_eq!(decide_one(deleting(10), DaemonSetLookup::Exists, limit(10)), evict(vec![]), "strictly greater");
         assert_eq!(decide_one(deleting(3600), DaemonSetLookup::Exists, limit(0)), evict(vec![]), "0 disables");
         assert_eq!(decide_one(deleting(3600), DaemonSetLookup::Exists, DrainOptions::default()), evict(vec![]));
+        assert_eq!(decide_one(deleting(3600), DaemonSetLookup::Exists, limit(u64::MAX)), evict(vec![]), "no wrap");
     }
 
     #[test]

@@ -90,9 +90,12 @@ pub fn pod_eviction(taints: &[Taint], tolerations: &[Toleration]) -> PodEviction
     let Some(seconds) = min_seconds else {
         return PodEviction::Never;
     };
-    // The timer started when the first of these taints appeared.
+    // The timer started when the first of these taints appeared. A time past the calendar's end (a toleration of
+    // billions of years, from a pod spec anyone may write) never comes.
     match no_execute.iter().filter_map(|t| t.time_added).min() {
-        Some(start) => PodEviction::At(start + SignedDuration::from_secs(seconds)),
+        Some(start) => {
+            start.checked_add(SignedDuration::from_secs(seconds)).map_or(PodEviction::Never, PodEviction::At)
+        }
         None => PodEviction::Immediately,
     }
 }
@@ -106,7 +109,7 @@ pub fn node_eviction_deadline(
 ) -> Option<Timestamp> {
     match ready {
         ReadyStatus::Ready => None,
-        ReadyStatus::NotReady | ReadyStatus::Unknown => last_transition.map(|t| t + timeout),
+        ReadyStatus::NotReady | ReadyStatus::Unknown => last_transition.and_then(|t| t.checked_add(timeout).ok()),
     }
 }
 
@@ -225,6 +228,17 @@ mod tests {
         for (what, taints, tolerations, want) in cases {
             assert_eq!(pod_eviction(&taints, &tolerations), want, "{what}");
         }
+    }
+
+    #[test]
+    fn times_past_the_calendar_never_come_and_never_panic() {
+        let unreachable = taint(UNREACHABLE, NO_EXECUTE, T0);
+        let forever = [tol(UNREACHABLE, "Exists", NO_EXECUTE, Some(i64::MAX))];
+        assert_eq!(pod_eviction(std::slice::from_ref(&unreachable), &forever), PodEviction::Never);
+        let late = Taint { time_added: Some(Timestamp::MAX), ..unreachable };
+        let a_minute = [tol(UNREACHABLE, "Exists", NO_EXECUTE, Some(60))];
+        assert_eq!(pod_eviction(&[late], &a_minute), PodEviction::Never);
+        assert_eq!(node_eviction_deadline(ReadyStatus::Unknown, Some(Timestamp::MAX), SignedDuration::MAX), None);
     }
 
     #[test]

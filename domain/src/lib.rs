@@ -8,6 +8,7 @@ pub mod actions;
 pub mod board;
 pub mod drain;
 pub mod eviction;
+pub mod input;
 pub mod node;
 pub mod pod;
 pub mod preview;

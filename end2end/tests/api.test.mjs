@@ -36,10 +36,10 @@ test('cordon and uncordon say whether anything changed', async () => {
   assert.deepEqual(await call('nodes/uncordon', { node: 'node-1' }), { status: 200, json: 'Changed' });
   assert.ok(!unschedulable('node-1'));
   const missing = await call('nodes/cordon', { node: 'no-such-node' });
-  assert.equal(missing.status, 500);
+  assert.equal(missing.status, 404);
   assert.deepEqual(missing.json, { NotFound: 'node no-such-node does not exist' });
   const empty = await call('nodes/cordon', { node: '  ' });
-  assert.deepEqual(empty.json, { Invalid: 'a node name is required' });
+  assert.deepEqual(empty, { status: 400, json: { Invalid: 'a node name is required' } });
 });
 
 test('a client dry run of the seed node with a bare pod is refused, naming the pod and the option', async () => {
@@ -93,8 +93,8 @@ test('a server dry run with the overrides is accepted by the API server and chan
 });
 
 test('unknown drains and nodes are clear errors', async () => {
-  assert.deepEqual((await call('drains/status', { id: 'nope' })).json, { NotFound: 'no drain with id nope on this server' });
-  assert.deepEqual((await call('drains/start', { node: 'no-such-node' })).json, { NotFound: 'node no-such-node does not exist' });
+  assert.deepEqual(await call('drains/status', { id: 'nope' }), { status: 404, json: { NotFound: 'no drain with id nope on this server' } });
+  assert.deepEqual(await call('drains/start', { node: 'no-such-node' }), { status: 404, json: { NotFound: 'node no-such-node does not exist' } });
   const res = await fetch(`${server.url}/api/drains/nope/events`);
   assert.equal(res.status, 404);
 });
@@ -131,7 +131,7 @@ test('the drain preview groups the seed node\'s pods as kubectl decides, and cha
   assert.ok(!unschedulable('node-2'), 'a preview changes nothing');
 
   const bad = await call('drains/preview', { node: 'node-2', options: { pod_selector: 'app in (web' } });
-  assert.equal(bad.status, 500);
+  assert.equal(bad.status, 400);
   assert.match(bad.json.Invalid, /^pod selector: unbalanced parentheses/);
   const missing = await call('drains/preview', { node: 'no-such-node' });
   assert.deepEqual(missing.json, { NotFound: 'node no-such-node does not exist' });

@@ -374,6 +374,14 @@ test('a drain interrupted by a server stop shows on the card and resumes from th
   await c.locator('[data-testid="card-drain"][data-state="Interrupted"]').waitFor({ timeout: 15_000 });
   assert.match(await c.locator('[data-testid="card-drain-text"]').textContent(), /Last drain by alice: Interrupted/);
   await c.locator('[data-testid="action-resume"]').click();
+  // Resume opens the drain dialog with the recorded options and reason: the record is a claim, so nothing runs
+  // until the person has seen the preview and confirmed.
+  const dialog = page.locator('[data-testid="drain-dialog"]');
+  await dialog.locator('[data-testid="group-evict"] [data-testid="preview-pod"]').first().waitFor({ timeout: 15_000 });
+  assert.equal(await dialog.locator('[data-testid="opt-ignore-daemonsets"]').isChecked(), true, 'recorded option restored');
+  assert.equal(await dialog.locator('[data-testid="drain-reason"]').inputValue(), 'rack move', 'recorded reason restored');
+  assert.equal(s.podsOnNode().length, 1, 'opening the dialog evicts nothing');
+  await dialog.locator('[data-testid="confirm-drain"]').click();
   const panel = page.locator('[data-testid="progress-panel"]');
   await panel.locator('[data-testid="progress-state"][data-state="Drained"]').waitFor({ timeout: 60_000 });
   assert.equal(await panel.locator('[data-testid="progress-reason"]').textContent(), 'rack move', 'resumed with the recorded reason');

@@ -8,7 +8,7 @@ use domain::{
     drain::{DrainOptions, DryRun},
     node::NodeCard,
     preview::PreviewInputs,
-    progress::{CordonOutcome, DrainProgress, DrainStarted, NodeDrainRecord},
+    progress::{CordonOutcome, DrainProgress, DrainRecord, DrainStarted, NodeDrainRecord},
 };
 use k8s_openapi::api::core::v1::Node;
 
@@ -135,17 +135,15 @@ impl Engine {
         Ok(drain::recorded(&client, &self.drains, &identity.cluster).await?)
     }
 
-    /// Starts a drain of `node` again with the options and reason recorded on it.
-    pub async fn resume_drain(&self, identity: &Identity, node: String) -> Result<DrainStarted> {
-        let record = self
-            .recorded_drains(identity)
+    /// The drain recorded on `node`, as `identity` reads it. What it says is a claim: anyone who may patch the node
+    /// may have written it.
+    pub async fn recorded_drain(&self, identity: &Identity, node: &str) -> Result<DrainRecord> {
+        self.recorded_drains(identity)
             .await?
             .into_iter()
             .find(|r| r.node == node)
-            .ok_or_else(|| Error::NotFound(format!("node {node} has no recorded drain to resume")))?
-            .record;
-        let client = self.client(identity)?;
-        Ok(self.drains.start(client, identity, node, record.options, record.reason))
+            .map(|r| r.record)
+            .ok_or_else(|| Error::NotFound(format!("node {node} has no recorded drain to resume")))
     }
 
     /// A source of `node`'s preview inputs, with the ready cache it reads, for a stream that follows them.

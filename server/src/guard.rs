@@ -91,13 +91,16 @@ pub fn refusal(
         }
         (None, None) => {}
     }
-    let has_body = header(&header::CONTENT_LENGTH).is_none_or(|n| n.trim() != "0")
-        && (header(&header::CONTENT_LENGTH).is_some() || header(&header::TRANSFER_ENCODING).is_some());
+    // An empty body carries nothing, whatever type it claims (fetch labels an empty string text/plain).
+    let has_body = match header(&header::CONTENT_LENGTH) {
+        Some(length) => length.trim() != "0",
+        None => header(&header::TRANSFER_ENCODING).is_some(),
+    };
     let media =
         header(&header::CONTENT_TYPE).map(|t| t.split(';').next().unwrap_or_default().trim().to_ascii_lowercase());
     match media.as_deref() {
+        _ if !has_body => None,
         Some("application/json" | "application/x-www-form-urlencoded") => None,
-        None if !has_body => None,
         other => {
             Some(format!("a request body of type {} is not accepted: send application/json", other.unwrap_or("(none)")))
         }
@@ -171,6 +174,7 @@ mod tests {
         assert_eq!(check(Method::POST, &[host, ("content-type", "application/json; charset=utf-8"), BODY]), None);
         assert_eq!(check(Method::POST, &[host, ("content-type", "application/x-www-form-urlencoded"), BODY]), None);
         assert_eq!(check(Method::POST, &[host, ("content-length", "0")]), None);
+        assert_eq!(check(Method::POST, &[host, ("content-type", "text/plain"), ("content-length", "0")]), None);
         assert_eq!(check(Method::POST, &[host]), None);
         for kind in ["text/plain", "multipart/form-data; boundary=x"] {
             assert!(check(Method::POST, &[host, ("content-type", kind), BODY]).is_some(), "{kind}");

@@ -36,6 +36,7 @@ pub fn DialogHost(server_now: Signal<Timestamp>) -> impl IntoView {
             Dialog::Cordon(node) => view! { <CordonDialog node cordon=true /> }.into_any(),
             Dialog::Uncordon(node) => view! { <CordonDialog node cordon=false /> }.into_any(),
             Dialog::Drain(node) => view! { <DrainDialog node /> }.into_any(),
+            Dialog::Resume(node, record) => view! { <DrainDialog node resume=*record /> }.into_any(),
             Dialog::Progress(id) => view! { <ProgressPanel id server_now /> }.into_any(),
         })
     }

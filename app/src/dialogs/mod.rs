@@ -6,12 +6,12 @@ mod drain;
 mod host;
 mod progress;
 
-use domain::actions::Lacking;
+use domain::{actions::Lacking, progress::DrainRecord};
 use leptos::prelude::*;
 
 pub use host::DialogHost;
 
-use crate::api::{ResumeDrain, permissions};
+use crate::api::permissions;
 
 /// The dialog open on the page.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,6 +19,9 @@ pub enum Dialog {
     Cordon(String),
     Uncordon(String),
     Drain(String),
+    /// The drain dialog, pre-filled from the drain recorded on the node: Resume. The record is a claim anyone who
+    /// may patch the node can write, so nothing runs until the person reads the preview and confirms.
+    Resume(String, Box<DrainRecord>),
     /// A drain's progress, by id.
     Progress(String),
 }
@@ -31,19 +34,13 @@ pub struct Actions {
     pub lacking: RwSignal<Option<Lacking>>,
     /// The last outcome, announced to screen readers and shown under the toolbar: (succeeded, message).
     pub notice: RwSignal<Option<(bool, String)>>,
-    /// Resuming an interrupted drain, from its card; on success its progress opens.
-    pub resume: ServerAction<ResumeDrain>,
 }
 
 impl Actions {
     /// Asks the API server what this person may do; run once per page.
     pub fn new() -> Self {
-        let actions = Actions {
-            dialog: RwSignal::new(None),
-            lacking: RwSignal::new(None),
-            notice: RwSignal::new(None),
-            resume: ServerAction::new(),
-        };
+        let actions =
+            Actions { dialog: RwSignal::new(None), lacking: RwSignal::new(None), notice: RwSignal::new(None) };
         Effect::new(move |_| {
             leptos::task::spawn_local(async move {
                 match permissions().await {
@@ -51,11 +48,6 @@ impl Actions {
                     Err(err) => actions.notice.set(Some((false, err.to_string()))),
                 }
             });
-        });
-        Effect::new(move |_| match actions.resume.value().get() {
-            Some(Ok(started)) => actions.open(Dialog::Progress(started.id)),
-            Some(Err(err)) => actions.notice.set(Some((false, err.to_string()))),
-            None => {}
         });
         actions
     }

@@ -132,7 +132,10 @@ pub async fn delete(client: &Client, namespace: &str, name: &str, options: &Drai
     let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
     let params = DeleteParams {
         dry_run: options.dry_run == DryRun::Server,
-        grace_period_seconds: options.grace_period_seconds.filter(|g| *g >= 0).map(|g| g as u32),
+        grace_period_seconds: options
+            .grace_period_seconds
+            .filter(|g| *g >= 0)
+            .map(|g| u32::try_from(g).unwrap_or(u32::MAX)),
         ..Default::default()
     };
     pods.delete(name, &params).await.map(|_| ())

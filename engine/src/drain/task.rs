@@ -94,7 +94,8 @@ impl Drain {
 
         self.set_state(DrainState::Evicting);
         self.record().await;
-        let deadline = self.options.timeout_seconds.map(|s| Instant::now() + Duration::from_secs(s));
+        // A timeout past what the clock can hold is no timeout at all.
+        let deadline = self.options.timeout_seconds.and_then(|s| Instant::now().checked_add(Duration::from_secs(s)));
         // Watch the node's pods before the first eviction, so that no deletion is missed.
         let presence = (dry_run == DryRun::None).then(|| Presence::watch(&self.tasks, self.client.clone(), &self.node));
         if self.options.disable_eviction {
@@ -228,7 +229,10 @@ impl Drain {
             // kubectl's --skip-wait-for-delete-timeout: stop waiting for a pod deleting for longer than that.
             let give_up_at = deletion
                 .zip(self.options.skip_wait_for_delete_timeout_seconds.filter(|n| *n > 0))
-                .map(|(deleted, limit)| deleted + jiff::SignedDuration::from_secs(limit as i64 + 1));
+                .and_then(|(deleted, limit)| {
+                    let limit = i64::try_from(limit).ok()?.checked_add(1)?;
+                    deleted.checked_add(jiff::SignedDuration::from_secs(limit)).ok()
+                });
             if give_up_at.is_some_and(|at| Timestamp::now() >= at) {
                 return self.set_pod(uid, PodState::NoLongerWaited);
             }

@@ -5,8 +5,7 @@ use domain::{
 use leptos::prelude::*;
 
 use crate::{
-    api::ResumeDrain,
-    dialogs::Actions,
+    dialogs::{Actions, Dialog},
     i18n::{blocked_by_pdb_text, drain_state_text, t_string, use_i18n},
 };
 
@@ -61,17 +60,16 @@ fn RecordedDrain(record: DrainRecord, node: String) -> impl IntoView {
     let interrupted = record.state == DrainState::Interrupted;
     let state = drain_state_text(i18n, &record.state, record.pods_left);
     let text = t_string!(i18n, card.last_drain, who = &record.started_by, state).to_string();
+    let shown_state = format!("{:?}", record.state);
     view! {
-        <div class="card-drain" data-testid="card-drain" data-state=format!("{:?}", record.state)>
+        <div class="card-drain" data-testid="card-drain" data-state=shown_state>
             <p><span data-testid="card-drain-text">{text}</span></p>
             {actions.filter(|_| interrupted).map(|actions| view! {
                 <button
                     type="button"
                     class="action"
                     data-testid="action-resume"
-                    on:click=move |_| {
-                        actions.resume.dispatch(ResumeDrain { node: node.clone() });
-                    }
+                    on:click=move |_| actions.open(Dialog::Resume(node.clone(), Box::new(record.clone())))
                 >
                     {t_string!(i18n, card.resume)}
                 </button>

@@ -56,6 +56,21 @@ impl DrainForm {
         })
     }
 
+    /// Sets the fields to `options` and `reason`, as a recorded drain had them. The node's name is never filled
+    /// in: that stays the person's to type.
+    pub fn fill(&self, options: &DrainOptions, reason: Option<&str>) {
+        let number = |n: Option<String>| n.unwrap_or_default();
+        self.ignore_daemonsets.set(options.ignore_daemonsets);
+        self.delete_emptydir.set(options.delete_emptydir_data);
+        self.force.set(options.force);
+        self.disable_eviction.set(options.disable_eviction);
+        self.grace.set(number(options.grace_period_seconds.map(|n| n.to_string())));
+        self.timeout.set(number(options.timeout_seconds.map(|n| n.to_string())));
+        self.skip_wait.set(number(options.skip_wait_for_delete_timeout_seconds.map(|n| n.to_string())));
+        self.selector.set(options.pod_selector.clone().unwrap_or_default());
+        self.reason.set(reason.unwrap_or_default().to_string());
+    }
+
     /// The reason as the drain's record keeps it: `None` when only blanks were typed.
     pub fn reason_untracked(&self) -> Option<String> {
         Some(self.reason.get_untracked()).filter(|r| !r.trim().is_empty())

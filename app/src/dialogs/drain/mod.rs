@@ -6,6 +6,7 @@ mod preview;
 use domain::{
     drain::DryRun,
     preview::{Preview, can_confirm, destructive_options, preview},
+    progress::DrainRecord,
     selector::SelectorError,
 };
 use leptos::prelude::*;
@@ -24,11 +25,19 @@ use crate::{
 
 /// The drain dialog of `node`. Confirming starts the drain and opens its progress in place of the dialog.
 #[component]
-pub fn DrainDialog(node: String) -> impl IntoView {
+pub fn DrainDialog(
+    node: String,
+    /// A recorded drain to resume: the form starts with its options and reason.
+    #[prop(optional)]
+    resume: Option<DrainRecord>,
+) -> impl IntoView {
     let i18n = use_i18n();
     let actions = expect_context::<Actions>();
     let feed = follow_preview(&node);
     let form = DrainForm::new();
+    if let Some(record) = &resume {
+        form.fill(&record.options, record.reason.as_deref());
+    }
     let options = Memo::new(move |_| form.options());
     let planned = Memo::new(move |_| -> Option<Result<Preview, SelectorError>> {
         let options = options.get().ok()?;
@@ -66,7 +75,9 @@ pub fn DrainDialog(node: String) -> impl IntoView {
             // Budgets that allow nothing make the API answer "not now" for ever; a dry run reports that and stops.
             options.timeout_seconds = Some(options.timeout_seconds.unwrap_or(15).min(15));
         }
-        start.dispatch(StartDrain { node: node.get_value(), options, reason: form.reason_untracked() });
+        // The typed name goes along: the server asks for it too before anything destructive.
+        let confirm = Some(form.typed.get_untracked()).filter(|t| !t.trim().is_empty());
+        start.dispatch(StartDrain { node: node.get_value(), options, reason: form.reason_untracked(), confirm });
     });
     let close = Callback::new(move |_| actions.close());
     view! {
