@@ -25,6 +25,9 @@ pub enum AppError {
     /// The request carries no identity the server holds credentials for.
     #[error("not signed in: {0}")]
     NotSignedIn(String),
+    /// Over a limit of what may run at once (drains, streams); wait and try again.
+    #[error("too many at once: {0}")]
+    TooMany(String),
     /// The server function machinery itself failed (request encoding, network between browser and server).
     #[error("{0}")]
     ServerFn(String),
@@ -42,6 +45,7 @@ impl AppError {
             AppError::NotFound(_) => 404,
             AppError::Invalid(_) => 400,
             AppError::NotSignedIn(_) => 401,
+            AppError::TooMany(_) => 429,
             AppError::ServerFn(_) => 500,
         }
     }
@@ -93,6 +97,7 @@ impl From<engine::Error> for AppError {
             Error::Invalid(why) => AppError::Invalid(why),
             err @ Error::NotSignedIn { .. } => AppError::NotSignedIn(err.to_string()),
             err @ Error::NotListed(_) => AppError::Connection(err.to_string()),
+            Error::TooMany(why) => AppError::TooMany(why),
         }
     }
 }

@@ -16,7 +16,7 @@ use crate::{
     Error, Identity, KubeAccess, Result,
     access::may,
     cache::{ClusterCache, ClusterCaches},
-    drain::{self, DrainRegistry, ops, preview::PreviewSource},
+    drain::{self, DrainLimits, DrainRegistry, ops, preview::PreviewSource},
     tasks::Tasks,
 };
 
@@ -34,14 +34,14 @@ pub struct Engine {
 
 impl Engine {
     /// An engine acting through `access`, its tasks under `tasks`, caches kept `linger` after their last use.
-    pub fn new(access: KubeAccess, tasks: &Tasks, linger: Duration) -> Self {
+    pub fn new(access: KubeAccess, tasks: &Tasks, linger: Duration, limits: DrainLimits) -> Self {
         let caches = ClusterCaches::new(tasks, linger);
         let operator = access.identity_for_request();
         let operator_cache = access.client_for(&operator).ok().map(|client| caches.for_identity(&operator, client));
         Engine {
             access,
             caches,
-            drains: DrainRegistry::new(tasks),
+            drains: DrainRegistry::new(tasks, limits),
             tasks: tasks.clone(),
             _operator_cache: operator_cache,
         }
@@ -116,7 +116,7 @@ impl Engine {
             .get(&node)
             .await
             .map_err(|err| Error::not_found_as(err, || no_such_node(&node)))?;
-        Ok(self.drains.start(client, identity, node, options, reason))
+        self.drains.start(client, identity, node, options, reason)
     }
 
     /// The progress of a drain this server holds.

@@ -16,6 +16,9 @@ pub enum Error {
     /// The server holds no credentials for the identity.
     #[error("no credentials for {user} on {cluster}")]
     NotSignedIn { user: String, cluster: String },
+    /// Over a limit of what may run at once; the message says which, and to wait.
+    #[error("{0}")]
+    TooMany(String),
     /// A new cache did not finish its first list in time.
     #[error("the cluster's nodes and pods did not finish listing within {0} s; try again shortly")]
     NotListed(u64),

@@ -404,7 +404,7 @@ async fn cancel_stops_a_blocked_drain_and_keeps_the_node_cordoned() {
     .await
     .unwrap();
     // A second request for the same node attaches to the running drain.
-    let again = registry.start(s.client.clone(), &s.identity, s.node.clone(), DrainOptions::default(), None);
+    let again = registry.start(s.client.clone(), &s.identity, s.node.clone(), DrainOptions::default(), None).unwrap();
     assert!(again.attached && again.id == id);
 
     assert!(registry.cancel(&id));
@@ -432,6 +432,7 @@ async fn a_drain_left_running_by_a_stopped_server_reads_as_interrupted_and_resum
     let options = with(|o| o.grace_period_seconds = Some(7));
     let id = first_server
         .start(s.client.clone(), &s.identity, s.node.clone(), options.clone(), Some("kernel 6.12".into()))
+        .unwrap()
         .id;
     let mut rx = first_server.subscribe(&id).unwrap();
     rx.wait_for(|p| p.pods.iter().any(|pod| matches!(pod.state, PodState::Blocked { .. }))).await.unwrap();
@@ -452,7 +453,7 @@ async fn a_drain_left_running_by_a_stopped_server_reads_as_interrupted_and_resum
     // Resuming starts it again with the recorded options.
     first_server.cancel(&id);
     finish(&first_server, &id, Duration::from_secs(10)).await;
-    let resumed = restarted.start(s.client.clone(), &s.identity, s.node.clone(), seen.options, seen.reason);
+    let resumed = restarted.start(s.client.clone(), &s.identity, s.node.clone(), seen.options, seen.reason).unwrap();
     assert!(!resumed.attached);
     let mut rx = restarted.subscribe(&resumed.id).unwrap();
     let blocked =
@@ -484,4 +485,19 @@ async fn wait_pdb(s: &Scenario, name: &str, allowed: i32) {
         .then_some(())
     })
     .await;
+}
+
+/// Over the limits, a drain is refused with a message that says to wait, and starts nothing.
+#[tokio::test]
+async fn drains_over_the_limits_are_refused() {
+    let s = Scenario::new("limits").await;
+    let limits = engine::drain::DrainLimits { total: 2, per_identity: 1 };
+    let registry = engine::drain::DrainRegistry::new(&support::tasks(), limits);
+    let dry = with(|o| o.dry_run = DryRun::Client);
+    let first = registry.start(s.client.clone(), &s.identity, s.node.clone(), dry.clone(), None).unwrap();
+    let refused = registry.start(s.client.clone(), &s.identity, s.node.clone(), dry.clone(), None).unwrap_err();
+    assert!(matches!(&refused, engine::Error::TooMany(why) if why.contains("1 drains running")), "{refused}");
+    finish(&registry, &first.id, Duration::from_secs(30)).await;
+    // Finished drains no longer count.
+    registry.start(s.client.clone(), &s.identity, s.node.clone(), dry, None).unwrap();
 }

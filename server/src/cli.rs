@@ -26,6 +26,22 @@ pub struct Args {
     #[arg(long = "allowed-host", value_name = "HOST")]
     pub allowed_hosts: Vec<String>,
 
+    /// Drains that may run at once on this server, dry runs included. More are refused (429) until one ends.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub max_drains: usize,
+
+    /// Drains one person may run at once.
+    #[arg(long, value_name = "N", default_value_t = 30)]
+    pub max_drains_per_person: usize,
+
+    /// Live views (event streams: boards, previews, progress panels) this server keeps open at once.
+    #[arg(long, value_name = "N", default_value_t = 512)]
+    pub max_streams: usize,
+
+    /// Live views one person may keep open at once (a tab holds one to three).
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    pub max_streams_per_person: usize,
+
     /// Heartbeats (node Lease renewals, Ready's lastHeartbeatTime) older than this are shown as stale. Match the
     /// controller manager's --node-monitor-grace-period.
     #[arg(long, value_name = "DURATION", default_value = "50s", value_parser = parse_duration)]

@@ -1,15 +1,25 @@
 //! Server-sent event streams: the node board and each drain's progress, pushed to every viewer as they change.
 
-use std::{collections::BTreeMap, convert::Infallible, sync::Arc};
+use std::{
+    collections::{BTreeMap, HashMap},
+    convert::Infallible,
+    sync::{Arc, Mutex},
+};
 
+use app::AppError;
 use axum::{
+    Json,
     extract::{Path, State},
     http::StatusCode,
-    response::sse::{Event, KeepAlive, Sse},
+    response::{
+        IntoResponse, Response,
+        sse::{Event, KeepAlive, Sse},
+    },
 };
 use domain::board::{BoardSettings, diff};
-use engine::{Engine, cache::ClusterCache, drain::DrainRegistry};
+use engine::{Engine, Identity, cache::ClusterCache, drain::DrainRegistry};
 use futures::{Stream, StreamExt};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_stream::wrappers::WatchStream;
 
 /// What the event streams read.
@@ -19,6 +29,73 @@ pub struct Streams {
     pub settings: BoardSettings,
     /// Board streams open now.
     pub viewers: Arc<std::sync::atomic::AtomicI64>,
+    pub limits: StreamLimits,
+}
+
+/// Caps on open event streams, all together and per identity: each holds a connection and a task, and a page
+/// (or a script) that opens them in a loop must not exhaust the server.
+#[derive(Clone)]
+pub struct StreamLimits {
+    total: Arc<Semaphore>,
+    per_identity: usize,
+    by_identity: Arc<Mutex<HashMap<Identity, Arc<Semaphore>>>>,
+}
+
+/// A place among the open streams, given back when the stream ends.
+pub struct StreamPermit {
+    _total: OwnedSemaphorePermit,
+    _mine: OwnedSemaphorePermit,
+}
+
+impl StreamLimits {
+    pub fn new(total: usize, per_identity: usize) -> Self {
+        StreamLimits { total: Arc::new(Semaphore::new(total)), per_identity, by_identity: Default::default() }
+    }
+
+    /// A place for one more stream of `identity`'s, or 429 with what to do.
+    fn admit(&self, identity: &Identity) -> Result<StreamPermit, StreamError> {
+        let mine = {
+            let mut by_identity = self.by_identity.lock().unwrap_or_else(|p| p.into_inner());
+            by_identity.entry(identity.clone()).or_insert_with(|| Arc::new(Semaphore::new(self.per_identity))).clone()
+        };
+        let mine = mine.try_acquire_owned().map_err(|_| {
+            StreamError(AppError::TooMany(format!(
+                "{} has {} live views open, the most one person may; close some tabs",
+                identity.user, self.per_identity
+            )))
+        })?;
+        let total = self.total.clone().try_acquire_owned().map_err(|_| {
+            StreamError(AppError::TooMany(
+                "this server has as many live views open as it serves; try again later".into(),
+            ))
+        })?;
+        Ok(StreamPermit { _total: total, _mine: mine })
+    }
+}
+
+/// A stream that could not be opened, answered as a server function's error is: its status, and the JSON body
+/// `API.md` documents.
+pub struct StreamError(AppError);
+
+impl From<engine::Error> for StreamError {
+    fn from(err: engine::Error) -> Self {
+        StreamError(AppError::from(err))
+    }
+}
+
+impl IntoResponse for StreamError {
+    fn into_response(self) -> Response {
+        let status = StatusCode::from_u16(self.0.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        (status, Json(self.0)).into_response()
+    }
+}
+
+/// `stream`, holding `permit` until it ends.
+fn holding<S: Stream>(stream: S, permit: StreamPermit) -> impl Stream<Item = S::Item> {
+    stream.map(move |item| {
+        let _held = &permit;
+        item
+    })
 }
 
 impl Streams {
@@ -28,26 +105,17 @@ impl Streams {
     }
 }
 
-fn status_of(err: &engine::Error) -> StatusCode {
-    match err {
-        engine::Error::NotFound(_) => StatusCode::NOT_FOUND,
-        engine::Error::NotSignedIn { .. } => StatusCode::UNAUTHORIZED,
-        engine::Error::NotListed(_) => StatusCode::GATEWAY_TIMEOUT,
-        engine::Error::Invalid(_) => StatusCode::BAD_REQUEST,
-        engine::Error::Kube(_) => StatusCode::BAD_GATEWAY,
-    }
-}
-
 /// `GET /api/board/events`: one `board` event with every card at once (so a reconnecting viewer resyncs), then
 /// one with just the changed and removed cards after each change. Viewers with the same identity share one cache.
 /// Alongside, `drains` events carry every drain of the cluster the cards show (who started it, why, how far),
 /// first at once and then after each change, so everyone sees the drains anyone starts.
 pub async fn board_events(
     State(streams): State<Streams>,
-) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, (StatusCode, String)> {
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, StreamError> {
     let engine = &streams.engine;
     let identity = engine.identity();
-    let cache = engine.cache(&identity).map_err(|e| (status_of(&e), e.to_string()))?;
+    let permit = streams.limits.admit(&identity)?;
+    let cache = engine.cache(&identity)?;
     let board = BoardFeed {
         cards: cache.live_cards(),
         _cache: cache,
@@ -64,7 +132,7 @@ pub async fn board_events(
         let event = board.next().await?;
         Some((Ok(event), board))
     });
-    Ok(Sse::new(stream.take_until(streams.shutdown())).keep_alive(KeepAlive::default()))
+    Ok(Sse::new(holding(stream, permit).take_until(streams.shutdown())).keep_alive(KeepAlive::default()))
 }
 
 /// One viewer's board stream: what it has been sent, and what it waits on.
@@ -148,10 +216,12 @@ pub async fn metrics(State(streams): State<Streams>) -> String {
 pub async fn preview_events(
     State(streams): State<Streams>,
     Path(node): Path<String>,
-) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, (StatusCode, String)> {
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, StreamError> {
+    let node = domain::input::node_name(&node).map_err(|why| StreamError(AppError::Invalid(why)))?.to_string();
     let engine = &streams.engine;
-    let (cache, source) =
-        engine.preview_source(&engine.identity(), node).await.map_err(|e| (status_of(&e), e.to_string()))?;
+    let identity = engine.identity();
+    let permit = streams.limits.admit(&identity)?;
+    let (cache, source) = engine.preview_source(&identity, node).await?;
     let changes = cache.live_cards();
     let state = (cache, changes, source, None::<domain::preview::PreviewInputs>, None::<u64>);
     let stream = futures::stream::unfold(state, |(cache, mut changes, mut source, last, mut seen)| async move {
@@ -178,7 +248,7 @@ pub async fn preview_events(
             return Some((Ok(event), (cache, changes, source, Some(inputs), seen)));
         }
     });
-    Ok(Sse::new(stream.take_until(streams.shutdown())).keep_alive(KeepAlive::default()))
+    Ok(Sse::new(holding(stream, permit).take_until(streams.shutdown())).keep_alive(KeepAlive::default()))
 }
 
 /// `GET /api/drains/{id}/events`: one `progress` event with the full snapshot now and after every change, until
@@ -186,12 +256,13 @@ pub async fn preview_events(
 pub async fn drain_events(
     State(streams): State<Streams>,
     Path(id): Path<String>,
-) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, (StatusCode, String)> {
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, StreamError> {
     let rx = streams
         .engine
         .drains()
         .subscribe(&id)
-        .ok_or((StatusCode::NOT_FOUND, format!("no drain with id {id} on this server")))?;
+        .ok_or_else(|| StreamError(AppError::NotFound(format!("no drain with id {id} on this server"))))?;
+    let permit = streams.limits.admit(&streams.engine.identity())?;
     let mut done = false;
     let stream = WatchStream::new(rx)
         .take_while(move |progress| {
@@ -201,5 +272,5 @@ pub async fn drain_events(
             std::future::ready(send)
         })
         .map(|progress| Ok(Event::default().event("progress").json_data(&progress).unwrap_or_default()));
-    Ok(Sse::new(stream.take_until(streams.shutdown())).keep_alive(KeepAlive::default()))
+    Ok(Sse::new(holding(stream, permit).take_until(streams.shutdown())).keep_alive(KeepAlive::default()))
 }

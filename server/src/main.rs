@@ -4,12 +4,13 @@ mod cli;
 mod error;
 mod events;
 mod guard;
+mod serve;
 mod web;
 
 use std::process::ExitCode;
 
 use clap::Parser;
-use engine::{Engine, KubeAccess, access, cache::DEFAULT_LINGER, tasks::Tasks};
+use engine::{Engine, KubeAccess, access, cache::DEFAULT_LINGER, drain::DrainLimits, tasks::Tasks};
 use tracing_subscriber::EnvFilter;
 
 use crate::error::Error;
@@ -50,8 +51,10 @@ async fn run(args: cli::Args) -> Result<(), Error> {
     // Every background task (watches, card rounds, drains) and every event stream hears one shutdown signal,
     // cancelled on Ctrl-C or SIGTERM, so that the graceful shutdown waits neither for open tabs nor for drains.
     let tasks = Tasks::new(tokio::runtime::Handle::current());
-    let engine = Engine::new(KubeAccess::single_user(connected), &tasks, DEFAULT_LINGER);
-    let router = web::router(options, engine, settings, guard::AllowedHosts::new(&args.allowed_hosts));
+    let limits = DrainLimits { total: args.max_drains, per_identity: args.max_drains_per_person };
+    let engine = Engine::new(KubeAccess::single_user(connected), &tasks, DEFAULT_LINGER, limits);
+    let streams = events::StreamLimits::new(args.max_streams, args.max_streams_per_person);
+    let router = web::router(options, engine, settings, guard::AllowedHosts::new(&args.allowed_hosts), streams);
 
     let listener =
         tokio::net::TcpListener::bind(args.addr).await.map_err(|source| Error::Bind { addr: args.addr, source })?;
@@ -66,18 +69,7 @@ async fn run(args: cli::Args) -> Result<(), Error> {
             shutdown.cancel();
         }
     });
-    let serve = axum::serve(listener, router).with_graceful_shutdown(shutdown.clone().cancelled_owned());
-    let deadline = async {
-        shutdown.cancelled().await;
-        tokio::time::sleep(SHUTDOWN_LIMIT).await;
-    };
-    let served = tokio::select! {
-        served = serve => served.map_err(Error::Serve),
-        () = deadline => {
-            tracing::warn!("requests still open {} s after the shutdown signal; stopping anyway", SHUTDOWN_LIMIT.as_secs());
-            Ok(())
-        }
-    };
+    let served = serve::serve(listener, router, shutdown, SHUTDOWN_LIMIT).await.map_err(Error::Serve);
     // Running drains record themselves as interrupted; watches and card rounds end. All within the same limit.
     if tasks.shut_down(TASKS_LIMIT).await {
         tracing::info!("every task ended");

@@ -6,16 +6,33 @@ use domain::board::BoardSettings;
 use engine::Engine;
 use leptos::prelude::*;
 use leptos_axum::{LeptosRoutes, generate_route_list};
-use tower_http::compression::CompressionLayer;
+use std::time::Duration;
+
+use axum::http::StatusCode;
+use tower_http::{compression::CompressionLayer, limit::RequestBodyLimitLayer, timeout::TimeoutLayer};
 
 use crate::{
-    events::{self, Streams},
+    events::{self, StreamLimits, Streams},
     guard::{self, AllowedHosts},
 };
 
-pub fn router(options: LeptosOptions, engine: Engine, settings: BoardSettings, hosts: AllowedHosts) -> Router {
+/// The largest request body accepted: every server function's arguments fit in a few hundred bytes. (Team mode's
+/// sign-in, which takes a kubeconfig, will have a route and a limit of its own.)
+pub const BODY_LIMIT: usize = 16 * 1024;
+
+/// How long a page or server function may take: a new cache's first list may take 90 s on a large cluster.
+/// Event streams are meant to stay open, and are left out.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+
+pub fn router(
+    options: LeptosOptions,
+    engine: Engine,
+    settings: BoardSettings,
+    hosts: AllowedHosts,
+    limits: StreamLimits,
+) -> Router {
     let routes = generate_route_list(App);
-    let streams = Streams { engine, settings, viewers: Default::default() };
+    let streams = Streams { engine, settings, viewers: Default::default(), limits };
     let context = {
         let s = streams.clone();
         move || {
@@ -38,7 +55,10 @@ pub fn router(options: LeptosOptions, engine: Engine, settings: BoardSettings, h
         })
         .fallback(leptos_axum::file_and_error_handler(shell))
         .with_state(options)
+        .layer(TimeoutLayer::with_status_code(StatusCode::GATEWAY_TIMEOUT, REQUEST_TIMEOUT))
         .merge(event_routes)
+        // A body over the limit is refused with 413 before anything reads it.
+        .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
         // The wasm bundle is large; compressing it cuts the first load several times over. Event streams are
         // left alone by the layer (it does not compress text/event-stream).
         .layer(CompressionLayer::new())

@@ -23,7 +23,22 @@ use tokio_util::sync::CancellationToken;
 
 pub use task::RECORD_ANNOTATION;
 
-use crate::{Identity, tasks::Tasks};
+use crate::{Error, Identity, Result, tasks::Tasks};
+
+/// How many drains may run at once, all together and for one identity: each is a task, a watch and a stream of
+/// API calls, and a script in a loop must not start thousands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DrainLimits {
+    pub total: usize,
+    pub per_identity: usize,
+}
+
+impl Default for DrainLimits {
+    /// A whole pool's maintenance fits; a runaway script does not.
+    fn default() -> Self {
+        DrainLimits { total: 100, per_identity: 30 }
+    }
+}
 
 /// How many finished drains the registry keeps for late viewers.
 const KEEP_FINISHED: usize = 200;
@@ -35,6 +50,7 @@ pub struct DrainRegistry {
     /// A drain outlives the request that starts it, so its task runs under the server's tasks, and hears their
     /// shutdown.
     tasks: Tasks,
+    limits: DrainLimits,
     /// Moves whenever any drain's progress changes, so that board streams can push drains to every viewer.
     changes: Arc<watch::Sender<u64>>,
 }
@@ -44,6 +60,8 @@ struct Inner {
     drains: HashMap<String, Entry>,
     /// (cluster, node) → id of its running drain.
     running: HashMap<(String, String), String>,
+    /// Every drain not finished yet, dry runs included, with who started it: what the limits count.
+    active: HashMap<String, Identity>,
     finished_order: Vec<String>,
 }
 
@@ -55,11 +73,17 @@ struct Entry {
 
 impl DrainRegistry {
     /// A registry whose drains run under `tasks`.
-    pub fn new(tasks: &Tasks) -> Self {
-        DrainRegistry { inner: Default::default(), tasks: tasks.clone(), changes: Arc::new(watch::channel(0).0) }
+    pub fn new(tasks: &Tasks, limits: DrainLimits) -> Self {
+        DrainRegistry {
+            inner: Default::default(),
+            tasks: tasks.clone(),
+            limits,
+            changes: Arc::new(watch::channel(0).0),
+        }
     }
 
-    /// Starts draining `node` as `identity`, or attaches to the drain of that node already running.
+    /// Starts draining `node` as `identity`, or attaches to the drain of that node already running. Refused with
+    /// [`Error::TooMany`] over the limits.
     pub fn start(
         &self,
         client: Client,
@@ -67,12 +91,22 @@ impl DrainRegistry {
         node: String,
         options: DrainOptions,
         reason: Option<String>,
-    ) -> DrainStarted {
+    ) -> Result<DrainStarted> {
         let mut inner = self.lock();
         let key = (identity.cluster.clone(), node.clone());
         let real = options.dry_run == DryRun::None;
         if real && let Some(id) = inner.running.get(&key) {
-            return DrainStarted { id: id.clone(), attached: true };
+            return Ok(DrainStarted { id: id.clone(), attached: true });
+        }
+        let DrainLimits { total, per_identity } = self.limits;
+        if inner.active.len() >= total {
+            return Err(Error::TooMany(format!("{total} drains are running on this server; wait for one to end")));
+        }
+        if inner.active.values().filter(|who| *who == identity).count() >= per_identity {
+            return Err(Error::TooMany(format!(
+                "{} has {per_identity} drains running, the most one person may; wait for one to end",
+                identity.user
+            )));
         }
         let id = uuid::Uuid::new_v4().to_string();
         let (tx, rx) = watch::channel(DrainProgress {
@@ -96,6 +130,7 @@ impl DrainRegistry {
         if real {
             inner.running.insert(key.clone(), id.clone());
         }
+        inner.active.insert(id.clone(), identity.clone());
         drop(inner);
 
         // Every change of this drain moves the registry's counter, until the drain's task ends.
@@ -116,7 +151,7 @@ impl DrainRegistry {
             drain.run().await;
             registry.finished(&key, &finished_id);
         });
-        DrainStarted { id, attached: false }
+        Ok(DrainStarted { id, attached: false })
     }
 
     /// A live view of the drain's progress.
@@ -183,6 +218,7 @@ impl DrainRegistry {
         if inner.running.get(key).is_some_and(|running| running == id) {
             inner.running.remove(key);
         }
+        inner.active.remove(id);
         inner.finished_order.push(id.to_string());
         while inner.finished_order.len() > KEEP_FINISHED {
             let oldest = inner.finished_order.remove(0);

@@ -37,7 +37,7 @@ pub fn tasks() -> Tasks {
 
 /// A drain registry as a server holds one.
 pub fn registry() -> DrainRegistry {
-    DrainRegistry::new(&tasks())
+    DrainRegistry::new(&tasks(), Default::default())
 }
 
 /// Caches that stop their watches as soon as the last holder lets go.
@@ -247,7 +247,7 @@ impl Scenario {
 
     /// Starts a drain through the registry (the code behind the server function) and returns its id.
     pub fn start(&self, registry: &DrainRegistry, options: DrainOptions) -> String {
-        registry.start(self.client.clone(), &self.identity, self.node.clone(), options, Some("test".into())).id
+        registry.start(self.client.clone(), &self.identity, self.node.clone(), options, Some("test".into())).unwrap().id
     }
 
     /// Runs a drain to its end and returns the final progress.

@@ -1,0 +1,80 @@
+// Limits: live views and drains over their caps get 429 and a message that says to wait, a body over 16 KiB gets
+// 413, and a connection that sends its headers slowly is closed.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { kubectl, scenario, startDrainboard, waitFor } from './support.mjs';
+
+const cleanups = [];
+after(async () => { for (const c of cleanups.reverse()) await c(); });
+
+async function server(args) {
+  const s = await startDrainboard(args);
+  cleanups.push(() => s.stop());
+  return s;
+}
+
+const json = (body) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+test('live views over the per-person cap get 429 until one closes', async () => {
+  const s = await server(['--max-streams-per-person', '2']);
+  const open = async () => {
+    const controller = new AbortController();
+    const res = await fetch(`${s.url}/api/board/events`, { signal: controller.signal });
+    return { res, close: () => controller.abort() };
+  };
+  const first = await open();
+  const second = await open();
+  assert.deepEqual([first.res.status, second.res.status], [200, 200]);
+  const third = await open();
+  assert.equal(third.res.status, 429);
+  assert.match((await third.res.json()).TooMany, /2 live views open, the most one person may; close some tabs/);
+  first.close();
+  // The server notices the closed stream at its next write; keep-alives come every 15 s at the latest.
+  await waitFor('a place to free up', 30_000, async () => {
+    const next = await open();
+    next.close();
+    return next.res.status === 200;
+  });
+  second.close();
+});
+
+test('drains over the per-person cap get 429, and nothing is cordoned', { timeout: 120_000 }, async () => {
+  const a = await scenario('cap-a');
+  cleanups.push(() => a.cleanup());
+  const b = await scenario('cap-b');
+  cleanups.push(() => b.cleanup());
+  a.deployment('web', 1);
+  await a.running(1);
+  a.pdb('web-pdb', 'web', 1); // keeps the first drain running
+  const s = await server(['--max-drains-per-person', '1']);
+  const first = await fetch(`${s.url}/api/drains/start`, json({ node: a.node }));
+  assert.equal(first.status, 200);
+  const { id } = await first.json();
+  const second = await fetch(`${s.url}/api/drains/start`, json({ node: b.node }));
+  assert.equal(second.status, 429);
+  assert.match((await second.json()).TooMany, /1 drains running, the most one person may; wait for one to end/);
+  assert.equal(kubectl('get', 'node', b.node, '-o', 'jsonpath={.spec.unschedulable}'), '', `${b.node} untouched`);
+  await fetch(`${s.url}/api/drains/cancel`, json({ id }));
+});
+
+test('a body over 16 KiB gets 413', async () => {
+  const s = await server([]);
+  const res = await fetch(`${s.url}/api/drains/start`, json({ node: 'node-1', reason: 'x'.repeat(1024 * 1024) }));
+  assert.equal(res.status, 413);
+});
+
+test('a client that sends its headers slowly is cut off', { timeout: 60_000 }, async () => {
+  const s = await server([]);
+  const { hostname, port } = new URL(s.url);
+  const started = Date.now();
+  const closedAfter = await new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) }, () => {
+      socket.write('GET / HTTP/1.1\r\nHost: localhost\r\n'); // and never the blank line
+    });
+    socket.on('close', () => resolve(Date.now() - started));
+    socket.on('error', reject);
+    setTimeout(() => { socket.destroy(); reject(new Error('still open after 30 s')); }, 30_000);
+  });
+  assert.ok(closedAfter >= 9_000 && closedAfter < 20_000, `closed after ${closedAfter} ms`);
+});
