@@ -194,11 +194,14 @@ impl ClusterCache {
         watches_started.fetch_add(handles.len() as u64, Ordering::Relaxed);
         let (cards_tx, cards) = watch::channel(Arc::new(Vec::new()));
         let (ready_tx, ready) = watch::channel(false);
-        let (n, p, l, b, mut changes) = (nodes.clone(), pods.clone(), leases.clone(), pdbs.clone(), version.clone());
+        let (n, p, l, b, changes) = (nodes.clone(), pods.clone(), leases.clone(), pdbs.clone(), version.clone());
         let counted_pods = pod_changes.clone();
-        let shutdown = tasks.shutdown_signal().clone();
-        handles.push(tasks.spawn(async move {
-            let build = async {
+        // Supervised: every viewer's board hangs on this task, so a panic in it (a card built from a value nobody
+        // foresaw) restarts it, and the log says so, instead of freezing every board until a restart.
+        handles.push(tasks.supervise("node cards", move || {
+            let (n, p, l, b, mut changes) = (n.clone(), p.clone(), l.clone(), b.clone(), changes.clone());
+            let (ready_tx, cards_tx, counted_pods) = (ready_tx.clone(), cards_tx.clone(), counted_pods.clone());
+            async move {
                 let _ = tokio::join!(
                     n.wait_until_ready(),
                     p.wait_until_ready(),
@@ -215,10 +218,6 @@ impl ClusterCache {
                     tokio::time::sleep(CARDS_COALESCE).await;
                     changes.mark_unchanged();
                 }
-            };
-            tokio::select! {
-                () = build => {}
-                () = shutdown.cancelled() => {}
             }
         }));
         ClusterCache { nodes, pods, leases, pdbs, version, ready, pod_changes, pdb_changes, cards, handles }

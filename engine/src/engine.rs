@@ -16,7 +16,7 @@ use crate::{
     Error, Identity, KubeAccess, Result,
     access::may,
     cache::{ClusterCache, ClusterCaches},
-    drain::{self, DrainLimits, DrainRegistry, ops, preview::PreviewSource},
+    drain::{self, DrainLimits, DrainRegistry, TestHooks, ops, preview::PreviewSource},
     tasks::Tasks,
 };
 
@@ -45,6 +45,12 @@ impl Engine {
             tasks: tasks.clone(),
             _operator_cache: operator_cache,
         }
+    }
+
+    /// The same engine, its drains with faults for tests (see [`TestHooks`]).
+    pub fn with_test_hooks(mut self, hooks: TestHooks) -> Self {
+        self.drains = self.drains.with_test_hooks(hooks);
+        self
     }
 
     pub fn tasks(&self) -> &Tasks {

@@ -1,7 +1,9 @@
 //! The lifecycle of the server's background work, after mini-redis: one shutdown signal that every task hears,
 //! and a tracker that the server waits on before it exits.
 
-use std::{future::Future, time::Duration};
+use std::{any::Any, future::Future, panic::AssertUnwindSafe, time::Duration};
+
+use futures::FutureExt;
 
 use tokio::task::JoinHandle;
 use tokio_util::{sync::CancellationToken, task::TaskTracker};
@@ -31,6 +33,33 @@ impl Tasks {
         self.tracker.spawn_on(task, &self.runtime)
     }
 
+    /// Runs the task `make` makes, supervised: when it panics, the panic is logged and a new one is made, after a
+    /// pause, until shutdown. For a task everyone depends on (the card rounds), which must not freeze the board.
+    pub fn supervise<F, Fut>(&self, name: &'static str, mut make: F) -> JoinHandle<()>
+    where
+        F: FnMut() -> Fut + Send + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let shutdown = self.shutdown.clone();
+        self.spawn(async move {
+            loop {
+                tokio::select! {
+                    ended = AssertUnwindSafe(make()).catch_unwind() => match ended {
+                        Ok(()) => return,
+                        Err(panic) => {
+                            tracing::error!(task = name, why = %panic_message(panic.as_ref()), "task panicked; restarting it");
+                        }
+                    },
+                    () = shutdown.cancelled() => return,
+                }
+                tokio::select! {
+                    () = tokio::time::sleep(RESTART_PAUSE) => {}
+                    () = shutdown.cancelled() => return,
+                }
+            }
+        })
+    }
+
     /// Cancelled when the server shuts down. Every task selects on it, or on a child of it.
     pub fn shutdown_signal(&self) -> &CancellationToken {
         &self.shutdown
@@ -54,6 +83,19 @@ impl Tasks {
     }
 }
 
+/// How long a supervised task that panicked waits before it starts again: long enough not to spin on a fault that
+/// comes back at once.
+const RESTART_PAUSE: Duration = Duration::from_secs(1);
+
+/// The text of a panic's payload.
+pub fn panic_message(panic: &(dyn Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic with no message".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,5 +112,22 @@ mod tests {
         let deaf = Tasks::new(tokio::runtime::Handle::current());
         deaf.spawn(std::future::pending::<()>());
         assert!(!deaf.shut_down(Duration::from_millis(50)).await, "a task that ignores it is reported");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_supervised_task_that_panics_is_made_again() {
+        let tasks = Tasks::new(tokio::runtime::Handle::current());
+        let made = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let count = made.clone();
+        let handle = tasks.supervise("flaky", move || {
+            let round = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            async move {
+                if round < 2 {
+                    panic!("round {round} fails");
+                }
+            }
+        });
+        handle.await.expect("the supervisor itself does not panic");
+        assert_eq!(made.load(std::sync::atomic::Ordering::SeqCst), 3, "made again after each panic, until it ends");
     }
 }

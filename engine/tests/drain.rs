@@ -501,3 +501,61 @@ async fn drains_over_the_limits_are_refused() {
     // Finished drains no longer count.
     registry.start(s.client.clone(), &s.identity, s.node.clone(), dry, None).unwrap();
 }
+
+/// Cancel is checked before every eviction: acknowledged while the drain cordons, plans, or is about to evict, it
+/// evicts nothing at all. A test hook holds the drain in each phase long enough for the Cancel to land there.
+#[tokio::test]
+async fn cancel_in_any_running_state_evicts_nothing() {
+    use engine::drain::{Phase, TestHooks};
+    for (phase, state, name) in [
+        (Phase::Cordoning, DrainState::Cordoning, "cancel-cordoning"),
+        (Phase::Planning, DrainState::Planning, "cancel-planning"),
+        (Phase::Evicting, DrainState::Evicting, "cancel-evicting"),
+    ] {
+        let s = Scenario::new(name).await;
+        s.deployment("web", 2, json!({}));
+        s.wait_running(2).await;
+        let hooks = TestHooks { pause: Some((phase, Duration::from_secs(30))), panic: None };
+        let registry = support::registry().with_test_hooks(hooks);
+        let id = s.start(&registry, DrainOptions::default());
+        let mut rx = registry.subscribe(&id).unwrap();
+        rx.wait_for(|p| p.state == state).await.unwrap();
+        assert!(registry.cancel(&id));
+        let done = finish(&registry, &id, Duration::from_secs(10)).await;
+        assert_eq!(done.state, DrainState::Cancelled, "{phase:?}");
+        assert!(done.pods.iter().all(|p| p.state == PodState::Pending), "{phase:?}: nothing evicted: {:?}", done.pods);
+        assert_eq!(s.pods_on_node().await.len(), 2, "{phase:?}: every pod still on the node");
+        s.uncordon().await;
+    }
+}
+
+/// A drain task that panics ends Failed with the reason, on its progress and its node's record, and frees the node:
+/// the next drain of it starts afresh instead of attaching to a dead one.
+#[tokio::test]
+async fn a_drain_that_panics_ends_failed_and_the_node_can_be_drained_again() {
+    use engine::drain::{Phase, TestHooks};
+    let s = Scenario::new("panic").await;
+    s.deployment("web", 1, json!({}));
+    s.wait_running(1).await;
+    let broken = support::registry().with_test_hooks(TestHooks { pause: None, panic: Some(Phase::Evicting) });
+    let id = s.start(&broken, DrainOptions::default());
+    let done = finish(&broken, &id, Duration::from_secs(30)).await;
+    assert!(
+        matches!(&done.state, DrainState::Failed(why) if why.contains("internal error") && why.contains("test hook")),
+        "{:?}",
+        done.state
+    );
+    let node = Api::<Node>::all(s.client.clone()).get(&s.node).await.unwrap();
+    let record: DrainRecord = serde_json::from_str(&node.metadata.annotations.unwrap()[RECORD_ANNOTATION]).unwrap();
+    assert_eq!((record.id.as_str(), &record.state), (id.as_str(), &done.state));
+    assert_eq!(broken.running_on(&s.identity.cluster, &s.node), None, "the node is free");
+
+    let again = broken.start(s.client.clone(), &s.identity, s.node.clone(), DrainOptions::default(), None).unwrap();
+    assert!(!again.attached && again.id != id, "a new drain, not the dead one");
+    finish(&broken, &again.id, Duration::from_secs(30)).await;
+    let healthy = support::registry();
+    let done = healthy.start(s.client.clone(), &s.identity, s.node.clone(), DrainOptions::default(), None).unwrap();
+    let done = finish(&healthy, &done.id, Duration::from_secs(60)).await;
+    assert_eq!(done.state, DrainState::Drained);
+    s.uncordon().await;
+}

@@ -15,6 +15,8 @@ pub enum Error {
          loopback only (use --addr 127.0.0.1:PORT, and an SSH tunnel or a proxy to reach it from elsewhere)"
     )]
     NotLoopback(SocketAddr),
+    #[error("DRAINBOARD_TEST_HOOKS: {0}")]
+    TestHooks(String),
     #[error("cannot listen on {addr}: {source}")]
     Bind { addr: SocketAddr, source: io::Error },
     #[error("serving failed: {0}")]

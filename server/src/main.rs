@@ -53,6 +53,16 @@ async fn run(args: cli::Args) -> Result<(), Error> {
     let tasks = Tasks::new(tokio::runtime::Handle::current());
     let limits = DrainLimits { total: args.max_drains, per_identity: args.max_drains_per_person };
     let engine = Engine::new(KubeAccess::single_user(connected), &tasks, DEFAULT_LINGER, limits);
+    // Faults for the browser tests (a drain that panics, or waits in a phase); release builds never read them.
+    #[cfg(debug_assertions)]
+    let engine = match std::env::var("DRAINBOARD_TEST_HOOKS") {
+        Ok(text) => {
+            let hooks = engine::drain::TestHooks::parse(&text).map_err(Error::TestHooks)?;
+            tracing::warn!(?hooks, "test hooks on");
+            engine.with_test_hooks(hooks)
+        }
+        Err(_) => engine,
+    };
     let streams = events::StreamLimits::new(args.max_streams, args.max_streams_per_person);
     let router = web::router(options, engine, settings, guard::AllowedHosts::new(&args.allowed_hosts), streams);
 

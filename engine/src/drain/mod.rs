@@ -16,12 +16,14 @@ use domain::{
     drain::{DrainOptions, DryRun},
     progress::{DrainProgress, DrainRecord, DrainStarted, DrainState, DrainSummary, NodeDrainRecord},
 };
+use futures::FutureExt;
 use jiff::Timestamp;
 use kube::Client;
+use std::panic::AssertUnwindSafe;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-pub use task::RECORD_ANNOTATION;
+pub use task::{Phase, RECORD_ANNOTATION, TestHooks};
 
 use crate::{Error, Identity, Result, tasks::Tasks};
 
@@ -51,6 +53,7 @@ pub struct DrainRegistry {
     /// shutdown.
     tasks: Tasks,
     limits: DrainLimits,
+    hooks: TestHooks,
     /// Moves whenever any drain's progress changes, so that board streams can push drains to every viewer.
     changes: Arc<watch::Sender<u64>>,
 }
@@ -78,8 +81,15 @@ impl DrainRegistry {
             inner: Default::default(),
             tasks: tasks.clone(),
             limits,
+            hooks: TestHooks::default(),
             changes: Arc::new(watch::channel(0).0),
         }
+    }
+
+    /// The same registry, with faults for tests (see [`TestHooks`]).
+    pub fn with_test_hooks(mut self, hooks: TestHooks) -> Self {
+        self.hooks = hooks;
+        self
     }
 
     /// Starts draining `node` as `identity`, or attaches to the drain of that node already running. Refused with
@@ -144,11 +154,27 @@ impl DrainRegistry {
             changes.send_modify(|n| *n += 1);
         });
 
-        let drain = task::Drain { client, node, options, progress: tx, cancel, tasks: self.tasks.clone() };
+        let supervisor = (client.clone(), node.clone(), tx.clone());
+        let drain = task::Drain {
+            client,
+            node,
+            options,
+            progress: tx,
+            cancel,
+            tasks: self.tasks.clone(),
+            hooks: self.hooks.clone(),
+        };
         let registry = self.clone();
         let finished_id = id.clone();
         self.tasks.spawn(async move {
-            drain.run().await;
+            // Supervised: a drain that panics ends Failed, with its record written and its node freed, instead of
+            // leaving a running entry that every later start would attach to.
+            if let Err(panic) = AssertUnwindSafe(drain.run()).catch_unwind().await {
+                let why = crate::tasks::panic_message(panic.as_ref());
+                tracing::error!(node = %supervisor.1, %why, "drain task panicked");
+                let (client, node, progress) = supervisor;
+                task::fail(&client, &node, &progress, format!("the drain stopped on an internal error: {why}")).await;
+            }
             registry.finished(&key, &finished_id);
         });
         Ok(DrainStarted { id, attached: false })

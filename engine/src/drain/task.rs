@@ -22,6 +22,46 @@ use tokio_util::sync::CancellationToken;
 use super::ops::{self, EVICT_RETRY_DELAY, api_message};
 use crate::tasks::Tasks;
 
+/// A phase of a drain, for [`TestHooks`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Cordoning,
+    Planning,
+    Evicting,
+}
+
+/// Faults a test can ask a drain for: a pause at the start of a phase, so that a Cancel can land there, and a panic,
+/// so that supervision can be seen to work. Off unless set; the server binary reads them only in debug builds.
+#[derive(Clone, Debug, Default)]
+pub struct TestHooks {
+    pub pause: Option<(Phase, Duration)>,
+    pub panic: Option<Phase>,
+}
+
+impl TestHooks {
+    /// Reads `pause:PHASE:SECONDS` and `panic:PHASE`, comma-separated (e.g. `pause:planning:3,panic:evicting`).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let phase = |name: &str| match name {
+            "cordoning" => Ok(Phase::Cordoning),
+            "planning" => Ok(Phase::Planning),
+            "evicting" => Ok(Phase::Evicting),
+            other => Err(format!("unknown phase {other:?}")),
+        };
+        let mut hooks = TestHooks::default();
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            match part.split(':').collect::<Vec<_>>().as_slice() {
+                ["pause", name, seconds] => {
+                    let seconds: u64 = seconds.parse().map_err(|_| format!("bad seconds in {part:?}"))?;
+                    hooks.pause = Some((phase(name)?, Duration::from_secs(seconds)));
+                }
+                ["panic", name] => hooks.panic = Some(phase(name)?),
+                _ => return Err(format!("unknown hook {part:?}")),
+            }
+        }
+        Ok(hooks)
+    }
+}
+
 pub use domain::progress::RECORD_ANNOTATION;
 
 pub(super) struct Drain {
@@ -32,6 +72,7 @@ pub(super) struct Drain {
     /// Cancelled by a person's Cancel, or by the server's shutdown (see [`Drain::stop_reason`]).
     pub cancel: CancellationToken,
     pub tasks: Tasks,
+    pub hooks: TestHooks,
 }
 
 impl Drain {
@@ -46,12 +87,14 @@ impl Drain {
 
     async fn execute(&self) -> DrainState {
         let dry_run = self.options.dry_run;
+        self.hook(Phase::Cordoning).await;
         if let Err(err) = ops::set_unschedulable(&self.client, &self.node, true, dry_run).await {
             return DrainState::Failed(format!("could not cordon {}: {}", self.node, api_message(&err)));
         }
         self.record().await;
 
         self.set_state(DrainState::Planning);
+        self.hook(Phase::Planning).await;
         let listed = match ops::list_node_pods(&self.client, &self.node, self.options.pod_selector.as_deref()).await {
             Ok(pods) => pods,
             Err(err) => {
@@ -94,6 +137,11 @@ impl Drain {
 
         self.set_state(DrainState::Evicting);
         self.record().await;
+        self.hook(Phase::Evicting).await;
+        // A Cancel that arrived while the drain was waiting above evicts nothing either.
+        if let Some(stopped) = self.stop_reason() {
+            return stopped;
+        }
         // A timeout past what the clock can hold is no timeout at all.
         let deadline = self.options.timeout_seconds.and_then(|s| Instant::now().checked_add(Duration::from_secs(s)));
         // Watch the node's pods before the first eviction, so that no deletion is missed.
@@ -266,6 +314,19 @@ impl Drain {
         }
     }
 
+    /// The test hooks of `phase`: a pause (cut short by a Cancel), or a panic.
+    async fn hook(&self, phase: Phase) {
+        if let Some((_, pause)) = self.hooks.pause.filter(|(at, _)| *at == phase) {
+            tokio::select! {
+                () = tokio::time::sleep(pause) => {}
+                () = self.cancel.cancelled() => {}
+            }
+        }
+        if self.hooks.panic == Some(phase) {
+            panic!("test hook: panic while {phase:?}");
+        }
+    }
+
     /// Why the drain was told to stop, if it was: the server shutting down leaves it interrupted (resumable), and
     /// a person's Cancel leaves it cancelled.
     fn stop_reason(&self) -> Option<DrainState> {
@@ -313,19 +374,38 @@ impl Drain {
     /// Writes the drain's record on the Node. Dry runs change nothing, so they write nothing. A failed write is
     /// logged, not fatal: the drain itself is what matters, and its progress stays visible here.
     async fn record(&self) {
-        if self.options.dry_run != DryRun::None {
-            return;
-        }
-        let record = DrainRecord::from(&*self.progress.borrow());
-        let Ok(value) = serde_json::to_string(&record) else {
-            return;
-        };
-        let nodes: Api<Node> = Api::all(self.client.clone());
-        let patch = serde_json::json!({"metadata": {"annotations": {RECORD_ANNOTATION: value}}});
-        if let Err(err) = nodes.patch(&self.node, &PatchParams::default(), &Patch::Merge(patch)).await {
-            tracing::warn!(node = %self.node, error = %api_message(&err), "could not record the drain on the node");
-        }
+        record(&self.client, &self.node, &self.progress).await;
     }
+}
+
+/// Writes the drain's record on the Node. Dry runs change nothing, so they write nothing. A failed write is
+/// logged, not fatal: the drain itself is what matters, and its progress stays visible here.
+pub(super) async fn record(client: &Client, node: &str, progress: &watch::Sender<DrainProgress>) {
+    let record = {
+        let progress = progress.borrow();
+        if progress.options.dry_run != DryRun::None {
+            return;
+        }
+        DrainRecord::from(&*progress)
+    };
+    let Ok(value) = serde_json::to_string(&record) else {
+        return;
+    };
+    let nodes: Api<Node> = Api::all(client.clone());
+    let patch = serde_json::json!({"metadata": {"annotations": {RECORD_ANNOTATION: value}}});
+    if let Err(err) = nodes.patch(node, &PatchParams::default(), &Patch::Merge(patch)).await {
+        tracing::warn!(%node, error = %api_message(&err), "could not record the drain on the node");
+    }
+}
+
+/// Ends a drain whose task failed outright (a panic): Failed with the reason, on the progress and on the node,
+/// so that nobody waits on it and the node can be drained again.
+pub(super) async fn fail(client: &Client, node: &str, progress: &watch::Sender<DrainProgress>, why: String) {
+    progress.send_modify(|p| {
+        p.state = DrainState::Failed(why);
+        p.finished_at = Some(Timestamp::now());
+    });
+    record(client, node, progress).await;
 }
 
 async fn sleep_until(deadline: Option<Instant>) {
