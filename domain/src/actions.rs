@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::progress::DrainSummary;
+use crate::{drain::DrainOptions, progress::DrainSummary};
 
 /// Why an action is not available.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,6 +40,14 @@ pub struct CardActions {
     pub drain: Availability,
 }
 
+impl Lacking {
+    /// The permission missing to delete pods directly, when `options` ask for that (disable-eviction); `None` when
+    /// they do not, or when the person has it.
+    pub fn delete_pods_for(&self, options: &DrainOptions) -> Option<&str> {
+        self.delete_pods.as_deref().filter(|_| options.disable_eviction)
+    }
+}
+
 /// The actions of a node that is `unschedulable` or not, with the drain its card shows, for a person whose
 /// permissions are `lacking` (`None` while they are being checked).
 pub fn card_actions(unschedulable: bool, drain: Option<&DrainSummary>, lacking: Option<&Lacking>) -> CardActions {
@@ -64,6 +72,16 @@ pub fn card_actions(unschedulable: bool, drain: Option<&DrainSummary>, lacking: 
         } else {
             permission(lacking.and_then(|l| l.drain.as_ref()))
         },
+    }
+}
+
+/// Whether a person whose permissions are `lacking` (`None` while they are being checked) may drain with
+/// `options`: the drain's own permissions, and with disable-eviction `delete pods` as well.
+pub fn may_drain(lacking: Option<&Lacking>, options: &DrainOptions) -> Availability {
+    let lacking = lacking.ok_or(Unavailable::Checking)?;
+    match lacking.drain.as_deref().or_else(|| lacking.delete_pods_for(options)) {
+        Some(missing) => Err(Unavailable::Missing(missing.to_string())),
+        None => Ok(()),
     }
 }
 
@@ -121,5 +139,21 @@ mod tests {
         assert_eq!(a.drain, Err(Unavailable::Missing("patch nodes, create pods/eviction".into())));
         let a = card_actions(false, None, None);
         assert_eq!((a.cordon, a.drain), (Err(Unavailable::Checking), Err(Unavailable::Checking)));
+    }
+
+    #[test]
+    fn draining_needs_delete_pods_only_with_disable_eviction() {
+        let evict = DrainOptions::default();
+        let delete = DrainOptions { disable_eviction: true, ..Default::default() };
+        let no_delete = Lacking { delete_pods: Some("delete pods".into()), ..Default::default() };
+        assert_eq!(may_drain(Some(&no_delete), &evict), Ok(()));
+        assert_eq!(may_drain(Some(&no_delete), &delete), Err(Unavailable::Missing("delete pods".into())));
+        assert_eq!(no_delete.delete_pods_for(&delete), Some("delete pods"));
+        assert_eq!(no_delete.delete_pods_for(&evict), None);
+        assert_eq!(may_drain(Some(&Lacking::default()), &delete), Ok(()));
+        let nothing = Lacking { drain: Some("create pods/eviction".into()), ..no_delete };
+        assert_eq!(may_drain(Some(&nothing), &delete), Err(Unavailable::Missing("create pods/eviction".into())));
+        assert_eq!(may_drain(Some(&nothing), &evict), Err(Unavailable::Missing("create pods/eviction".into())));
+        assert_eq!(may_drain(None, &evict), Err(Unavailable::Checking));
     }
 }

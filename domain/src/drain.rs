@@ -20,6 +20,9 @@ pub enum DryRun {
     Server,
 }
 
+/// The longest a server dry run waits for its evictions, in seconds.
+pub const DRY_RUN_TIMEOUT_SECONDS: u64 = 15;
+
 /// The options of a drain, with kubectl's defaults (`Default`). Fields left out of a request take the default.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -43,6 +46,19 @@ pub struct DrainOptions {
     pub dry_run: DryRun,
 }
 
+impl DrainOptions {
+    /// These options for a run of kind `dry_run`. A server dry run waits at most [`DRY_RUN_TIMEOUT_SECONDS`]: a
+    /// budget that allows nothing makes the API answer "not now" for ever, and a dry run reports that and stops.
+    pub fn for_dry_run(mut self, dry_run: DryRun) -> Self {
+        self.dry_run = dry_run;
+        if dry_run == DryRun::Server {
+            let timeout = self.timeout_seconds.unwrap_or(DRY_RUN_TIMEOUT_SECONDS);
+            self.timeout_seconds = Some(timeout.min(DRY_RUN_TIMEOUT_SECONDS));
+        }
+        self
+    }
+}
+
 /// An option that overrides a refusal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum DrainOption {
@@ -57,6 +73,25 @@ impl DrainOption {
             Self::Force => options.force = true,
             Self::IgnoreDaemonsets => options.ignore_daemonsets = true,
             Self::DeleteEmptydirData => options.delete_emptydir_data = true,
+        }
+    }
+}
+
+/// An option that destroys something that will not come back: data, bare pods, or the protection of budgets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum DestructiveOption {
+    Force,
+    DeleteEmptydirData,
+    DisableEviction,
+}
+
+impl DestructiveOption {
+    /// The option's kubectl flag, without the dashes: `force`, `delete-emptydir-data`, `disable-eviction`.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Self::Force => "force",
+            Self::DeleteEmptydirData => "delete-emptydir-data",
+            Self::DisableEviction => "disable-eviction",
         }
     }
 }
@@ -509,5 +544,25 @@ mod tests {
         assert_eq!(plan.options_needed(), [DrainOption::Force, DrainOption::IgnoreDaemonsets]);
         assert_eq!(plan.to_evict().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["web", "ds"]);
         assert_eq!(plan.refused().count(), 2);
+    }
+
+    #[test]
+    fn a_server_dry_run_waits_at_most_15_seconds() {
+        let with = |timeout_seconds| DrainOptions { timeout_seconds, force: true, ..Default::default() };
+        let server = |timeout| with(timeout).for_dry_run(DryRun::Server);
+        assert_eq!(server(None).timeout_seconds, Some(15), "no limit: a budget that allows nothing never ends");
+        assert_eq!(server(Some(600)).timeout_seconds, Some(15));
+        assert_eq!(server(Some(5)).timeout_seconds, Some(5), "a shorter limit stays");
+        assert_eq!(server(None), DrainOptions { dry_run: DryRun::Server, ..with(Some(15)) }, "nothing else changes");
+        assert_eq!(with(None).for_dry_run(DryRun::Client), DrainOptions { dry_run: DryRun::Client, ..with(None) });
+        assert_eq!(with(Some(600)).for_dry_run(DryRun::None), with(Some(600)), "a real drain keeps its limit");
+    }
+
+    #[test]
+    fn destructive_options_are_named_by_their_kubectl_flags() {
+        let flags =
+            [DestructiveOption::Force, DestructiveOption::DeleteEmptydirData, DestructiveOption::DisableEviction]
+                .map(DestructiveOption::flag);
+        assert_eq!(flags, ["force", "delete-emptydir-data", "disable-eviction"]);
     }
 }

@@ -20,6 +20,10 @@ pub const MAX_SELECTOR_CHARS: usize = 1024;
 /// The longest grace period, timeout or skip-wait accepted: seven days. Longer waits are better not waited on.
 pub const MAX_SECONDS: u64 = 7 * 24 * 3600;
 
+/// A number field that does not hold a whole number of seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BadNumber;
+
 /// A node name as the API server accepts one: a DNS subdomain (RFC 1123) of at most 253 characters, lowercase
 /// letters, digits, `-` and `.`, each dot-separated label starting and ending with a letter or digit.
 pub fn node_name(name: &str) -> Result<&str, String> {
@@ -89,7 +93,15 @@ pub fn consent(options: &DrainOptions, node: &str, confirm: Option<&str>) -> Res
     if chosen.is_empty() || options.dry_run != DryRun::None || confirm.map(str::trim) == Some(node) {
         return Ok(());
     }
-    Err(format!("{} cannot be undone: send \"confirm\": \"{node}\" to go ahead", chosen.join(", ")))
+    let flags = chosen.iter().map(|o| o.flag()).collect::<Vec<_>>().join(", ");
+    Err(format!("{flags} cannot be undone: send \"confirm\": \"{node}\" to go ahead"))
+}
+
+/// An optional whole number of seconds as typed in a field: blank is `None`; anything else, spaces around it
+/// aside, must be a number of type `T`.
+pub fn seconds<T: std::str::FromStr>(text: &str) -> Result<Option<T>, BadNumber> {
+    let text = text.trim();
+    if text.is_empty() { Ok(None) } else { text.parse().map(Some).map_err(|_| BadNumber) }
 }
 
 #[cfg(test)]
@@ -145,6 +157,30 @@ mod tests {
         assert!(consent(&wipe, "n1", Some("")).is_err());
         for dry_run in [DryRun::Client, DryRun::Server] {
             assert_eq!(consent(&DrainOptions { dry_run, ..wipe.clone() }, "n1", None), Ok(()), "{dry_run:?}");
+        }
+    }
+
+    #[test]
+    fn consent_names_the_flags() {
+        let all =
+            DrainOptions { force: true, delete_emptydir_data: true, disable_eviction: true, ..Default::default() };
+        assert_eq!(
+            consent(&all, "n1", None),
+            Err("force, delete-emptydir-data, disable-eviction cannot be undone: send \"confirm\": \"n1\" to go ahead"
+                .into())
+        );
+    }
+
+    #[test]
+    fn seconds_are_blank_or_a_whole_number() {
+        assert_eq!(seconds::<u64>(""), Ok(None));
+        assert_eq!(seconds::<u64>("   "), Ok(None));
+        assert_eq!(seconds::<u64>(" 30 "), Ok(Some(30)));
+        assert_eq!(seconds::<u64>("0"), Ok(Some(0)));
+        assert_eq!(seconds::<i64>("-1"), Ok(Some(-1)), "a grace period of -1 means each pod's own");
+        assert_eq!(seconds::<u64>("-1"), Err(BadNumber));
+        for bad in ["1.5", "10s", "ten", "1 0", "99999999999999999999"] {
+            assert_eq!(seconds::<u64>(bad), Err(BadNumber), "{bad:?}");
         }
     }
 }

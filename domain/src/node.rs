@@ -107,6 +107,21 @@ impl Condition {
     }
 }
 
+impl NodeCard {
+    /// Whether the node's Lease was last renewed more than `grace_seconds` before `now`. A node without a Lease has
+    /// nothing to judge here.
+    pub fn lease_stale(&self, now: jiff::Timestamp, grace_seconds: i64) -> bool {
+        older_than(self.lease_renewed, now, grace_seconds)
+    }
+
+    /// Whether `Ready`'s heartbeat is older than `grace_seconds` at `now`, judged only for a node without a Lease.
+    /// The Lease is the node's heartbeat: with one, kubelets refresh `lastHeartbeatTime` only when the status
+    /// changes or every few minutes, so its age alone means nothing.
+    pub fn heartbeat_stale(&self, now: jiff::Timestamp, grace_seconds: i64) -> bool {
+        self.lease_renewed.is_none() && older_than(self.ready_heartbeat, now, grace_seconds)
+    }
+}
+
 #[cfg(feature = "k8s")]
 impl NodeCard {
     /// The card of `node`, without Lease and pod count (the caller has those).
@@ -192,6 +207,11 @@ pub fn roles(labels: &std::collections::BTreeMap<String, String>) -> Vec<String>
     roles
 }
 
+/// Whether `time` is more than `seconds` before `now`; never for no time at all.
+fn older_than(time: Option<jiff::Timestamp>, now: jiff::Timestamp, seconds: i64) -> bool {
+    time.is_some_and(|t| now.duration_since(t).as_secs() > seconds)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,6 +260,22 @@ mod tests {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
         assert_eq!(roles(&labels), ["gpu", "worker"]);
+    }
+
+    #[test]
+    fn heartbeats_are_stale_past_the_grace_period_and_the_lease_comes_first() {
+        let now: jiff::Timestamp = "2026-11-30T12:00:00Z".parse().unwrap();
+        let ago = |secs: i64| Some(now - jiff::SignedDuration::from_secs(secs));
+        let card =
+            |lease, heartbeat| NodeCard { lease_renewed: lease, ready_heartbeat: heartbeat, ..Default::default() };
+        assert!(card(ago(41), None).lease_stale(now, 40));
+        assert!(!card(ago(40), None).lease_stale(now, 40), "strictly older than the grace period");
+        assert!(!card(None, ago(3600)).lease_stale(now, 40), "no Lease, nothing to judge");
+        assert!(card(None, ago(41)).heartbeat_stale(now, 40), "without a Lease, Ready's heartbeat is judged");
+        assert!(!card(None, ago(40)).heartbeat_stale(now, 40));
+        assert!(!card(ago(1), ago(3600)).heartbeat_stale(now, 40), "with a Lease, Ready's heartbeat may be old");
+        assert!(!card(None, None).heartbeat_stale(now, 40));
+        assert!(!card(ago(-5), None).lease_stale(now, 40), "a clock ahead of the server's is not stale");
     }
 
     #[cfg(feature = "k8s")]

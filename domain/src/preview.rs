@@ -11,8 +11,10 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    PodSummary,
-    drain::{DaemonSetLookup, Decision, DrainOption, DrainOptions, EvictNote, Refusal, SkipReason, plan},
+    PodRef, PodSummary,
+    drain::{
+        DaemonSetLookup, Decision, DestructiveOption, DrainOption, DrainOptions, EvictNote, Refusal, SkipReason, plan,
+    },
     pod::ControllerRef,
     progress::PdbStatus,
     selector::{LabelSelector, SelectorError},
@@ -85,6 +87,14 @@ pub struct RefusedPod {
     pub needs: Vec<DrainOption>,
 }
 
+/// The group of the preview a pod falls into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum PreviewGroup {
+    Evict,
+    Skip,
+    Refuse,
+}
+
 /// The preview, grouped as the dialog shows it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Preview {
@@ -112,6 +122,20 @@ impl Preview {
             }
         }
         seen
+    }
+
+    /// The group of the pod whose [`PodRef::key`] is `key`; `None` for a pod the preview does not hold (one the
+    /// pod selector leaves out, or one that came after it was planned).
+    pub fn group_of(&self, key: &str) -> Option<PreviewGroup> {
+        if self.evict.iter().any(|e| e.pod.key() == key) {
+            Some(PreviewGroup::Evict)
+        } else if self.skipped.iter().any(|(p, _)| p.key() == key) {
+            Some(PreviewGroup::Skip)
+        } else if self.refused.iter().any(|r| r.pod.key() == key) {
+            Some(PreviewGroup::Refuse)
+        } else {
+            None
+        }
     }
 }
 
@@ -165,18 +189,15 @@ pub fn covering_pdb<'a>(
 
 /// Options that destroy something that will not come back: data, bare pods, or the protection of budgets. The
 /// dialog asks for the node's name to be typed before a drain with any of them.
-pub fn destructive_options(options: &DrainOptions) -> Vec<&'static str> {
-    let mut chosen = Vec::new();
-    if options.force {
-        chosen.push("force");
-    }
-    if options.delete_emptydir_data {
-        chosen.push("delete-emptydir-data");
-    }
-    if options.disable_eviction {
-        chosen.push("disable-eviction");
-    }
-    chosen
+pub fn destructive_options(options: &DrainOptions) -> Vec<DestructiveOption> {
+    [
+        (options.force, DestructiveOption::Force),
+        (options.delete_emptydir_data, DestructiveOption::DeleteEmptydirData),
+        (options.disable_eviction, DestructiveOption::DisableEviction),
+    ]
+    .into_iter()
+    .filter_map(|(on, option)| on.then_some(option))
+    .collect()
 }
 
 /// Whether the drain may be confirmed: nothing refused, the selector readable, and the node's name typed exactly
@@ -295,13 +316,15 @@ mod tests {
         assert!(!can_confirm(&preview(&inputs(), &blocked), &blocked, "n1", "n1"));
         let all =
             DrainOptions { ignore_daemonsets: true, force: true, delete_emptydir_data: true, ..Default::default() };
-        assert_eq!(destructive_options(&all), ["force", "delete-emptydir-data"]);
+        assert_eq!(destructive_options(&all), [DestructiveOption::Force, DestructiveOption::DeleteEmptydirData]);
         assert!(!can_confirm(&preview(&inputs(), &all), &all, "n1", ""));
         assert!(!can_confirm(&preview(&inputs(), &all), &all, "n1", "n2"));
         assert!(can_confirm(&preview(&inputs(), &all), &all, "n1", " n1 "));
         let disable =
             DrainOptions { disable_eviction: true, pod_selector: Some("app=web".into()), ..Default::default() };
         assert!(!can_confirm(&preview(&inputs(), &disable), &disable, "n1", ""), "disable-eviction bypasses PDBs");
+        assert_eq!(destructive_options(&disable), [DestructiveOption::DisableEviction]);
+        assert!(destructive_options(&safe).is_empty());
     }
 
     #[test]
@@ -312,5 +335,19 @@ mod tests {
             DrainOptions { ignore_daemonsets: true, force: true, delete_emptydir_data: true, ..Default::default() };
         let p = preview(&i, &options).unwrap();
         assert_eq!(names(p.refused.iter().map(|r| r.pod.clone())), ["agent"]);
+    }
+
+    #[test]
+    fn each_pod_is_found_in_its_group_by_key() {
+        let options = DrainOptions { ignore_daemonsets: true, ..Default::default() };
+        let p = preview(&inputs(), &options).unwrap();
+        assert_eq!(p.group_of("ns/web-1"), Some(PreviewGroup::Evict));
+        assert_eq!(p.group_of("ns/agent"), Some(PreviewGroup::Skip));
+        assert_eq!(p.group_of("ns/bare"), Some(PreviewGroup::Refuse));
+        assert_eq!(p.group_of("ns/scratch"), Some(PreviewGroup::Refuse));
+        assert_eq!(p.group_of("other/web-1"), None, "the namespace is part of the key");
+        assert_eq!(p.group_of("web-1"), None);
+        let narrowed = DrainOptions { pod_selector: Some("app=web".into()), ..Default::default() };
+        assert_eq!(preview(&inputs(), &narrowed).unwrap().group_of("ns/bare"), None, "left out by the selector");
     }
 }

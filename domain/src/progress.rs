@@ -3,7 +3,7 @@
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::drain::{DrainOptions, DrainPlan};
+use crate::drain::{DrainOptions, DrainPlan, DryRun};
 
 /// A PodDisruptionBudget as a blocked eviction explains it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,6 +46,20 @@ impl PodState {
     /// The pod counts as done: gone, or accepted by a server dry run.
     pub fn is_done(&self) -> bool {
         matches!(self, Self::Gone | Self::DryRunAccepted)
+    }
+
+    /// The state's stable name, in kebab case (`dry-run-accepted`): what pages and their tests match a state by.
+    pub fn key(&self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Evicting => "evicting",
+            Self::Blocked { .. } => "blocked",
+            Self::Terminating { .. } => "terminating",
+            Self::Gone => "gone",
+            Self::DryRunAccepted => "dry-run-accepted",
+            Self::NoLongerWaited => "no-longer-waited",
+            Self::Failed(_) => "failed",
+        }
     }
 }
 
@@ -92,6 +106,12 @@ impl DrainState {
     pub fn is_running(&self) -> bool {
         matches!(self, Self::Cordoning | Self::Planning | Self::Evicting)
     }
+
+    /// The drain ended with everything it set out to do done: drained, or every eviction accepted by a server dry
+    /// run. A drain that left pods behind, or a client dry run that only planned, did not.
+    pub fn is_final_ok(&self) -> bool {
+        matches!(self, Self::Drained | Self::DryRunAccepted)
+    }
 }
 
 /// The whole story of one drain.
@@ -118,6 +138,12 @@ impl DrainProgress {
     /// Pods evicted or being evicted that are not gone yet.
     pub fn pods_left(&self) -> usize {
         self.pods.iter().filter(|p| p.state != PodState::Gone).count()
+    }
+
+    /// Whether to offer an uncordon once the drain is over: a real drain that got as far as cordoning and
+    /// evicting. A dry run changed nothing, and a refused drain evicted nothing (the node was cordoned on purpose).
+    pub fn offers_uncordon(&self) -> bool {
+        self.options.dry_run == DryRun::None && !self.state.is_running() && self.state != DrainState::Refused
     }
 }
 
@@ -214,7 +240,7 @@ impl From<&DrainProgress> for DrainSummary {
             started_by: p.started_by.clone(),
             started_at: p.started_at,
             reason: p.reason.clone(),
-            dry_run: p.options.dry_run != crate::drain::DryRun::None,
+            dry_run: p.options.dry_run != DryRun::None,
             state: p.state.clone(),
             total: p.pods.len(),
             done: p.done(),
@@ -278,5 +304,89 @@ mod tests {
         let mut done = record;
         done.state = DrainState::Drained;
         assert_eq!(done.clone().interrupted(), done, "a finished record stays as it is");
+    }
+
+    fn progress(state: DrainState, dry_run: DryRun) -> DrainProgress {
+        DrainProgress {
+            id: "d1".into(),
+            node: "n1".into(),
+            started_by: "alice".into(),
+            started_at: Timestamp::UNIX_EPOCH,
+            reason: None,
+            options: DrainOptions { dry_run, ..Default::default() },
+            state,
+            plan: None,
+            pods: Vec::new(),
+            finished_at: None,
+        }
+    }
+
+    fn every_drain_state() -> Vec<DrainState> {
+        use DrainState::*;
+        vec![
+            Cordoning,
+            Planning,
+            Evicting,
+            Drained,
+            DrainedExceptTerminating(1),
+            Refused,
+            DryRunPlanned,
+            DryRunAccepted,
+            TimedOut,
+            Cancelled,
+            Failed("boom".into()),
+            Interrupted,
+        ]
+    }
+
+    #[test]
+    fn only_drained_and_an_accepted_dry_run_end_ok() {
+        let ok: Vec<_> = every_drain_state().into_iter().filter(DrainState::is_final_ok).collect();
+        assert_eq!(ok, [DrainState::Drained, DrainState::DryRunAccepted]);
+    }
+
+    #[test]
+    fn uncordon_is_offered_after_a_real_drain_that_ran() {
+        let offered: Vec<_> =
+            every_drain_state().into_iter().filter(|s| progress(s.clone(), DryRun::None).offers_uncordon()).collect();
+        use DrainState::*;
+        assert_eq!(
+            offered,
+            [
+                Drained,
+                DrainedExceptTerminating(1),
+                DryRunPlanned,
+                DryRunAccepted,
+                TimedOut,
+                Cancelled,
+                Failed("boom".into()),
+                Interrupted
+            ]
+        );
+        for dry_run in [DryRun::Client, DryRun::Server] {
+            for state in every_drain_state() {
+                assert!(!progress(state.clone(), dry_run).offers_uncordon(), "{dry_run:?} {state:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn pod_states_have_stable_kebab_case_keys() {
+        let at = Timestamp::UNIX_EPOCH;
+        let keys = [
+            PodState::Pending,
+            PodState::Evicting,
+            PodState::Blocked { pdb: None, message: "no".into(), retry_at: at },
+            PodState::Terminating { deletion_deadline: Some(at) },
+            PodState::Gone,
+            PodState::DryRunAccepted,
+            PodState::NoLongerWaited,
+            PodState::Failed("boom".into()),
+        ]
+        .map(|s| s.key());
+        assert_eq!(
+            keys,
+            ["pending", "evicting", "blocked", "terminating", "gone", "dry-run-accepted", "no-longer-waited", "failed"]
+        );
     }
 }

@@ -5,7 +5,7 @@ use domain::{
     PodRef,
     board::{elapsed, short_age},
     drain::DryRun,
-    progress::{DrainProgress, DrainState, PodProgress, PodState},
+    progress::{DrainProgress, PodProgress, PodState},
 };
 use jiff::Timestamp;
 use leptos::prelude::*;
@@ -86,22 +86,15 @@ fn ProgressBody(progress: RwSignal<Option<DrainProgress>>, server_now: Signal<Ti
     let counts = Memo::new(move |_| progress.with(|p| p.as_ref().map_or((0, 0), |p| (p.done(), p.pods.len()))));
     let state_class = move || match state.get().map(|(s, _)| s) {
         Some(s) if s.is_running() => "drain-state",
-        Some(DrainState::Drained | DrainState::DryRunAccepted) => "drain-state ok",
+        Some(s) if s.is_final_ok() => "drain-state ok",
         _ => "drain-state bad",
     };
     let took =
         move || with(&|p| elapsed(p.finished_at.unwrap_or_else(|| server_now.get()).duration_since(p.started_at)));
     let uids = move || progress.with(|p| p.as_ref().map(|p| p.pods.iter().map(|x| x.uid.clone()).collect::<Vec<_>>()));
     // Returning the node to service needs no uncordon; one that comes back into service does.
-    let offer_uncordon = Memo::new(move |_| {
-        progress.with(|p| {
-            p.as_ref()
-                .filter(|p| {
-                    p.options.dry_run == DryRun::None && !p.state.is_running() && p.state != DrainState::Refused
-                })
-                .map(|p| p.node.clone())
-        })
-    });
+    let offer_uncordon =
+        Memo::new(move |_| progress.with(|p| p.as_ref().filter(|p| p.offers_uncordon()).map(|p| p.node.clone())));
     view! {
         <p class="muted">
             {move || with(&|p| {
@@ -169,24 +162,10 @@ fn PodRow(uid: String, progress: RwSignal<Option<DrainProgress>>, server_now: Si
     };
     let shown = key.clone();
     view! {
-        <tr data-testid="progress-pod" data-pod=key data-state=move || pod_state_key(&state.get())>
+        <tr data-testid="progress-pod" data-pod=key data-state=move || state.get().key()>
             <td><code>{shown}</code></td>
-            <td class=move || format!("pod-state {}", pod_state_key(&state.get()))>{move || pod_state_text(i18n, &state.get())}</td>
+            <td class=move || format!("pod-state {}", state.get().key())>{move || pod_state_text(i18n, &state.get())}</td>
             <td class="muted">{took}</td>
         </tr>
-    }
-}
-
-/// The state's name in `data-state` and in the row's class.
-fn pod_state_key(state: &PodState) -> &'static str {
-    match state {
-        PodState::Pending => "pending",
-        PodState::Evicting => "evicting",
-        PodState::Blocked { .. } => "blocked",
-        PodState::Terminating { .. } => "terminating",
-        PodState::Gone => "gone",
-        PodState::DryRunAccepted => "dry-run-accepted",
-        PodState::NoLongerWaited => "no-longer-waited",
-        PodState::Failed(_) => "failed",
     }
 }

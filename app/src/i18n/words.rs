@@ -4,7 +4,7 @@
 use domain::{
     ReadyStatus,
     actions::Unavailable,
-    drain::{DrainOption, EvictNote, Refusal, SkipReason},
+    drain::{DestructiveOption, DrainOption, EvictNote, Refusal, SkipReason},
     pod::PodPhase,
     progress::{DrainState, PdbStatus, PodState},
 };
@@ -86,14 +86,12 @@ pub fn option_text(i18n: I18n, option: DrainOption) -> String {
     }
 }
 
-/// A destructive option by its kubectl flag (as `domain::preview::destructive_options` names it); an unknown flag
-/// is shown as it is.
-pub fn flag_text(i18n: I18n, flag: &str) -> String {
-    match flag {
-        "force" => t_string!(i18n, drain.flag_force).to_string(),
-        "delete-emptydir-data" => t_string!(i18n, drain.flag_delete_emptydir).to_string(),
-        "disable-eviction" => t_string!(i18n, drain.flag_disable_eviction).to_string(),
-        other => other.to_string(),
+/// An option that destroys something, by its kubectl flag.
+pub fn flag_text(i18n: I18n, option: DestructiveOption) -> String {
+    match option {
+        DestructiveOption::Force => t_string!(i18n, drain.flag_force).to_string(),
+        DestructiveOption::DeleteEmptydirData => t_string!(i18n, drain.flag_delete_emptydir).to_string(),
+        DestructiveOption::DisableEviction => t_string!(i18n, drain.flag_disable_eviction).to_string(),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use domain::{
     PodRef,
-    preview::{Preview, PreviewInputs},
+    preview::{Preview, PreviewGroup, PreviewInputs},
 };
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
@@ -69,14 +69,11 @@ pub fn NodePage() -> impl IntoView {
 
 /// What a drain with default options does with the pod `key`, in words.
 fn verdict(i18n: I18n, plan: &Preview, key: &str) -> String {
-    if plan.evict.iter().any(|e| e.pod.key() == key) {
-        t_string!(i18n, detail.would_evict).to_string()
-    } else if plan.skipped.iter().any(|(p, _)| p.key() == key) {
-        t_string!(i18n, detail.would_skip).to_string()
-    } else if plan.refused.iter().any(|r| r.pod.key() == key) {
-        t_string!(i18n, detail.would_refuse).to_string()
-    } else {
-        String::new()
+    match plan.group_of(key) {
+        Some(PreviewGroup::Evict) => t_string!(i18n, detail.would_evict).to_string(),
+        Some(PreviewGroup::Skip) => t_string!(i18n, detail.would_skip).to_string(),
+        Some(PreviewGroup::Refuse) => t_string!(i18n, detail.would_refuse).to_string(),
+        None => String::new(),
     }
 }
 

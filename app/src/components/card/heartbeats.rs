@@ -12,13 +12,9 @@ pub fn Heartbeats(
     settings: Signal<BoardSettings>,
 ) -> impl IntoView {
     let i18n = use_i18n();
-    let stale = move |t: Option<Timestamp>| {
-        t.is_some_and(|t| server_now.get().duration_since(t).as_secs() > settings.get().grace_seconds)
-    };
-    // The Lease is the node's heartbeat. With a Lease, kubelets refresh Ready's lastHeartbeatTime only when the
-    // status changes or every few minutes, so its age alone means nothing; it is judged only for nodes without one.
-    let heartbeat_stale = move || card.with(|c| c.lease_renewed.is_none() && stale(c.ready_heartbeat));
-    let lease_stale = move || stale(card.with(|c| c.lease_renewed));
+    let grace = move || settings.with(|s| s.grace_seconds);
+    let heartbeat_stale = move || card.with(|c| c.heartbeat_stale(server_now.get(), grace()));
+    let lease_stale = move || card.with(|c| c.lease_stale(server_now.get(), grace()));
     let ago = move |t: Option<Timestamp>| {
         super::age(server_now, t).map(|age| t_string!(i18n, card.ago, age).to_string()).unwrap_or_default()
     };

@@ -1,13 +1,12 @@
 //! The drain dialog's options: one signal per field, grouped so that the dialog passes one value around.
 
-use domain::drain::DrainOptions;
+use domain::{
+    drain::{DestructiveOption, DrainOptions},
+    input::{BadNumber, seconds},
+};
 use leptos::prelude::*;
 
 use crate::i18n::{flag_text, t_string, use_i18n};
-
-/// A number field that does not hold a whole number of seconds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BadNumber;
 
 /// What the person has chosen and typed in the drain dialog.
 #[derive(Clone, Copy)]
@@ -83,23 +82,17 @@ impl Default for DrainForm {
     }
 }
 
-/// Parses an optional whole number of seconds: empty is `None`, anything else must be a number.
-fn seconds<T: std::str::FromStr>(text: &str) -> Result<Option<T>, BadNumber> {
-    let text = text.trim();
-    if text.is_empty() { Ok(None) } else { text.parse().map(Some).map_err(|_| BadNumber) }
-}
-
 /// The options column: four toggles, the number fields, the pod selector, the reason, and the node's name to
-/// type when an option destroys something (`destructive` names them by their kubectl flags).
+/// type when an option destroys something (`destructive` lists them).
 #[component]
 pub fn OptionsForm(
     form: DrainForm,
     node: StoredValue<String>,
-    destructive: Signal<Vec<&'static str>>,
+    destructive: Signal<Vec<DestructiveOption>>,
 ) -> impl IntoView {
     let i18n = use_i18n();
-    let prompt = move |chosen: &[&str]| {
-        let options = chosen.iter().map(|flag| flag_text(i18n, flag)).collect::<Vec<_>>().join(", ");
+    let prompt = move |chosen: &[DestructiveOption]| {
+        let options = chosen.iter().map(|option| flag_text(i18n, *option)).collect::<Vec<_>>().join(", ");
         node.with_value(|node| t_string!(i18n, drain.type_node_name, node, options).to_string())
     };
     view! {

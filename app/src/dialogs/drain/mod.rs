@@ -4,6 +4,7 @@ mod form;
 mod preview;
 
 use domain::{
+    actions::may_drain,
     drain::DryRun,
     preview::{Preview, can_confirm, destructive_options, preview},
     progress::DrainRecord,
@@ -61,20 +62,14 @@ pub fn DrainDialog(
         let Ok(o) = options.get() else { return false };
         planned.with(|p| p.as_ref().is_some_and(|p| node.with_value(|n| can_confirm(p, &o, n, &form.typed.get()))))
             && !busy.get()
-            && actions.lacking.with(|l| {
-                l.as_ref().is_some_and(|l| l.drain.is_none() && (!o.disable_eviction || l.delete_pods.is_none()))
-            })
+            && actions.lacking.with(|l| may_drain(l.as_ref(), &o).is_ok())
     });
     let dry_runnable =
         Signal::derive(move || planned.with(|p| matches!(p, Some(Ok(p)) if !p.is_blocked())) && !busy.get());
     let evict_count = move || planned.with(|p| p.as_ref().and_then(|p| p.as_ref().ok()).map_or(0, |p| p.evict.len()));
     let begin = Callback::new(move |dry_run: DryRun| {
-        let Ok(mut options) = options.get_untracked() else { return };
-        options.dry_run = dry_run;
-        if dry_run == DryRun::Server {
-            // Budgets that allow nothing make the API answer "not now" for ever; a dry run reports that and stops.
-            options.timeout_seconds = Some(options.timeout_seconds.unwrap_or(15).min(15));
-        }
+        let Ok(options) = options.get_untracked() else { return };
+        let options = options.for_dry_run(dry_run);
         // The typed name goes along: the server asks for it too before anything destructive.
         let confirm = Some(form.typed.get_untracked()).filter(|t| !t.trim().is_empty());
         start.dispatch(StartDrain { node: node.get_value(), options, reason: form.reason_untracked(), confirm });
@@ -90,9 +85,11 @@ pub fn DrainDialog(
                 <p class="hint" data-testid="blocked-hint">{t_string!(i18n, drain.blocked_hint)}</p>
             })}
             {move || {
-                let wants_delete = options.with(|o| o.as_ref().is_ok_and(|o| o.disable_eviction));
-                let missing = actions.lacking.with(|l| l.as_ref().and_then(|l| l.delete_pods.clone()));
-                missing.filter(|_| wants_delete).map(|m| view! {
+                let missing = options.with(|o| {
+                    let o = o.as_ref().ok()?;
+                    actions.lacking.with(|l| l.as_ref()?.delete_pods_for(o).map(str::to_string))
+                });
+                missing.map(|m| view! {
                     <p class="hint" data-testid="delete-permission-hint">{missing_permission_text(i18n, &m)}</p>
                 })
             }}

@@ -4,12 +4,12 @@
 use domain::{
     PodRef,
     drain::{DrainOption, DrainOptions},
+    input::BadNumber,
     preview::{Preview, PreviewPod},
     selector::SelectorError,
 };
 use leptos::prelude::*;
 
-use super::form::BadNumber;
 use crate::{
     i18n::{I18n, note_text, option_text, refusal_text, skip_text, t_string, use_i18n},
     live::preview::{PreviewFeed, PreviewTrouble},
