@@ -8,6 +8,8 @@ pub mod error;
 mod i18n;
 mod live;
 mod pages;
+#[cfg(feature = "ssr")]
+pub mod security;
 
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
@@ -20,6 +22,8 @@ pub use error::AppError;
 
 /// The HTML document around the app, rendered on the server only.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    security::provide_policy();
     view! {
         <!DOCTYPE html>
         // The catalogue's provider sets `lang` (and `dir`) to the locale it picked; the browser reads it back.
@@ -28,6 +32,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <meta name="color-scheme" content="light dark" />
+                <link rel="icon" type="image/svg+xml" href="/favicon.svg" />
                 <AutoReload options=options.clone() />
                 <HydrationScripts options />
                 <MetaTags />

@@ -86,6 +86,13 @@ pub enum StatusFilter {
     Ready,
 }
 
+/// Whether the server's watches reach the API server: sent on the board stream as a `health` event whenever it
+/// changes. While `lost_since` is set, the cards show what the API server said before then.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiHealth {
+    pub lost_since: Option<Timestamp>,
+}
+
 /// Display order: NotReady and Unknown first, then cordoned, then the rest; by name within each.
 pub fn display_rank(card: &NodeCard) -> u8 {
     match (card.ready, card.unschedulable) {

@@ -80,7 +80,16 @@ pub struct ClusterCache {
     pod_changes: Arc<AtomicU64>,
     pdb_changes: Arc<AtomicU64>,
     cards: watch::Receiver<Arc<Vec<NodeCard>>>,
+    /// Since when the watches cannot reach the API server; `None` while they can.
+    lost_since: watch::Receiver<Option<jiff::Timestamp>>,
     handles: Vec<JoinHandle<()>>,
+}
+
+/// What every watch of a cache reports to: a counter that moves on each change, and whether the API server answers.
+#[derive(Clone)]
+struct Feed {
+    version: Arc<watch::Sender<u64>>,
+    lost_since: Arc<watch::Sender<Option<jiff::Timestamp>>>,
 }
 
 impl ClusterCaches {
@@ -155,7 +164,8 @@ impl ClusterCaches {
 impl ClusterCache {
     fn start(client: Client, watches_started: &AtomicU64, tasks: &Tasks) -> Self {
         let (version_tx, version) = watch::channel(0u64);
-        let version_tx = Arc::new(version_tx);
+        let (lost_tx, lost_since) = watch::channel(None);
+        let feed = Feed { version: Arc::new(version_tx), lost_since: Arc::new(lost_tx) };
         let (nodes, node_writer) = reflector::store();
         let (pods, pod_writer) = reflector::store();
         let (leases, lease_writer) = reflector::store();
@@ -165,13 +175,13 @@ impl ClusterCache {
         let pod_changes = Arc::new(AtomicU64::new(0));
         let pdb_changes = Arc::new(AtomicU64::new(0));
         let mut handles = vec![
-            reflect(tasks, Api::<Node>::all(client.clone()), node_writer, trim::node, version_tx.clone(), None),
+            reflect(tasks, Api::<Node>::all(client.clone()), node_writer, trim::node, feed.clone(), None),
             reflect(
                 tasks,
                 Api::<Pod>::all(client.clone()),
                 pod_writer,
                 trim::pod,
-                version_tx.clone(),
+                feed.clone(),
                 Some(pod_changes.clone()),
             ),
             reflect(
@@ -179,7 +189,7 @@ impl ClusterCache {
                 Api::<Lease>::namespaced(client.clone(), NODE_LEASE_NAMESPACE),
                 lease_writer,
                 trim::lease,
-                version_tx.clone(),
+                feed.clone(),
                 None,
             ),
             reflect(
@@ -187,7 +197,7 @@ impl ClusterCache {
                 Api::<PodDisruptionBudget>::all(client),
                 pdb_writer,
                 trim::pdb,
-                version_tx,
+                feed,
                 Some(pdb_changes.clone()),
             ),
         ];
@@ -220,13 +230,19 @@ impl ClusterCache {
                 }
             }
         }));
-        ClusterCache { nodes, pods, leases, pdbs, version, ready, pod_changes, pdb_changes, cards, handles }
+        ClusterCache { nodes, pods, leases, pdbs, version, ready, pod_changes, pdb_changes, cards, lost_since, handles }
     }
 
     /// The cards, recomputed after changes (at most every 100 ms) and shared by every viewer. Empty until the
     /// cache is ready.
     pub fn live_cards(&self) -> watch::Receiver<Arc<Vec<NodeCard>>> {
         self.cards.clone()
+    }
+
+    /// Since when the watches cannot reach the API server, or `None` while they can. Pages say so at once: a board
+    /// that looks live on data that stopped is worse than no board.
+    pub fn lost_since(&self) -> watch::Receiver<Option<jiff::Timestamp>> {
+        self.lost_since.clone()
     }
 
     /// Waits until each watch has listed its resource once. Any number of callers may wait at once.
@@ -297,7 +313,7 @@ fn reflect<K>(
     api: Api<K>,
     writer: reflector::store::Writer<K>,
     trim: fn(&mut K),
-    version: Arc<watch::Sender<u64>>,
+    feed: Feed,
     count: Option<Arc<AtomicU64>>,
 ) -> JoinHandle<()>
 where
@@ -314,12 +330,32 @@ where
                     if let Some(count) = &count {
                         count.fetch_add(1, Ordering::Relaxed);
                     }
-                    version.send_modify(|v| *v += 1)
+                    feed.version.send_modify(|v| *v += 1);
+                    feed.lost_since.send_if_modified(|lost| lost.take().is_some());
+                }
+                Err(err) if answered(&err) => {
+                    tracing::warn!(error = %err, kind = %K::kind(&Default::default()), "watch failed; retrying")
                 }
                 Err(err) => {
+                    feed.lost_since.send_if_modified(|lost| {
+                        let first = lost.is_none();
+                        lost.get_or_insert_with(jiff::Timestamp::now);
+                        first
+                    });
                     tracing::warn!(error = %err, kind = %K::kind(&Default::default()), "watch failed; retrying")
                 }
             }
         }
     })
+}
+
+/// Whether a watch error came from an API server that answered (a refusal, an expired resource version), as
+/// opposed to one that could not be reached.
+fn answered(err: &watcher::Error) -> bool {
+    match err {
+        watcher::Error::InitialListFailed(e) | watcher::Error::WatchStartFailed(e) | watcher::Error::WatchFailed(e) => {
+            matches!(e, kube::Error::Api(_))
+        }
+        watcher::Error::WatchError(_) | watcher::Error::NoResourceVersion => true,
+    }
 }

@@ -118,6 +118,7 @@ pub async fn board_events(
     let cache = engine.cache(&identity)?;
     let board = BoardFeed {
         cards: cache.live_cards(),
+        lost_since: cache.lost_since(),
         _cache: cache,
         sent: BTreeMap::new(),
         first: true,
@@ -126,6 +127,7 @@ pub async fn board_events(
         drain_changes: engine.drains().changes(),
         cluster: identity.cluster,
         drains_sent: None,
+        lost_sent: None,
         _viewer: Viewer::new(streams.viewers.clone()),
     };
     let stream = futures::stream::unfold(board, |mut board| async move {
@@ -147,6 +149,10 @@ struct BoardFeed {
     drain_changes: tokio::sync::watch::Receiver<u64>,
     cluster: String,
     drains_sent: Option<Vec<domain::progress::DrainSummary>>,
+    /// Since when the cache's watches cannot reach the API server.
+    lost_since: tokio::sync::watch::Receiver<Option<jiff::Timestamp>>,
+    /// What the viewer was last told of it; a new viewer assumes the API server answers.
+    lost_sent: Option<jiff::Timestamp>,
     _viewer: Viewer,
 }
 
@@ -154,6 +160,13 @@ impl BoardFeed {
     /// The next event to send; `None` ends the stream.
     async fn next(&mut self) -> Option<Event> {
         loop {
+            // A lost API server is said at once, board or no board: the cards stop changing, and must not look live.
+            let lost = *self.lost_since.borrow_and_update();
+            if lost != self.lost_sent {
+                self.lost_sent = lost;
+                let health = domain::board::ApiHealth { lost_since: lost };
+                return Some(Event::default().event("health").json_data(health).unwrap_or_default());
+            }
             // The drains follow the first board, so a viewer never sees a drain for a card it does not have.
             if !self.first {
                 let drains = self.drains.summaries(&self.cluster);
@@ -175,6 +188,7 @@ impl BoardFeed {
                     }
                 }
                 changed = self.drain_changes.changed() => changed.ok()?,
+                changed = self.lost_since.changed() => changed.ok()?,
             }
         }
     }

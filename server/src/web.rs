@@ -8,8 +8,11 @@ use leptos::prelude::*;
 use leptos_axum::{LeptosRoutes, generate_route_list};
 use std::time::Duration;
 
-use axum::http::StatusCode;
-use tower_http::{compression::CompressionLayer, limit::RequestBodyLimitLayer, timeout::TimeoutLayer};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
+use tower_http::{
+    compression::CompressionLayer, limit::RequestBodyLimitLayer, set_header::SetResponseHeaderLayer,
+    timeout::TimeoutLayer,
+};
 
 use crate::{
     events::{self, StreamLimits, Streams},
@@ -23,6 +26,10 @@ pub const BODY_LIMIT: usize = 16 * 1024;
 /// How long a page or server function may take: a new cache's first list may take 90 s on a large cluster.
 /// Event streams are meant to stay open, and are left out.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn always(name: HeaderName, value: &'static str) -> SetResponseHeaderLayer<HeaderValue> {
+    SetResponseHeaderLayer::overriding(name, HeaderValue::from_static(value))
+}
 
 pub fn router(
     options: LeptosOptions,
@@ -59,6 +66,11 @@ pub fn router(
         .merge(event_routes)
         // A body over the limit is refused with 413 before anything reads it.
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
+        // On every response. The page's content security policy carries a per-render nonce, so the shell sets it
+        // (app::security); these need none.
+        .layer(always(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .layer(always(header::REFERRER_POLICY, "same-origin"))
+        .layer(always(header::X_FRAME_OPTIONS, "DENY"))
         // The wasm bundle is large; compressing it cuts the first load several times over. Event streams are
         // left alone by the layer (it does not compress text/event-stream).
         .layer(CompressionLayer::new())

@@ -31,6 +31,8 @@ pub struct LiveBoard {
     pub drains: RwSignal<DrainsByNode>,
     pub now: RwSignal<Timestamp>,
     pub connection: RwSignal<Connection>,
+    /// Since when the server cannot reach the API server, as the board stream says; `None` while it can.
+    pub api_lost: RwSignal<Option<Timestamp>>,
     /// Set once the page has hydrated; the browser tests wait for it.
     pub hydrated: RwSignal<bool>,
 }
@@ -43,6 +45,7 @@ impl LiveBoard {
             drains: RwSignal::new(Default::default()),
             now: RwSignal::new(Timestamp::now()),
             connection: RwSignal::new(Connection::Connecting),
+            api_lost: RwSignal::new(None),
             hydrated: RwSignal::new(false),
         };
         Effect::new(move |_| {
@@ -104,8 +107,14 @@ mod stream {
     fn open(holder: StoredValue<Option<Listening>, LocalStorage>, live: LiveBoard) {
         let listening = dom::listen(
             "/api/board/events",
-            &["board", "drains"],
+            &["board", "drains", "health"],
             move |kind, text| {
+                if kind == "health" {
+                    if let Ok(health) = serde_json::from_str::<domain::board::ApiHealth>(&text) {
+                        live.api_lost.set(health.lost_since);
+                    }
+                    return;
+                }
                 if kind == "drains" {
                     if let Ok(list) = serde_json::from_str::<Vec<DrainSummary>>(&text) {
                         live.drains.set(list.into_iter().map(|d| (d.node.clone(), d)).collect());
@@ -123,6 +132,9 @@ mod stream {
                 }
             },
         );
+        // A new stream starts from a server that says at once if it has lost the API server; until it does, the
+        // last word of the old stream no longer holds.
+        live.api_lost.set(None);
         // If the page is gone, the new stream is dropped with the closure, which closes it.
         let _ = holder.try_update_value(|h| *h = listening);
     }

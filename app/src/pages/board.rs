@@ -122,7 +122,7 @@ fn Toolbar(filters: Filters, live: LiveBoard) -> impl IntoView {
                 <option value="cordoned">{t_string!(i18n, board.status_cordoned)}</option>
                 <option value="ready">{t_string!(i18n, board.status_ready)}</option>
             </select>
-            <ConnectionBadge connection=live.connection />
+            <ConnectionBadge live />
         </div>
     }
 }

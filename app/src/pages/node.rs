@@ -30,7 +30,7 @@ pub fn NodePage() -> impl IntoView {
         <section class="node-detail" data-testid="node-detail" data-hydrated=move || live.hydrated.get().to_string()>
             <nav class="toolbar">
                 <a href="/" data-testid="back-to-board">{t_string!(i18n, detail.back)}</a>
-                <ConnectionBadge connection=live.connection />
+                <ConnectionBadge live />
             </nav>
             <Notice notice=actions.notice />
             <DialogHost server_now=live.server_now() />

@@ -20,7 +20,7 @@ pub fn WallPage() -> impl IntoView {
     let live = LiveBoard::new();
     view! {
         <section class="wall" data-testid="wall" data-hydrated=move || live.hydrated.get().to_string()>
-            <ConnectionBadge connection=live.connection />
+            <ConnectionBadge live />
             <Suspense fallback=move || view! { <p>{t_string!(i18n, app.loading_nodes)}</p> }>
                 {move || Suspend::new(async move {
                     snapshot.await.ok().map(|snap| {
