@@ -56,7 +56,10 @@ for (const [switchName, node, apiStatus, label] of [
       // The pod rule: the taint plus the pods' 10 s tolerations in the test cluster.
       const podCountdown = card.locator('[data-testid="pod-countdown"]');
       await podCountdown.waitFor({ timeout: 15_000 });
-      assert.match(await podCountdown.textContent(), /first pod eviction in 0:\d\d, \d+ pods will go|pods are being evicted now/);
+      const countdownText = await podCountdown.textContent();
+      assert.match(countdownText, /first pod eviction in 0:\d\d, \d+ pods? will go|pods are being evicted now/);
+      const [, goCount, goWord] = countdownText.match(/(\d+) (pods?) will go/) ?? [];
+      if (goCount !== undefined) assert.equal(goWord, goCount === '1' ? 'pod' : 'pods', countdownText);
       // It ticks in the browser.
       const ticking = card.locator('[data-testid="pod-countdown"]');
       const before = await ticking.textContent();

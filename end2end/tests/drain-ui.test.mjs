@@ -304,7 +304,7 @@ test('cordon from the card, then the dialog\'s pod selector and server dry run c
   // The pod selector narrows the preview at once; a selector that does not parse says so and blocks confirm.
   await dialog.locator('[data-testid="opt-pod-selector"]').fill('app=api');
   assert.deepEqual(await groupPods(dialog, 'evict'), []);
-  assert.match(await dialog.textContent(), /1 pods left out by the pod selector/);
+  assert.match(await dialog.textContent(), /1 pod left out by the pod selector/);
   await dialog.locator('[data-testid="opt-pod-selector"]').fill('app=web');
   const webOnly = await groupPods(dialog, 'evict');
   assert.equal(webOnly.length, 1);
@@ -408,7 +408,7 @@ test('a node that is down: the drain stops waiting for pods that cannot finish d
   const panel = page.locator('[data-testid="progress-panel"]');
   await panel.locator('[data-testid="progress-state"][data-state^="DrainedExceptTerminating"]').waitFor({ timeout: 60_000 });
   assert.equal(await panel.locator('[data-testid="progress-state"]').textContent(),
-    'Drained except 1 pods still terminating: they were no longer waited for and are still on the node');
+    'Drained except 1 pod still terminating: it was no longer waited for and is still on the node');
   assert.equal(await panel.locator(`[data-testid="progress-pod"][data-pod="${pod}"]`).getAttribute('data-state'), 'no-longer-waited');
   assert.deepEqual(s.podsOnNode(), [pod], 'the pod is really still there, deleting');
   assert.notEqual(kubectl('get', 'pod', '-n', s.ns, pod.split('/')[1], '-o', 'jsonpath={.metadata.deletionTimestamp}').trim(), '');
