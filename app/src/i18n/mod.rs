@@ -1,22 +1,9 @@
-//! One message catalogue for everything the UI says: `app/locales/en.json`, compiled by `leptos_i18n` (with plural
-//! rules and named parameters) into the `generated` module. Components read it through [`use_i18n`] and
-//! [`t_string!`]; the functions in `words` put the domain's states into words.
-//!
-//! The locale comes from the request's Accept-Language on the server, and from `<html lang>` when the browser
-//! hydrates, so both render the same text. Debug builds also carry `en-XA`, a pseudo-locale that wraps every
-//! message in `⟦…⟧` (see `app/build.rs`).
+//! The message catalogue as components use it: the `catalogue` crate's context and keys (every string the UI
+//! shows, in `catalogue/locales/`), [`t_string!`], and the functions in `words` that put the domain's states into
+//! words.
 
 mod words;
 
-// The generated module holds every key of the catalogue, used or not.
-#[allow(dead_code, unused_imports, clippy::all)]
-mod generated {
-    include!(concat!(env!("OUT_DIR"), "/i18n/mod.rs"));
-}
-
-pub use generated::i18n::{I18nContextProvider, Locale, use_i18n};
+pub use catalogue::{I18n, I18nContextProvider, use_i18n};
 pub use leptos_i18n::t_string;
 pub use words::*;
-
-/// The catalogue in the current locale, as components hold it.
-pub type I18n = leptos_i18n::I18nContext<Locale>;
