@@ -3,6 +3,8 @@
 mod cli;
 mod error;
 mod events;
+#[cfg(test)]
+mod fuzz;
 mod guard;
 mod serve;
 mod web;
