@@ -25,6 +25,9 @@ pub enum AppError {
     /// The request carries no identity the server holds credentials for.
     #[error("not signed in: {0}")]
     NotSignedIn(String),
+    /// The request conflicts with what runs (a drain of the node with other options).
+    #[error("conflict: {0}")]
+    Conflict(String),
     /// Over a limit of what may run at once (drains, streams); wait and try again.
     #[error("too many at once: {0}")]
     TooMany(String),
@@ -46,6 +49,7 @@ impl AppError {
             AppError::Invalid(_) => 400,
             AppError::NotSignedIn(_) => 401,
             AppError::TooMany(_) => 429,
+            AppError::Conflict(_) => 409,
             AppError::ServerFn(_) => 500,
         }
     }
@@ -98,6 +102,35 @@ impl From<engine::Error> for AppError {
             err @ Error::NotSignedIn { .. } => AppError::NotSignedIn(err.to_string()),
             err @ Error::NotListed(_) => AppError::Connection(err.to_string()),
             Error::TooMany(why) => AppError::TooMany(why),
+            Error::Conflict(why) => AppError::Conflict(why),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_of_failure_has_its_status() {
+        let api = |code| AppError::Api { code, message: String::new() };
+        let cases = [
+            (AppError::Invalid(String::new()), 400),
+            (AppError::NotSignedIn(String::new()), 401),
+            (api(403), 403),
+            (api(404), 404),
+            (AppError::NotFound(String::new()), 404),
+            (AppError::Conflict(String::new()), 409),
+            (api(409), 409),
+            (AppError::TooMany(String::new()), 429),
+            (api(500), 502),
+            (AppError::Connection(String::new()), 503),
+            (AppError::ServerFn(String::new()), 500),
+        ];
+        for (error, status) in cases {
+            assert_eq!(error.status(), status, "{error:?}");
+        }
+        let undecodable = AppError::from_server_fn_error(ServerFnErrorErr::Deserialization("eof".into()));
+        assert!(matches!(&undecodable, AppError::Invalid(why) if why.contains("cannot be read")), "{undecodable:?}");
     }
 }

@@ -16,6 +16,9 @@ pub enum Error {
     /// The server holds no credentials for the identity.
     #[error("no credentials for {user} on {cluster}")]
     NotSignedIn { user: String, cluster: String },
+    /// What the request asks for conflicts with what runs: another drain of the same node.
+    #[error("{0}")]
+    Conflict(String),
     /// Over a limit of what may run at once; the message says which, and to wait.
     #[error("{0}")]
     TooMany(String),

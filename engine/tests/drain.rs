@@ -403,9 +403,12 @@ async fn cancel_stops_a_blocked_drain_and_keeps_the_node_cordoned() {
     })
     .await
     .unwrap();
-    // A second request for the same node attaches to the running drain.
+    // A second request for the same node attaches to the running drain; one with other options conflicts.
     let again = registry.start(s.client.clone(), &s.identity, s.node.clone(), DrainOptions::default(), None).unwrap();
     assert!(again.attached && again.id == id);
+    let other = with(|o| o.grace_period_seconds = Some(1));
+    let conflict = registry.start(s.client.clone(), &s.identity, s.node.clone(), other, None).unwrap_err();
+    assert!(matches!(&conflict, engine::Error::Conflict(why) if why.contains(&id)), "{conflict}");
 
     assert!(registry.cancel(&id));
     let done = finish(&registry, &id, Duration::from_secs(10)).await;

@@ -106,7 +106,15 @@ impl DrainRegistry {
         let key = (identity.cluster.clone(), node.clone());
         let real = options.dry_run == DryRun::None;
         if real && let Some(id) = inner.running.get(&key) {
-            return Ok(DrainStarted { id: id.clone(), attached: true });
+            // The same request again (a second tab, a retry) attaches. Other options would be a different drain of
+            // the same node: that conflicts, and the person should see the running one first.
+            let running = inner.drains.get(id).map(|e| e.progress.borrow().options.clone());
+            if running.as_ref() == Some(&options) {
+                return Ok(DrainStarted { id: id.clone(), attached: true });
+            }
+            return Err(Error::Conflict(format!(
+                "{node} is being drained already, with other options (drain {id}); cancel it or wait for it to end"
+            )));
         }
         let DrainLimits { total, per_identity } = self.limits;
         if inner.active.len() >= total {
