@@ -3,14 +3,18 @@
 //! - **The node rule** from the maintenance guide: once `Ready` has been False or Unknown for the controller
 //!   manager's pod-eviction timeout (5 minutes there), all the node's pods are deleted. Current Kubernetes no
 //!   longer has that flag, but operators still reason with it, so it is shown with a configurable timeout.
-//! - **The pod rule** current clusters apply: the node lifecycle controller puts a `NoExecute` taint
-//!   (`node.kubernetes.io/not-ready` or `unreachable`) on the node, and each pod goes when its toleration of the
-//!   taints runs out. For every `NoExecute` taint, the first toleration in the pod's list that tolerates it is the
-//!   one that counts; the pod goes at the minimum of their `tolerationSeconds` after the taint appeared. A taint no
-//!   toleration matches, or a value ≤ 0, means at once; tolerations without seconds mean never.
+//! - **The pod rule** current clusters apply, as the taint-eviction controller decides it (`processPodOnNode`,
+//!   `getMinTolerationTime`). The node lifecycle controller puts a `NoExecute` taint (`node.kubernetes.io/not-ready`
+//!   or `unreachable`) on the node. For every `NoExecute` taint, the first toleration in the pod's list that
+//!   tolerates it is the one that counts. A taint no toleration matches deletes the pod at once. Otherwise, each time
+//!   the taints change, the controller takes the shortest `tolerationSeconds` of those tolerations (≤ 0 counts as
+//!   0; none at all means forever): forever cancels any scheduled deletion; a finite limit schedules one for then
+//!   plus the limit, unless one is scheduled already, which stays as it is. So the time is fixed by the first moment
+//!   every taint was tolerated with a finite limit, and a taint added later does not move it.
 //!
-//! The taint controller really starts its timer when it sees the taint, normally within milliseconds of the
-//! taint's `timeAdded`; a controller restart restarts the timer. `timeAdded` is the best public estimate.
+//! The controller starts its timer when it observes a change, normally within milliseconds of the taint's
+//! `timeAdded`, which is the best public estimate; a controller-manager restart restarts every timer. A taint with
+//! no `timeAdded`, or a limit the controller's own arithmetic cannot hold, reads as unknown.
 
 use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
@@ -62,42 +66,63 @@ pub enum PodEviction {
     NotScheduled,
     /// Every `NoExecute` taint is tolerated with no time limit (DaemonSet pods, typically).
     Never,
-    /// A taint is not tolerated, or tolerated for ≤ 0 s: the pod goes as soon as the controller acts.
+    /// A taint is not tolerated, or the deletion was scheduled with a limit ≤ 0 s: the pod goes as soon as the
+    /// controller acts.
     Immediately,
     /// The pod goes at this time.
     At(Timestamp),
+    /// A deletion is scheduled, but its time cannot be told: a taint has no `timeAdded`, or a limit is past what
+    /// the controller's duration arithmetic holds.
+    Unknown,
 }
 
-/// The eviction time of a pod with `tolerations` on a node with `taints`.
+/// The longest limit the taint-eviction controller can hold: it turns seconds into nanoseconds in an `i64`, and a
+/// longer one overflows there (about 292 years).
+pub const MAX_CONTROLLER_SECONDS: i64 = i64::MAX / 1_000_000_000;
+
+/// The eviction time of a pod with `tolerations` on a node with `taints`, replaying the taints' arrivals as the
+/// taint-eviction controller saw them.
 pub fn pod_eviction(taints: &[Taint], tolerations: &[Toleration]) -> PodEviction {
     let no_execute: Vec<&Taint> = taints.iter().filter(|t| t.effect == NO_EXECUTE).collect();
     if no_execute.is_empty() {
         return PodEviction::NotScheduled;
     }
-    let mut min_seconds: Option<i64> = None;
+    // For each taint, the first toleration in pod order that matches (not the most lenient one), and its limit.
+    let mut limits: Vec<(&Taint, Option<i64>)> = Vec::with_capacity(no_execute.len());
     for taint in &no_execute {
-        // The first toleration in pod order that matches, not the most lenient one.
         let Some(toleration) = tolerations.iter().find(|t| t.tolerates(taint)) else {
             return PodEviction::Immediately;
         };
-        if let Some(seconds) = toleration.toleration_seconds {
-            if seconds <= 0 {
-                return PodEviction::Immediately;
-            }
-            min_seconds = Some(min_seconds.map_or(seconds, |m| m.min(seconds)));
-        }
+        limits.push((taint, toleration.toleration_seconds.map(|s| s.max(0))));
     }
-    let Some(seconds) = min_seconds else {
+    if limits.iter().all(|(_, limit)| limit.is_none()) {
         return PodEviction::Never;
-    };
-    // The timer started when the first of these taints appeared. A time past the calendar's end (a toleration of
-    // billions of years, from a pod spec anyone may write) never comes.
-    match no_execute.iter().filter_map(|t| t.time_added).min() {
-        Some(start) => {
-            start.checked_add(SignedDuration::from_secs(seconds)).map_or(PodEviction::Never, PodEviction::At)
-        }
-        None => PodEviction::Immediately,
     }
+    if limits.iter().any(|(taint, _)| taint.time_added.is_none()) {
+        return PodEviction::Unknown;
+    }
+    // Replay: at each moment a taint appeared, the taints present then decide.
+    limits.sort_by_key(|(taint, _)| taint.time_added);
+    let mut scheduled: Option<PodEviction> = None;
+    for (i, (taint, _)) in limits.iter().enumerate() {
+        let Some(at) = taint.time_added else { return PodEviction::Unknown };
+        if limits.get(i + 1).is_some_and(|(next, _)| next.time_added == Some(at)) {
+            continue; // taints added at the same moment are seen together
+        }
+        let shortest = limits[..=i].iter().filter_map(|(_, limit)| *limit).min();
+        if shortest.is_some_and(|s| s > MAX_CONTROLLER_SECONDS) {
+            return PodEviction::Unknown; // the controller's own arithmetic overflows here
+        }
+        scheduled = match (shortest, scheduled) {
+            (None, _) => None,
+            (Some(_), Some(kept)) => Some(kept),
+            (Some(0), None) => Some(PodEviction::Immediately),
+            (Some(seconds), None) => {
+                Some(at.checked_add(SignedDuration::from_secs(seconds)).map_or(PodEviction::Unknown, PodEviction::At))
+            }
+        };
+    }
+    scheduled.unwrap_or(PodEviction::Unknown)
 }
 
 /// The node rule: when a node that is not Ready loses its pods, `timeout` after Ready last changed. `None` for a
@@ -231,14 +256,45 @@ mod tests {
     }
 
     #[test]
-    fn times_past_the_calendar_never_come_and_never_panic() {
+    fn limits_past_the_controllers_arithmetic_or_the_calendar_are_unknown_and_never_panic() {
         let unreachable = taint(UNREACHABLE, NO_EXECUTE, T0);
-        let forever = [tol(UNREACHABLE, "Exists", NO_EXECUTE, Some(i64::MAX))];
-        assert_eq!(pod_eviction(std::slice::from_ref(&unreachable), &forever), PodEviction::Never);
+        for seconds in [i64::MAX, MAX_CONTROLLER_SECONDS + 1] {
+            let huge = [tol(UNREACHABLE, "Exists", NO_EXECUTE, Some(seconds))];
+            assert_eq!(pod_eviction(std::slice::from_ref(&unreachable), &huge), PodEviction::Unknown, "{seconds}");
+        }
+        let longest = [tol(UNREACHABLE, "Exists", NO_EXECUTE, Some(MAX_CONTROLLER_SECONDS))];
+        assert!(matches!(pod_eviction(std::slice::from_ref(&unreachable), &longest), PodEviction::At(_)));
         let late = Taint { time_added: Some(Timestamp::MAX), ..unreachable };
         let a_minute = [tol(UNREACHABLE, "Exists", NO_EXECUTE, Some(60))];
-        assert_eq!(pod_eviction(&[late], &a_minute), PodEviction::Never);
+        assert_eq!(pod_eviction(&[late], &a_minute), PodEviction::Unknown);
         assert_eq!(node_eviction_deadline(ReadyStatus::Unknown, Some(Timestamp::MAX), SignedDuration::MAX), None);
+    }
+
+    #[test]
+    fn the_time_is_fixed_when_every_taint_is_first_tolerated_with_a_limit() {
+        let defaults =
+            vec![tol(NOT_READY, "Exists", NO_EXECUTE, Some(300)), tol(UNREACHABLE, "Exists", NO_EXECUTE, Some(300))];
+        // A months-old taint tolerated forever starts no timer; the fresh unreachable taint does.
+        let old = taint("example.com/dedicated", NO_EXECUTE, "2026-06-01T00:00:00Z");
+        let mut tolerations = vec![tol("example.com/dedicated", "Exists", NO_EXECUTE, None)];
+        tolerations.extend(defaults);
+        assert_eq!(
+            pod_eviction(&[old, taint(UNREACHABLE, NO_EXECUTE, T0)], &tolerations),
+            PodEviction::At(ts("2026-11-30T12:05:00Z"))
+        );
+        // Two timed taints 10 s apart: the first schedules, and the second, though shorter, does not move it.
+        let first = taint(UNREACHABLE, NO_EXECUTE, T0);
+        let second = taint("example.com/maintenance", NO_EXECUTE, "2026-11-30T12:00:10Z");
+        let both = [tol(UNREACHABLE, "Exists", "", Some(300)), tol("example.com/maintenance", "Exists", "", Some(60))];
+        assert_eq!(pod_eviction(&[second.clone(), first.clone()], &both), PodEviction::At(ts("2026-11-30T12:05:00Z")));
+        // Added at the same moment, they are seen together: the shorter limit decides.
+        let together = Taint { time_added: first.time_added, ..second };
+        assert_eq!(pod_eviction(&[first, together], &both), PodEviction::At(ts("2026-11-30T12:01:00Z")));
+        // A timed taint without timeAdded: the controller knows when it saw it; we do not.
+        let undated = Taint { time_added: None, ..taint(UNREACHABLE, NO_EXECUTE, T0) };
+        assert_eq!(pod_eviction(std::slice::from_ref(&undated), &both), PodEviction::Unknown);
+        // ... but an untolerated one means now, dated or not.
+        assert_eq!(pod_eviction(&[undated], &[]), PodEviction::Immediately);
     }
 
     #[test]

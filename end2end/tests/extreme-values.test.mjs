@@ -1,7 +1,7 @@
 // Values from the cluster are untrusted too: a pod anyone may create, with a toleration near the largest number
 // the API accepts, on a node that goes NotReady. The card task must not stop (before, the countdown arithmetic
 // overflowed in the task that builds every card, and the board froze for everyone): the board keeps following the
-// node, and shows that pod's eviction as never.
+// node, and shows that pod's eviction as unknown (the controller's own arithmetic overflows there).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -39,7 +39,8 @@ test('a toleration of nearly 2^63 seconds on a NotReady node: the board keeps up
     return c.ready === 'NotReady' && c.pod_evictions.length > 0 ? c : null;
   });
   const forever = tainted.pod_evictions.find((p) => p.name === 'forever');
-  assert.equal(forever?.eviction, 'Never', `a time past the calendar's end never comes: ${JSON.stringify(forever)}`);
+  // Past ~9.2e9 s the taint-eviction controller's own arithmetic overflows: what it will do is unknown.
+  assert.equal(forever?.eviction, 'Unknown', `a limit the controller cannot hold: ${JSON.stringify(forever)}`);
 
   // The card task is alive: it still follows the node back to Ready.
   harness('restore', s.node);

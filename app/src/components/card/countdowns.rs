@@ -37,7 +37,9 @@ pub fn Countdowns(
     };
     view! {
         {move || node_countdown().map(|text| view! { <p class="countdown" data-testid="node-countdown">{text}</p> })}
-        {move || pod_countdown().map(|text| view! { <p class="countdown" data-testid="pod-countdown">{text}</p> })}
+        {move || pod_countdown().map(|text| view! {
+            <p class="countdown" data-testid="pod-countdown" title=t_string!(i18n, card.eta_estimate)>{text}</p>
+        })}
     }
 }
 
@@ -51,6 +53,7 @@ pub fn PodEtas(card: Memo<NodeCard>, server_now: Signal<Timestamp>) -> impl Into
         }
         PodEviction::Immediately => t_string!(i18n, card.eviction_due).to_string(),
         PodEviction::Never | PodEviction::NotScheduled => t_string!(i18n, card.never).to_string(),
+        PodEviction::Unknown => t_string!(i18n, card.eviction_unknown).to_string(),
     };
     move || {
         let etas = card.with(|c| c.pod_evictions.clone());
@@ -58,6 +61,7 @@ pub fn PodEtas(card: Memo<NodeCard>, server_now: Signal<Timestamp>) -> impl Into
             view! {
                 <details class="pod-etas" data-testid="pod-etas">
                     <summary>{t_string!(i18n, card.pods)}</summary>
+                    <p class="muted" data-testid="eta-note">{t_string!(i18n, card.eta_estimate)}</p>
                     <ul>
                         {etas.into_iter().map(|p| view! {
                             <li data-testid="pod-eta-row" data-pod=p.key()>
