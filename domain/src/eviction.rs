@@ -98,6 +98,9 @@ pub fn pod_eviction(taints: &[Taint], tolerations: &[Toleration]) -> PodEviction
     if limits.iter().all(|(_, limit)| limit.is_none()) {
         return PodEviction::Never;
     }
+    // Taints tolerated forever never change the shortest limit, so when they came does not matter; a timed one
+    // with no `timeAdded` leaves the start unknown.
+    limits.retain(|(_, limit)| limit.is_some());
     if limits.iter().any(|(taint, _)| taint.time_added.is_none()) {
         return PodEviction::Unknown;
     }
@@ -294,7 +297,11 @@ mod tests {
         let undated = Taint { time_added: None, ..taint(UNREACHABLE, NO_EXECUTE, T0) };
         assert_eq!(pod_eviction(std::slice::from_ref(&undated), &both), PodEviction::Unknown);
         // ... but an untolerated one means now, dated or not.
-        assert_eq!(pod_eviction(&[undated], &[]), PodEviction::Immediately);
+        assert_eq!(pod_eviction(std::slice::from_ref(&undated), &[]), PodEviction::Immediately);
+        // An undated taint tolerated forever does not matter: it never moves the time.
+        let forever_undated = Taint { key: "example.com/dedicated".into(), ..undated };
+        let dated = taint(UNREACHABLE, NO_EXECUTE, T0);
+        assert_eq!(pod_eviction(&[forever_undated, dated], &tolerations), PodEviction::At(ts("2026-11-30T12:05:00Z")));
     }
 
     #[test]
