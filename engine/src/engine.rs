@@ -122,7 +122,8 @@ impl Engine {
             .get(&node)
             .await
             .map_err(|err| Error::not_found_as(err, || no_such_node(&node)))?;
-        self.drains.start(client, identity, node, options, reason)
+        let cache = self.cache(identity).ok();
+        self.drains.start_with_cache(client, identity, node, options, reason, cache)
     }
 
     /// The progress of a drain this server holds.

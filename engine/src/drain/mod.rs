@@ -102,6 +102,19 @@ impl DrainRegistry {
         options: DrainOptions,
         reason: Option<String>,
     ) -> Result<DrainStarted> {
+        self.start_with_cache(client, identity, node, options, reason, None)
+    }
+
+    /// [`Self::start`], reading budgets from `cache` (the identity's) rather than listing them on every retry.
+    pub fn start_with_cache(
+        &self,
+        client: Client,
+        identity: &Identity,
+        node: String,
+        options: DrainOptions,
+        reason: Option<String>,
+        cache: Option<Arc<crate::cache::ClusterCache>>,
+    ) -> Result<DrainStarted> {
         let mut inner = self.lock();
         let key = (identity.cluster.clone(), node.clone());
         let real = options.dry_run == DryRun::None;
@@ -171,6 +184,7 @@ impl DrainRegistry {
             cancel,
             tasks: self.tasks.clone(),
             hooks: self.hooks.clone(),
+            cache,
         };
         let registry = self.clone();
         let finished_id = id.clone();

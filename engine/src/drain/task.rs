@@ -73,6 +73,9 @@ pub(super) struct Drain {
     pub cancel: CancellationToken,
     pub tasks: Tasks,
     pub hooks: TestHooks,
+    /// The identity's cache, when the drain has one: a blocked eviction reads its budget there, instead of listing
+    /// the namespace's budgets on every retry.
+    pub cache: Option<std::sync::Arc<crate::cache::ClusterCache>>,
 }
 
 impl Drain {
@@ -200,14 +203,20 @@ impl Drain {
                 Err(kube::Error::Api(status)) if status.code == 404 => {
                     return self.set_pod(uid, PodState::Gone);
                 }
-                Err(kube::Error::Api(status)) if status.code == 429 => {
+                Err(kube::Error::Api(status)) if status.code == 429 && budget_refusal(&status) => {
                     // A PDB allows no disruption (retry every 5 s, as kubectl), or is still being processed (the
                     // API names a Retry-After, which client-go honours).
                     let wait = retry_after(&status).unwrap_or(EVICT_RETRY_DELAY);
-                    let pdb = ops::covering_pdb(&self.client, &current).await.ok().flatten();
+                    let pdb = self.covering_pdb(&current).await;
                     let retry_at = Timestamp::now() + wait;
                     self.set_pod(uid, PodState::Blocked { pdb, message: status.message.clone(), retry_at });
                     wait
+                }
+                Err(kube::Error::Api(status)) if status.code == 429 => {
+                    // The API server's own throttling, not a budget: back off and try again, without calling the
+                    // pod blocked.
+                    tracing::debug!(pod = %domain::PodRef::key(&current), message = %status.message, "eviction throttled; backing off");
+                    retry_after(&status).unwrap_or(EVICT_RETRY_DELAY)
                 }
                 Err(kube::Error::Api(status)) if status.code == 403 && namespace_terminating(&status) => {
                     if current.deletion_timestamp.is_some() {
@@ -311,6 +320,17 @@ impl Drain {
     fn stopped(&self, uid: &str, deadline: Option<Instant>) {
         if !self.cancel.is_cancelled() && deadline.is_some_and(|d| Instant::now() >= d) {
             self.set_pod(uid, PodState::Failed(self.timeout_message()));
+        }
+    }
+
+    /// The budget that covers `pod` now: from the cache when the drain has one, else listed from the API.
+    async fn covering_pdb(&self, pod: &PodSummary) -> Option<domain::progress::PdbStatus> {
+        match &self.cache {
+            Some(cache) => {
+                let budgets = cache.pdbs_in(&std::iter::once(pod.namespace.clone()).collect());
+                domain::preview::covering_pdb(&budgets, &pod.namespace, &pod.labels).map(|b| b.status.clone())
+            }
+            None => ops::covering_pdb(&self.client, pod).await.ok().flatten(),
         }
     }
 
@@ -425,6 +445,12 @@ fn retry_after(status: &Status) -> Option<Duration> {
     status.details.as_ref().map(|d| d.retry_after_seconds).filter(|s| *s > 0).map(|s| Duration::from_secs(s.into()))
 }
 
+/// Whether a 429 is the budget check's: the eviction subresource names a `DisruptionBudget` cause. Any other 429
+/// is the API server's own throttling (priority and fairness, or max-in-flight).
+fn budget_refusal(status: &Status) -> bool {
+    status.details.as_ref().is_some_and(|d| d.causes.iter().any(|c| c.reason == "DisruptionBudget"))
+}
+
 fn namespace_terminating(status: &Status) -> bool {
     status.details.as_ref().is_some_and(|d| d.causes.iter().any(|c| c.reason == "NamespaceTerminating"))
 }
@@ -490,5 +516,33 @@ impl Presence {
 impl Drop for Presence {
     fn drop(&mut self) {
         self.task.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(json: serde_json::Value) -> Status {
+        serde_json::from_value(json).expect("a Status")
+    }
+
+    #[test]
+    fn budget_429s_are_told_apart_from_throttling() {
+        // As the eviction subresource answers for a budget that allows no disruption.
+        let budget = status(serde_json::json!({
+            "status": "Failure", "code": 429, "reason": "TooManyRequests",
+            "message": "Cannot evict pod as it would violate the pod's disruption budget.",
+            "details": {"causes": [{"reason": "DisruptionBudget",
+                "message": "The disruption budget web-pdb needs 2 healthy pods and has 2 currently"}]}
+        }));
+        // As priority and fairness answers an overloaded server.
+        let throttled = status(serde_json::json!({
+            "status": "Failure", "code": 429, "reason": "TooManyRequests",
+            "message": "Too many requests, please try again later.", "details": {"retryAfterSeconds": 1}
+        }));
+        assert!(budget_refusal(&budget));
+        assert!(!budget_refusal(&throttled));
+        assert_eq!(retry_after(&throttled), Some(Duration::from_secs(1)));
     }
 }
