@@ -52,10 +52,15 @@ impl DrainOptions {
     pub fn for_dry_run(mut self, dry_run: DryRun) -> Self {
         self.dry_run = dry_run;
         if dry_run == DryRun::Server {
-            let timeout = self.timeout_seconds.unwrap_or(DRY_RUN_TIMEOUT_SECONDS);
+            let timeout = self.timeout().unwrap_or(DRY_RUN_TIMEOUT_SECONDS);
             self.timeout_seconds = Some(timeout.min(DRY_RUN_TIMEOUT_SECONDS));
         }
         self
+    }
+
+    /// The drain's time limit, as kubectl reads `--timeout`: 0, like none given, means no limit.
+    pub fn timeout(&self) -> Option<u64> {
+        self.timeout_seconds.filter(|s| *s > 0)
     }
 }
 
@@ -564,5 +569,14 @@ mod tests {
             [DestructiveOption::Force, DestructiveOption::DeleteEmptydirData, DestructiveOption::DisableEviction]
                 .map(DestructiveOption::flag);
         assert_eq!(flags, ["force", "delete-emptydir-data", "disable-eviction"]);
+    }
+
+    #[test]
+    fn a_timeout_of_zero_is_no_limit_as_in_kubectl() {
+        let with = |t| DrainOptions { timeout_seconds: t, ..Default::default() };
+        assert_eq!(with(Some(0)).timeout(), None);
+        assert_eq!(with(None).timeout(), None);
+        assert_eq!(with(Some(30)).timeout(), Some(30));
+        assert_eq!(with(Some(0)).for_dry_run(DryRun::Server).timeout_seconds, Some(DRY_RUN_TIMEOUT_SECONDS));
     }
 }

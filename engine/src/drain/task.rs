@@ -146,7 +146,7 @@ impl Drain {
             return stopped;
         }
         // A timeout past what the clock can hold is no timeout at all.
-        let deadline = self.options.timeout_seconds.and_then(|s| Instant::now().checked_add(Duration::from_secs(s)));
+        let deadline = self.options.timeout().and_then(|s| Instant::now().checked_add(Duration::from_secs(s)));
         // Watch the node's pods before the first eviction, so that no deletion is missed.
         let presence = (dry_run == DryRun::None).then(|| Presence::watch(&self.tasks, self.client.clone(), &self.node));
         if self.options.disable_eviction {
