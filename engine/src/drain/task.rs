@@ -441,8 +441,13 @@ fn to_instant(at: Timestamp) -> Instant {
     Instant::now() + Duration::try_from(ahead).unwrap_or_default()
 }
 
+/// The longest Retry-After a drain honours. The value comes from whatever answered; a huge one must not park a
+/// drain for years (the API server itself names 1 to 10 s).
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+
 fn retry_after(status: &Status) -> Option<Duration> {
-    status.details.as_ref().map(|d| d.retry_after_seconds).filter(|s| *s > 0).map(|s| Duration::from_secs(s.into()))
+    let seconds = status.details.as_ref().map(|d| d.retry_after_seconds).filter(|s| *s > 0)?;
+    Some(Duration::from_secs(seconds.into()).min(MAX_RETRY_AFTER))
 }
 
 /// Whether a 429 is the budget check's: the eviction subresource names a `DisruptionBudget` cause. Any other 429
@@ -544,5 +549,7 @@ mod tests {
         assert!(budget_refusal(&budget));
         assert!(!budget_refusal(&throttled));
         assert_eq!(retry_after(&throttled), Some(Duration::from_secs(1)));
+        let forever = status(serde_json::json!({"code": 429, "details": {"retryAfterSeconds": u32::MAX}}));
+        assert_eq!(retry_after(&forever), Some(MAX_RETRY_AFTER), "an answer cannot park a drain for years");
     }
 }
