@@ -10,6 +10,10 @@
 #   cluster.sh not-ready DIR NODE  The node keeps its heartbeat but reports Ready=False.
 #   cluster.sh unreachable DIR NODE  The node's heartbeat stops, so Ready goes Unknown.
 #   cluster.sh restore DIR NODE    Undoes not-ready/unreachable.
+#   cluster.sh stop-apiserver DIR  SIGKILLs the kube-apiserver, as a crash.
+#   cluster.sh start-apiserver DIR Starts it again with the same arguments on the same port; waits for /readyz.
+#   cluster.sh pause-etcd DIR      SIGSTOPs etcd: it holds its connections but answers nothing.
+#   cluster.sh resume-etcd DIR     SIGCONTs it.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 log() { echo "cluster: $*" >&2; }
@@ -143,7 +147,8 @@ cmd_up() {
   wait_for 30 "etcd" curl -fsS "http://127.0.0.1:$EP/health"
 
   # --advertise-address: any non-loopback address; it only has to exist so the apiserver needs no default route.
-  start "$D" kube-apiserver "$bin/kube-apiserver" \
+  # The command line is kept (shell-quoted) in apiserver.args, so that start-apiserver restarts it identically.
+  local apiserver=("$bin/kube-apiserver" \
     --etcd-servers="http://127.0.0.1:$EP" --bind-address=127.0.0.1 --secure-port="$AP" \
     --advertise-address=192.0.2.10 --endpoint-reconciler-type=none \
     --tls-cert-file="$D/pki/apiserver.crt" --tls-private-key-file="$D/pki/apiserver.key" \
@@ -151,9 +156,10 @@ cmd_up() {
     --service-account-issuer=https://kubernetes.default.svc.cluster.local \
     --service-account-signing-key-file="$D/pki/sa.key" --service-account-key-file="$D/pki/sa.key" \
     --service-cluster-ip-range=10.96.0.0/16 --allow-privileged=true \
-    --default-not-ready-toleration-seconds="$toleration" --default-unreachable-toleration-seconds="$toleration"
-  wait_for 60 "kube-apiserver /readyz" curl -fsS --cacert "$D/pki/ca.crt" --cert "$D/pki/admin.crt" \
-    --key "$D/pki/admin.key" "https://127.0.0.1:$AP/readyz"
+    --default-not-ready-toleration-seconds="$toleration" --default-unreachable-toleration-seconds="$toleration")
+  printf '%q ' "${apiserver[@]}" > "$D/apiserver.args"
+  start "$D" kube-apiserver "${apiserver[@]}"
+  wait_for 60 "kube-apiserver /readyz" apiserver_ready "$D" "$AP"
 
   start "$D" kube-controller-manager "$bin/kube-controller-manager" \
     --kubeconfig="$D/admin.kubeconfig" \
@@ -200,6 +206,10 @@ ENV
   echo "$D"
 }
 
+apiserver_ready() { # apiserver_ready DIR PORT
+  curl -fsS --cacert "$1/pki/ca.crt" --cert "$1/pki/admin.crt" --key "$1/pki/admin.key" "https://127.0.0.1:$2/readyz"
+}
+
 cmd_down() {
   local d=${1:?usage: down DIR}
   [ -d "$d/pids" ] || die "$d is not a cluster dir made by up"
@@ -209,6 +219,8 @@ cmd_down() {
     [ -f "$d/pids/$name" ] || continue
     pid=$(cat "$d/pids/$name")
     kill -TERM "$pid" 2>/dev/null || continue
+    # A paused etcd (pause-etcd) would only act on the TERM once continued.
+    [ "$name" != etcd ] || kill -CONT "$pid" 2>/dev/null || true
     for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$pid" 2>/dev/null || true
   done
@@ -270,6 +282,34 @@ cmd_restore() {
   kc label node "$node" node-not-ready.stage.kwok.x-k8s.io- "$KWOK_LABEL_KEY=$KWOK_LABEL_VALUE" --overwrite >/dev/null
 }
 
+cmd_stop_apiserver() {
+  load "$1"
+  local pid; pid=$(cat "$D/pids/kube-apiserver")
+  kill -KILL "$pid" 2>/dev/null || die "kube-apiserver (PID $pid) is not running"
+  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  log "kube-apiserver (PID $pid) killed"
+}
+
+cmd_start_apiserver() {
+  load "$1"
+  local pid; pid=$(cat "$D/pids/kube-apiserver")
+  ! kill -0 "$pid" 2>/dev/null || die "kube-apiserver (PID $pid) is still running"
+  local port; port=$(sed -n 's|^APISERVER_URL=https://127.0.0.1:||p' "$D/cluster.env")
+  local -a args
+  eval "args=($(cat "$D/apiserver.args"))"
+  # Appends to the log, so that the first run's lines stay; a new session, so that it outlives the caller's.
+  setsid "${args[@]}" >>"$D/logs/kube-apiserver.log" 2>&1 </dev/null &
+  echo "$!" > "$D/pids/kube-apiserver"
+  wait_for 60 "kube-apiserver /readyz" apiserver_ready "$D" "$port"
+  log "kube-apiserver started again (PID $!) on port $port"
+}
+
+etcd_signal() { # etcd_signal DIR SIGNAL
+  load "$1"
+  local pid; pid=$(cat "$D/pids/etcd")
+  kill "-$2" "$pid" || die "could not send $2 to etcd (PID $pid)"
+}
+
 case ${1:-} in
   up) shift; cmd_up "$@" ;;
   down) shift; cmd_down "$@" ;;
@@ -277,5 +317,9 @@ case ${1:-} in
   not-ready) shift; cmd_not_ready "$@" ;;
   unreachable) shift; cmd_unreachable "$@" ;;
   restore) shift; cmd_restore "$@" ;;
-  *) sed -n '2,14p' "$0" >&2; exit 2 ;;
+  stop-apiserver) shift; cmd_stop_apiserver "$@" ;;
+  start-apiserver) shift; cmd_start_apiserver "$@" ;;
+  pause-etcd) shift; etcd_signal "$1" STOP; log "etcd paused" ;;
+  resume-etcd) shift; etcd_signal "$1" CONT; log "etcd resumed" ;;
+  *) sed -n '2,18p' "$0" >&2; exit 2 ;;
 esac
