@@ -494,7 +494,7 @@ async fn wait_pdb(s: &Scenario, name: &str, allowed: i32) {
 #[tokio::test]
 async fn drains_over_the_limits_are_refused() {
     let s = Scenario::new("limits").await;
-    let limits = engine::drain::DrainLimits { total: 2, per_identity: 1 };
+    let limits = engine::drain::DrainLimits { total: 2, per_identity: 1, ..Default::default() };
     let registry = engine::drain::DrainRegistry::new(&support::tasks(), limits);
     let dry = with(|o| o.dry_run = DryRun::Client);
     let first = registry.start(s.client.clone(), &s.identity, s.node.clone(), dry.clone(), None).unwrap();

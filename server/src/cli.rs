@@ -34,6 +34,19 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 30)]
     pub max_drains_per_person: usize,
 
+    /// Requests a second that drains may send the API server, all drains together (a token bucket; evictions,
+    /// deletions and the re-reads between retries). 5 with a burst of 10 is kubectl's own pace; 0 means no limit.
+    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u32).range(0..=10_000))]
+    pub api_qps: u32,
+
+    /// Requests the token bucket lets through at once after a quiet spell.
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub api_burst: u32,
+
+    /// Evictions one drain may have waiting on the API server at the same time.
+    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub evictions_in_flight: u64,
+
     /// Live views (event streams: boards, previews, progress panels) this server keeps open at once.
     #[arg(long, value_name = "N", default_value_t = 512)]
     pub max_streams: usize,

@@ -12,7 +12,12 @@ mod web;
 use std::process::ExitCode;
 
 use clap::Parser;
-use engine::{Engine, KubeAccess, access, cache::DEFAULT_LINGER, drain::DrainLimits, tasks::Tasks};
+use engine::{
+    Engine, KubeAccess, access,
+    cache::DEFAULT_LINGER,
+    drain::{DrainLimits, pace::Pace},
+    tasks::Tasks,
+};
 use tracing_subscriber::EnvFilter;
 
 use crate::error::Error;
@@ -53,7 +58,12 @@ async fn run(args: cli::Args) -> Result<(), Error> {
     // Every background task (watches, card rounds, drains) and every event stream hears one shutdown signal,
     // cancelled on Ctrl-C or SIGTERM, so that the graceful shutdown waits neither for open tabs nor for drains.
     let tasks = Tasks::new(tokio::runtime::Handle::current());
-    let limits = DrainLimits { total: args.max_drains, per_identity: args.max_drains_per_person };
+    let pace = Pace {
+        qps: args.api_qps,
+        burst: args.api_burst,
+        in_flight: usize::try_from(args.evictions_in_flight).unwrap_or(usize::MAX),
+    };
+    let limits = DrainLimits { total: args.max_drains, per_identity: args.max_drains_per_person, pace };
     let engine = Engine::new(KubeAccess::single_user(connected), &tasks, DEFAULT_LINGER, limits);
     // Faults for the browser tests (a drain that panics, or waits in a phase); release builds never read them.
     #[cfg(debug_assertions)]

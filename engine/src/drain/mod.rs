@@ -4,6 +4,7 @@
 //! offers to resume it.
 
 pub mod ops;
+pub mod pace;
 pub mod preview;
 mod task;
 
@@ -28,17 +29,18 @@ pub use task::{Phase, RECORD_ANNOTATION, TestHooks};
 use crate::{Error, Identity, Result, tasks::Tasks};
 
 /// How many drains may run at once, all together and for one identity: each is a task, a watch and a stream of
-/// API calls, and a script in a loop must not start thousands.
+/// API calls, and a script in a loop must not start thousands. And how fast they may call the API server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DrainLimits {
     pub total: usize,
     pub per_identity: usize,
+    pub pace: pace::Pace,
 }
 
 impl Default for DrainLimits {
     /// A whole pool's maintenance fits; a runaway script does not.
     fn default() -> Self {
-        DrainLimits { total: 100, per_identity: 30 }
+        DrainLimits { total: 100, per_identity: 30, pace: pace::Pace::default() }
     }
 }
 
@@ -53,6 +55,7 @@ pub struct DrainRegistry {
     /// shutdown.
     tasks: Tasks,
     limits: DrainLimits,
+    pacer: pace::Pacer,
     hooks: TestHooks,
     /// Moves whenever any drain's progress changes, so that board streams can push drains to every viewer.
     changes: Arc<watch::Sender<u64>>,
@@ -81,6 +84,7 @@ impl DrainRegistry {
             inner: Default::default(),
             tasks: tasks.clone(),
             limits,
+            pacer: pace::Pacer::new(limits.pace),
             hooks: TestHooks::default(),
             changes: Arc::new(watch::channel(0).0),
         }
@@ -129,7 +133,7 @@ impl DrainRegistry {
                 "{node} is being drained already, with other options (drain {id}); cancel it or wait for it to end"
             )));
         }
-        let DrainLimits { total, per_identity } = self.limits;
+        let DrainLimits { total, per_identity, .. } = self.limits;
         if inner.active.len() >= total {
             return Err(Error::TooMany(format!("{total} drains are running on this server; wait for one to end")));
         }
@@ -185,6 +189,8 @@ impl DrainRegistry {
             tasks: self.tasks.clone(),
             hooks: self.hooks.clone(),
             cache,
+            pacer: self.pacer.clone(),
+            in_flight: self.pacer.in_flight(),
         };
         let registry = self.clone();
         let finished_id = id.clone();

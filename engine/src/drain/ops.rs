@@ -107,8 +107,16 @@ fn delete_options(options: &DrainOptions) -> serde_json::Value {
     serde_json::Value::Object(body)
 }
 
+/// The largest error answer read from the API server: a Status is a few hundred bytes; anything bigger is cut
+/// off rather than held in memory.
+const MAX_ANSWER_BYTES: usize = 64 * 1024;
+
 /// POSTs a `policy/v1` Eviction for the pod. kube's own `evict` helper sends its delete options under a
 /// snake-case key the API server ignores, so the body is built here as kubectl builds it.
+///
+/// Sent raw, so that the answer's `Retry-After` header is read: client-go waits what the header says, and the
+/// API server's own throttling names its delay only there. The header's value (when it holds whole seconds)
+/// goes into the Status's `details.retryAfterSeconds`, where [`retry_after`] reads it.
 pub async fn evict(client: &Client, namespace: &str, name: &str, options: &DrainOptions) -> Result<(), kube::Error> {
     let mut url = format!("/api/v1/namespaces/{namespace}/pods/{name}/eviction");
     if options.dry_run == DryRun::Server {
@@ -122,10 +130,58 @@ pub async fn evict(client: &Client, namespace: &str, name: &str, options: &Drain
     });
     let request = http::Request::post(url)
         .header(http::header::CONTENT_TYPE, "application/json")
-        .body(serde_json::to_vec(&body).map_err(kube::Error::SerdeError)?)
+        .header(http::header::ACCEPT, "application/json")
+        .body(kube::client::Body::from(serde_json::to_vec(&body).map_err(kube::Error::SerdeError)?))
         .map_err(kube::Error::HttpError)?;
-    client.request::<Status>(request).await.map(|_| ())
+    let answer = client.send(request).await?;
+    let code = answer.status();
+    if code.is_success() {
+        return Ok(());
+    }
+    let header = answer
+        .headers()
+        .get(http::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u32>().ok());
+    let bytes = http_body_util::BodyExt::collect(http_body_util::Limited::new(answer.into_body(), MAX_ANSWER_BYTES))
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default();
+    Err(kube::Error::Api(Box::new(answer_status(code, &bytes, header))))
 }
+
+/// The Status of an error answer: its JSON if it is one, else the text as the message (a proxy, or a throttling
+/// filter that writes plain text), with the `Retry-After` header's seconds in its details.
+fn answer_status(code: http::StatusCode, body: &[u8], retry_after_header: Option<u32>) -> Status {
+    let mut status = serde_json::from_slice::<Status>(body).unwrap_or_else(|_| {
+        let text = String::from_utf8_lossy(body);
+        let text = text.trim();
+        let message = if text.is_empty() { code.to_string() } else { text.chars().take(500).collect() };
+        Status::failure(&message, code.canonical_reason().unwrap_or_default())
+    });
+    status.code = code.as_u16();
+    if let Some(seconds) = retry_after_header.filter(|s| *s > 0) {
+        match status.details.as_mut() {
+            Some(details) => details.retry_after_seconds = seconds,
+            None => {
+                // StatusDetails has no Default; every field of it is optional on the wire.
+                status.details = serde_json::from_value(json!({ "retryAfterSeconds": seconds })).ok();
+            }
+        }
+    }
+    status
+}
+
+/// The delay an answer asks for before a retry: its `Retry-After`, capped at [`MAX_RETRY_AFTER`]; none if it
+/// names none.
+pub fn retry_after(status: &Status) -> Option<Duration> {
+    let seconds = status.details.as_ref().map(|d| d.retry_after_seconds).filter(|s| *s > 0)?;
+    Some(Duration::from_secs(seconds.into()).min(MAX_RETRY_AFTER))
+}
+
+/// The longest Retry-After a drain honours. The value comes from whatever answered; a huge one must not park a
+/// drain for years (the API server itself names 1 to 10 s).
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
 /// DELETEs the pod (the disable-eviction path): PodDisruptionBudgets are not consulted.
 pub async fn delete(client: &Client, namespace: &str, name: &str, options: &DrainOptions) -> Result<(), kube::Error> {
@@ -147,4 +203,35 @@ pub async fn covering_pdb(client: &Client, pod: &PodSummary) -> Result<Option<Pd
     let list = pdbs.list(&ListParams::default()).await?;
     let budgets: Vec<PdbInfo> = list.items.iter().filter_map(PdbInfo::from_k8s).collect();
     Ok(covering(&budgets, &pod.namespace, &pod.labels).map(|b| b.status.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_keeps_its_status_and_takes_the_header_delay() {
+        let json = br#"{"kind":"Status","status":"Failure","code":429,"reason":"TooManyRequests",
+            "message":"Cannot evict pod","details":{"causes":[{"reason":"DisruptionBudget","message":"needs 2"}],
+            "retryAfterSeconds":10}}"#;
+        let status = answer_status(http::StatusCode::TOO_MANY_REQUESTS, json, Some(3));
+        assert_eq!(status.message, "Cannot evict pod");
+        assert_eq!(status.details.as_ref().map(|d| d.causes.len()), Some(1));
+        assert_eq!(retry_after(&status), Some(Duration::from_secs(3)), "the header wins, as in client-go");
+        let body_only = answer_status(http::StatusCode::TOO_MANY_REQUESTS, json, None);
+        assert_eq!(retry_after(&body_only), Some(Duration::from_secs(10)));
+    }
+
+    #[test]
+    fn a_plain_text_answer_becomes_a_status_with_its_code() {
+        let status = answer_status(http::StatusCode::SERVICE_UNAVAILABLE, b"  shutting down\n", Some(1));
+        assert_eq!(status.code, 503);
+        assert_eq!(status.message, "shutting down");
+        assert_eq!(retry_after(&status), Some(Duration::from_secs(1)));
+        let empty = answer_status(http::StatusCode::BAD_GATEWAY, b"", None);
+        assert_eq!(empty.message, "502 Bad Gateway");
+        assert_eq!(retry_after(&empty), None);
+        let huge = answer_status(http::StatusCode::TOO_MANY_REQUESTS, b"x", Some(u32::MAX));
+        assert_eq!(retry_after(&huge), Some(MAX_RETRY_AFTER), "an answer cannot park a drain for years");
+    }
 }

@@ -19,7 +19,10 @@ use kube::{
 use tokio::{sync::watch, time::Instant};
 use tokio_util::sync::CancellationToken;
 
-use super::ops::{self, EVICT_RETRY_DELAY, api_message};
+use super::{
+    ops::{self, EVICT_RETRY_DELAY, api_message},
+    pace::Pacer,
+};
 use crate::tasks::Tasks;
 
 /// A phase of a drain, for [`TestHooks`].
@@ -76,6 +79,10 @@ pub(super) struct Drain {
     /// The identity's cache, when the drain has one: a blocked eviction reads its budget there, instead of listing
     /// the namespace's budgets on every retry.
     pub cache: Option<std::sync::Arc<crate::cache::ClusterCache>>,
+    /// The server's token bucket, shared by every drain.
+    pub pacer: Pacer,
+    /// This drain's bound on evictions in flight.
+    pub in_flight: tokio::sync::Semaphore,
 }
 
 impl Drain {
@@ -145,16 +152,16 @@ impl Drain {
         if let Some(stopped) = self.stop_reason() {
             return stopped;
         }
-        // A timeout past what the clock can hold is no timeout at all.
-        let deadline = self.options.timeout().and_then(|s| Instant::now().checked_add(Duration::from_secs(s)));
         // Watch the node's pods before the first eviction, so that no deletion is missed.
         let presence = (dry_run == DryRun::None).then(|| Presence::watch(&self.tasks, self.client.clone(), &self.node));
         if self.options.disable_eviction {
-            self.delete_all(&targets, deadline, presence.as_ref()).await;
+            let deadline = self.delete_all(&targets, presence.as_ref()).await;
+            self.outcome(deadline)
         } else {
+            let deadline = self.deadline();
             join_all(targets.iter().map(|pod| self.evict_one(pod, deadline, presence.as_ref()))).await;
+            self.outcome(deadline)
         }
-        self.outcome(deadline)
     }
 
     /// The final state, from the pods' states.
@@ -191,6 +198,9 @@ impl Drain {
         }
         self.set_pod(uid, PodState::Evicting);
         let mut current = pod.clone();
+        // Answers in a row that say nothing about the pod: the API server unreachable, restarting (5xx with a
+        // Retry-After), or a 404 for a pod that is still there.
+        let mut troubles = 0u32;
         loop {
             if self.cancel.is_cancelled() {
                 return;
@@ -198,33 +208,71 @@ impl Drain {
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 return self.set_pod(uid, PodState::Failed(self.timeout_message()));
             }
-            let wait = match ops::evict(&self.client, &pod.namespace, &pod.name, &self.options).await {
+            let answer = {
+                let _slot = self.in_flight.acquire().await;
+                self.pacer.ready().await;
+                ops::evict(&self.client, &pod.namespace, &pod.name, &self.options).await
+            };
+            let wait = match answer {
                 Ok(()) => break,
                 Err(kube::Error::Api(status)) if status.code == 404 => {
-                    return self.set_pod(uid, PodState::Gone);
+                    // kubectl takes a 404 as the pod gone. Here the re-read below confirms it first: a proxy or an
+                    // API server in trouble can say it of a pod that is still there, and "gone" must be true.
+                    troubles += 1;
+                    if troubles > MAX_TROUBLES {
+                        let why =
+                            format!("the API server keeps answering 404 for a pod that exists: {}", status.message);
+                        return self.set_pod(uid, PodState::Failed(why));
+                    }
+                    trouble_backoff(troubles)
                 }
                 Err(kube::Error::Api(status)) if status.code == 429 && budget_refusal(&status) => {
                     // A PDB allows no disruption (retry every 5 s, as kubectl), or is still being processed (the
                     // API names a Retry-After, which client-go honours).
-                    let wait = retry_after(&status).unwrap_or(EVICT_RETRY_DELAY);
+                    troubles = 0;
+                    let wait = ops::retry_after(&status).unwrap_or(EVICT_RETRY_DELAY);
                     let pdb = self.covering_pdb(&current).await;
                     let retry_at = Timestamp::now() + wait;
                     self.set_pod(uid, PodState::Blocked { pdb, message: status.message.clone(), retry_at });
                     wait
                 }
                 Err(kube::Error::Api(status)) if status.code == 429 => {
-                    // The API server's own throttling, not a budget: back off and try again, without calling the
-                    // pod blocked.
+                    // The API server's own throttling, not a budget: back off as long as it asks, without calling
+                    // the pod blocked.
+                    troubles = 0;
                     tracing::debug!(pod = %domain::PodRef::key(&current), message = %status.message, "eviction throttled; backing off");
-                    retry_after(&status).unwrap_or(EVICT_RETRY_DELAY)
+                    ops::retry_after(&status).unwrap_or(EVICT_RETRY_DELAY)
                 }
                 Err(kube::Error::Api(status)) if status.code == 403 && namespace_terminating(&status) => {
                     if current.deletion_timestamp.is_some() {
                         break;
                     }
+                    troubles = 0;
                     let retry_at = Timestamp::now() + EVICT_RETRY_DELAY;
                     self.set_pod(uid, PodState::Blocked { pdb: None, message: status.message.clone(), retry_at });
                     EVICT_RETRY_DELAY
+                }
+                Err(kube::Error::Api(status)) if status.code >= 500 && ops::retry_after(&status).is_some() => {
+                    // A server shutting down (or overloaded) names when to come back; client-go retries such
+                    // answers, so kubectl rides them out, and so does a drain, a bounded number of times.
+                    troubles += 1;
+                    if troubles > MAX_TROUBLES {
+                        return self.set_pod(uid, PodState::Failed(status.message.clone()));
+                    }
+                    tracing::info!(pod = %domain::PodRef::key(&current), code = status.code, message = %status.message, "eviction answered with a retry; backing off");
+                    ops::retry_after(&status).unwrap_or(EVICT_RETRY_DELAY)
+                }
+                Err(err) if unreachable(&err) => {
+                    // No answer at all (refused, reset, timed out): the eviction may not have been received, and
+                    // sending it again is safe. kubectl fails the pod here; a restarting API server should not.
+                    troubles += 1;
+                    if troubles > MAX_TROUBLES {
+                        let why =
+                            format!("could not reach the API server ({MAX_TROUBLES} tries): {}", api_message(&err));
+                        return self.set_pod(uid, PodState::Failed(why));
+                    }
+                    tracing::info!(pod = %domain::PodRef::key(&current), error = %api_message(&err), "API server unreachable; retrying the eviction");
+                    trouble_backoff(troubles)
                 }
                 Err(err) => return self.set_pod(uid, PodState::Failed(api_message(&err))),
             };
@@ -233,6 +281,7 @@ impl Drain {
             }
             // Retry with the pod as it is now: gone, replaced, or starting to terminate.
             let pods: Api<Pod> = Api::namespaced(self.client.clone(), &pod.namespace);
+            self.pacer.ready().await;
             match pods.get_opt(&pod.name).await {
                 Ok(None) => return self.set_pod(uid, PodState::Gone),
                 Ok(Some(fresh)) if fresh.metadata.uid.as_deref() != Some(uid) => {
@@ -249,19 +298,25 @@ impl Drain {
         }
     }
 
-    /// The disable-eviction path: DELETE each pod in turn (stopping at the first error), then wait for all.
-    async fn delete_all(&self, targets: &[PodSummary], deadline: Option<Instant>, presence: Option<&Presence>) {
+    /// The disable-eviction path: DELETE each pod in turn (stopping at the first error), then wait for all. As in
+    /// kubectl, the timeout counts from after the last DELETE; the deadline it set is returned.
+    async fn delete_all(&self, targets: &[PodSummary], presence: Option<&Presence>) -> Option<Instant> {
         for pod in targets {
             if self.cancel.is_cancelled() {
-                return;
+                return None;
             }
             self.set_pod(&pod.uid, PodState::Evicting);
+            self.pacer.ready().await;
             match ops::delete(&self.client, &pod.namespace, &pod.name, &self.options).await {
                 Ok(()) => {}
                 Err(kube::Error::Api(status)) if status.code == 404 => self.set_pod(&pod.uid, PodState::Gone),
-                Err(err) => return self.set_pod(&pod.uid, PodState::Failed(api_message(&err))),
+                Err(err) => {
+                    self.set_pod(&pod.uid, PodState::Failed(api_message(&err)));
+                    return None;
+                }
             }
         }
+        let deadline = self.deadline();
         let waits = targets.iter().filter(|p| self.pod_state(&p.uid) == Some(PodState::Evicting)).map(|pod| async {
             match presence {
                 None => self.set_pod(&pod.uid, PodState::DryRunAccepted),
@@ -269,6 +324,12 @@ impl Drain {
             }
         });
         join_all(waits).await;
+        deadline
+    }
+
+    /// The drain's deadline, counted from now. A timeout past what the clock can hold is no timeout at all.
+    fn deadline(&self) -> Option<Instant> {
+        self.options.timeout().and_then(|s| Instant::now().checked_add(Duration::from_secs(s)))
     }
 
     async fn wait_gone(&self, uid: &str, deadline: Option<Instant>, presence: &Presence) {
@@ -276,12 +337,19 @@ impl Drain {
         let mut rx = presence.rx.clone();
         let mut shown = None;
         loop {
-            let (gone, deletion) = {
+            let (gone, deletion, lost) = {
                 let pods = rx.borrow_and_update();
-                (pods.synced && !pods.present.contains_key(uid), pods.present.get(uid).copied().flatten())
+                (
+                    pods.synced && !pods.present.contains_key(uid),
+                    pods.present.get(uid).copied().flatten(),
+                    pods.lost.clone(),
+                )
             };
             if gone {
                 return self.set_pod(uid, PodState::Gone);
+            }
+            if let Some(lost) = lost {
+                return self.set_pod(uid, PodState::Failed(lost));
             }
             // kubectl's --skip-wait-for-delete-timeout: stop waiting for a pod deleting for longer than that.
             let give_up_at = deletion
@@ -441,13 +509,19 @@ fn to_instant(at: Timestamp) -> Instant {
     Instant::now() + Duration::try_from(ahead).unwrap_or_default()
 }
 
-/// The longest Retry-After a drain honours. The value comes from whatever answered; a huge one must not park a
-/// drain for years (the API server itself names 1 to 10 s).
-const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+/// How many answers in a row that say nothing about the pod (no answer at all, a 5xx naming a Retry-After, a 404
+/// for a pod that exists) an eviction rides out before it fails: client-go retries such answers 10 times.
+const MAX_TROUBLES: u32 = 12;
 
-fn retry_after(status: &Status) -> Option<Duration> {
-    let seconds = status.details.as_ref().map(|d| d.retry_after_seconds).filter(|s| *s > 0)?;
-    Some(Duration::from_secs(seconds.into()).min(MAX_RETRY_AFTER))
+/// The pause after the `n`th such answer in a row (from 1): 1, 2, 4, then 5 s, so that the tries span about a
+/// minute, about as long as an API server takes to restart.
+fn trouble_backoff(n: u32) -> Duration {
+    Duration::from_secs(1u64.checked_shl(n.saturating_sub(1)).unwrap_or(u64::MAX).min(5))
+}
+
+/// Whether an error is no answer at all: the connection failed, was reset, or timed out.
+fn unreachable(err: &kube::Error) -> bool {
+    matches!(err, kube::Error::HyperError(_) | kube::Error::Service(_))
 }
 
 /// Whether a 429 is the budget check's: the eviction subresource names a `DisruptionBudget` cause. Any other 429
@@ -471,6 +545,24 @@ struct PresentPods {
     /// The first full list has arrived; before that, absence means nothing.
     synced: bool,
     present: HashMap<String, Option<Timestamp>>,
+    /// Why the watch was given up, if it was: the waits end there instead of hanging until the timeout.
+    lost: Option<String>,
+}
+
+/// How long the watch may fail without a break before the waits give up on it. Long enough for an API server to
+/// restart; short enough that nobody waits for ever on a watch that will never work.
+const WATCH_GIVE_UP: Duration = Duration::from_secs(120);
+
+/// The API's refusal in a watch error (401 or 403): it will not change by retrying.
+fn refusal(err: &watcher::Error) -> Option<String> {
+    let status = match err {
+        watcher::Error::InitialListFailed(kube::Error::Api(s))
+        | watcher::Error::WatchStartFailed(kube::Error::Api(s))
+        | watcher::Error::WatchFailed(kube::Error::Api(s)) => s.as_ref(),
+        watcher::Error::WatchError(s) => s.as_ref(),
+        _ => return None,
+    };
+    matches!(status.code, 401 | 403).then(|| status.message.clone())
 }
 
 impl Presence {
@@ -485,7 +577,11 @@ impl Presence {
             let entry = |pod: &Pod| {
                 (pod.metadata.uid.clone().unwrap_or_default(), pod.metadata.deletion_timestamp.as_ref().map(|t| t.0))
             };
+            let mut failing_since: Option<Instant> = None;
             while let Some(event) = stream.next().await {
+                if event.is_ok() {
+                    failing_since = None;
+                }
                 match event {
                     Ok(watcher::Event::Init) => buffer.clear(),
                     Ok(watcher::Event::InitApply(pod)) => {
@@ -509,6 +605,21 @@ impl Presence {
                         });
                     }
                     Err(err) => {
+                        let since = *failing_since.get_or_insert_with(Instant::now);
+                        let lost =
+                            refusal(&err).map(|why| format!("could not watch the node's pods: {why}")).or_else(|| {
+                                (since.elapsed() >= WATCH_GIVE_UP).then(|| {
+                                    format!(
+                                        "lost the watch on the node's pods for {} s: {err}",
+                                        WATCH_GIVE_UP.as_secs()
+                                    )
+                                })
+                            });
+                        if let Some(lost) = lost {
+                            tracing::warn!(%node, error = %err, "watch of the node's pods given up");
+                            tx.send_modify(|s| s.lost = Some(lost));
+                            return;
+                        }
                         tracing::warn!(%node, error = %err, "watch of the node's pods failed; retrying")
                     }
                 }
@@ -548,8 +659,27 @@ mod tests {
         }));
         assert!(budget_refusal(&budget));
         assert!(!budget_refusal(&throttled));
-        assert_eq!(retry_after(&throttled), Some(Duration::from_secs(1)));
-        let forever = status(serde_json::json!({"code": 429, "details": {"retryAfterSeconds": u32::MAX}}));
-        assert_eq!(retry_after(&forever), Some(MAX_RETRY_AFTER), "an answer cannot park a drain for years");
+        assert_eq!(ops::retry_after(&throttled), Some(Duration::from_secs(1)));
+    }
+
+    #[test]
+    fn troubles_back_off_to_five_seconds_and_span_about_a_minute() {
+        let pauses: Vec<u64> = (1..=MAX_TROUBLES).map(|n| trouble_backoff(n).as_secs()).collect();
+        assert_eq!(&pauses[..4], &[1, 2, 4, 5]);
+        let total: u64 = pauses.iter().sum();
+        assert!((45..=75).contains(&total), "{total} s");
+        assert_eq!(trouble_backoff(0), Duration::from_secs(1));
+        assert_eq!(trouble_backoff(u32::MAX), Duration::from_secs(5), "no overflow");
+    }
+
+    #[test]
+    fn a_watch_is_given_up_only_on_a_refusal() {
+        let forbidden =
+            kube::Error::Api(Box::new(status(serde_json::json!({"code": 403, "message": "pods is forbidden"}))));
+        assert_eq!(refusal(&watcher::Error::InitialListFailed(forbidden)).as_deref(), Some("pods is forbidden"));
+        let gone = status(serde_json::json!({"code": 410, "message": "too old resource version"}));
+        assert_eq!(refusal(&watcher::Error::WatchError(Box::new(gone))), None, "a desync is not a refusal");
+        let down = status(serde_json::json!({"code": 500, "message": "etcd unavailable"}));
+        assert_eq!(refusal(&watcher::Error::WatchError(Box::new(down))), None);
     }
 }
