@@ -242,7 +242,8 @@ pub fn plan(
     let pods = pods
         .iter()
         .map(|pod| {
-            let lookup = pod.daemonset_owner().map(|c| daemonset(pod, c));
+            let asked = !deleting_too_long(pod, options, now);
+            let lookup = pod.daemonset_owner().filter(|_| asked).map(|c| daemonset(pod, c));
             PodPlan {
                 namespace: pod.namespace.clone(),
                 name: pod.name.clone(),
@@ -289,16 +290,24 @@ fn decide_with_needs(
     Decision::Refuse { reason, needs }
 }
 
+/// kubectl's first filter: with `skip_wait_for_delete_timeout_seconds` N > 0, a pod deleting for more than N whole
+/// seconds is skipped before any other rule, so nothing else (a DaemonSet lookup included) is asked about it.
+pub fn deleting_too_long(pod: &PodSummary, options: &DrainOptions, now: Timestamp) -> bool {
+    match (options.skip_wait_for_delete_timeout_seconds, pod.deletion_timestamp) {
+        (Some(limit), Some(deleted)) if limit > 0 => {
+            i64::try_from(limit).is_ok_and(|limit| now.duration_since(deleted).as_secs() > limit)
+        }
+        _ => false,
+    }
+}
+
 /// kubectl's filter chain for one pod.
 fn decide(pod: &PodSummary, lookup: Option<&DaemonSetLookup>, options: &DrainOptions, now: Timestamp) -> Decision {
     let mut notes = Vec::new();
     let terminal = pod.phase.is_terminal();
 
     // 1. Already deleting for longer than the limit: skip.
-    if let (Some(limit), Some(deleted)) = (options.skip_wait_for_delete_timeout_seconds, pod.deletion_timestamp)
-        && limit > 0
-        && i64::try_from(limit).is_ok_and(|limit| now.duration_since(deleted).as_secs() > limit)
-    {
+    if deleting_too_long(pod, options, now) {
         return Decision::Skip(SkipReason::DeletingTooLong);
     }
 
@@ -549,6 +558,35 @@ mod tests {
         assert_eq!(plan.options_needed(), [DrainOption::Force, DrainOption::IgnoreDaemonsets]);
         assert_eq!(plan.to_evict().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["web", "ds"]);
         assert_eq!(plan.refused().count(), 2);
+    }
+
+    #[test]
+    fn a_daemonset_pod_skipped_for_deleting_too_long_is_not_looked_up() {
+        let deleting = PodSummary { deletion_timestamp: Some(now() - jiff::SignedDuration::from_secs(60)), ..ds_pod() };
+        let options = DrainOptions { skip_wait_for_delete_timeout_seconds: Some(10), ..Default::default() };
+        let mut asked = 0;
+        let planned = plan(
+            &[deleting.clone()],
+            |_, _| {
+                asked += 1;
+                DaemonSetLookup::Exists
+            },
+            &options,
+            now(),
+        );
+        assert_eq!(asked, 0, "kubectl's first filter decides before the DaemonSet rule asks");
+        assert_eq!(planned.pods[0].decision, Decision::Skip(SkipReason::DeletingTooLong));
+        // Without the limit the same pod reaches the DaemonSet rule, and is asked about.
+        let _ = plan(
+            &[deleting],
+            |_, _| {
+                asked += 1;
+                DaemonSetLookup::Exists
+            },
+            &DrainOptions::default(),
+            now(),
+        );
+        assert_eq!(asked, 1);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 // A fault-injection proxy between Drainboard and the real API server: plain HTTP towards Drainboard, the cluster
 // admin's client certificate towards the API server. Rules answer chosen requests with a status of their choice
-// (and may wait first); everything else passes through, watches included.
+// (and may wait first), pass them through late, or drop their connection; everything else passes through, watches
+// included. Open pass-through requests (watches) can be cut at any time, and every request is logged.
 import { createServer } from 'node:http';
 import { Agent, request as upstreamRequest } from 'node:https';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -19,13 +20,24 @@ export async function faultProxy() {
   });
   const rules = [];
   const sockets = new Set();
+  const requests = [];
+  const open = new Set();
   const server = createServer(async (req, res) => {
+    const logged = { method: req.method, url: req.url, at: Date.now(), status: null };
+    requests.push(logged);
     const rule = rules.find((r) => r.left > 0 && r.method === req.method && r.path.test(req.url));
-    if (rule) {
+    if (rule && rule.pass > 0) {
+      rule.pass -= 1;
+    } else if (rule) {
       rule.left -= 1;
       rule.hits.push(Date.now());
       if (rule.delayMs) await new Promise((r) => setTimeout(r, rule.delayMs));
+      if (rule.drop) {
+        req.socket.destroy();
+        return;
+      }
       if (rule.status) {
+        logged.status = rule.status;
         req.resume();
         const text = typeof rule.body === 'string';
         res.writeHead(rule.status, { 'content-type': text ? 'text/plain; charset=utf-8' : 'application/json', ...(rule.headers ?? {}) });
@@ -36,9 +48,13 @@ export async function faultProxy() {
     const headers = { ...req.headers, host: upstream.host };
     const forward = upstreamRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url,
       headers, agent }, (answer) => {
+      logged.status = answer.statusCode;
       res.writeHead(answer.statusCode, answer.headers);
       answer.pipe(res);
     });
+    const entry = { method: req.method, url: req.url, cut: () => { forward.destroy(); req.socket.destroy(); } };
+    open.add(entry);
+    res.on('close', () => open.delete(entry));
     forward.on('error', () => res.destroy());
     req.pipe(forward);
   });
@@ -61,17 +77,34 @@ current-context: proxied
 `);
   return {
     kubeconfig,
-    /** Answers the next `times` requests matching `method` and `path` with `status` and `body` (after `delayMs`). */
-    rule({ method, path, times = 1, status, body, headers, delayMs }) {
-      const rule = { method, path, left: times, status, body, headers, delayMs, hits: [] };
+    /**
+     * Answers the next `times` requests matching `method` and `path` (a RegExp on the path and query) with `status`,
+     * `body` (a string is sent as text/plain, anything else as JSON) and `headers`, after `delayMs`. Without
+     * `status`, the request passes through after `delayMs` (a slow answer); with `drop`, its connection is destroyed
+     * instead of answered. The first `pass` matching requests pass through untouched and are not counted. The rule's
+     * `hits` holds the time of each request it took; setting its `left` to 0 disarms it.
+     */
+    rule({ method, path, times = 1, status, body, headers, delayMs, drop = false, pass = 0 }) {
+      const rule = { method, path, left: times, status, body, headers, delayMs, drop, pass, hits: [] };
       rules.push(rule);
       return rule;
     },
+    /** Destroys the connections of the open pass-through requests (watches) matching `method` and `path`; says how many. */
+    cut(method, path) {
+      const matching = [...open].filter((e) => e.method === method && path.test(e.url));
+      for (const e of matching) { open.delete(e); e.cut(); }
+      return matching.length;
+    },
+    /** Every request seen, in order: `{method, url, at, status}` (`status` null until answered; dropped ones stay null). */
+    requests,
     close: () => new Promise((resolve) => { server.close(() => resolve()); for (const s of sockets) s.destroy(); }),
   };
 }
 
-/** A Kubernetes Status body. */
+/**
+ * A Kubernetes Status body, as the API server writes it (`metav1.Status`): e.g. `status(404, 'NotFound', 'pods "web-1"
+ * not found', { name: 'web-1', kind: 'pods' })` or `status(503, 'ServiceUnavailable', '…')`.
+ */
 export function status(code, reason, message, details = {}) {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, details, code };
 }

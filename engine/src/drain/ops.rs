@@ -66,10 +66,12 @@ pub async fn list_node_pods(client: &Client, node: &str, pod_selector: Option<&s
     }
 }
 
-/// Plans the drain of `pods`, looking up each DaemonSet owner once.
+/// Plans the drain of `pods`, looking up each DaemonSet owner once, and only for pods that reach kubectl's
+/// DaemonSet rule (not those skipped first for deleting too long).
 pub async fn plan(client: &Client, pods: &[PodSummary], options: &DrainOptions) -> DrainPlan {
+    let now = jiff::Timestamp::now();
     let mut lookups: std::collections::HashMap<String, DaemonSetLookup> = Default::default();
-    for pod in pods {
+    for pod in pods.iter().filter(|pod| !domain::drain::deleting_too_long(pod, options, now)) {
         if let (Some(owner), Some(key)) = (pod.daemonset_owner(), pod.daemonset_key())
             && let std::collections::hash_map::Entry::Vacant(slot) = lookups.entry(key)
         {
@@ -82,7 +84,7 @@ pub async fn plan(client: &Client, pods: &[PodSummary], options: &DrainOptions) 
             .cloned()
             .unwrap_or_else(|| DaemonSetLookup::Failed("not looked up".into()))
     };
-    domain::drain::plan(pods, looked_up, options, jiff::Timestamp::now())
+    domain::drain::plan(pods, looked_up, options, now)
 }
 
 pub async fn lookup_daemonset(client: &Client, namespace: &str, owner: &ControllerRef) -> DaemonSetLookup {
