@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Drains a node of N pods with Drainboard and with `kubectl drain` (the kubectl of the pinned release), alternating,
-# on one local control plane, and prints each time and the medians.
+# on one local control plane, and prints each time and the medians. Drainboard runs twice in every round: at its
+# default pace, and at kubectl's own (--api-qps 5 --api-burst 10, a second server), so that both ratios come from
+# one run.
 #   end2end/bench/drain-vs-kubectl.sh [--pods 110] [--rounds 6] [--server target/release/drainboard]
 # Uses the cluster in $DRAINBOARD_CLUSTER_DIR when set; otherwise starts one and stops it at the end.
 set -euo pipefail
@@ -45,12 +47,18 @@ metadata: {name: $ns}
 YAML
 kc wait --for=condition=Ready "node/$node" --timeout=60s >/dev/null
 
-"$server" --kubeconfig "$kubeconfig" --addr 127.0.0.1:0 > "$DRAINBOARD_CLUSTER_DIR/bench-server.out" 2>/dev/null &
-server_pid=$!
+start_server() { # start_server NAME ARGS...: prints the URL of a Drainboard server started with ARGS
+  local name=$1; shift
+  "$server" --kubeconfig "$kubeconfig" --addr 127.0.0.1:0 "$@" > "$DRAINBOARD_CLUSTER_DIR/bench-$name.out" 2>/dev/null &
+  echo $! >> "$DRAINBOARD_CLUSTER_DIR/bench-pids"
+  for _ in $(seq 1 100); do grep -q "serving on" "$DRAINBOARD_CLUSTER_DIR/bench-$name.out" && break; sleep 0.1; done
+  sed -n 's/.*serving on \(http[^ ]*\).*/\1/p' "$DRAINBOARD_CLUSTER_DIR/bench-$name.out"
+}
+: > "$DRAINBOARD_CLUSTER_DIR/bench-pids"
 prev_cleanup=$(declare -f cleanup | tail -n +2)
-cleanup() { kill "$server_pid" 2>/dev/null || true; eval "$prev_cleanup"; }
-for _ in $(seq 1 100); do grep -q "serving on" "$DRAINBOARD_CLUSTER_DIR/bench-server.out" && break; sleep 0.1; done
-url=$(sed -n 's/.*serving on \(http[^ ]*\).*/\1/p' "$DRAINBOARD_CLUSTER_DIR/bench-server.out")
+cleanup() { xargs -r kill < "$DRAINBOARD_CLUSTER_DIR/bench-pids" 2>/dev/null || true; eval "$prev_cleanup"; }
+fast_url=$(start_server default)
+polite_url=$(start_server polite --api-qps 5 --api-burst 10)
 
 load() { # a fresh Deployment of $pods pods on the node, all Ready
   kc delete deployment -n "$ns" load --ignore-not-found --wait=true >/dev/null
@@ -84,8 +92,8 @@ run_kubectl() {
   since "$t0" "$(now)"
 }
 
-run_drainboard() {
-  local t0 id last; t0=$(now)
+run_drainboard() { # run_drainboard URL
+  local url=$1 t0 id last; t0=$(now)
   id=$(curl -sf -X POST -H 'content-type: application/json' "$url/api/drains/start" \
     -d "{\"node\":\"$node\",\"options\":{\"ignore_daemonsets\":true,\"delete_emptydir_data\":true},\"reason\":\"benchmark\"}" |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
@@ -98,13 +106,22 @@ run_drainboard() {
 
 median() { sort -n | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
-k_times=() d_times=()
+k_times=() d_times=() p_times=()
 for round in $(seq 1 "$rounds"); do
-  # Alternate which goes first, so that neither always runs on a warmer cluster.
-  for tool in $( [ $((round % 2)) = 1 ] && echo "drainboard kubectl" || echo "kubectl drainboard" ); do
+  # Rotate which goes first, so that none always runs on a warmer cluster.
+  case $((round % 3)) in
+    1) order="drainboard kubectl polite" ;;
+    2) order="kubectl polite drainboard" ;;
+    0) order="polite drainboard kubectl" ;;
+  esac
+  for tool in $order; do
     load
     left_before=$(kc get pods -n "$ns" --field-selector "spec.nodeName=$node" -o name | wc -l)
-    if [ "$tool" = kubectl ]; then t=$(run_kubectl); k_times+=("$t"); else t=$(run_drainboard); d_times+=("$t"); fi
+    case $tool in
+      kubectl) t=$(run_kubectl); k_times+=("$t") ;;
+      drainboard) t=$(run_drainboard "$fast_url"); d_times+=("$t") ;;
+      polite) t=$(run_drainboard "$polite_url"); p_times+=("$t") ;;
+    esac
     left=$(kc get pods -n "$ns" --field-selector "spec.nodeName=$node" -o name | wc -l)
     [ "$left" -eq 0 ] || { echo "$tool left $left pods on $node" >&2; exit 1; }
     printf 'round %d %-10s %6.2f s (%d pods drained)\n' "$round" "$tool" "$t" "$left_before"
@@ -112,4 +129,6 @@ for round in $(seq 1 "$rounds"); do
 done
 km=$(printf '%s\n' "${k_times[@]}" | median)
 dm=$(printf '%s\n' "${d_times[@]}" | median)
-printf 'median: kubectl %.2f s, drainboard %.2f s, ratio %.3f\n' "$km" "$dm" "$(python3 -c "print($dm / $km)")"
+pm=$(printf '%s\n' "${p_times[@]}" | median)
+printf 'median: kubectl %.2f s, drainboard %.2f s (ratio %.3f), drainboard at kubectl pace %.2f s (ratio %.3f)\n' \
+  "$km" "$dm" "$(python3 -c "print($dm / $km)")" "$pm" "$(python3 -c "print($pm / $km)")"
