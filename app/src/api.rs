@@ -26,7 +26,7 @@ pub async fn board_snapshot(#[server(default)] first: Option<usize>) -> Result<B
 #[cfg(feature = "ssr")]
 async fn board(first: Option<usize>) -> Result<BoardUpdate, AppError> {
     let engine = engine();
-    let cards = engine.cards(&engine.identity()).await?;
+    let cards = engine.cards(&caller()?.identity).await?;
     let (upsert, partial) = match first {
         Some(n) if n < cards.len() => {
             let (first, all) = domain::board::first_cards(cards, n);
@@ -60,7 +60,7 @@ pub async fn uncordon_node(node: String) -> Result<CordonOutcome, AppError> {
 #[cfg(feature = "ssr")]
 async fn set_unschedulable(node: String, unschedulable: bool) -> Result<CordonOutcome, AppError> {
     let engine = engine();
-    Ok(engine.set_unschedulable(&engine.identity(), input(node_name(node.trim()))?, unschedulable).await?)
+    Ok(engine.set_unschedulable(&caller()?.identity, input(node_name(node.trim()))?, unschedulable).await?)
 }
 
 /// Starts draining a node, as a server task, and answers at once with its id. If that node is already being
@@ -90,7 +90,7 @@ async fn start(
     self::input(input::consent(&options, &node, confirm.as_deref()))?;
     let reason = self::input(input::reason(reason.as_deref()))?;
     let engine = engine();
-    Ok(engine.start_drain(&engine.identity(), node, options, reason).await?)
+    Ok(engine.start_drain(&caller()?.identity, node, options, reason).await?)
 }
 
 /// The progress of a drain. `POST /api/drains/status` with `{"id": "..."}`.
@@ -103,7 +103,12 @@ pub async fn drain_status(id: String) -> Result<DrainProgress, AppError> {
 /// with the pods still on the node listed. `POST /api/drains/cancel` with `{"id": "..."}`.
 #[server(prefix = "/api", endpoint = "drains/cancel", input = Json)]
 pub async fn cancel_drain(id: String) -> Result<(), AppError> {
-    respond(engine().cancel_drain(&id).map_err(AppError::from))
+    respond(cancel(id).await)
+}
+
+#[cfg(feature = "ssr")]
+async fn cancel(id: String) -> Result<(), AppError> {
+    Ok(engine().cancel_drain(&caller()?.identity, &id).await?)
 }
 
 /// Every drain this server holds, newest first. `POST /api/drains`.
@@ -118,7 +123,7 @@ pub async fn list_drains() -> Result<Vec<DrainProgress>, AppError> {
 #[server(prefix = "/api", endpoint = "drains/recorded")]
 pub async fn recorded_drains() -> Result<Vec<NodeDrainRecord>, AppError> {
     let engine = engine();
-    respond(engine.recorded_drains(&engine.identity()).await.map_err(AppError::from))
+    respond(async { Ok(engine.recorded_drains(&caller()?.identity).await?) }.await)
 }
 
 /// Starts a drain of the node again with the options and reason of the drain recorded on it, for scripts. The
@@ -141,7 +146,7 @@ async fn resume(node: String, confirm: Option<String>) -> Result<DrainStarted, A
         )));
     }
     let engine = engine();
-    let identity = engine.identity();
+    let identity = caller()?.identity;
     let record = engine.recorded_drain(&identity, &node).await?;
     self::input(input::drain_options(&record.options))?;
     let reason = self::input(input::reason(record.reason.as_deref()))?;
@@ -174,7 +179,7 @@ pub async fn drain_preview_inputs(node: String) -> Result<PreviewInputs, AppErro
 #[cfg(feature = "ssr")]
 async fn preview_inputs(node: String) -> Result<PreviewInputs, AppError> {
     let engine = engine();
-    Ok(engine.preview_inputs(&engine.identity(), input(node_name(node.trim()))?.to_string()).await?)
+    Ok(engine.preview_inputs(&caller()?.identity, input(node_name(node.trim()))?.to_string()).await?)
 }
 
 /// What the requesting identity may do, asked of the API server (SelfSubjectAccessReview), so that the page can
@@ -182,12 +187,21 @@ async fn preview_inputs(node: String) -> Result<PreviewInputs, AppError> {
 #[server(prefix = "/api", endpoint = "permissions")]
 pub async fn permissions() -> Result<Lacking, AppError> {
     let engine = engine();
-    respond(engine.permissions(&engine.identity()).await.map_err(AppError::from))
+    respond(async { Ok(engine.permissions(&caller()?.identity).await?) }.await)
 }
 
 #[cfg(feature = "ssr")]
 fn engine() -> engine::Engine {
     expect_context::<engine::Engine>()
+}
+
+/// Who the request acts as, as the server's session layer found it: the operator in local mode, the signed-in
+/// person in team mode.
+#[cfg(feature = "ssr")]
+pub(crate) fn caller() -> Result<engine::Caller, AppError> {
+    use_context::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<engine::Caller>().cloned())
+        .ok_or_else(|| AppError::NotSignedIn("sign in first: open /sign-in".into()))
 }
 
 #[cfg(feature = "ssr")]

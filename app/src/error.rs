@@ -103,6 +103,7 @@ impl From<engine::Error> for AppError {
             err @ Error::NotListed(_) => AppError::Connection(err.to_string()),
             Error::TooMany(why) => AppError::TooMany(why),
             Error::Conflict(why) => AppError::Conflict(why),
+            Error::Forbidden(why) => AppError::Api { code: 403, message: why },
         }
     }
 }

@@ -10,6 +10,7 @@ mod live;
 mod pages;
 #[cfg(feature = "ssr")]
 pub mod security;
+pub mod session;
 
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
@@ -66,11 +67,13 @@ fn Frame() -> impl IntoView {
         <Router>
             <header class="topbar">
                 <h1>{i18n::t_string!(i18n, app.name)}</h1>
+                <components::Who />
             </header>
             <main>
                 <Routes fallback=move || view! { <p data-testid="not-found">{i18n::t_string!(i18n, app.page_not_found)}</p> }>
                     <Route path=StaticSegment("") view=pages::board::BoardPage />
                     <Route path=StaticSegment("wall") view=pages::wall::WallPage />
+                    <Route path=StaticSegment("sign-in") view=pages::sign_in::SignInPage />
                     <Route path=(StaticSegment("nodes"), ParamSegment("name")) view=pages::node::NodePage />
                 </Routes>
             </main>

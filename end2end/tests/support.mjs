@@ -2,7 +2,7 @@
 // port, and kubectl against the local control plane. The test command (../../test-all) sets the environment.
 import { spawn, execFileSync } from 'node:child_process';
 import { before, after } from 'node:test';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -44,7 +44,7 @@ export async function startDrainboard(extraArgs = [], { addr = '127.0.0.1:0', ku
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
-      const m = out.match(/serving on (http:\/\/\S+)/);
+      const m = out.match(/serving on (https?:\/\/\S+)/);
       if (m) { clearTimeout(timer); resolve(m[1]); }
     });
     child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`drainboard exited with ${code}:\n${stderr}`)); });
@@ -234,4 +234,28 @@ contexts:
 current-context: ${name}
 `);
   return path;
+}
+
+/**
+ * The user of `userKubeconfig(name, rules)` as a kubeconfig's text with the certificate and key inline, as a person
+ * pastes it into team mode's sign-in (`kubectl config view --raw --minify --flatten`).
+ */
+export function inlineKubeconfig(name, rules) {
+  userKubeconfig(name, rules);
+  const pki = join(requireEnv('DRAINBOARD_CLUSTER_DIR'), 'pki');
+  const b64 = (file) => readFileSync(join(pki, file)).toString('base64');
+  const server = kubectl('config', 'view', '--minify', '-o', 'jsonpath={.clusters[0].cluster.server}').trim();
+  return `apiVersion: v1
+kind: Config
+clusters:
+- name: local
+  cluster: {server: "${server}", certificate-authority-data: "${b64('ca.crt')}"}
+users:
+- name: ${name}
+  user: {client-certificate-data: "${b64(`${name}.crt`)}", client-key-data: "${b64(`${name}.key`)}"}
+contexts:
+- name: ${name}
+  context: {cluster: local, user: ${name}}
+current-context: ${name}
+`;
 }

@@ -7,8 +7,8 @@
 use std::{
     collections::HashMap,
     path::{Path, PathBuf},
-    sync::{Arc, RwLock},
-    time::Duration,
+    sync::{Arc, Mutex, RwLock},
+    time::{Duration, Instant},
 };
 
 use kube::{
@@ -16,7 +16,10 @@ use kube::{
     config::{KubeConfigOptions, Kubeconfig, KubeconfigError},
 };
 
-use crate::{Error, Result};
+use crate::{
+    Error, Result,
+    signin::{self, Credentials, Person},
+};
 
 /// Who an API call is made as: the user's credentials on one cluster.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -27,6 +30,17 @@ pub struct Identity {
     pub user: String,
 }
 
+/// Who a request acts as: the identity its calls are made with, and, in team mode, the signed-in person and their
+/// session. The server's session layer puts one on every request it lets through.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Caller {
+    pub identity: Identity,
+    /// Team mode: who the API server said the person is.
+    pub person: Option<Person>,
+    /// Team mode: the session id (the cookie's value), for signing out.
+    pub session: Option<String>,
+}
+
 /// Kubernetes clients keyed by identity, shared by every request and task of the server.
 #[derive(Clone)]
 pub struct KubeAccess {
@@ -34,20 +48,122 @@ pub struct KubeAccess {
 }
 
 struct Inner {
-    operator: Identity,
+    mode: Mode,
     clients: RwLock<HashMap<Identity, Client>>,
 }
+
+enum Mode {
+    /// One operator's kubeconfig: every request acts as them.
+    SingleUser(Identity),
+    /// Each person signs in; `base` is the server's own connection (cluster URL, CA, timeouts), whose credentials
+    /// are never lent to anyone.
+    Team { base: Box<Config>, cluster: String, sessions: Mutex<HashMap<String, Session>> },
+}
+
+/// A signed-in person: who the API server says they are, and when they were last seen.
+struct Session {
+    person: Person,
+    identity: Identity,
+    last_seen: Instant,
+    started: Instant,
+}
+
+/// A session unused this long is forgotten (its credentials with it).
+pub const SESSION_IDLE: Duration = Duration::from_secs(12 * 3600);
+/// No session lives longer than this, used or not: the person signs in again.
+pub const SESSION_LIFETIME: Duration = Duration::from_secs(24 * 3600);
+/// The most sessions the server holds; the oldest idle one makes room.
+pub const MAX_SESSIONS: usize = 10_000;
 
 impl KubeAccess {
     /// Access for a server run by one operator with their own kubeconfig: every request acts as them.
     pub fn single_user(connected: Connected) -> Self {
         let clients = HashMap::from([(connected.identity.clone(), connected.client)]);
-        KubeAccess { inner: Arc::new(Inner { operator: connected.identity, clients: RwLock::new(clients) }) }
+        KubeAccess {
+            inner: Arc::new(Inner { mode: Mode::SingleUser(connected.identity), clients: RwLock::new(clients) }),
+        }
     }
 
-    /// The identity the current request acts as. Single-user mode: the operator who started the server.
-    pub fn identity_for_request(&self) -> Identity {
-        self.inner.operator.clone()
+    /// Access for a team: nobody acts until they sign in, and each then acts as themselves on the server's cluster.
+    /// The server's own credentials in `connected` are never used for a person's request.
+    pub fn team(connected: Connected) -> Self {
+        let mode = Mode::Team {
+            base: Box::new(connected.config),
+            cluster: connected.identity.cluster,
+            sessions: Default::default(),
+        };
+        KubeAccess { inner: Arc::new(Inner { mode, clients: Default::default() }) }
+    }
+
+    /// Whether people sign in (team mode).
+    pub fn is_team(&self) -> bool {
+        matches!(self.inner.mode, Mode::Team { .. })
+    }
+
+    /// The operator every request acts as, in single-user mode; none in team mode.
+    pub fn operator(&self) -> Option<Identity> {
+        match &self.inner.mode {
+            Mode::SingleUser(operator) => Some(operator.clone()),
+            Mode::Team { .. } => None,
+        }
+    }
+
+    /// Signs a person in: checks what they pasted, asks the API server who it belongs to, and keeps a client for
+    /// them. Returns the new session's id (an unguessable secret, for the browser's cookie) and who they are.
+    pub async fn sign_in(&self, credentials: &Credentials) -> Result<(String, Person, Identity)> {
+        let Mode::Team { base, cluster, sessions } = &self.inner.mode else {
+            return Err(Error::Invalid("this server runs for one operator (local mode): there is no sign-in".into()));
+        };
+        let auth = signin::auth_info(credentials)?;
+        let client = signin::client(base, auth)?;
+        let person = signin::review(&client).await?;
+        let identity = Identity { cluster: cluster.clone(), user: person.username.clone() };
+        let id = format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple());
+        {
+            let mut sessions = lock(sessions);
+            forget_stale(&mut sessions);
+            if sessions.len() >= MAX_SESSIONS
+                && let Some(oldest) = sessions.iter().min_by_key(|(_, s)| s.last_seen).map(|(id, _)| id.clone())
+            {
+                sessions.remove(&oldest);
+            }
+            let now = Instant::now();
+            sessions.insert(
+                id.clone(),
+                Session { person: person.clone(), identity: identity.clone(), last_seen: now, started: now },
+            );
+        }
+        // The latest sign-in's credentials serve the person's calls (and their cache, once it starts).
+        self.inner.clients.write().unwrap_or_else(|p| p.into_inner()).insert(identity.clone(), client);
+        Ok((id, person, identity))
+    }
+
+    /// The person behind a session id, if it is current. Each use keeps it from going idle.
+    pub fn session(&self, id: &str) -> Option<(Identity, Person)> {
+        let Mode::Team { sessions, .. } = &self.inner.mode else {
+            return None;
+        };
+        let mut sessions = lock(sessions);
+        let session = sessions.get_mut(id)?;
+        if stale(session) {
+            sessions.remove(id);
+            return None;
+        }
+        session.last_seen = Instant::now();
+        Some((session.identity.clone(), session.person.clone()))
+    }
+
+    /// Forgets a session; the person's credentials go too once no other session of theirs remains.
+    pub fn sign_out(&self, id: &str) {
+        let Mode::Team { sessions, .. } = &self.inner.mode else {
+            return;
+        };
+        let mut sessions = lock(sessions);
+        if let Some(gone) = sessions.remove(id)
+            && !sessions.values().any(|s| s.identity == gone.identity)
+        {
+            self.inner.clients.write().unwrap_or_else(|p| p.into_inner()).remove(&gone.identity);
+        }
     }
 
     /// The client that acts as `identity`.
@@ -60,9 +176,23 @@ impl KubeAccess {
     }
 }
 
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn stale(session: &Session) -> bool {
+    session.last_seen.elapsed() >= SESSION_IDLE || session.started.elapsed() >= SESSION_LIFETIME
+}
+
+fn forget_stale(sessions: &mut HashMap<String, Session>) {
+    sessions.retain(|_, s| !stale(s));
+}
+
 /// A client built from a kubeconfig, with the names that error messages and the UI need.
 pub struct Connected {
     pub client: Client,
+    /// What the client was built from: team mode builds each person's client from it, with their credentials.
+    pub config: Config,
     pub identity: Identity,
     /// The kubeconfig file(s) it came from, for messages.
     pub source: String,
@@ -139,7 +269,7 @@ pub async fn connect(kubeconfig: Option<&Path>, context: Option<&str>) -> Result
     // refusal inside one slow call. Callers see every answer and decide (the drain loop retries evictions itself).
     config.default_retry = false;
     let server = config.cluster_url.to_string();
-    let client = Client::try_from(config).map_err(|e| invalid(chain(&e)))?;
+    let client = Client::try_from(config.clone()).map_err(|e| invalid(chain(&e)))?;
 
     let probe = tokio::time::timeout(Duration::from_secs(15), client.apiserver_version()).await;
     let unreachable = |reason: String| ConnectError::Unreachable {
@@ -154,7 +284,7 @@ pub async fn connect(kubeconfig: Option<&Path>, context: Option<&str>) -> Result
         Ok(Ok(_)) => {}
     }
 
-    Ok(Connected { client, identity: Identity { cluster: server, user }, source, context })
+    Ok(Connected { client, config, identity: Identity { cluster: server, user }, source, context })
 }
 
 fn default_kubeconfig_path() -> String {

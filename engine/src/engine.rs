@@ -17,6 +17,7 @@ use crate::{
     access::may,
     cache::{ClusterCache, ClusterCaches},
     drain::{self, DrainLimits, DrainRegistry, TestHooks, ops, preview::PreviewSource},
+    signin::{Credentials, Person},
     tasks::Tasks,
 };
 
@@ -36,8 +37,9 @@ impl Engine {
     /// An engine acting through `access`, its tasks under `tasks`, caches kept `linger` after their last use.
     pub fn new(access: KubeAccess, tasks: &Tasks, linger: Duration, limits: DrainLimits) -> Self {
         let caches = ClusterCaches::new(tasks, linger);
-        let operator = access.identity_for_request();
-        let operator_cache = access.client_for(&operator).ok().map(|client| caches.for_identity(&operator, client));
+        let operator_cache = access.operator().and_then(|operator| {
+            access.client_for(&operator).ok().map(|client| caches.for_identity(&operator, client))
+        });
         Engine {
             access,
             caches,
@@ -65,9 +67,31 @@ impl Engine {
         &self.caches
     }
 
-    /// The identity the current request acts as. Single-user mode: the operator who started the server.
-    pub fn identity(&self) -> Identity {
-        self.access.identity_for_request()
+    /// The identity every request acts as in single-user mode: the operator who started the server.
+    ///
+    /// In team mode there is none: each request acts as the person its session names ([`Self::session`]).
+    pub fn operator(&self) -> Option<Identity> {
+        self.access.operator()
+    }
+
+    /// Whether people sign in (team mode).
+    pub fn is_team(&self) -> bool {
+        self.access.is_team()
+    }
+
+    /// Signs a person in (team mode): see [`KubeAccess::sign_in`].
+    pub async fn sign_in(&self, credentials: &Credentials) -> Result<(String, Person, Identity)> {
+        self.access.sign_in(credentials).await
+    }
+
+    /// The person behind a session id, if it is current.
+    pub fn session(&self, id: &str) -> Option<(Identity, Person)> {
+        self.access.session(id)
+    }
+
+    /// Forgets a session.
+    pub fn sign_out(&self, id: &str) {
+        self.access.sign_out(id);
     }
 
     /// The client that acts as `identity`.
@@ -132,7 +156,20 @@ impl Engine {
     }
 
     /// Asks a running drain to stop.
-    pub fn cancel_drain(&self, id: &str) -> Result<()> {
+    ///
+    /// Stopping a drain changes what happens to a node, so in team mode a person who did not start it must be one
+    /// who may cordon it (patch nodes), as the API server says; a viewer cannot stop a colleague's drain.
+    pub async fn cancel_drain(&self, identity: &Identity, id: &str) -> Result<()> {
+        let progress = self.drain_progress(id)?;
+        if self.is_team() && progress.started_by != identity.user {
+            let client = self.client(identity)?;
+            if !may(&client, "patch", "", "nodes", None).await? {
+                return Err(Error::Forbidden(format!(
+                    "{} may not patch nodes, so may not stop a drain {} started",
+                    identity.user, progress.started_by
+                )));
+            }
+        }
         if self.drains.cancel(id) { Ok(()) } else { Err(no_such_drain(id)) }
     }
 

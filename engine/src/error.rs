@@ -16,6 +16,9 @@ pub enum Error {
     /// The server holds no credentials for the identity.
     #[error("no credentials for {user} on {cluster}")]
     NotSignedIn { user: String, cluster: String },
+    /// The person may not do this; the message names the permission they lack.
+    #[error("{0}")]
+    Forbidden(String),
     /// What the request asks for conflicts with what runs: another drain of the same node.
     #[error("{0}")]
     Conflict(String),

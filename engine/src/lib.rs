@@ -2,6 +2,7 @@
 //!
 //! - [`access`]: who a call is made as, and the client for each identity.
 //! - [`cache`]: how the cluster's nodes, pods, Leases and budgets stay fresh, one set of watches per identity.
+//! - [`signin`]: team mode's sign-in: what a person may paste, and who the API server says they are.
 //! - [`cards`]: how those caches become node cards.
 //! - [`drain`]: how a drain runs, as a server task that any number of viewers follow.
 //! - [`tasks`]: the one shutdown signal every background task hears, and the tracker the server waits on.
@@ -15,9 +16,10 @@ pub mod cards;
 pub mod drain;
 mod engine;
 mod error;
+pub mod signin;
 pub mod tasks;
 mod trim;
 
-pub use access::{Identity, KubeAccess};
+pub use access::{Caller, Identity, KubeAccess};
 pub use engine::Engine;
 pub use error::{Error, Result};

@@ -16,10 +16,29 @@ pub struct Args {
     #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
 
-    /// Address to serve the dashboard on: a loopback address, since every request acts with this kubeconfig's
-    /// credentials. Port 0 picks a free port; the URL is printed on stdout.
+    /// Address to serve the dashboard on. Without --team, a loopback address only, since every request acts with
+    /// this kubeconfig's credentials. Port 0 picks a free port; the URL is printed on stdout.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:3000", env = "DRAINBOARD_ADDR")]
     pub addr: SocketAddr,
+
+    /// Team mode: each person signs in with their own credentials (a token, or a kubeconfig with inline
+    /// credentials) and acts as themselves; this kubeconfig's own credentials act for nobody. Required for any
+    /// address other than loopback. Serves HTTPS (--tls-cert, --tls-key) unless --insecure-http.
+    #[arg(long)]
+    pub team: bool,
+
+    /// Team mode: the server's TLS certificate chain (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// Team mode: the TLS certificate's private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+
+    /// Team mode over plain HTTP, only for use behind a proxy that terminates TLS: session cookies and credentials
+    /// would otherwise cross the network in the clear.
+    #[arg(long, conflicts_with = "tls_cert")]
+    pub insecure_http: bool,
 
     /// Another name the dashboard may be reached by (a host, or host:port), besides the loopback names. Requests
     /// naming any other Host are refused, which defeats DNS rebinding. Repeatable.

@@ -12,9 +12,18 @@ pub enum Error {
     SiteConfig(String),
     #[error(
         "refusing to serve on {0}: every request acts with your kubeconfig's credentials, so Drainboard listens on \
-         loopback only (use --addr 127.0.0.1:PORT, and an SSH tunnel or a proxy to reach it from elsewhere)"
+         loopback only (use --addr 127.0.0.1:PORT, or --team so that each person signs in as themselves)"
     )]
     NotLoopback(SocketAddr),
+    #[error(
+        "team mode serves HTTPS: pass --tls-cert and --tls-key, or --insecure-http when a proxy in front \
+         terminates TLS"
+    )]
+    TeamWithoutTls,
+    #[error("{0} is a team-mode flag: add --team, or leave it out")]
+    TeamOnly(&'static str),
+    #[error("TLS: {0}")]
+    Tls(String),
     #[error("DRAINBOARD_TEST_HOOKS: {0}")]
     TestHooks(String),
     #[error("cannot listen on {addr}: {source}")]

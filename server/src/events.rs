@@ -8,7 +8,7 @@ use std::{
 
 use app::AppError;
 use axum::{
-    Json,
+    Extension, Json,
     extract::{Path, State},
     http::StatusCode,
     response::{
@@ -17,7 +17,7 @@ use axum::{
     },
 };
 use domain::board::{BoardSettings, diff};
-use engine::{Engine, Identity, cache::ClusterCache, drain::DrainRegistry};
+use engine::{Caller, Engine, Identity, cache::ClusterCache, drain::DrainRegistry};
 use futures::{Stream, StreamExt};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_stream::wrappers::WatchStream;
@@ -111,9 +111,10 @@ impl Streams {
 /// first at once and then after each change, so everyone sees the drains anyone starts.
 pub async fn board_events(
     State(streams): State<Streams>,
+    Extension(caller): Extension<Caller>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, StreamError> {
     let engine = &streams.engine;
-    let identity = engine.identity();
+    let identity = caller.identity;
     let permit = streams.limits.admit(&identity)?;
     let cache = engine.cache(&identity)?;
     let board = BoardFeed {
@@ -229,11 +230,12 @@ pub async fn metrics(State(streams): State<Streams>) -> String {
 /// open. The browser plans from them at every option change.
 pub async fn preview_events(
     State(streams): State<Streams>,
+    Extension(caller): Extension<Caller>,
     Path(node): Path<String>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, StreamError> {
     let node = domain::input::node_name(&node).map_err(|why| StreamError(AppError::Invalid(why)))?.to_string();
     let engine = &streams.engine;
-    let identity = engine.identity();
+    let identity = caller.identity;
     let permit = streams.limits.admit(&identity)?;
     let (cache, source) = engine.preview_source(&identity, node).await?;
     let changes = cache.live_cards();
@@ -269,6 +271,7 @@ pub async fn preview_events(
 /// the drain has finished. A viewer that connects late, or reconnects, gets the current state first.
 pub async fn drain_events(
     State(streams): State<Streams>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, StreamError> {
     let rx = streams
@@ -276,7 +279,7 @@ pub async fn drain_events(
         .drains()
         .subscribe(&id)
         .ok_or_else(|| StreamError(AppError::NotFound(format!("no drain with id {id} on this server"))))?;
-    let permit = streams.limits.admit(&streams.engine.identity())?;
+    let permit = streams.limits.admit(&caller.identity)?;
     let mut done = false;
     let stream = WatchStream::new(rx)
         .take_while(move |progress| {

@@ -7,6 +7,7 @@ mod events;
 mod fuzz;
 mod guard;
 mod serve;
+mod session;
 mod web;
 
 use std::process::ExitCode;
@@ -42,9 +43,22 @@ async fn main() -> ExitCode {
 }
 
 async fn run(args: cli::Args) -> Result<(), Error> {
-    if !args.addr.ip().is_loopback() {
-        return Err(Error::NotLoopback(args.addr));
+    if !args.team {
+        if !args.addr.ip().is_loopback() {
+            return Err(Error::NotLoopback(args.addr));
+        }
+        if args.tls_cert.is_some() {
+            return Err(Error::TeamOnly("--tls-cert"));
+        }
+        if args.insecure_http {
+            return Err(Error::TeamOnly("--insecure-http"));
+        }
     }
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(serve::tls_config(cert, key).map_err(Error::Tls)?),
+        _ if args.team && !args.insecure_http => return Err(Error::TeamWithoutTls),
+        _ => None,
+    };
     let connected = access::connect(args.kubeconfig.as_deref(), args.context.as_deref()).await?;
     tracing::info!(context = %connected.context, server = %connected.identity.cluster, kubeconfig = %connected.source, "connected to Kubernetes");
 
@@ -64,7 +78,8 @@ async fn run(args: cli::Args) -> Result<(), Error> {
         in_flight: usize::try_from(args.evictions_in_flight).unwrap_or(usize::MAX),
     };
     let limits = DrainLimits { total: args.max_drains, per_identity: args.max_drains_per_person, pace };
-    let engine = Engine::new(KubeAccess::single_user(connected), &tasks, DEFAULT_LINGER, limits);
+    let access = if args.team { KubeAccess::team(connected) } else { KubeAccess::single_user(connected) };
+    let engine = Engine::new(access, &tasks, DEFAULT_LINGER, limits);
     // Faults for the browser tests (a drain that panics, or waits in a phase); release builds never read them.
     #[cfg(debug_assertions)]
     let engine = match std::env::var("DRAINBOARD_TEST_HOOKS") {
@@ -82,7 +97,8 @@ async fn run(args: cli::Args) -> Result<(), Error> {
         tokio::net::TcpListener::bind(args.addr).await.map_err(|source| Error::Bind { addr: args.addr, source })?;
     let local = listener.local_addr().map_err(Error::Serve)?;
     // The one line on stdout: scripts and tests read the URL from it.
-    println!("Drainboard is serving on http://{local}");
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    println!("Drainboard is serving on {scheme}://{local}");
     let shutdown = tasks.shutdown_signal().clone();
     tokio::spawn({
         let shutdown = shutdown.clone();
@@ -91,7 +107,7 @@ async fn run(args: cli::Args) -> Result<(), Error> {
             shutdown.cancel();
         }
     });
-    let served = serve::serve(listener, router, shutdown, SHUTDOWN_LIMIT).await.map_err(Error::Serve);
+    let served = serve::serve(listener, router, tls, shutdown, SHUTDOWN_LIMIT).await.map_err(Error::Serve);
     // Running drains record themselves as interrupted; watches and card rounds end. All within the same limit.
     if tasks.shut_down(TASKS_LIMIT).await {
         tracing::info!("every task ended");

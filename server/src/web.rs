@@ -17,10 +17,11 @@ use tower_http::{
 use crate::{
     events::{self, StreamLimits, Streams},
     guard::{self, AllowedHosts},
+    session,
 };
 
-/// The largest request body accepted: every server function's arguments fit in a few hundred bytes. (Team mode's
-/// sign-in, which takes a kubeconfig, will have a route and a limit of its own.)
+/// The largest request body accepted: every server function's arguments fit in a few hundred bytes, and team
+/// mode's sign-in takes one context's kubeconfig (at most 15 KiB, `engine::signin::MAX_CREDENTIAL_BYTES`).
 pub const BODY_LIMIT: usize = 16 * 1024;
 
 /// How long a page or server function may take: a new cache's first list may take 90 s on a large cluster.
@@ -39,6 +40,7 @@ pub fn router(
     limits: StreamLimits,
 ) -> Router {
     let routes = generate_route_list(App);
+    let sessions = engine.clone();
     let streams = Streams { engine, settings, viewers: Default::default(), limits };
     let context = {
         let s = streams.clone();
@@ -74,6 +76,8 @@ pub fn router(
         // The wasm bundle is large; compressing it cuts the first load several times over. Event streams are
         // left alone by the layer (it does not compress text/event-stream).
         .layer(CompressionLayer::new())
+        // Who the request acts as; in team mode, nothing but the sign-in page and its endpoints without a session.
+        .layer(axum::middleware::from_fn_with_state(sessions, session::layer))
         // Outermost: a refused request reaches nothing else.
         .layer(axum::middleware::from_fn_with_state(hosts, guard::layer))
 }

@@ -5,8 +5,10 @@ pub mod card;
 mod connection;
 mod modal;
 mod notice;
+mod who;
 
 pub use action_button::ActionButton;
 pub use connection::ConnectionBadge;
 pub use modal::Modal;
 pub use notice::Notice;
+pub use who::Who;

@@ -1,0 +1,116 @@
+//! Team mode's sign-in, as server functions: the person pastes a token or a kubeconfig, the engine asks the API
+//! server who it belongs to, and the browser gets an opaque session id in an `HttpOnly`, `Secure`,
+//! `SameSite=Strict` cookie. Credentials never leave the server's memory.
+
+use leptos::{prelude::*, server_fn::codec::Json};
+use serde::{Deserialize, Serialize};
+
+use crate::AppError;
+
+/// The session cookie's name; the server's session layer reads it.
+pub const SESSION_COOKIE: &str = "drainboard_session";
+
+/// Who the page acts as.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Who {
+    /// The signed-in person's username (team mode), or the kubeconfig user (local mode).
+    pub user: String,
+    /// The person's groups, as the API server reported them (team mode).
+    pub groups: Vec<String>,
+    /// Whether people sign in on this server.
+    pub team: bool,
+}
+
+/// Signs in with a bearer token, or with a kubeconfig holding inline credentials (and the context to use; its
+/// current-context otherwise). A kubeconfig with an exec plugin, an auth-provider or a file path is refused and
+/// never run or read. `POST /api/session/sign-in` with `{"token": "..."}` or
+/// `{"kubeconfig": "...", "context": "..."}`; sets the session cookie.
+#[server(prefix = "/api", endpoint = "session/sign-in", input = Json)]
+pub async fn sign_in(
+    #[server(default)] token: Option<String>,
+    #[server(default)] kubeconfig: Option<String>,
+    #[server(default)] context: Option<String>,
+) -> Result<Who, AppError> {
+    respond(ssr::sign_in(token, kubeconfig, context).await)
+}
+
+/// Signs out: the server forgets the session (and the credentials, once the person has no other session), and
+/// the cookie is cleared. `POST /api/session/sign-out`.
+#[server(prefix = "/api", endpoint = "session/sign-out")]
+pub async fn sign_out() -> Result<(), AppError> {
+    ssr::sign_out();
+    Ok(())
+}
+
+/// Who the request acts as: `null` in team mode without a session (this endpoint, like the sign-in page, is open
+/// to anyone). `POST /api/session/me`.
+#[server(prefix = "/api", endpoint = "session/me")]
+pub async fn who_am_i() -> Result<Option<Who>, AppError> {
+    Ok(ssr::who())
+}
+
+#[cfg(feature = "ssr")]
+mod ssr {
+    use axum::http::{HeaderValue, header};
+    use engine::signin::Credentials;
+    use leptos::prelude::*;
+
+    use super::{SESSION_COOKIE, Who};
+    use crate::AppError;
+
+    pub async fn sign_in(
+        token: Option<String>,
+        kubeconfig: Option<String>,
+        context: Option<String>,
+    ) -> Result<Who, AppError> {
+        let present = |s: &Option<String>| s.as_deref().is_some_and(|s| !s.trim().is_empty());
+        let credentials = match (present(&token), present(&kubeconfig)) {
+            (true, false) => Credentials::Token(token.unwrap_or_default().into()),
+            (false, true) => Credentials::Kubeconfig {
+                text: kubeconfig.unwrap_or_default().into(),
+                context: context.map(|c| c.trim().to_owned()).filter(|c| !c.is_empty()),
+            },
+            _ => return Err(AppError::Invalid("paste either a token or a kubeconfig".into())),
+        };
+        let engine = expect_context::<engine::Engine>();
+        let (session, person, _) = engine.sign_in(&credentials).await?;
+        tracing::info!(user = %person.username, groups = ?person.groups, "signed in");
+        set_cookie(&format!(
+            "{SESSION_COOKIE}={session}; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age={}",
+            engine::access::SESSION_LIFETIME.as_secs()
+        ));
+        Ok(Who { user: person.username, groups: person.groups, team: true })
+    }
+
+    pub fn sign_out() {
+        if let Ok(caller) = crate::api::caller()
+            && let Some(session) = caller.session
+        {
+            expect_context::<engine::Engine>().sign_out(&session);
+        }
+        set_cookie(&format!("{SESSION_COOKIE}=; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=0"));
+    }
+
+    pub fn who() -> Option<Who> {
+        let caller = crate::api::caller().ok()?;
+        let team = expect_context::<engine::Engine>().is_team();
+        let groups = caller.person.map(|p| p.groups).unwrap_or_default();
+        Some(Who { user: caller.identity.user, groups, team })
+    }
+
+    fn set_cookie(value: &str) {
+        if let (Some(response), Ok(value)) =
+            (use_context::<leptos_axum::ResponseOptions>(), HeaderValue::from_str(value))
+        {
+            response.append_header(header::SET_COOKIE, value);
+        }
+    }
+}
+
+#[cfg(feature = "ssr")]
+fn respond<T>(result: Result<T, AppError>) -> Result<T, AppError> {
+    if let Err(error) = &result {
+        error.set_status();
+    }
+    result
+}

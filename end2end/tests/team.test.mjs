@@ -1,0 +1,286 @@
+// Team mode: nobody acts until they sign in, each person then acts as themselves (the API server's RBAC judges
+// them), a pasted kubeconfig can never make the server run or read anything, and the session lives in an HttpOnly,
+// Secure, SameSite=Strict cookie. Two real users of the local cluster, with client certificates from its CA.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { join } from 'node:path';
+import {
+  apply, artifactsDir, inlineKubeconfig, kubectl, launchBrowser, requireEnv, startDrainboard,
+} from './support.mjs';
+
+const READ = [
+  { apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['get', 'list', 'watch'] },
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch'] },
+  { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: ['get', 'list', 'watch'] },
+  { apiGroups: ['apps'], resources: ['daemonsets'], verbs: ['get'] },
+];
+const MAINTAIN = [
+  ...READ,
+  { apiGroups: [''], resources: ['nodes'], verbs: ['patch'] },
+  { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
+  { apiGroups: [''], resources: ['pods'], verbs: ['delete'] },
+];
+const node = 'node-2';
+// Every endpoint that acts or reads for a person: each must answer 401 without a session.
+const ENDPOINTS = [
+  'board', 'permissions', 'nodes/cordon', 'nodes/uncordon', 'drains', 'drains/start', 'drains/status',
+  'drains/cancel', 'drains/resume', 'drains/recorded', 'drains/preview', 'drains/preview-inputs',
+];
+
+let server;
+let alice;
+let bob;
+before(async () => {
+  alice = inlineKubeconfig('team-alice', MAINTAIN);
+  bob = inlineKubeconfig('team-bob', READ);
+  server = await startDrainboard(['--team', '--insecure-http']);
+});
+after(async () => {
+  await server?.stop();
+  kubectl('uncordon', node);
+});
+
+const unschedulable = () => kubectl('get', 'node', node, '-o', 'jsonpath={.spec.unschedulable}').trim();
+
+async function call(path, { body, cookie, headers = {} } = {}) {
+  const res = await fetch(`${server.url}/api/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}), ...headers },
+    body: JSON.stringify(body ?? {}),
+  });
+  const text = await res.text();
+  let json;
+  try { json = JSON.parse(text); } catch { json = text; }
+  return { status: res.status, body: json, setCookie: res.headers.get('set-cookie') };
+}
+
+/** Signs in and returns the session cookie (`name=value`) and the answer. */
+async function signIn(body) {
+  const res = await call('session/sign-in', { body });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return { cookie: res.setCookie.split(';')[0], res };
+}
+
+test('without a session every endpoint answers 401, pages redirect to the sign-in page, and nothing changes', { timeout: 60_000 }, async () => {
+  for (const endpoint of ENDPOINTS) {
+    const res = await call(endpoint, { body: { node, id: 'x', options: {}, confirm: node } });
+    assert.equal(res.status, 401, `${endpoint}: ${JSON.stringify(res.body)}`);
+    assert.ok(res.body.NotSignedIn, `${endpoint} says to sign in: ${JSON.stringify(res.body)}`);
+  }
+  const events = await fetch(`${server.url}/api/board/events`);
+  assert.equal(events.status, 401);
+  const page = await fetch(`${server.url}/`, { headers: { accept: 'text/html' }, redirect: 'manual' });
+  assert.equal(page.status, 303);
+  assert.equal(page.headers.get('location'), '/sign-in');
+  const nobody = await call('session/me');
+  assert.deepEqual([nobody.status, nobody.body], [200, null], 'who am I: nobody');
+  const signInPage = await fetch(`${server.url}/sign-in`, { headers: { accept: 'text/html' } });
+  assert.equal(signInPage.status, 200);
+  assert.match(await signInPage.text(), /data-testid="sign-in"/);
+  // The operator's own kubeconfig acts for nobody: the cordon above was refused, not made as admin.
+  assert.equal(unschedulable(), '', `${node} is untouched`);
+});
+
+test('kubeconfigs that would make the server run or read something are refused, and nothing runs', { timeout: 60_000 }, async () => {
+  const dir = requireEnv('DRAINBOARD_CLUSTER_DIR');
+  const marker = join(dir, `exec-ran-${process.pid}`);
+  const server = kubectl('config', 'view', '--minify', '-o', 'jsonpath={.clusters[0].cluster.server}').trim();
+  const withUser = (user) => `apiVersion: v1
+kind: Config
+clusters: [{name: k, cluster: {server: "${server}"}}]
+contexts: [{name: c, context: {cluster: k, user: u}}]
+current-context: c
+users:
+- name: u
+  user: ${user}
+`;
+  const cases = [
+    ['exec plugin', withUser(`{exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/sh, args: ["-c", "touch ${marker}"], interactiveMode: Never}}`), /exec plugin/],
+    ['auth-provider', withUser('{auth-provider: {name: oidc, config: {idp-issuer-url: "https://example.invalid"}}}'), /auth-provider/],
+    // The server's own admin certificate, named by path: reading it would make the person admin.
+    ['client certificate by path', withUser(`{client-certificate: "${join(dir, 'pki', 'admin.crt')}", client-key: "${join(dir, 'pki', 'admin.key')}"}`), /names a file \(client-certificate/],
+    ['token file', withUser(`{tokenFile: "${join(dir, 'pki', 'sa.key')}"}`), /names a file \(tokenFile/],
+    ['CA by path', `apiVersion: v1
+kind: Config
+clusters: [{name: k, cluster: {server: "${server}", certificate-authority: "/etc/ssl/certs/ca-certificates.crt"}}]
+contexts: [{name: c, context: {cluster: k, user: u}}]
+current-context: c
+users: [{name: u, user: {token: abc}}]
+`, /names a file \(certificate-authority/],
+  ];
+  for (const [what, kubeconfig, message] of cases) {
+    const res = await call('session/sign-in', { body: { kubeconfig } });
+    assert.equal(res.status, 400, `${what}: ${JSON.stringify(res.body)}`);
+    assert.match(res.body.Invalid, message, what);
+    assert.equal(res.setCookie, null, `${what}: no session`);
+  }
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.ok(!existsSync(marker), 'the exec plugin never ran');
+  const neither = await call('session/sign-in', { body: {} });
+  assert.equal(neither.status, 400);
+  const both = await call('session/sign-in', { body: { token: 'a', kubeconfig: alice } });
+  assert.equal(both.status, 400, 'a token or a kubeconfig, not both');
+  const oversize = await call('session/sign-in', { body: { kubeconfig: `# ${'x'.repeat(15_600 - alice.length)}\n${alice}` } });
+  assert.equal(oversize.status, 400, JSON.stringify(oversize.body));
+  assert.match(oversize.body.Invalid, /over 15 KiB/);
+  const notText = await call('session/sign-in', { body: { token: 42 } });
+  assert.equal(notText.status, 400, JSON.stringify(notText.body));
+  const huge = await call('session/sign-in', { body: { token: 'x'.repeat(20_000) } });
+  assert.equal(huge.status, 413, 'over the body limit: refused before it is read');
+  const bogus = await call('session/sign-in', { body: { token: 'not-a-real-token' } });
+  assert.equal(bogus.status, 401, `the API server's refusal: ${JSON.stringify(bogus.body)}`);
+});
+
+test('alice signs in with her kubeconfig and cordons as herself; the cookie holds only a session id', { timeout: 60_000 }, async () => {
+  const { cookie, res } = await signIn({ kubeconfig: alice });
+  assert.equal(res.body.user, 'team-alice');
+  assert.ok(res.body.groups.includes('system:authenticated'), JSON.stringify(res.body));
+  for (const attribute of ['HttpOnly', 'Secure', 'SameSite=Strict', 'Path=/']) {
+    assert.ok(res.setCookie.includes(attribute), `${attribute} in ${res.setCookie}`);
+  }
+  assert.match(cookie, /^drainboard_session=[0-9a-f]{64}$/, 'an opaque id, never the credentials');
+  const me = await call('session/me', { cookie });
+  assert.deepEqual([me.status, me.body.user, me.body.team], [200, 'team-alice', true]);
+  const cordon = await call('nodes/cordon', { cookie, body: { node } });
+  assert.equal(cordon.status, 200, JSON.stringify(cordon.body));
+  assert.equal(unschedulable(), 'true');
+  const uncordon = await call('nodes/uncordon', { cookie, body: { node } });
+  assert.equal(uncordon.status, 200);
+  assert.equal(unschedulable(), '');
+});
+
+test('bob, a viewer, is refused by the API server as himself, and his permissions name what he lacks', { timeout: 60_000 }, async () => {
+  const { cookie } = await signIn({ kubeconfig: bob });
+  const perms = await call('permissions', { cookie });
+  assert.equal(perms.status, 200);
+  assert.equal(perms.body.cordon, 'patch nodes');
+  const cordon = await call('nodes/cordon', { cookie, body: { node } });
+  assert.equal(cordon.status, 403, JSON.stringify(cordon.body));
+  assert.match(cordon.body.Api.message, /User "team-bob" cannot patch resource "nodes"/);
+  assert.equal(unschedulable(), '', `${node} unchanged`);
+  const board = await call('board', { cookie });
+  assert.equal(board.status, 200, 'a viewer reads the board');
+  assert.ok(board.body.upsert.some((c) => c.name === node));
+});
+
+test('a cross-origin request with a valid session cookie is refused, and changes nothing', { timeout: 60_000 }, async () => {
+  const { cookie } = await signIn({ kubeconfig: alice });
+  for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'https://evil.example' }, { 'sec-fetch-site': 'same-site' }]) {
+    const res = await call('nodes/cordon', { cookie, body: { node }, headers });
+    assert.equal(res.status, 403, JSON.stringify(headers));
+    assert.ok(res.body.Refused, JSON.stringify(res.body));
+  }
+  assert.equal(unschedulable(), '', `${node} unchanged`);
+});
+
+test('a service account token signs in, and signing out forgets the session', { timeout: 60_000 }, async () => {
+  apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'team-robot', namespace: 'default' } });
+  const token = kubectl('create', 'token', 'team-robot', '-n', 'default', '--duration=10m').trim();
+  const { cookie, res } = await signIn({ token });
+  assert.equal(res.body.user, 'system:serviceaccount:default:team-robot');
+  const out = await call('session/sign-out', { cookie });
+  assert.equal(out.status, 200);
+  assert.match(out.setCookie, /Max-Age=0/);
+  const me = await call('session/me', { cookie });
+  assert.deepEqual([me.status, me.body], [200, null], 'the old cookie names no session any more');
+  assert.equal((await call('board', { cookie })).status, 401);
+});
+
+test('in the browser: sign in through the page, see who you are, and a viewer finds Drain disabled with the permission named', { timeout: 120_000 }, async () => {
+  const browser = await launchBrowser();
+  try {
+    const signInAs = async (kubeconfig) => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      await page.goto(server.url);
+      await page.waitForURL(/\/sign-in$/);
+      const errors = [];
+      page.on('pageerror', (e) => errors.push(String(e)));
+      await page.locator('[data-testid="sign-in"][data-hydrated="true"]').waitFor({ timeout: 30_000 }).catch((e) => {
+        throw new Error(`${e.message}\npage errors: ${errors.join('\n')}`);
+      });
+      await page.click('[data-testid="with-kubeconfig"]');
+      await page.locator('[data-testid="context"]').waitFor();
+      await page.fill('[data-testid="secret"]', kubeconfig);
+      await page.click('[data-testid="sign-in-submit"]');
+      await page.waitForURL((url) => url.pathname === '/');
+      await page.locator('[data-testid="nodes-page"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
+      const cookies = await context.cookies();
+      const session = cookies.find((c) => c.name === 'drainboard_session');
+      assert.ok(session?.httpOnly && session.secure && session.sameSite === 'Strict', JSON.stringify(session));
+      assert.equal(await page.evaluate(() => document.cookie.includes('drainboard_session')), false, 'scripts cannot read it');
+      return { context, page };
+    };
+    const a = await signInAs(alice);
+    assert.equal(await a.page.locator('[data-testid="signed-in-as"]').textContent(), 'Signed in as team-alice');
+    const b = await signInAs(bob);
+    assert.equal(await b.page.locator('[data-testid="signed-in-as"]').textContent(), 'Signed in as team-bob');
+    await b.page.fill('[data-testid="node-filter"]', node);
+    const card = b.page.locator(`[data-testid="node-row"][data-node="${node}"]`);
+    await card.locator('[data-testid="action-drain"]:not([data-reason="Checking your permissions…"])').waitFor({ timeout: 15_000 });
+    assert.ok(await card.locator('[data-testid="action-drain"]').isDisabled());
+    assert.equal(await card.locator('[data-testid="action-drain"]').getAttribute('data-reason'),
+      'You lack the permission: patch nodes, create pods/eviction');
+    await b.page.screenshot({ path: join(artifactsDir, 'team-viewer.png') });
+    // Alice's page, in its own browser context, may drain the same node.
+    await a.page.fill('[data-testid="node-filter"]', node);
+    const hers = a.page.locator(`[data-testid="node-row"][data-node="${node}"]`);
+    await hers.locator('[data-testid="action-drain"]:not([data-reason="Checking your permissions…"])').waitFor({ timeout: 15_000 });
+    assert.ok(await hers.locator('[data-testid="action-drain"]').isEnabled());
+    // Signing out leads back to the sign-in page, and the board is closed to that browser again.
+    await b.page.click('[data-testid="sign-out"]');
+    await b.page.waitForURL(/\/sign-in$/);
+    await b.page.goto(server.url);
+    await b.page.waitForURL(/\/sign-in$/);
+    await a.context.close();
+    await b.context.close();
+  } finally {
+    await browser.close();
+  }
+});
+
+test('team mode serves HTTPS; it refuses to start without TLS, and a non-loopback address needs --team', { timeout: 60_000 }, async () => {
+  const dir = requireEnv('DRAINBOARD_CLUSTER_DIR');
+  const key = join(dir, 'pki', 'serving.key');
+  const crt = join(dir, 'pki', 'serving.crt');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1',
+    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', crt], { stdio: 'ignore' });
+  const tls = await startDrainboard(['--team', '--tls-cert', crt, '--tls-key', key]);
+  try {
+    assert.match(tls.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+    const get = (path) => new Promise((resolve, reject) => {
+      const req = httpsRequest(`${tls.url}${path}`, { ca: readFileSync(crt), method: 'POST', headers: { 'content-type': 'application/json' } },
+        (res) => { res.resume(); resolve(res.statusCode); });
+      req.on('error', reject);
+      req.end('{}');
+    });
+    assert.equal(await get('/api/board'), 401, 'HTTPS, and the same session rule');
+  } finally {
+    await tls.stop();
+  }
+  const refuses = (args) => {
+    const out = spawnSync(args);
+    assert.ok(typeof out.status === 'number' && out.status !== 0, `${args.join(' ')} exits with an error: ${out.status}`);
+    return out.stderr;
+  };
+  assert.match(refuses(['--team']), /team mode serves HTTPS: pass --tls-cert and --tls-key, or --insecure-http/);
+  assert.match(refuses(['--addr', '0.0.0.0:0']), /loopback only .* or --team/);
+  assert.match(refuses(['--insecure-http']), /--insecure-http is a team-mode flag/);
+});
+
+/** Runs the server with `args` until it exits (it should refuse to start); returns its status and stderr. */
+function spawnSync(args) {
+  const bin = requireEnv('DRAINBOARD_BIN');
+  const full = [...(args.includes('--addr') ? args : ['--addr', '127.0.0.1:0', ...args]), '--kubeconfig', requireEnv('KUBECONFIG')];
+  try {
+    const stdout = execFileSync(bin, full, { encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LEPTOS_SITE_ROOT: requireEnv('LEPTOS_SITE_ROOT') } });
+    return { status: 0, stdout, stderr: '' };
+  } catch (err) {
+    // Killed by the timeout means it started serving: not a refusal.
+    return { status: err.signal ? err.signal : err.status, stdout: String(err.stdout ?? ''), stderr: String(err.stderr ?? '') };
+  }
+}

@@ -1,0 +1,101 @@
+//! Who each request acts as. In local mode, the operator who started the server. In team mode, the person whose
+//! session the request's cookie names; without one, nothing but the sign-in page, its endpoints and the site's
+//! static files is served: pages redirect to `/sign-in`, everything else gets 401.
+//!
+//! The cookie holds only an opaque, unguessable session id (`HttpOnly`, `Secure`, `SameSite=Strict`); the
+//! credentials stay in the server's memory.
+
+use axum::{
+    Json,
+    extract::{Request, State},
+    http::{HeaderMap, Method, StatusCode, header},
+    middleware::Next,
+    response::{IntoResponse, Redirect, Response},
+};
+use engine::{Caller, Engine};
+
+use app::session::SESSION_COOKIE as COOKIE;
+
+/// Paths served to anyone in team mode: the sign-in page and its endpoints, and the site's static files.
+fn open_to_anyone(path: &str) -> bool {
+    path == "/sign-in"
+        || path.starts_with("/api/session/")
+        || path.starts_with("/pkg/")
+        || path == "/favicon.svg"
+        || path == "/favicon.ico"
+}
+
+/// The session layer: puts the request's [`Caller`] in its extensions, or turns it away in team mode.
+pub async fn layer(State(engine): State<Engine>, mut request: Request, next: Next) -> Response {
+    let caller = match engine.operator() {
+        Some(identity) => Some(Caller { identity, person: None, session: None }),
+        None => session_id(request.headers()).and_then(|id| {
+            engine.session(&id).map(|(identity, person)| Caller { identity, person: Some(person), session: Some(id) })
+        }),
+    };
+    match caller {
+        Some(caller) => {
+            request.extensions_mut().insert(caller);
+        }
+        None if open_to_anyone(request.uri().path()) => {}
+        None if request.method() == Method::GET && wants_html(request.headers()) => {
+            return Redirect::to("/sign-in").into_response();
+        }
+        None => {
+            let body = serde_json::json!({"NotSignedIn": "sign in first: open /sign-in"});
+            return (StatusCode::UNAUTHORIZED, Json(body)).into_response();
+        }
+    }
+    next.run(request).await
+}
+
+/// The session id in the request's cookie, if any.
+pub fn session_id(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == COOKIE)
+        .map(|(_, value)| value.trim().to_string())
+        // A session id is 64 hex digits; anything else is not one of ours, and is not looked up.
+        .filter(|value| value.len() == 64 && value.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+fn wants_html(headers: &HeaderMap) -> bool {
+    headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("text/html"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(cookie: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::COOKIE, cookie.parse().expect("a header value"));
+        headers
+    }
+
+    #[test]
+    fn only_a_well_formed_session_cookie_is_read() {
+        let id = "a".repeat(64);
+        assert_eq!(session_id(&headers(&format!("theme=dark; {COOKIE}={id}"))), Some(id.clone()));
+        assert_eq!(session_id(&headers(&format!("{COOKIE}={}", "a".repeat(63)))), None);
+        assert_eq!(session_id(&headers(&format!("{COOKIE}={}", "z".repeat(64)))), None);
+        assert_eq!(session_id(&headers("other=1")), None);
+        assert_eq!(session_id(&HeaderMap::new()), None);
+    }
+
+    #[test]
+    fn only_the_sign_in_page_its_endpoints_and_static_files_are_open() {
+        for open in ["/sign-in", "/api/session/sign-in", "/pkg/drainboard.wasm", "/favicon.svg"] {
+            assert!(open_to_anyone(open), "{open}");
+        }
+        for closed in
+            ["/", "/api/board", "/api/nodes/cordon", "/api/board/events", "/nodes/n1", "/metrics", "/sign-in/x"]
+        {
+            assert!(!open_to_anyone(closed), "{closed}");
+        }
+    }
+}
