@@ -255,7 +255,7 @@ async fn a_pod_in_a_terminating_namespace_is_waited_for_not_failed() {
 #[tokio::test]
 async fn a_pdb_blocks_by_name_until_the_deployment_grows() {
     let s = Scenario::new("pdb").await;
-    guarded_web(&s).await;
+    s.guarded_web().await;
     // Replacements need somewhere to go once the drained node is cordoned.
     s.add_spare_node().await;
 
@@ -296,8 +296,8 @@ async fn a_pod_under_two_pdbs_fails_with_the_apis_message() {
             "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "web"}}}}));
     }
     s.wait_running(1).await;
-    wait_pdb(&s, "pdb-a", 1).await;
-    wait_pdb(&s, "pdb-b", 1).await;
+    s.wait_pdb("pdb-a", 1).await;
+    s.wait_pdb("pdb-b", 1).await;
     let done = s.drain(DrainOptions::default()).await;
     assert!(matches!(done.state, DrainState::Failed(_)), "{done:?}");
     match &done.pods[0].state {
@@ -323,7 +323,7 @@ async fn the_pod_selector_limits_the_drain() {
 #[tokio::test]
 async fn a_timeout_reports_the_pods_left() {
     let s = Scenario::new("timeout").await;
-    guarded_web(&s).await;
+    s.guarded_web().await;
     let done = s.drain(with(|o| o.timeout_seconds = Some(3))).await;
     assert_eq!(done.state, DrainState::TimedOut, "{done:?}");
     assert_eq!(done.pods_left(), 2);
@@ -340,7 +340,7 @@ async fn a_timeout_reports_the_pods_left() {
 #[tokio::test]
 async fn disable_eviction_deletes_despite_the_pdb() {
     let s = Scenario::new("delete").await;
-    guarded_web(&s).await;
+    s.guarded_web().await;
     let done = s.drain(with(|o| o.disable_eviction = true)).await;
     assert_eq!(done.state, DrainState::Drained, "{done:?}");
     assert!(s.pods_on_node().await.is_empty());
@@ -390,7 +390,7 @@ async fn a_statefulset_pod_recreated_under_the_same_name_counts_as_gone() {
 #[tokio::test]
 async fn cancel_stops_a_blocked_drain_and_keeps_the_node_cordoned() {
     let s = Scenario::new("cancel").await;
-    guarded_web(&s).await;
+    s.guarded_web().await;
     s.deployment("api", 1, json!({}));
     s.wait_running(3).await;
 
@@ -429,7 +429,7 @@ async fn cancel_stops_a_blocked_drain_and_keeps_the_node_cordoned() {
 #[tokio::test]
 async fn a_drain_left_running_by_a_stopped_server_reads_as_interrupted_and_resumes() {
     let s = Scenario::new("interrupted").await;
-    guarded_web(&s).await;
+    s.guarded_web().await;
 
     let first_server = support::registry();
     let options = with(|o| o.grace_period_seconds = Some(7));
@@ -465,29 +465,6 @@ async fn a_drain_left_running_by_a_stopped_server_reads_as_interrupted_and_resum
     restarted.cancel(&resumed.id);
     finish(&restarted, &resumed.id, Duration::from_secs(10)).await;
     s.uncordon().await;
-}
-
-/// A Deployment of 2 guarded by a PDB that needs both: every eviction is refused until it grows.
-async fn guarded_web(s: &Scenario) {
-    s.deployment("web", 2, json!({}));
-    s.apply(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web-pdb"},
-        "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}}}));
-    s.wait_running(2).await;
-    wait_pdb(s, "web-pdb", 0).await;
-}
-
-/// Waits until the disruption controller has processed the PDB and it allows `allowed` disruptions.
-async fn wait_pdb(s: &Scenario, name: &str, allowed: i32) {
-    let pdbs: Api<k8s_openapi::api::policy::v1::PodDisruptionBudget> = Api::namespaced(s.client.clone(), &s.namespace);
-    eventually(&format!("{name} to allow {allowed}"), Duration::from_secs(30), || async {
-        let pdb = pdbs.get(name).await.ok()?;
-        let status = pdb.status?;
-        (status.observed_generation.is_some()
-            && status.observed_generation >= pdb.metadata.generation
-            && status.disruptions_allowed == Some(allowed))
-        .then_some(())
-    })
-    .await;
 }
 
 /// Over the limits, a drain is refused with a message that says to wait, and starts nothing.

@@ -114,6 +114,8 @@ impl Scenario {
         let namespace = format!("t-{name}");
         let namespaces: Api<Namespace> = Api::all(client.clone());
         let _ = namespaces.delete(&namespace, &DeleteParams::default()).await;
+        // An earlier run killed before its cleanup may have left held pods that keep the namespace alive.
+        release_holds(&namespace);
         eventually(&format!("old namespace {namespace} gone"), Duration::from_secs(60), || async {
             namespaces.get_opt(&namespace).await.unwrap().is_none().then_some(())
         })
@@ -164,8 +166,35 @@ impl Scenario {
     }
 
     pub fn bare_pod(&self, name: &str, extra_spec: Value) {
+        self.pod(name, json!({}), extra_spec);
+    }
+
+    /// A pod pinned to the node, with `extra_metadata` (owner references, finalizers) merged into its metadata.
+    pub fn pod(&self, name: &str, extra_metadata: Value, extra_spec: Value) {
+        let mut metadata = json!({"name": name, "labels": {"app": name}});
+        merge(&mut metadata, extra_metadata);
         let spec = self.pinned_spec(extra_spec);
-        self.apply(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": name}}, "spec": spec}));
+        self.apply(json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}));
+    }
+
+    /// A bare pod whose deletion is held by [`HOLD_FINALIZER`]: once deleted, it stays terminating on the node
+    /// until [`Scenario::release_holds`] (or the scenario's drop).
+    pub fn held_pod(&self, name: &str, extra_spec: Value) {
+        self.pod(name, json!({"finalizers": [HOLD_FINALIZER]}), extra_spec);
+    }
+
+    /// Lets every held pod and DaemonSet of the namespace go.
+    pub fn release_holds(&self) {
+        release_holds(&self.namespace);
+    }
+
+    /// Sets a pod's phase through its status, as a kubelet reports a finished pod (kwok finishes only Job pods).
+    pub async fn set_phase(&self, pod: &str, phase: &str) {
+        let patch = json!({"status": {"phase": phase}});
+        self.pods()
+            .patch_status(pod, &kube::api::PatchParams::default(), &kube::api::Patch::Merge(patch))
+            .await
+            .unwrap();
     }
 
     pub fn daemonset(&self, name: &str) {
@@ -258,6 +287,89 @@ impl Scenario {
     }
 }
 
+impl Scenario {
+    /// A Deployment `web` of 2 guarded by a PDB `web-pdb` that needs both: every eviction is refused until it grows.
+    pub async fn guarded_web(&self) {
+        self.deployment("web", 2, json!({}));
+        self.apply(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web-pdb"},
+            "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}}}));
+        self.wait_running(2).await;
+        self.wait_pdb("web-pdb", 0).await;
+    }
+
+    /// Waits until the disruption controller has processed the PDB and it allows `allowed` disruptions.
+    pub async fn wait_pdb(&self, name: &str, allowed: i32) {
+        let pdbs: Api<k8s_openapi::api::policy::v1::PodDisruptionBudget> =
+            Api::namespaced(self.client.clone(), &self.namespace);
+        eventually(&format!("{name} to allow {allowed}"), Duration::from_secs(30), || async {
+            let pdb = pdbs.get(name).await.ok()?;
+            let status = pdb.status?;
+            (status.observed_generation.is_some()
+                && status.observed_generation >= pdb.metadata.generation
+                && status.disruptions_allowed == Some(allowed))
+            .then_some(())
+        })
+        .await;
+    }
+}
+
+/// The finalizer that holds a test object's deletion until the test lets it go.
+pub const HOLD_FINALIZER: &str = "drainboard.dev/hold";
+
+/// Removes the finalizers of every pod and DaemonSet of `namespace` that has some, so that they can go.
+pub fn release_holds(namespace: &str) {
+    let held = "jsonpath={range .items[?(@.metadata.finalizers)]}{.kind}/{.metadata.name}{\"\\n\"}{end}";
+    let (_, out, _) = kubectl(&["get", "pods,daemonsets", "-n", namespace, "-o", held]);
+    for object in out.lines().filter(|l| !l.is_empty()) {
+        let patch = r#"{"metadata":{"finalizers":null}}"#;
+        let _ = kubectl(&["patch", "-n", namespace, &object.to_lowercase(), "--type=merge", "-p", patch]);
+    }
+}
+
+/// A client that acts as `user`, impersonated by the admin (who is in system:masters), allowed no more than `rules`
+/// through a ClusterRole bound to that user. The role and binding are removed on drop.
+pub struct Impersonated {
+    pub client: Client,
+    pub identity: Identity,
+    name: String,
+}
+
+pub async fn impersonating(user: &str, rules: Value) -> Impersonated {
+    use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+    let admin = connect().await.client;
+    let name = format!("drainboard-test-{user}");
+    let roles: Api<ClusterRole> = Api::all(admin.clone());
+    let bindings: Api<ClusterRoleBinding> = Api::all(admin.clone());
+    let _ = bindings.delete(&name, &DeleteParams::default()).await;
+    let _ = roles.delete(&name, &DeleteParams::default()).await;
+    let role = json!({"metadata": {"name": name}, "rules": rules});
+    roles.create(&PostParams::default(), &serde_json::from_value(role).unwrap()).await.expect("role created");
+    let binding = json!({"metadata": {"name": name},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}]});
+    bindings.create(&PostParams::default(), &serde_json::from_value(binding).unwrap()).await.expect("binding created");
+
+    let path = std::path::PathBuf::from(env("DRAINBOARD_CLUSTER_DIR")).join("admin.kubeconfig");
+    let kubeconfig = kube::config::Kubeconfig::read_from(&path).unwrap();
+    let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default()).await.unwrap();
+    config.auth_info.impersonate = Some(user.into());
+    config.default_retry = false; // as engine::access::connect
+    let identity = Identity { cluster: config.cluster_url.to_string(), user: user.into() };
+    let client = Client::try_from(config).unwrap();
+    // The authorizer reads RBAC from its own cache: wait until the binding is in force.
+    eventually(&format!("{name} in force"), Duration::from_secs(30), || async {
+        access::may(&client, "get", "", "nodes", None).await.ok()?.then_some(())
+    })
+    .await;
+    Impersonated { client, identity, name }
+}
+
+impl Drop for Impersonated {
+    fn drop(&mut self) {
+        let _ = kubectl(&["delete", "clusterrolebinding,clusterrole", &self.name, "--wait=false"]);
+    }
+}
+
 /// Waits for a drain to end; returns its final progress.
 pub async fn finish(registry: &DrainRegistry, id: &str, limit: Duration) -> DrainProgress {
     let mut rx = registry.subscribe(id).expect("drain registered");
@@ -297,7 +409,9 @@ async fn create_node(client: &Client, node: &str, pool: &str) {
 
 impl Drop for Scenario {
     fn drop(&mut self) {
-        // Best effort, also while unwinding: remove the nodes (their pods go with them) and the namespace.
+        // Best effort, also while unwinding: let held objects go, remove the nodes (their pods go with them) and the
+        // namespace.
+        release_holds(&self.namespace);
         let _ = kubectl(&[
             "delete",
             "node",
