@@ -16,7 +16,7 @@ use domain::{
 use engine::drain::RECORD_ANNOTATION;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::{Node, Pod};
-use kube::api::{Api, PostParams};
+use kube::api::{Api, DeleteParams, PostParams};
 use serde_json::{Value, json};
 use support::{Scenario, eventually, finish, impersonating};
 
@@ -188,7 +188,8 @@ async fn a_pod_gone_before_its_eviction_or_delete_counts_as_gone() {
         let id = s.start(&registry, options);
         let mut rx = registry.subscribe(&id).unwrap();
         rx.wait_for(|p| p.state == DrainState::Evicting).await.unwrap();
-        s.pods().delete("early", &Default::default()).await.unwrap();
+        // With no grace period the API server removes it at once, whatever kwok is busy with.
+        s.pods().delete("early", &DeleteParams { grace_period_seconds: Some(0), ..Default::default() }).await.unwrap();
         eventually("early gone", Duration::from_secs(4), || async {
             s.pods().get_opt("early").await.unwrap().is_none().then_some(())
         })
@@ -295,7 +296,7 @@ async fn a_server_dry_run_held_by_a_budget_ends_at_the_cap() {
     let done = finish(&registry, &id, Duration::from_secs(40)).await;
     assert_eq!(done.state, DrainState::TimedOut, "{done:?}");
     let cap = domain::drain::DRY_RUN_TIMEOUT_SECONDS;
-    assert!((cap as f64..cap as f64 + 5.0).contains(&took(&done)), "ends at the cap: {} s", took(&done));
+    assert!((cap as f64..cap as f64 + 10.0).contains(&took(&done)), "ends at the cap: {} s", took(&done));
     assert!(
         done.pods.iter().all(|p| p.state == PodState::Failed(format!("timed out after {cap} s"))),
         "{:?}",
