@@ -12,6 +12,7 @@
 #   cluster.sh restore DIR NODE    Undoes not-ready/unreachable.
 #   cluster.sh stop-apiserver DIR  SIGKILLs the kube-apiserver, as a crash.
 #   cluster.sh start-apiserver DIR Starts it again with the same arguments on the same port; waits for /readyz.
+#   cluster.sh wait-controllers DIR  Waits until the controller manager works again (after an outage).
 #   cluster.sh pause-etcd DIR      SIGSTOPs etcd: it holds its connections but answers nothing.
 #   cluster.sh resume-etcd DIR     SIGCONTs it.
 set -euo pipefail
@@ -301,7 +302,18 @@ cmd_start_apiserver() {
   setsid "${args[@]}" >>"$D/logs/kube-apiserver.log" 2>&1 </dev/null &
   echo "$!" > "$D/pids/kube-apiserver"
   wait_for 60 "kube-apiserver /readyz" apiserver_ready "$D" "$port"
-  log "kube-apiserver started again (PID $!) on port $port"
+  log "kube-apiserver started again (PID $(cat "$D/pids/kube-apiserver")) on port $port"
+}
+
+cmd_wait_controllers() {
+  load "$1"
+  local started=$SECONDS probe="cluster-probe-$RANDOM"
+  # After an outage the controllers reconnect with client-go's backoff (up to 30 s per try): the cluster is usable
+  # again once a new namespace gets its default ServiceAccount from the controller manager.
+  kc create namespace "$probe" >/dev/null
+  wait_for 120 "the controller manager to reconnect" kc get serviceaccount default -n "$probe"
+  kc delete namespace "$probe" --wait=false >/dev/null
+  log "controllers working again after $((SECONDS - started)) s"
 }
 
 etcd_signal() { # etcd_signal DIR SIGNAL
@@ -319,7 +331,8 @@ case ${1:-} in
   restore) shift; cmd_restore "$@" ;;
   stop-apiserver) shift; cmd_stop_apiserver "$@" ;;
   start-apiserver) shift; cmd_start_apiserver "$@" ;;
+  wait-controllers) shift; cmd_wait_controllers "$@" ;;
   pause-etcd) shift; etcd_signal "$1" STOP; log "etcd paused" ;;
   resume-etcd) shift; etcd_signal "$1" CONT; log "etcd resumed" ;;
-  *) sed -n '2,18p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,17p' "$0" >&2; exit 2 ;;
 esac

@@ -54,7 +54,8 @@ export async function faultProxy() {
     });
     const entry = { method: req.method, url: req.url, cut: () => { forward.destroy(); req.socket.destroy(); } };
     open.add(entry);
-    res.on('close', () => open.delete(entry));
+    // A client gone (or cut) ends the upstream request too: a watch would otherwise run on for minutes.
+    res.on('close', () => { open.delete(entry); forward.destroy(); });
     forward.on('error', () => res.destroy());
     req.pipe(forward);
   });
@@ -97,7 +98,10 @@ current-context: proxied
     },
     /** Every request seen, in order: `{method, url, at, status}` (`status` null until answered; dropped ones stay null). */
     requests,
-    close: () => new Promise((resolve) => { server.close(() => resolve()); for (const s of sockets) s.destroy(); }),
+    close: () => new Promise((resolve) => {
+      server.close(() => { agent.destroy(); resolve(); });
+      for (const s of sockets) s.destroy();
+    }),
   };
 }
 
