@@ -119,6 +119,8 @@ impl DrainRegistry {
         reason: Option<String>,
         cache: Option<Arc<crate::cache::ClusterCache>>,
     ) -> Result<DrainStarted> {
+        // A server dry run held by a budget would retry for ever: every caller gets the dialog's cap, not only it.
+        let options = options.clone().for_dry_run(options.dry_run);
         let mut inner = self.lock();
         let key = (identity.cluster.clone(), node.clone());
         let real = options.dry_run == DryRun::None;

@@ -298,8 +298,8 @@ impl Drain {
         }
     }
 
-    /// The disable-eviction path: DELETE each pod in turn (stopping at the first error), then wait for all. As in
-    /// kubectl, the timeout counts from after the last DELETE; the deadline it set is returned.
+    /// The disable-eviction path: DELETE each pod in turn (stopping at the first error), then wait for every pod
+    /// deleted. As in kubectl, the timeout counts from after the last DELETE; the deadline it set is returned.
     async fn delete_all(&self, targets: &[PodSummary], presence: Option<&Presence>) -> Option<Instant> {
         for pod in targets {
             if self.cancel.is_cancelled() {
@@ -311,8 +311,10 @@ impl Drain {
                 Ok(()) => {}
                 Err(kube::Error::Api(status)) if status.code == 404 => self.set_pod(&pod.uid, PodState::Gone),
                 Err(err) => {
+                    // As kubectl, no more DELETEs after a refusal; unlike kubectl, the pods already deleted are
+                    // still followed below, so that each ends in its true state rather than mid-request.
                     self.set_pod(&pod.uid, PodState::Failed(api_message(&err)));
-                    return None;
+                    break;
                 }
             }
         }
