@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import {
@@ -176,9 +176,31 @@ test('a cross-origin request with a valid session cookie is refused, and changes
   assert.equal(unschedulable(), '', `${node} unchanged`);
 });
 
-test('a service account token signs in, and signing out forgets the session', { timeout: 60_000 }, async () => {
+test('a token from `drainboard token` (an exec plugin run on the person\'s machine) signs in, and signing out forgets the session', { timeout: 60_000 }, async () => {
   apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'team-robot', namespace: 'default' } });
-  const token = kubectl('create', 'token', 'team-robot', '-n', 'default', '--duration=10m').trim();
+  const issued = kubectl('create', 'token', 'team-robot', '-n', 'default', '--duration=10m').trim();
+  // An exec-plugin user (as EKS, GKE and OIDC users are): `drainboard token` runs the plugin on their machine, and
+  // prints the token to paste. The plugin here answers with the service account's token.
+  const dir = requireEnv('DRAINBOARD_CLUSTER_DIR');
+  const pluginConfig = join(dir, 'exec-user.kubeconfig');
+  const answer = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: issued } });
+  writeFileSync(pluginConfig, `apiVersion: v1
+kind: Config
+clusters: [{name: k, cluster: {server: "https://127.0.0.1:1"}}]
+contexts: [{name: robot, context: {cluster: k, user: plugin}}]
+current-context: robot
+users:
+- name: plugin
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1
+      command: /bin/sh
+      args: ["-c", ${JSON.stringify(`printf '%s' '${answer}'`)}]
+      interactiveMode: Never
+`);
+  const token = execFileSync(requireEnv('DRAINBOARD_BIN'), ['token', '--kubeconfig', pluginConfig, '--context', 'robot'],
+    { encoding: 'utf8' }).trim();
+  assert.equal(token, issued, 'the plugin\'s token, alone on stdout');
   const { cookie, res } = await signIn({ token });
   assert.equal(res.body.user, 'system:serviceaccount:default:team-robot');
   const out = await call('session/sign-out', { cookie });

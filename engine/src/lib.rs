@@ -3,6 +3,7 @@
 //! - [`access`]: who a call is made as, and the client for each identity.
 //! - [`cache`]: how the cluster's nodes, pods, Leases and budgets stay fresh, one set of watches per identity.
 //! - [`signin`]: team mode's sign-in: what a person may paste, and who the API server says they are.
+//! - [`token`]: `drainboard token`, the sign-in helper that runs a person's exec plugin on their own machine.
 //! - [`cards`]: how those caches become node cards.
 //! - [`drain`]: how a drain runs, as a server task that any number of viewers follow.
 //! - [`tasks`]: the one shutdown signal every background task hears, and the tracker the server waits on.
@@ -18,6 +19,7 @@ mod engine;
 mod error;
 pub mod signin;
 pub mod tasks;
+pub mod token;
 mod trim;
 
 pub use access::{Caller, Identity, KubeAccess};

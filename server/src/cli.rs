@@ -2,12 +2,16 @@
 
 use std::{net::SocketAddr, path::PathBuf};
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
 
 /// Drainboard: cordon, drain and uncordon Kubernetes nodes from the browser.
 #[derive(Debug, Parser)]
 #[command(name = "drainboard", version)]
 pub struct Args {
+    /// Without a command, serve the dashboard.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// Kubeconfig file to use. Without it: $KUBECONFIG, then ~/.kube/config.
     #[arg(long, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
@@ -83,6 +87,20 @@ pub struct Args {
     /// maintenance guide's pod-eviction-timeout).
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
     pub pod_eviction_timeout: jiff::SignedDuration,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print a token to paste into a team-mode Drainboard's sign-in: runs your kubeconfig's exec plugin (EKS, GKE,
+    /// OIDC) here, on your machine, as kubectl would. The server never runs one.
+    Token {
+        /// The context whose user signs in (the kubeconfig's current-context if not given).
+        #[arg(long, value_name = "NAME")]
+        context: Option<String>,
+        /// Kubeconfig file to read. Without it: $KUBECONFIG, then ~/.kube/config.
+        #[arg(long, value_name = "FILE")]
+        kubeconfig: Option<PathBuf>,
+    },
 }
 
 /// "50s", "5m", "1h30m", or ISO 8601 ("PT5M").

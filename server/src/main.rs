@@ -26,6 +26,19 @@ use crate::error::Error;
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = cli::Args::parse();
+    if let Some(cli::Command::Token { context, kubeconfig }) = &args.command {
+        // The token alone on stdout, so that `drainboard token | pbcopy` works; errors on stderr.
+        return match engine::token::token(kubeconfig.as_deref(), context.as_deref()) {
+            Ok(token) => {
+                println!("{token}");
+                ExitCode::SUCCESS
+            }
+            Err(why) => {
+                eprintln!("drainboard token: error: {why}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     tracing_subscriber::fmt()
         .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
         .with_writer(std::io::stderr)
