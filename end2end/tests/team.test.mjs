@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import {
-  apply, artifactsDir, inlineKubeconfig, kubectl, launchBrowser, requireEnv, startDrainboard,
+  apply, artifactsDir, inlineKubeconfig, kubectl, launchBrowser, requireEnv, scenario, startDrainboard, waitFor,
 } from './support.mjs';
 
 const READ = [
@@ -209,6 +209,52 @@ users:
   const me = await call('session/me', { cookie });
   assert.deepEqual([me.status, me.body], [200, null], 'the old cookie names no session any more');
   assert.equal((await call('board', { cookie })).status, 401);
+});
+
+test('a drain whose person\'s credentials stop working ends "credentials expired", the node stays cordoned, and a colleague resumes it', { timeout: 120_000 }, async () => {
+  const s = await scenario('expiry');
+  try {
+    s.deployment('web', 2);
+    s.pdb('web-pdb', 'web', 2);
+    await s.running(2);
+    s.openSpare();
+    // A service account with a maintainer's rights, signed in by its token; deleting the account revokes the token
+    // at once, as an expired certificate or token would stop working.
+    apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'team-shortlived', namespace: 'default' } });
+    apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'team-shortlived' }, rules: MAINTAIN });
+    apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'team-shortlived' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'team-shortlived' },
+      subjects: [{ kind: 'ServiceAccount', name: 'team-shortlived', namespace: 'default' }] });
+    const token = kubectl('create', 'token', 'team-shortlived', '-n', 'default', '--duration=10m').trim();
+    const { cookie } = await signIn({ token });
+    const started = await call('drains/start', { cookie, body: { node: s.node, reason: 'kernel update' } });
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    const status = async (who) => (await call('drains/status', { cookie: who, body: { id: started.body.id } })).body;
+    await waitFor('an eviction blocked by the budget', 30_000, async () =>
+      (await status(cookie)).pods?.some((p) => typeof p.state === 'object' && 'Blocked' in p.state));
+    kubectl('delete', 'serviceaccount', 'team-shortlived', '-n', 'default');
+    const { cookie: alicesCookie } = await signIn({ kubeconfig: alice });
+    const ended = await waitFor('the drain to end', 60_000, async () => {
+      const p = await status(alicesCookie);
+      return ['Cordoning', 'Planning', 'Evicting'].includes(p.state) ? null : p;
+    });
+    assert.deepEqual(ended.state, { Failed: 'credentials expired (or were revoked): sign in again, then resume the drain' });
+    assert.equal(kubectl('get', 'node', s.node, '-o', 'jsonpath={.spec.unschedulable}').trim(), 'true', 'the node stays cordoned');
+    assert.equal(s.podsOnNode().length, 2, 'nothing was evicted past the budget');
+    // Alice resumes it as herself once the budget allows.
+    s.deployment('web', 4);
+    const resumed = await call('drains/resume', { cookie: alicesCookie, body: { node: s.node, confirm: s.node } });
+    assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
+    const done = await waitFor('the resumed drain to end', 90_000, async () => {
+      const p = (await call('drains/status', { cookie: alicesCookie, body: { id: resumed.body.id } })).body;
+      return ['Cordoning', 'Planning', 'Evicting'].includes(p.state) ? null : p;
+    });
+    assert.equal(done.state, 'Drained', JSON.stringify(done.state));
+    assert.equal(done.started_by, 'team-alice');
+    assert.deepEqual(s.podsOnNode(), []);
+  } finally {
+    s.cleanup();
+  }
 });
 
 test('in the browser: sign in through the page, see who you are, and a viewer finds Drain disabled with the permission named', { timeout: 120_000 }, async () => {

@@ -99,6 +99,9 @@ impl Drain {
         let dry_run = self.options.dry_run;
         self.hook(Phase::Cordoning).await;
         if let Err(err) = ops::set_unschedulable(&self.client, &self.node, true, dry_run).await {
+            if unauthorized(&err) {
+                return DrainState::Failed(EXPIRED.into());
+            }
             return DrainState::Failed(format!("could not cordon {}: {}", self.node, api_message(&err)));
         }
         self.record().await;
@@ -184,6 +187,10 @@ impl Drain {
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
             return DrainState::TimedOut;
+        }
+        if progress.pods.iter().any(|p| p.state == PodState::Failed(EXPIRED.into())) {
+            // The node stays cordoned; whoever signs in again may resume.
+            return DrainState::Failed(EXPIRED.into());
         }
         let failed = progress.pods.iter().filter(|p| matches!(p.state, PodState::Failed(_))).count();
         DrainState::Failed(format!("{failed} of {} pods could not be evicted", progress.pods.len()))
@@ -273,6 +280,10 @@ impl Drain {
                     }
                     tracing::info!(pod = %domain::PodRef::key(&current), error = %api_message(&err), "API server unreachable; retrying the eviction");
                     trouble_backoff(troubles)
+                }
+                Err(err) if unauthorized(&err) => {
+                    // The person's credentials expired or were revoked: nothing more can be done as them.
+                    return self.set_pod(uid, PodState::Failed(EXPIRED.into()));
                 }
                 Err(err) => return self.set_pod(uid, PodState::Failed(api_message(&err))),
             };
@@ -521,6 +532,13 @@ fn trouble_backoff(n: u32) -> Duration {
     Duration::from_secs(1u64.checked_shl(n.saturating_sub(1)).unwrap_or(u64::MAX).min(5))
 }
 
+/// What a drain says when the API server stops accepting its person's credentials (401).
+pub const EXPIRED: &str = "credentials expired (or were revoked): sign in again, then resume the drain";
+
+fn unauthorized(err: &kube::Error) -> bool {
+    matches!(err, kube::Error::Api(status) if status.code == 401)
+}
+
 /// Whether an error is no answer at all: the connection failed, was reset, or timed out.
 fn unreachable(err: &kube::Error) -> bool {
     matches!(err, kube::Error::HyperError(_) | kube::Error::Service(_))
@@ -564,7 +582,11 @@ fn refusal(err: &watcher::Error) -> Option<String> {
         watcher::Error::WatchError(s) => s.as_ref(),
         _ => return None,
     };
-    matches!(status.code, 401 | 403).then(|| status.message.clone())
+    match status.code {
+        401 => Some(EXPIRED.to_owned()),
+        403 => Some(format!("could not watch the node's pods: {}", status.message)),
+        _ => None,
+    }
 }
 
 impl Presence {
@@ -678,7 +700,12 @@ mod tests {
     fn a_watch_is_given_up_only_on_a_refusal() {
         let forbidden =
             kube::Error::Api(Box::new(status(serde_json::json!({"code": 403, "message": "pods is forbidden"}))));
-        assert_eq!(refusal(&watcher::Error::InitialListFailed(forbidden)).as_deref(), Some("pods is forbidden"));
+        assert_eq!(
+            refusal(&watcher::Error::InitialListFailed(forbidden)).as_deref(),
+            Some("could not watch the node's pods: pods is forbidden")
+        );
+        let expired = kube::Error::Api(Box::new(status(serde_json::json!({"code": 401, "message": "Unauthorized"}))));
+        assert_eq!(refusal(&watcher::Error::WatchStartFailed(expired)).as_deref(), Some(EXPIRED));
         let gone = status(serde_json::json!({"code": 410, "message": "too old resource version"}));
         assert_eq!(refusal(&watcher::Error::WatchError(Box::new(gone))), None, "a desync is not a refusal");
         let down = status(serde_json::json!({"code": 500, "message": "etcd unavailable"}));
