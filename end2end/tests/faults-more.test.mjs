@@ -79,12 +79,15 @@ test('a budget 429 with Retry-After: 3 in the header: shown Blocked, retried aft
   const s = await setUp('fm-retry-after');
   const refused = proxy.rule({ method: 'POST', path: eviction(s.ns), status: 429, headers: { 'retry-after': '3' }, body: budgetBody });
   const retry = proxy.rule({ method: 'POST', path: eviction(s.ns) });
-  const { final, seen } = await drain(s.node);
+  const { final, seen, timeline } = await drain(s.node);
   assert.equal(refused.hits.length, 1);
   assert.equal(retry.hits.length, 1, 'the eviction was retried');
   const gap = retry.hits[0] - refused.hits[0];
   assert.ok(gap >= 2_700 && gap < 4_500, `the retry came after the header's 3 s, not kubectl's 5 s (${gap} ms)`);
   assert.ok(seen.has('Blocked'), `shown blocked: ${[...seen]}`);
+  const blocked = timeline.flatMap((t) => t.pods).find(([, state]) => state === 'Blocked')[2].Blocked;
+  const shownWait = Date.parse(blocked.retry_at) - refused.hits[0];
+  assert.ok(shownWait >= 2_500 && shownWait < 4_000, `the retry time shown is the header's (${shownWait} ms)`);
   assert.equal(final.state, 'Drained', JSON.stringify(final.state));
   assert.deepEqual(s.podsOnNode(), []);
 });
