@@ -122,6 +122,35 @@ test('an API server answering 503 with Retry-After: 1 twice: retried a second ap
   assert.deepEqual(s.podsOnNode(), []);
 });
 
+// Fault: a 503 with Retry-After: 1 that never stops. Expect: retried at most 12 times in a row, then the pod fails
+// with the API's message; the drain ends Failed and the pod is still on the node.
+test('a 503 with Retry-After that never stops: 12 retries, then the pod fails and stays on the node', { timeout: 120_000 }, async () => {
+  const s = await setUp('fm-503-forever');
+  const body = status(503, 'ServiceUnavailable', 'The apiserver is shutting down, please try again later.');
+  const unavailable = proxy.rule({ method: 'POST', path: eviction(s.ns), times: 1_000, status: 503, headers: { 'retry-after': '1' }, body });
+  const { final } = await drain(s.node);
+  unavailable.left = 0;
+  assert.equal(unavailable.hits.length, 13, 'the first answer and 12 retries');
+  assert.ok(final.state.Failed, JSON.stringify(final.state));
+  assert.ok(final.pods[0].state.Failed?.includes(body.message), JSON.stringify(final.pods[0].state));
+  assert.equal(s.podsOnNode().length, 1, 'the pod is still on the node, as reported');
+});
+
+// Fault: the eviction's connection dropped with no answer, twice. Expect: retried (after 1 s, then 2 s), Drained.
+test('an eviction whose connection drops twice with no answer: retried, and the drain completes', { timeout: 120_000 }, async () => {
+  const s = await setUp('fm-drop');
+  const dropped = proxy.rule({ method: 'POST', path: eviction(s.ns), times: 2, drop: true });
+  const retry = proxy.rule({ method: 'POST', path: eviction(s.ns) });
+  const { final, seen } = await drain(s.node);
+  assert.equal(dropped.hits.length, 2);
+  assert.equal(retry.hits.length, 1, 'then the eviction went through');
+  const gaps = [dropped.hits[1] - dropped.hits[0], retry.hits[0] - dropped.hits[1]];
+  assert.ok(gaps[0] >= 800 && gaps[0] < 2_000 && gaps[1] >= 1_800 && gaps[1] < 3_500, `backed off 1 s, then 2 s (${gaps} ms)`);
+  assert.ok(!seen.has('Failed'), `never failed: ${[...seen]}`);
+  assert.equal(final.state, 'Drained', JSON.stringify(final.state));
+  assert.deepEqual(s.podsOnNode(), []);
+});
+
 // Fault: a 404 on the eviction while the pod still exists. Expect: not reported Gone; the pod is re-read (same UID)
 // and the eviction retried; Drained with the node really empty.
 test('a 404 on eviction while the pod still exists: re-read, retried, never reported Gone early, and the drain completes', { timeout: 120_000 }, async () => {
