@@ -171,6 +171,22 @@ test('a 404 on eviction while the pod still exists: re-read, retried, never repo
   assert.deepEqual(s.podsOnNode(), []);
 });
 
+// Fault: a 404 on every eviction while the pod still exists. Expect: re-read and retried 12 times in a row (backing
+// off 1, 2, 4, then 5 s), then the pod fails saying so; the drain ends Failed; the pod is still on the node.
+test('a 404 on every eviction while the pod exists: 12 retries, then Failed, never Gone, the pod still there', { timeout: 120_000 }, async () => {
+  const s = await setUp('fm-404-always');
+  const [pod] = s.podsOnNode().map((p) => p.split('/')[1]);
+  const lie = proxy.rule({ method: 'POST', path: eviction(s.ns), times: 1_000, status: 404,
+    body: status(404, 'NotFound', `pods "${pod}" not found`, { name: pod, kind: 'pods' }) });
+  const { final, seen } = await drain(s.node, { timeout: 90 });
+  lie.left = 0;
+  assert.equal(lie.hits.length, 13, 'the first answer and 12 retries');
+  assert.ok(!seen.has('Gone'), `never reported Gone: ${[...seen]}`);
+  assert.ok(final.state.Failed, JSON.stringify(final.state));
+  assert.match(final.pods[0].state.Failed ?? '', /404/, JSON.stringify(final.pods[0].state));
+  assert.equal(s.podsOnNode().length, 1, 'the pod is still on the node, as reported');
+});
+
 // Fault: the pod really is deleted (force, grace 0) while its eviction is on its way, so the API server itself
 // answers 404. Expect: Gone, Drained.
 test('a 404 on eviction for a pod really gone: Gone, and the drain completes', { timeout: 120_000 }, async () => {
