@@ -227,6 +227,9 @@ test('the Drainboard server SIGKILLed mid-drain: a new server shows Interrupted,
   f.stop();
   await first.stop('SIGKILL');
 
+  // The killed server could not write Interrupted: the node's own record still says the drain runs.
+  const raw = JSON.parse(kubectl('get', 'node', s.node, '-o', 'jsonpath={.metadata.annotations.drainboard\\.dev/drain}'));
+  console.log(`sigkill: the record on the node says ${raw.state}, ${raw.podsLeft} pods left`);
   const second = await startDrainboard();
   cleanups.push(() => second.stop());
   const recorded = await post(second, '/api/drains/recorded', {});
