@@ -44,23 +44,29 @@ async fn board(first: Option<usize>) -> Result<BoardUpdate, AppError> {
     })
 }
 
-/// Cordons a node: marks it unschedulable. A node already cordoned is reported as such, and nothing is written.
-/// `POST /api/nodes/cordon` with `{"node": "..."}`.
+/// Cordons a node: marks it unschedulable, and records on it who did and why (annotation
+/// `drainboard.dev/cordon`, in the same patch). A node already cordoned is reported as such, and nothing is
+/// written. `POST /api/nodes/cordon` with `{"node": "...", "reason": "..."}` (`reason` optional, 500 characters).
 #[server(prefix = "/api", endpoint = "nodes/cordon", input = Json)]
-pub async fn cordon_node(node: String) -> Result<CordonOutcome, AppError> {
-    respond(set_unschedulable(node, true).await)
+pub async fn cordon_node(node: String, #[server(default)] reason: Option<String>) -> Result<CordonOutcome, AppError> {
+    respond(set_unschedulable(node, true, reason).await)
 }
 
 /// Uncordons a node: makes it schedulable again. `POST /api/nodes/uncordon` with `{"node": "..."}`.
 #[server(prefix = "/api", endpoint = "nodes/uncordon", input = Json)]
 pub async fn uncordon_node(node: String) -> Result<CordonOutcome, AppError> {
-    respond(set_unschedulable(node, false).await)
+    respond(set_unschedulable(node, false, None).await)
 }
 
 #[cfg(feature = "ssr")]
-async fn set_unschedulable(node: String, unschedulable: bool) -> Result<CordonOutcome, AppError> {
-    let engine = engine();
-    Ok(engine.set_unschedulable(&caller()?.identity, input(node_name(node.trim()))?, unschedulable).await?)
+async fn set_unschedulable(
+    node: String,
+    unschedulable: bool,
+    reason: Option<String>,
+) -> Result<CordonOutcome, AppError> {
+    let node = input(node_name(node.trim()))?;
+    let reason = input(domain::input::reason(reason.as_deref()))?;
+    Ok(engine().set_unschedulable(&caller()?.identity, node, unschedulable, reason).await?)
 }
 
 /// Starts draining a node, as a server task, and answers at once with its id. If that node is already being

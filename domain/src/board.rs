@@ -18,11 +18,25 @@ pub struct BoardSettings {
     pub grace_seconds: i64,
     /// The guide's pod-eviction timeout, for the node-level countdown.
     pub eviction_timeout_seconds: i64,
+    /// A cordon older than this with no drain running is flagged on its card (`--stale-cordon`).
+    #[serde(default = "default_stale_cordon")]
+    pub stale_cordon_seconds: u64,
+}
+
+/// A day: a cordon left overnight, and then some, is one somebody forgot.
+pub const DEFAULT_STALE_CORDON_SECONDS: u64 = 24 * 3600;
+
+fn default_stale_cordon() -> u64 {
+    DEFAULT_STALE_CORDON_SECONDS
 }
 
 impl Default for BoardSettings {
     fn default() -> Self {
-        BoardSettings { grace_seconds: 50, eviction_timeout_seconds: 300 }
+        BoardSettings {
+            grace_seconds: 50,
+            eviction_timeout_seconds: 300,
+            stale_cordon_seconds: DEFAULT_STALE_CORDON_SECONDS,
+        }
     }
 }
 

@@ -566,7 +566,7 @@ mod tests {
         let options = DrainOptions { skip_wait_for_delete_timeout_seconds: Some(10), ..Default::default() };
         let mut asked = 0;
         let planned = plan(
-            &[deleting.clone()],
+            std::slice::from_ref(&deleting),
             |_, _| {
                 asked += 1;
                 DaemonSetLookup::Exists

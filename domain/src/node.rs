@@ -73,6 +73,9 @@ pub struct NodeCard {
     pub pod_evictions: Vec<PodEta>,
     /// The latest drain recorded on the node (annotation `drainboard.dev/drain`), by any server.
     pub drain_record: Option<crate::progress::DrainRecord>,
+    /// Who cordoned the node, when and why (annotation `drainboard.dev/cordon`), while it is cordoned.
+    #[serde(default)]
+    pub cordon_record: Option<crate::progress::CordonRecord>,
 }
 
 impl ReadyStatus {
@@ -120,6 +123,14 @@ impl NodeCard {
     pub fn heartbeat_stale(&self, now: jiff::Timestamp, grace_seconds: i64) -> bool {
         self.lease_renewed.is_none() && older_than(self.ready_heartbeat, now, grace_seconds)
     }
+
+    /// Whether the node has stood cordoned longer than `limit_seconds` with no drain running on it: a cordon
+    /// someone forgot, which keeps capacity out of the cluster. Judged from the cordon record, so only cordons
+    /// made through Drainboard are timed.
+    pub fn cordon_forgotten(&self, now: jiff::Timestamp, limit_seconds: u64) -> bool {
+        let draining = self.drain_record.as_ref().is_some_and(|r| r.state.is_running());
+        self.unschedulable && !draining && self.cordon_record.as_ref().is_some_and(|c| c.older_than(now, limit_seconds))
+    }
 }
 
 #[cfg(feature = "k8s")]
@@ -141,6 +152,7 @@ impl NodeCard {
             })
             .collect();
         let ready = conditions.iter().find(|c| c.type_ == "Ready");
+        let unschedulable = node.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false);
         NodeCard {
             name: node.metadata.name.clone().unwrap_or_default(),
             roles: roles(&labels),
@@ -151,7 +163,7 @@ impl NodeCard {
             ready_since: ready.and_then(|c| c.last_transition),
             ready_heartbeat: ready.and_then(|c| c.last_heartbeat),
             lease_renewed: None,
-            unschedulable: node.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false),
+            unschedulable,
             taints: node
                 .spec
                 .as_ref()
@@ -187,6 +199,14 @@ impl NodeCard {
                 .as_ref()
                 .and_then(|a| a.get(crate::progress::RECORD_ANNOTATION))
                 .and_then(|text| serde_json::from_str(text).ok()),
+            // A record left on a node uncordoned by other means says nothing true any more.
+            cordon_record: node
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(crate::progress::CORDON_ANNOTATION))
+                .and_then(|text| crate::progress::CordonRecord::parse(text))
+                .filter(|_| unschedulable),
         }
     }
 }
@@ -303,5 +323,33 @@ mod tests {
         let card = NodeCard::from_node(&node(serde_json::json!({"metadata": {"name": "n2"}})));
         assert_eq!(card.ready, ReadyStatus::Unknown);
         assert!(!card.unschedulable);
+    }
+
+    #[test]
+    fn a_cordon_is_forgotten_only_when_old_and_no_drain_runs() {
+        use crate::progress::{CordonRecord, DrainRecord, DrainState};
+        let now: jiff::Timestamp = "2026-11-30T12:00:00Z".parse().unwrap();
+        let old = CordonRecord { by: "alice".into(), at: "2026-11-28T12:00:00Z".parse().unwrap(), reason: None };
+        let card = NodeCard { unschedulable: true, cordon_record: Some(old.clone()), ..Default::default() };
+        assert!(card.cordon_forgotten(now, 24 * 3600));
+        assert!(!card.cordon_forgotten(now, 3 * 24 * 3600), "not past a longer limit");
+        let uncordoned = NodeCard { unschedulable: false, ..card.clone() };
+        assert!(!uncordoned.cordon_forgotten(now, 24 * 3600));
+        let draining = NodeCard {
+            drain_record: Some(DrainRecord {
+                id: "d".into(),
+                started_by: "alice".into(),
+                started_at: now,
+                reason: None,
+                options: Default::default(),
+                state: DrainState::Evicting,
+                pods_left: 1,
+                finished_at: None,
+            }),
+            ..card.clone()
+        };
+        assert!(!draining.cordon_forgotten(now, 24 * 3600), "a drain running on it is not forgetting it");
+        let unrecorded = NodeCard { cordon_record: None, ..card };
+        assert!(!unrecorded.cordon_forgotten(now, 24 * 3600), "a cordon made elsewhere is not timed");
     }
 }

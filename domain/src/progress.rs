@@ -150,6 +150,44 @@ impl DrainProgress {
 /// The annotation on the Node that records the latest drain, so that other replicas and a restarted server know.
 pub const RECORD_ANNOTATION: &str = "drainboard.dev/drain";
 
+/// The annotation that says who cordoned a node, when and why (the latest cordon made through Drainboard).
+pub const CORDON_ANNOTATION: &str = "drainboard.dev/cordon";
+
+/// Who cordoned a node, when and why: written with the cordon itself, in the same patch, and removed with the
+/// uncordon. Anyone who may patch nodes can write it, so it is read as a claim and bounded.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CordonRecord {
+    pub by: String,
+    pub at: Timestamp,
+    pub reason: Option<String>,
+}
+
+impl CordonRecord {
+    /// The longest annotation read, and the longest name kept: a record is a few hundred bytes.
+    #[cfg(feature = "k8s")]
+    const MAX_TEXT: usize = 4096;
+    #[cfg(feature = "k8s")]
+    const MAX_NAME_CHARS: usize = 256;
+
+    /// Reads the annotation; anything too long, malformed or with an over-long field reads as no record.
+    #[cfg(feature = "k8s")]
+    pub fn parse(text: &str) -> Option<Self> {
+        if text.len() > Self::MAX_TEXT {
+            return None;
+        }
+        let record: CordonRecord = serde_json::from_str(text).ok()?;
+        let fits = record.by.chars().count() <= Self::MAX_NAME_CHARS
+            && record.reason.as_deref().is_none_or(|r| r.chars().count() <= crate::input::MAX_REASON_CHARS);
+        fits.then_some(record)
+    }
+
+    /// Whether the cordon has stood longer than `limit_seconds` at `now` (a node left cordoned and forgotten).
+    pub fn older_than(&self, now: Timestamp, limit_seconds: u64) -> bool {
+        let limit = i64::try_from(limit_seconds).unwrap_or(i64::MAX);
+        now.duration_since(self.at).as_secs() > limit
+    }
+}
+
 /// What a drain leaves on its Node (annotation `drainboard.dev/drain`): enough for another replica, or this server
 /// after a restart, to show who drained the node, how, and how it ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -388,5 +426,33 @@ mod tests {
             keys,
             ["pending", "evicting", "blocked", "terminating", "gone", "dry-run-accepted", "no-longer-waited", "failed"]
         );
+    }
+}
+
+#[cfg(all(test, feature = "k8s"))]
+mod cordon_record_tests {
+    use super::CordonRecord;
+
+    #[test]
+    fn a_cordon_record_is_read_only_when_it_fits() {
+        let ok = r#"{"by":"alice","at":"2026-11-30T10:00:00Z","reason":"kernel 6.12"}"#;
+        let record = CordonRecord::parse(ok).expect("a record");
+        assert_eq!((record.by.as_str(), record.reason.as_deref()), ("alice", Some("kernel 6.12")));
+        let long_reason = format!(r#"{{"by":"a","at":"2026-11-30T10:00:00Z","reason":"{}"}}"#, "x".repeat(501));
+        assert_eq!(CordonRecord::parse(&long_reason), None, "a reason longer than the input rule allows");
+        let long_name = format!(r#"{{"by":"{}","at":"2026-11-30T10:00:00Z","reason":null}}"#, "b".repeat(257));
+        assert_eq!(CordonRecord::parse(&long_name), None);
+        assert_eq!(CordonRecord::parse(&"x".repeat(5000)), None);
+        assert_eq!(CordonRecord::parse("not json"), None);
+        assert_eq!(CordonRecord::parse(r#"{"by":"a","at":"not a time"}"#), None);
+    }
+
+    #[test]
+    fn a_cordon_is_old_only_past_the_limit_and_huge_limits_do_not_overflow() {
+        let record = CordonRecord { by: "a".into(), at: "2026-11-29T10:00:00Z".parse().unwrap(), reason: None };
+        let now: jiff::Timestamp = "2026-11-30T10:00:01Z".parse().unwrap();
+        assert!(record.older_than(now, 24 * 3600));
+        assert!(!record.older_than(now, 24 * 3600 + 1));
+        assert!(!record.older_than(now, u64::MAX));
     }
 }

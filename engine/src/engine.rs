@@ -8,7 +8,7 @@ use domain::{
     drain::{DrainOptions, DryRun},
     node::NodeCard,
     preview::PreviewInputs,
-    progress::{CordonOutcome, DrainProgress, DrainRecord, DrainStarted, NodeDrainRecord},
+    progress::{CordonOutcome, CordonRecord, DrainProgress, DrainRecord, DrainStarted, NodeDrainRecord},
 };
 use k8s_openapi::api::core::v1::Node;
 
@@ -119,15 +119,17 @@ impl Engine {
         Ok(if live.is_empty() { cache.cards() } else { live.as_ref().clone() })
     }
 
-    /// Cordons (`true`) or uncordons a node, as `identity`.
+    /// Cordons (`true`) or uncordons a node, as `identity`. A cordon records who made it and why on the node.
     pub async fn set_unschedulable(
         &self,
         identity: &Identity,
         node: &str,
         unschedulable: bool,
+        reason: Option<String>,
     ) -> Result<CordonOutcome> {
         let client = self.client(identity)?;
-        ops::set_unschedulable(&client, node, unschedulable, DryRun::None)
+        let record = CordonRecord { by: identity.user.clone(), at: jiff::Timestamp::now(), reason };
+        ops::set_unschedulable(&client, node, unschedulable, DryRun::None, Some(&record))
             .await
             .map_err(|err| Error::not_found_as(err, || no_such_node(node)))
     }

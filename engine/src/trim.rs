@@ -10,9 +10,13 @@ use k8s_openapi::api::{
 fn meta(meta: &mut kube::api::ObjectMeta) {
     meta.managed_fields = None;
     if let Some(annotations) = meta.annotations.as_mut() {
-        // The mirror marker and the drain record are the annotations Drainboard reads; the rest (last-applied
-        // configs) can be large.
-        annotations.retain(|k, _| k == domain::pod::MIRROR_ANNOTATION || k == domain::progress::RECORD_ANNOTATION);
+        // The mirror marker and the drain and cordon records are the annotations Drainboard reads; the rest
+        // (last-applied configs) can be large.
+        annotations.retain(|k, _| {
+            k == domain::pod::MIRROR_ANNOTATION
+                || k == domain::progress::RECORD_ANNOTATION
+                || k == domain::progress::CORDON_ANNOTATION
+        });
     }
 }
 

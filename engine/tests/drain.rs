@@ -43,13 +43,26 @@ fn with(f: impl FnOnce(&mut DrainOptions)) -> DrainOptions {
 async fn cordon_and_uncordon_report_when_nothing_changes() {
     let s = Scenario::new("cordon").await;
     let c = &s.client;
-    assert_eq!(ops::set_unschedulable(c, &s.node, true, DryRun::None).await.unwrap(), CordonOutcome::Changed);
+    let record = domain::progress::CordonRecord {
+        by: "alice".into(),
+        at: jiff::Timestamp::now(),
+        reason: Some("kernel 6.12".into()),
+    };
+    let annotation = || async {
+        let node = kube::Api::<k8s_openapi::api::core::v1::Node>::all(c.clone()).get(&s.node).await.unwrap();
+        node.metadata.annotations.and_then(|a| a.get(domain::progress::CORDON_ANNOTATION).cloned())
+    };
+    let cordon = |on: bool| ops::set_unschedulable(c, &s.node, on, DryRun::None, Some(&record));
+    assert_eq!(cordon(true).await.unwrap(), CordonOutcome::Changed);
     assert!(s.unschedulable().await);
-    assert_eq!(ops::set_unschedulable(c, &s.node, true, DryRun::None).await.unwrap(), CordonOutcome::AlreadyDone);
-    assert_eq!(ops::set_unschedulable(c, &s.node, false, DryRun::None).await.unwrap(), CordonOutcome::Changed);
+    let written = annotation().await.expect("the cordon is recorded in the same patch");
+    assert_eq!(domain::progress::CordonRecord::parse(&written).as_ref(), Some(&record));
+    assert_eq!(cordon(true).await.unwrap(), CordonOutcome::AlreadyDone);
+    assert_eq!(cordon(false).await.unwrap(), CordonOutcome::Changed);
     assert!(!s.unschedulable().await);
-    assert_eq!(ops::set_unschedulable(c, &s.node, false, DryRun::None).await.unwrap(), CordonOutcome::AlreadyDone);
-    match ops::set_unschedulable(c, "no-such-node", true, DryRun::None).await {
+    assert_eq!(annotation().await, None, "the uncordon removes the record");
+    assert_eq!(cordon(false).await.unwrap(), CordonOutcome::AlreadyDone);
+    match ops::set_unschedulable(c, "no-such-node", true, DryRun::None, None).await {
         Err(kube::Error::Api(status)) => assert_eq!(status.code, 404),
         other => panic!("a missing node is an error, got {other:?}"),
     }

@@ -87,6 +87,11 @@ pub struct Args {
     /// maintenance guide's pod-eviction-timeout).
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
     pub pod_eviction_timeout: jiff::SignedDuration,
+
+    /// A cordon made through Drainboard that stands longer than this with no drain running is flagged on its card
+    /// as possibly forgotten.
+    #[arg(long, value_name = "DURATION", default_value = "24h", value_parser = parse_duration)]
+    pub stale_cordon: jiff::SignedDuration,
 }
 
 #[derive(Debug, Subcommand)]

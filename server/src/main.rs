@@ -79,6 +79,7 @@ async fn run(args: cli::Args) -> Result<(), Error> {
         leptos::config::get_configuration(None).map_err(|e| Error::SiteConfig(e.to_string()))?.leptos_options;
     options.site_addr = args.addr;
     let settings = domain::board::BoardSettings {
+        stale_cordon_seconds: args.stale_cordon.as_secs().unsigned_abs(),
         grace_seconds: args.node_monitor_grace_period.as_secs(),
         eviction_timeout_seconds: args.pod_eviction_timeout.as_secs(),
     };

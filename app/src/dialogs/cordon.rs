@@ -18,6 +18,7 @@ pub fn CordonDialog(node: String, cordon: bool) -> impl IntoView {
     let busy = move || if cordon { cordon_action.pending().get() } else { uncordon_action.pending().get() };
     let result = move || if cordon { cordon_action.value().get() } else { uncordon_action.value().get() };
     let node = StoredValue::new(node);
+    let reason = RwSignal::new(String::new());
     Effect::new(move |_| {
         if let Some(Ok(outcome)) = result() {
             let node = node.get_value();
@@ -39,7 +40,8 @@ pub fn CordonDialog(node: String, cordon: bool) -> impl IntoView {
     let confirm = move |_| {
         let node = node.get_value();
         if cordon {
-            cordon_action.dispatch(CordonNode { node });
+            let reason = Some(reason.get_untracked()).filter(|r| !r.trim().is_empty());
+            cordon_action.dispatch(CordonNode { node, reason });
         } else {
             uncordon_action.dispatch(UncordonNode { node });
         }
@@ -54,6 +56,13 @@ pub fn CordonDialog(node: String, cordon: bool) -> impl IntoView {
             <p>
                 {if cordon { t_string!(i18n, cordon.cordon_explain) } else { t_string!(i18n, cordon.uncordon_explain) }}
             </p>
+            {cordon.then(|| view! {
+                <label class="stacked">
+                    {t_string!(i18n, cordon.reason_label)}
+                    <input type="text" maxlength="500" data-testid="cordon-reason"
+                        prop:value=move || reason.get() on:input=move |ev| reason.set(event_target_value(&ev)) />
+                </label>
+            })}
             {move || error().map(|e| view! { <p class="error" role="alert" data-testid="dialog-error">{e}</p> })}
             <div class="modal-buttons">
                 <button type="button" data-testid="dialog-cancel" on:click=move |_| close.run(())>{t_string!(i18n, actions.cancel)}</button>

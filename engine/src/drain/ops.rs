@@ -7,7 +7,7 @@ use domain::{
     drain::{DaemonSetLookup, DrainOptions, DrainPlan, DryRun},
     pod::ControllerRef,
     preview::{PdbInfo, covering_pdb as covering},
-    progress::{CordonOutcome, PdbStatus},
+    progress::{CORDON_ANNOTATION, CordonOutcome, CordonRecord, PdbStatus},
 };
 use k8s_openapi::api::{
     apps::v1::DaemonSet,
@@ -28,11 +28,15 @@ pub const EVICT_RETRY_DELAY: Duration = Duration::from_secs(5);
 
 /// Sets `spec.unschedulable` with the strategic-merge patch kubectl sends (`null` to uncordon, since the field is
 /// omitted when false). Reads the node first, so that a node already in the wanted state costs no write.
+///
+/// The same patch writes who cordoned and why (`record`, annotation `drainboard.dev/cordon`) or, to uncordon,
+/// removes it: one write, so the node is never cordoned without its record or the other way round.
 pub async fn set_unschedulable(
     client: &Client,
     node: &str,
     unschedulable: bool,
     dry_run: DryRun,
+    record: Option<&CordonRecord>,
 ) -> Result<CordonOutcome, kube::Error> {
     let nodes: Api<Node> = Api::all(client.clone());
     let current = nodes.get(node).await?;
@@ -43,8 +47,16 @@ pub async fn set_unschedulable(
         return Ok(CordonOutcome::Changed);
     }
     let value = if unschedulable { json!(true) } else { json!(null) };
+    let annotation = match record.filter(|_| unschedulable) {
+        Some(record) => json!(serde_json::to_string(record).map_err(kube::Error::SerdeError)?),
+        None => json!(null),
+    };
+    let patch = json!({
+        "metadata": {"annotations": {CORDON_ANNOTATION: annotation}},
+        "spec": {"unschedulable": value},
+    });
     let params = PatchParams { dry_run: dry_run == DryRun::Server, ..Default::default() };
-    nodes.patch(node, &params, &Patch::Strategic(json!({"spec": {"unschedulable": value}}))).await?;
+    nodes.patch(node, &params, &Patch::Strategic(patch)).await?;
     Ok(CordonOutcome::Changed)
 }
 

@@ -5,7 +5,7 @@ use std::{collections::HashMap, time::Duration};
 use domain::{
     PodSummary,
     drain::{DrainOptions, DryRun},
-    progress::{DrainProgress, DrainRecord, DrainState, PodProgress, PodState},
+    progress::{CordonRecord, DrainProgress, DrainRecord, DrainState, PodProgress, PodState},
 };
 use futures::{StreamExt, future::join_all};
 use jiff::Timestamp;
@@ -98,7 +98,11 @@ impl Drain {
     async fn execute(&self) -> DrainState {
         let dry_run = self.options.dry_run;
         self.hook(Phase::Cordoning).await;
-        if let Err(err) = ops::set_unschedulable(&self.client, &self.node, true, dry_run).await {
+        let record = {
+            let progress = self.progress.borrow();
+            CordonRecord { by: progress.started_by.clone(), at: progress.started_at, reason: progress.reason.clone() }
+        };
+        if let Err(err) = ops::set_unschedulable(&self.client, &self.node, true, dry_run, Some(&record)).await {
             if unauthorized(&err) {
                 return DrainState::Failed(EXPIRED.into());
             }

@@ -271,7 +271,7 @@ impl Scenario {
     }
 
     pub async fn uncordon(&self) {
-        engine::drain::ops::set_unschedulable(&self.client, &self.node, false, Default::default()).await.unwrap();
+        engine::drain::ops::set_unschedulable(&self.client, &self.node, false, Default::default(), None).await.unwrap();
     }
 
     /// Starts a drain through the registry (the code behind the server function) and returns its id.

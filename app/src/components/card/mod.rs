@@ -3,6 +3,7 @@
 
 mod actions;
 mod conditions;
+mod cordon;
 mod countdowns;
 mod drain;
 mod facts;
@@ -48,6 +49,7 @@ pub fn CardView(
             data-ready=move || card.with(|c| c.ready.label())
         >
             <header::CardHeader name card server_now />
+            <cordon::CardCordon card server_now settings />
             <CardDrain card drain />
             <CardActions card drain />
             <countdowns::Countdowns card server_now settings />
