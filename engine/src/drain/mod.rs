@@ -57,6 +57,8 @@ pub struct DrainRegistry {
     limits: DrainLimits,
     pacer: pace::Pacer,
     hooks: TestHooks,
+    /// Where a drain's end is recorded.
+    audit: crate::audit::Audit,
     /// Moves whenever any drain's progress changes, so that board streams can push drains to every viewer.
     changes: Arc<watch::Sender<u64>>,
 }
@@ -86,8 +88,15 @@ impl DrainRegistry {
             limits,
             pacer: pace::Pacer::new(limits.pace),
             hooks: TestHooks::default(),
+            audit: Default::default(),
             changes: Arc::new(watch::channel(0).0),
         }
+    }
+
+    /// The same registry, recording each real drain's end in `audit`.
+    pub fn with_audit(mut self, audit: crate::audit::Audit) -> Self {
+        self.audit = audit;
+        self
     }
 
     /// The same registry, with faults for tests (see [`TestHooks`]).
@@ -193,6 +202,7 @@ impl DrainRegistry {
             cache,
             pacer: self.pacer.clone(),
             in_flight: self.pacer.in_flight(),
+            audit: self.audit.clone(),
         };
         let registry = self.clone();
         let finished_id = id.clone();

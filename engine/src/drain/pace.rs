@@ -19,11 +19,6 @@ pub struct Pace {
     pub in_flight: usize,
 }
 
-impl Pace {
-    /// kubectl's own pace: client-go's default of 5 requests a second, burst 10.
-    pub const KUBECTL: Pace = Pace { qps: 5, burst: 10, in_flight: 10 };
-}
-
 impl Default for Pace {
     /// Ten times kubectl's rate: a 110-pod node is asked in about a second, and the API server's own priority and
     /// fairness still sees a bounded stream.

@@ -83,6 +83,8 @@ pub(super) struct Drain {
     pub pacer: Pacer,
     /// This drain's bound on evictions in flight.
     pub in_flight: tokio::sync::Semaphore,
+    /// Where the drain's end is recorded (real drains only).
+    pub audit: crate::audit::Audit,
 }
 
 impl Drain {
@@ -93,6 +95,19 @@ impl Drain {
             p.finished_at = Some(Timestamp::now());
         });
         self.record().await;
+        let entry = {
+            let p = self.progress.borrow();
+            (p.options.dry_run == DryRun::None).then(|| {
+                let mut entry = domain::audit::AuditEntry::new(&p.started_by, domain::audit::AuditAction::DrainEnded, &p.node);
+                entry.outcome = Some(p.state.outcome_text());
+                entry.reason = p.reason.clone();
+                entry.drain_id = Some(p.id.clone());
+                entry
+            })
+        };
+        if let Some(entry) = entry {
+            self.audit.record(entry).await;
+        }
     }
 
     async fn execute(&self) -> DrainState {
@@ -114,6 +129,7 @@ impl Drain {
         self.hook(Phase::Planning).await;
         let listed = match ops::list_node_pods(&self.client, &self.node, self.options.pod_selector.as_deref()).await {
             Ok(pods) => pods,
+            Err(err) if unauthorized(&err) => return DrainState::Failed(EXPIRED.into()),
             Err(err) => {
                 return DrainState::Failed(format!("could not list the pods of {}: {}", self.node, api_message(&err)));
             }
@@ -326,9 +342,10 @@ impl Drain {
                 Ok(()) => {}
                 Err(kube::Error::Api(status)) if status.code == 404 => self.set_pod(&pod.uid, PodState::Gone),
                 Err(err) => {
+                    let why = if unauthorized(&err) { EXPIRED.to_owned() } else { api_message(&err) };
                     // As kubectl, no more DELETEs after a refusal; unlike kubectl, the pods already deleted are
                     // still followed below, so that each ends in its true state rather than mid-request.
-                    self.set_pod(&pod.uid, PodState::Failed(api_message(&err)));
+                    self.set_pod(&pod.uid, PodState::Failed(why));
                     break;
                 }
             }
@@ -635,7 +652,7 @@ impl Presence {
                     Err(err) => {
                         let since = *failing_since.get_or_insert_with(Instant::now);
                         let lost =
-                            refusal(&err).map(|why| format!("could not watch the node's pods: {why}")).or_else(|| {
+                            refusal(&err).or_else(|| {
                                 (since.elapsed() >= WATCH_GIVE_UP).then(|| {
                                     format!(
                                         "lost the watch on the node's pods for {} s: {err}",
