@@ -5,6 +5,7 @@
 //! browser run the same rules without ever linking the Kubernetes API types.
 
 pub mod actions;
+pub mod audit;
 pub mod board;
 pub mod drain;
 pub mod eviction;

@@ -103,6 +103,15 @@ pub enum DrainState {
 }
 
 impl DrainState {
+    /// The state in plain English, for logs and the audit trail (the page words it through the catalogue).
+    pub fn outcome_text(&self) -> String {
+        match self {
+            Self::DrainedExceptTerminating(n) => format!("Drained except {n} pods still terminating"),
+            Self::Failed(why) => format!("Failed: {why}"),
+            other => format!("{other:?}"),
+        }
+    }
+
     pub fn is_running(&self) -> bool {
         matches!(self, Self::Cordoning | Self::Planning | Self::Evicting)
     }

@@ -166,6 +166,15 @@ impl KubeAccess {
         }
     }
 
+    /// The server's own client: the operator's in local mode; in team mode the one built from the server's own
+    /// kubeconfig, which never acts for a person and writes only what the server itself owns (the audit Events).
+    pub fn server_client(&self) -> Option<Client> {
+        match &self.inner.mode {
+            Mode::SingleUser(operator) => self.client_for(operator).ok(),
+            Mode::Team { base, .. } => Client::try_from(base.as_ref().clone()).ok(),
+        }
+    }
+
     /// The client that acts as `identity`.
     pub fn client_for(&self, identity: &Identity) -> Result<Client> {
         let clients = self.inner.clients.read().unwrap_or_else(|poisoned| poisoned.into_inner());

@@ -12,9 +12,12 @@ use domain::{
 };
 use k8s_openapi::api::core::v1::Node;
 
+use domain::audit::{AuditAction, AuditEntry};
+
 use crate::{
     Error, Identity, KubeAccess, Result,
     access::may,
+    audit::Audit,
     cache::{ClusterCache, ClusterCaches},
     drain::{self, DrainLimits, DrainRegistry, TestHooks, ops, preview::PreviewSource},
     signin::{Credentials, Person},
@@ -28,6 +31,8 @@ pub struct Engine {
     caches: ClusterCaches,
     drains: DrainRegistry,
     tasks: Tasks,
+    /// Every action's record: a JSON-lines file and an Event on the node.
+    audit: Audit,
     /// Single-user mode: the operator's cache starts with the server and lives as long, so that even the first
     /// page finds it listed and every stream shares it.
     _operator_cache: Option<Arc<ClusterCache>>,
@@ -45,8 +50,21 @@ impl Engine {
             caches,
             drains: DrainRegistry::new(tasks, limits),
             tasks: tasks.clone(),
+            audit: Audit::default(),
             _operator_cache: operator_cache,
         }
+    }
+
+    /// The same engine, recording every action in `audit`.
+    pub fn with_audit(mut self, audit: Audit) -> Self {
+        self.drains = self.drains.with_audit(audit.clone());
+        self.audit = audit;
+        self
+    }
+
+    /// The server's own client (see [`KubeAccess::server_client`]), which writes the audit Events.
+    pub fn server_client(&self) -> Option<kube::Client> {
+        self.access.server_client()
     }
 
     /// The same engine, its drains with faults for tests (see [`TestHooks`]).
@@ -128,10 +146,17 @@ impl Engine {
         reason: Option<String>,
     ) -> Result<CordonOutcome> {
         let client = self.client(identity)?;
-        let record = CordonRecord { by: identity.user.clone(), at: jiff::Timestamp::now(), reason };
-        ops::set_unschedulable(&client, node, unschedulable, DryRun::None, Some(&record))
+        let record = CordonRecord { by: identity.user.clone(), at: jiff::Timestamp::now(), reason: reason.clone() };
+        let outcome = ops::set_unschedulable(&client, node, unschedulable, DryRun::None, Some(&record))
             .await
-            .map_err(|err| Error::not_found_as(err, || no_such_node(node)))
+            .map_err(|err| Error::not_found_as(err, || no_such_node(node)))?;
+        if outcome == CordonOutcome::Changed {
+            let action = if unschedulable { AuditAction::Cordon } else { AuditAction::Uncordon };
+            let mut entry = AuditEntry::new(&identity.user, action, node);
+            entry.reason = reason;
+            self.audit.record(entry).await;
+        }
+        Ok(outcome)
     }
 
     /// Starts draining `node` as `identity`, or attaches to the drain of that node already running.
@@ -142,6 +167,17 @@ impl Engine {
         options: DrainOptions,
         reason: Option<String>,
     ) -> Result<DrainStarted> {
+        self.start(identity, node, options, reason, AuditAction::DrainStarted).await
+    }
+
+    async fn start(
+        &self,
+        identity: &Identity,
+        node: String,
+        options: DrainOptions,
+        reason: Option<String>,
+        action: AuditAction,
+    ) -> Result<DrainStarted> {
         let client = self.client(identity)?;
         // Fail here, not in the task, when the node does not exist.
         kube::Api::<Node>::all(client.clone())
@@ -149,7 +185,31 @@ impl Engine {
             .await
             .map_err(|err| Error::not_found_as(err, || no_such_node(&node)))?;
         let cache = self.cache(identity).ok();
-        self.drains.start_with_cache(client, identity, node, options, reason, cache)
+        let real = options.dry_run == DryRun::None;
+        let entry = real.then(|| {
+            let mut entry = AuditEntry::new(&identity.user, action, &node);
+            entry.reason = reason.clone();
+            entry.options = Some(options.clone());
+            entry
+        });
+        let started = self.drains.start_with_cache(client, identity, node, options, reason, cache)?;
+        if let Some(mut entry) = entry.filter(|_| !started.attached) {
+            entry.drain_id = Some(started.id.clone());
+            self.audit.record(entry).await;
+        }
+        Ok(started)
+    }
+
+    /// Starts the drain of `node` again with the options and reason of the drain recorded on it, as `identity`:
+    /// the same as [`Self::start_drain`], recorded as a resume.
+    pub async fn resume_drain(
+        &self,
+        identity: &Identity,
+        node: String,
+        options: DrainOptions,
+        reason: Option<String>,
+    ) -> Result<DrainStarted> {
+        self.start(identity, node, options, reason, AuditAction::DrainResumed).await
     }
 
     /// The progress of a drain this server holds.
@@ -172,7 +232,16 @@ impl Engine {
                 )));
             }
         }
-        if self.drains.cancel(id) { Ok(()) } else { Err(no_such_drain(id)) }
+        if !self.drains.cancel(id) {
+            return Err(no_such_drain(id));
+        }
+        if progress.options.dry_run == DryRun::None && progress.state.is_running() {
+            let mut entry = AuditEntry::new(&identity.user, AuditAction::DrainCancelled, &progress.node);
+            entry.drain_id = Some(progress.id.clone());
+            entry.outcome = Some(format!("stopped; started by {}", progress.started_by));
+            self.audit.record(entry).await;
+        }
+        Ok(())
     }
 
     /// The drains recorded on the nodes, as `identity` reads them.

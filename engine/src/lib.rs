@@ -1,6 +1,7 @@
 //! Drainboard's engine: everything that talks to the Kubernetes API, and nothing that draws a page.
 //!
 //! - [`access`]: who a call is made as, and the client for each identity.
+//! - [`audit`]: the audit trail, a JSON-lines file and an Event on the node for every action.
 //! - [`cache`]: how the cluster's nodes, pods, Leases and budgets stay fresh, one set of watches per identity.
 //! - [`signin`]: team mode's sign-in: what a person may paste, and who the API server says they are.
 //! - [`token`]: `drainboard token`, the sign-in helper that runs a person's exec plugin on their own machine.
@@ -12,6 +13,7 @@
 //! The rules themselves (drain planning, countdowns, view models) live in `domain`; the engine only feeds them.
 
 pub mod access;
+pub mod audit;
 pub mod cache;
 pub mod cards;
 pub mod drain;

@@ -98,7 +98,8 @@ impl Drain {
         let entry = {
             let p = self.progress.borrow();
             (p.options.dry_run == DryRun::None).then(|| {
-                let mut entry = domain::audit::AuditEntry::new(&p.started_by, domain::audit::AuditAction::DrainEnded, &p.node);
+                let mut entry =
+                    domain::audit::AuditEntry::new(&p.started_by, domain::audit::AuditAction::DrainEnded, &p.node);
                 entry.outcome = Some(p.state.outcome_text());
                 entry.reason = p.reason.clone();
                 entry.drain_id = Some(p.id.clone());
@@ -651,15 +652,11 @@ impl Presence {
                     }
                     Err(err) => {
                         let since = *failing_since.get_or_insert_with(Instant::now);
-                        let lost =
-                            refusal(&err).or_else(|| {
-                                (since.elapsed() >= WATCH_GIVE_UP).then(|| {
-                                    format!(
-                                        "lost the watch on the node's pods for {} s: {err}",
-                                        WATCH_GIVE_UP.as_secs()
-                                    )
-                                })
-                            });
+                        let lost = refusal(&err).or_else(|| {
+                            (since.elapsed() >= WATCH_GIVE_UP).then(|| {
+                                format!("lost the watch on the node's pods for {} s: {err}", WATCH_GIVE_UP.as_secs())
+                            })
+                        });
                         if let Some(lost) = lost {
                             tracing::warn!(%node, error = %err, "watch of the node's pods given up");
                             tx.send_modify(|s| s.lost = Some(lost));

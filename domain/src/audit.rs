@@ -1,0 +1,106 @@
+//! The audit trail's entries: who did what to which node, when, why, and how it ended. One entry per cordon,
+//! uncordon, drain start, drain end, cancel and resume. The same entry is written as a line of the audit log and
+//! as a Kubernetes Event on the node, so `kubectl describe node` shows it.
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::drain::DrainOptions;
+
+/// What was done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AuditAction {
+    Cordon,
+    Uncordon,
+    DrainStarted,
+    DrainEnded,
+    DrainCancelled,
+    DrainResumed,
+}
+
+impl AuditAction {
+    /// The Event's reason: short, CamelCase, as the Events of other controllers are.
+    pub fn reason(self) -> &'static str {
+        match self {
+            AuditAction::Cordon => "DrainboardCordon",
+            AuditAction::Uncordon => "DrainboardUncordon",
+            AuditAction::DrainStarted => "DrainboardDrainStarted",
+            AuditAction::DrainEnded => "DrainboardDrainEnded",
+            AuditAction::DrainCancelled => "DrainboardDrainCancelled",
+            AuditAction::DrainResumed => "DrainboardDrainResumed",
+        }
+    }
+
+    fn verb(self) -> &'static str {
+        match self {
+            AuditAction::Cordon => "cordoned",
+            AuditAction::Uncordon => "uncordoned",
+            AuditAction::DrainStarted => "started draining",
+            AuditAction::DrainEnded => "'s drain ended on",
+            AuditAction::DrainCancelled => "cancelled the drain of",
+            AuditAction::DrainResumed => "resumed draining",
+        }
+    }
+}
+
+/// One thing a person did to a node.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditEntry {
+    pub at: Timestamp,
+    /// Who: the signed-in person's username (team mode) or the kubeconfig user (local mode).
+    pub user: String,
+    pub action: AuditAction,
+    pub node: String,
+    pub reason: Option<String>,
+    /// A drain's options (starts and resumes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<DrainOptions>,
+    /// How a drain ended, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drain_id: Option<String>,
+}
+
+impl AuditEntry {
+    /// A new entry of `action` by `user` on `node`, now.
+    pub fn new(user: &str, action: AuditAction, node: &str) -> Self {
+        AuditEntry {
+            at: Timestamp::now(),
+            user: user.to_owned(),
+            action,
+            node: node.to_owned(),
+            reason: None,
+            options: None,
+            outcome: None,
+            drain_id: None,
+        }
+    }
+
+    /// One sentence for an Event's note: "alice cordoned node-3: kernel update".
+    pub fn sentence(&self) -> String {
+        let mut text = format!("{} {} {}", self.user, self.action.verb(), self.node).replace(" 's", "'s");
+        if let Some(outcome) = &self.outcome {
+            text.push_str(&format!(": {outcome}"));
+        }
+        if let Some(reason) = &self.reason {
+            text.push_str(&format!(" (reason: {reason})"));
+        }
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_reads_as_one_sentence_naming_the_person() {
+        let mut entry = AuditEntry::new("alice", AuditAction::Cordon, "node-3");
+        entry.reason = Some("kernel 6.12".into());
+        assert_eq!(entry.sentence(), "alice cordoned node-3 (reason: kernel 6.12)");
+        let mut ended = AuditEntry::new("bob", AuditAction::DrainEnded, "node-4");
+        ended.outcome = Some("Drained".into());
+        assert_eq!(ended.sentence(), "bob's drain ended on node-4: Drained");
+    }
+}

@@ -1,0 +1,146 @@
+//! The audit trail: every cordon, uncordon, drain start and end, cancel and resume, written as it happens to an
+//! append-only JSON-lines file (`--audit-log`) and as a Kubernetes Event on the node, so that `kubectl describe
+//! node` and `kubectl events` show who did what and why. Events expire (an hour by default); the file does not.
+//!
+//! The Event is written with the server's own identity (the operator's, in local mode), and names the person in
+//! its note. Neither write can undo or hold up the action itself: a failure is logged, and the action stands.
+
+use std::{
+    fs::{File, OpenOptions},
+    io::Write,
+    path::Path,
+    sync::{Arc, Mutex},
+};
+
+use domain::audit::{AuditAction, AuditEntry};
+use k8s_openapi::{
+    api::{core::v1::ObjectReference, events::v1::Event},
+    apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta},
+};
+use kube::{Api, Client, api::PostParams};
+
+/// Where the trail goes. Cheap to clone.
+#[derive(Clone, Default)]
+pub struct Audit {
+    file: Option<Arc<Mutex<File>>>,
+    /// The identity Events are written with; none means no Events (tests, or a server with no identity).
+    events: Option<Client>,
+}
+
+/// The namespace Events about cluster-scoped objects (nodes) go to, as the kubelet's own do.
+const EVENT_NAMESPACE: &str = "default";
+
+impl Audit {
+    /// A trail that appends to `path` (created if missing, readable by its owner only) and writes Events with
+    /// `events`.
+    pub fn new(path: Option<&Path>, events: Option<Client>) -> std::io::Result<Self> {
+        let file = match path {
+            Some(path) => {
+                let mut options = OpenOptions::new();
+                options.create(true).append(true);
+                #[cfg(unix)]
+                std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+                Some(Arc::new(Mutex::new(options.open(path)?)))
+            }
+            None => None,
+        };
+        Ok(Audit { file, events })
+    }
+
+    /// Records `entry`: a line in the file, then an Event on the node.
+    pub async fn record(&self, entry: AuditEntry) {
+        if let Some(file) = &self.file
+            && let Ok(mut line) = serde_json::to_string(&entry)
+        {
+            line.push('\n');
+            let mut file = file.lock().unwrap_or_else(|p| p.into_inner());
+            if let Err(err) = file.write_all(line.as_bytes()).and_then(|()| file.flush()) {
+                tracing::error!(error = %err, "could not append to the audit log");
+            }
+        }
+        tracing::info!(user = %entry.user, node = %entry.node, action = ?entry.action, reason = ?entry.reason, outcome = ?entry.outcome, "audit");
+        if let Some(client) = &self.events
+            && let Err(err) = Api::<Event>::namespaced(client.clone(), EVENT_NAMESPACE)
+                .create(&PostParams::default(), &event(&entry))
+                .await
+        {
+            tracing::warn!(node = %entry.node, error = %crate::access::api_message(&err), "could not write the audit Event");
+        }
+    }
+}
+
+/// The Event of an entry: about the Node, reported by Drainboard, naming the person.
+fn event(entry: &AuditEntry) -> Event {
+    let warning = matches!(entry.action, AuditAction::DrainEnded | AuditAction::DrainCancelled)
+        && entry.outcome.as_deref().is_some_and(|o| o != "Drained");
+    Event {
+        metadata: ObjectMeta {
+            generate_name: Some(format!("{}.drainboard.", entry.node)),
+            namespace: Some(EVENT_NAMESPACE.into()),
+            ..Default::default()
+        },
+        event_time: Some(MicroTime(entry.at)),
+        action: Some(format!("{:?}", entry.action)),
+        reason: Some(entry.action.reason().into()),
+        note: Some(entry.sentence().chars().take(1024).collect()),
+        type_: Some(if warning { "Warning" } else { "Normal" }.into()),
+        regarding: Some(ObjectReference {
+            api_version: Some("v1".into()),
+            kind: Some("Node".into()),
+            name: Some(entry.node.clone()),
+            ..Default::default()
+        }),
+        reporting_controller: Some("drainboard.dev/drainboard".into()),
+        reporting_instance: Some(instance()),
+        ..Default::default()
+    }
+}
+
+/// This server's name in Events: the host's name, bounded as the API requires (128 characters).
+fn instance() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let host = host.trim();
+    let name = if host.is_empty() { "drainboard".to_string() } else { format!("drainboard@{host}") };
+    name.chars().take(128).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn each_entry_is_one_json_line_appended() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let path = dir.path().join("audit.jsonl");
+        std::fs::write(&path, "{\"earlier\":true}\n").expect("an earlier line");
+        let audit = Audit::new(Some(&path), None).expect("opened");
+        let mut entry = AuditEntry::new("alice", AuditAction::Cordon, "node-3");
+        entry.reason = Some("kernel \"6.12\"\nupdate".into());
+        audit.record(entry.clone()).await;
+        audit.record(AuditEntry::new("bob", AuditAction::Uncordon, "node-3")).await;
+        let text = std::fs::read_to_string(&path).expect("read back");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "appended, one line each, even with a newline in the reason: {text}");
+        let first: AuditEntry = serde_json::from_str(lines[1]).expect("an entry");
+        assert_eq!(first, entry);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let fresh = dir.path().join("fresh.jsonl");
+            Audit::new(Some(&fresh), None).expect("created");
+            let mode = std::fs::metadata(&fresh).expect("exists").permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "readable by its owner only");
+        }
+    }
+
+    #[test]
+    fn the_event_names_the_node_the_person_and_the_outcome() {
+        let mut entry = AuditEntry::new("alice", AuditAction::DrainEnded, "node-3");
+        entry.outcome = Some("Failed: 1 of 2 pods could not be evicted".into());
+        let event = event(&entry);
+        assert_eq!(event.regarding.as_ref().and_then(|r| r.name.as_deref()), Some("node-3"));
+        assert_eq!(event.type_.as_deref(), Some("Warning"));
+        assert_eq!(event.reason.as_deref(), Some("DrainboardDrainEnded"));
+        assert!(event.note.as_deref().is_some_and(|n| n.starts_with("alice's drain ended on node-3: Failed")));
+    }
+}
