@@ -156,7 +156,7 @@ async fn resume(node: String, confirm: Option<String>) -> Result<DrainStarted, A
     let record = engine.recorded_drain(&identity, &node).await?;
     self::input(input::drain_options(&record.options))?;
     let reason = self::input(input::reason(record.reason.as_deref()))?;
-    Ok(engine.start_drain(&identity, node, record.options, reason).await?)
+    Ok(engine.resume_drain(&identity, node, record.options, reason).await?)
 }
 
 /// What a drain of the node would do with these options, planned from the live cache exactly as the drain

@@ -33,10 +33,11 @@ const ENDPOINTS = [
 let server;
 let alice;
 let bob;
+const auditLog = join(requireEnv('DRAINBOARD_CLUSTER_DIR'), `team-audit-${process.pid}.jsonl`);
 before(async () => {
   alice = inlineKubeconfig('team-alice', MAINTAIN);
   bob = inlineKubeconfig('team-bob', READ);
-  server = await startDrainboard(['--team', '--insecure-http']);
+  server = await startDrainboard(['--team', '--insecure-http', '--audit-log', auditLog]);
 });
 after(async () => {
   await server?.stop();
@@ -144,9 +145,20 @@ test('alice signs in with her kubeconfig and cordons as herself; the cookie hold
   assert.match(cookie, /^drainboard_session=[0-9a-f]{64}$/, 'an opaque id, never the credentials');
   const me = await call('session/me', { cookie });
   assert.deepEqual([me.status, me.body.user, me.body.team], [200, 'team-alice', true]);
-  const cordon = await call('nodes/cordon', { cookie, body: { node } });
+  const cordon = await call('nodes/cordon', { cookie, body: { node, reason: 'BIOS update' } });
   assert.equal(cordon.status, 200, JSON.stringify(cordon.body));
   assert.equal(unschedulable(), 'true');
+  // On the record as alice, in all three places: the node's annotation, the audit log and an Event on the node.
+  const record = JSON.parse(kubectl('get', 'node', node, '-o', 'jsonpath={.metadata.annotations.drainboard\\.dev/cordon}'));
+  assert.deepEqual([record.by, record.reason], ['team-alice', 'BIOS update']);
+  const line = readFileSync(auditLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).find((e) => e.node === node && e.action === 'Cordon');
+  assert.deepEqual([line?.user, line?.reason], ['team-alice', 'BIOS update']);
+  const notes = await waitFor('the cordon\'s Event', 15_000, () => {
+    const items = JSON.parse(kubectl('get', 'events.events.k8s.io', '-n', 'default', '--field-selector', `regarding.name=${node}`, '-o', 'json')).items;
+    const found = items.filter((e) => e.reason === 'DrainboardCordon').map((e) => e.note);
+    return found.length ? found : null;
+  });
+  assert.ok(notes.includes(`team-alice cordoned ${node} (reason: BIOS update)`), JSON.stringify(notes));
   const uncordon = await call('nodes/uncordon', { cookie, body: { node } });
   assert.equal(uncordon.status, 200);
   assert.equal(unschedulable(), '');

@@ -75,7 +75,7 @@ fn event(entry: &AuditEntry) -> Event {
         && entry.outcome.as_deref().is_some_and(|o| o != "Drained");
     Event {
         metadata: ObjectMeta {
-            generate_name: Some(format!("{}.drainboard.", entry.node)),
+            name: Some(event_name(&entry.node)),
             namespace: Some(EVENT_NAMESPACE.into()),
             ..Default::default()
         },
@@ -88,12 +88,24 @@ fn event(entry: &AuditEntry) -> Event {
             api_version: Some("v1".into()),
             kind: Some("Node".into()),
             name: Some(entry.node.clone()),
+            // As the kubelet's own Events about a node: the node's name as its UID, which `kubectl describe node`
+            // looks for, and which costs no read of the Node.
+            uid: Some(entry.node.clone()),
             ..Default::default()
         }),
         reporting_controller: Some("drainboard.dev/drainboard".into()),
         reporting_instance: Some(instance()),
         ..Default::default()
     }
+}
+
+/// A unique Event name that starts with the node's, as the kubelet's do (`node-3.drainboard.<16 hex>`), within
+/// the 253 characters a name may have.
+fn event_name(node: &str) -> String {
+    let prefix: String = node.chars().take(200).collect();
+    let prefix = prefix.trim_end_matches(['.', '-']);
+    let unique = uuid::Uuid::new_v4().simple().to_string();
+    format!("{prefix}.drainboard.{}", &unique[..16])
 }
 
 /// This server's name in Events: the host's name, bounded as the API requires (128 characters).
@@ -131,6 +143,17 @@ mod tests {
             let mode = std::fs::metadata(&fresh).expect("exists").permissions().mode() & 0o777;
             assert_eq!(mode, 0o600, "readable by its owner only");
         }
+    }
+
+    #[test]
+    fn event_names_are_valid_names_for_any_node_name() {
+        let name = event_name("node-3");
+        assert!(name.starts_with("node-3.drainboard.") && name.len() == "node-3.drainboard.".len() + 16, "{name}");
+        let long = format!("{}-{}", "a".repeat(199), "b".repeat(53));
+        let name = event_name(&long);
+        assert!(name.len() <= 253, "{}", name.len());
+        assert!(!name.contains("-.") && !name.contains(".."), "{name}");
+        assert_ne!(event_name("n"), event_name("n"), "unique");
     }
 
     #[test]

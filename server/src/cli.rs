@@ -57,6 +57,11 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 30)]
     pub max_drains_per_person: usize,
 
+    /// Append every cordon, uncordon, drain start and end, cancel and resume to this file, one JSON object a line
+    /// (created readable by its owner only). Each is also an Event on the node.
+    #[arg(long, value_name = "PATH")]
+    pub audit_log: Option<PathBuf>,
+
     /// Requests a second that drains may send the API server, all drains together (a token bucket; evictions,
     /// deletions and the re-reads between retries). 5 with a burst of 10 is kubectl's own pace; 0 means no limit.
     #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u32).range(0..=10_000))]

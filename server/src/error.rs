@@ -24,8 +24,11 @@ pub enum Error {
     TeamOnly(&'static str),
     #[error("TLS: {0}")]
     Tls(String),
+    #[cfg(debug_assertions)]
     #[error("DRAINBOARD_TEST_HOOKS: {0}")]
     TestHooks(String),
+    #[error("cannot open the audit log {path}: {source}")]
+    AuditLog { path: String, source: io::Error },
     #[error("cannot listen on {addr}: {source}")]
     Bind { addr: SocketAddr, source: io::Error },
     #[error("serving failed: {0}")]

@@ -94,6 +94,13 @@ async fn run(args: cli::Args) -> Result<(), Error> {
     let limits = DrainLimits { total: args.max_drains, per_identity: args.max_drains_per_person, pace };
     let access = if args.team { KubeAccess::team(connected) } else { KubeAccess::single_user(connected) };
     let engine = Engine::new(access, &tasks, DEFAULT_LINGER, limits);
+    let audit = engine::audit::Audit::new(args.audit_log.as_deref(), engine.server_client()).map_err(|source| {
+        Error::AuditLog {
+            path: args.audit_log.as_deref().unwrap_or(std::path::Path::new("")).display().to_string(),
+            source,
+        }
+    })?;
+    let engine = engine.with_audit(audit);
     // Faults for the browser tests (a drain that panics, or waits in a phase); release builds never read them.
     #[cfg(debug_assertions)]
     let engine = match std::env::var("DRAINBOARD_TEST_HOOKS") {
