@@ -13,6 +13,8 @@
 #   cluster.sh stop-apiserver DIR  SIGKILLs the kube-apiserver, as a crash.
 #   cluster.sh start-apiserver DIR Starts it again with the same arguments on the same port; waits for /readyz.
 #   cluster.sh wait-controllers DIR  Waits until the controller manager works again (after an outage).
+#   cluster.sh restart-controllers DIR  Restarts the controller manager and scheduler (same command lines), so
+#                                  that they need not back off from an outage; then as wait-controllers.
 #   cluster.sh pause-etcd DIR      SIGSTOPs etcd: it holds its connections but answers nothing.
 #   cluster.sh resume-etcd DIR     SIGCONTs it.
 set -euo pipefail
@@ -84,10 +86,23 @@ current-context: drainboard-local
 KC
 }
 
-start() { # start DIR NAME BINARY ARGS...: runs a component in the background, remembers its PID
+start() { # start DIR NAME BINARY ARGS...: runs a component in the background, remembers its PID and command line
   local d=$1 name=$2; shift 2
+  mkdir -p "$d/args"
+  # Shell-quoted, so that a restart (start-apiserver, restart-controllers) runs the identical command.
+  printf '%q ' "$@" > "$d/args/$name"
   "$@" >"$d/logs/$name.log" 2>&1 &
   echo "$!" > "$d/pids/$name"
+}
+
+restart_from_args() { # restart_from_args NAME: starts D's component NAME again from its saved command line
+  local name=$1 file=$D/args/$1
+  [ -f "$file" ] || die "no saved command line for $name in $D"
+  local -a args
+  eval "args=($(cat "$file"))"
+  # Appends to the log, so that the first run's lines stay; a new session, so that it outlives the caller's.
+  setsid "${args[@]}" >>"$D/logs/$name.log" 2>&1 </dev/null &
+  echo "$!" > "$D/pids/$name"
 }
 
 # The kubectl built from the pinned Kubernetes release, so client and server versions match.
@@ -148,7 +163,6 @@ cmd_up() {
   wait_for 30 "etcd" curl -fsS "http://127.0.0.1:$EP/health"
 
   # --advertise-address: any non-loopback address; it only has to exist so the apiserver needs no default route.
-  # The command line is kept (shell-quoted) in apiserver.args, so that start-apiserver restarts it identically.
   local apiserver=("$bin/kube-apiserver" \
     --etcd-servers="http://127.0.0.1:$EP" --bind-address=127.0.0.1 --secure-port="$AP" \
     --advertise-address=192.0.2.10 --endpoint-reconciler-type=none \
@@ -158,7 +172,6 @@ cmd_up() {
     --service-account-signing-key-file="$D/pki/sa.key" --service-account-key-file="$D/pki/sa.key" \
     --service-cluster-ip-range=10.96.0.0/16 --allow-privileged=true \
     --default-not-ready-toleration-seconds="$toleration" --default-unreachable-toleration-seconds="$toleration")
-  printf '%q ' "${apiserver[@]}" > "$D/apiserver.args"
   start "$D" kube-apiserver "${apiserver[@]}"
   wait_for 60 "kube-apiserver /readyz" apiserver_ready "$D" "$AP"
 
@@ -296,11 +309,7 @@ cmd_start_apiserver() {
   local pid; pid=$(cat "$D/pids/kube-apiserver")
   ! kill -0 "$pid" 2>/dev/null || die "kube-apiserver (PID $pid) is still running"
   local port; port=$(sed -n 's|^APISERVER_URL=https://127.0.0.1:||p' "$D/cluster.env")
-  local -a args
-  eval "args=($(cat "$D/apiserver.args"))"
-  # Appends to the log, so that the first run's lines stay; a new session, so that it outlives the caller's.
-  setsid "${args[@]}" >>"$D/logs/kube-apiserver.log" 2>&1 </dev/null &
-  echo "$!" > "$D/pids/kube-apiserver"
+  restart_from_args kube-apiserver
   wait_for 60 "kube-apiserver /readyz" apiserver_ready "$D" "$port"
   log "kube-apiserver started again (PID $(cat "$D/pids/kube-apiserver")) on port $port"
 }
@@ -314,6 +323,22 @@ cmd_wait_controllers() {
   wait_for 120 "the controller manager to reconnect" kc get serviceaccount default -n "$probe"
   kc delete namespace "$probe" --wait=false >/dev/null
   log "controllers working again after $((SECONDS - started)) s"
+}
+
+cmd_restart_controllers() {
+  load "$1"
+  local name pid port
+  for name in kube-controller-manager kube-scheduler; do
+    pid=$(cat "$D/pids/$name")
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+    restart_from_args "$name"
+    port=$(grep -o -- '--secure-port=[0-9]*' "$D/args/$name" | cut -d= -f2)
+    wait_for 60 "$name /healthz" curl -fsSk "https://127.0.0.1:$port/healthz"
+  done
+  log "controller manager and scheduler restarted"
+  cmd_wait_controllers "$1"
 }
 
 etcd_signal() { # etcd_signal DIR SIGNAL
@@ -332,7 +357,8 @@ case ${1:-} in
   stop-apiserver) shift; cmd_stop_apiserver "$@" ;;
   start-apiserver) shift; cmd_start_apiserver "$@" ;;
   wait-controllers) shift; cmd_wait_controllers "$@" ;;
+  restart-controllers) shift; cmd_restart_controllers "$@" ;;
   pause-etcd) shift; etcd_signal "$1" STOP; log "etcd paused" ;;
   resume-etcd) shift; etcd_signal "$1" CONT; log "etcd resumed" ;;
-  *) sed -n '2,17p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,19p' "$0" >&2; exit 2 ;;
 esac
