@@ -188,6 +188,22 @@ async fn preview_inputs(node: String) -> Result<PreviewInputs, AppError> {
     Ok(engine.preview_inputs(&caller()?.identity, input(node_name(node.trim()))?.to_string()).await?)
 }
 
+/// The node's maintenance history, newest first: every cordon, uncordon, drain start and end, cancel and resume
+/// made through Drainboard, from the durable record in the server's namespace (empty when none is kept).
+/// `POST /api/nodes/history` with `{"node": "..."}`.
+#[server(prefix = "/api", endpoint = "nodes/history", input = Json)]
+pub async fn node_history(node: String) -> Result<Vec<domain::audit::AuditEntry>, AppError> {
+    respond(history(node).await)
+}
+
+#[cfg(feature = "ssr")]
+async fn history(node: String) -> Result<Vec<domain::audit::AuditEntry>, AppError> {
+    let node = input(node_name(node.trim()))?;
+    // Only someone the server lets in may read it (team mode: a signed-in person).
+    caller()?;
+    Ok(engine().history(node).await?)
+}
+
 /// What the requesting identity may do, asked of the API server (SelfSubjectAccessReview), so that the page can
 /// disable an action and name the permission that is missing. `POST /api/permissions`.
 #[server(prefix = "/api", endpoint = "permissions")]

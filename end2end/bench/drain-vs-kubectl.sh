@@ -95,7 +95,7 @@ run_kubectl() {
 run_drainboard() { # run_drainboard URL
   local url=$1 t0 id last; t0=$(now)
   id=$(curl -sf -X POST -H 'content-type: application/json' "$url/api/drains/start" \
-    -d "{\"node\":\"$node\",\"options\":{\"ignore_daemonsets\":true,\"delete_emptydir_data\":true},\"reason\":\"benchmark\"}" |
+    -d "{\"node\":\"$node\",\"options\":{\"ignore_daemonsets\":true,\"delete_emptydir_data\":true},\"reason\":\"benchmark\",\"confirm\":\"$node\"}" |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
   # The event stream ends when the drain does; its last event is the final state.
   last=$(curl -sfN "$url/api/drains/$id/events" | grep '^data:' | tail -1)

@@ -25,6 +25,8 @@ pub struct Audit {
     file: Option<Arc<Mutex<File>>>,
     /// The identity Events are written with; none means no Events (tests, or a server with no identity).
     events: Option<Client>,
+    /// Each node's durable history, when kept.
+    history: Option<crate::history::History>,
 }
 
 /// The namespace Events about cluster-scoped objects (nodes) go to, as the kubelet's own do.
@@ -44,10 +46,21 @@ impl Audit {
             }
             None => None,
         };
-        Ok(Audit { file, events })
+        Ok(Audit { file, events, history: None })
     }
 
-    /// Records `entry`: a line in the file, then an Event on the node.
+    /// The same trail, also appending each entry to its node's durable history.
+    pub fn with_history(mut self, history: crate::history::History) -> Self {
+        self.history = Some(history);
+        self
+    }
+
+    /// Where the node histories are kept, if they are.
+    pub fn history(&self) -> Option<&crate::history::History> {
+        self.history.as_ref()
+    }
+
+    /// Records `entry`: a line in the file, then the node's history, then an Event on the node.
     pub async fn record(&self, entry: AuditEntry) {
         if let Some(file) = &self.file
             && let Ok(mut line) = serde_json::to_string(&entry)
@@ -59,6 +72,11 @@ impl Audit {
             }
         }
         tracing::info!(user = %entry.user, node = %entry.node, action = ?entry.action, reason = ?entry.reason, outcome = ?entry.outcome, "audit");
+        if let Some(history) = &self.history
+            && let Err(err) = history.append(&entry).await
+        {
+            tracing::warn!(node = %entry.node, error = %crate::access::api_message(&err), "could not append to the node's history");
+        }
         if let Some(client) = &self.events
             && let Err(err) = Api::<Event>::namespaced(client.clone(), EVENT_NAMESPACE)
                 .create(&PostParams::default(), &event(&entry))

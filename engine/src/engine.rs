@@ -62,6 +62,14 @@ impl Engine {
         self
     }
 
+    /// The node's maintenance history, newest first (empty when the server keeps none).
+    pub async fn history(&self, node: &str) -> Result<Vec<AuditEntry>> {
+        match self.audit.history() {
+            Some(history) => Ok(history.read(node).await?),
+            None => Ok(Vec::new()),
+        }
+    }
+
     /// The server's own client (see [`KubeAccess::server_client`]), which writes the audit Events.
     pub fn server_client(&self) -> Option<kube::Client> {
         self.access.server_client()

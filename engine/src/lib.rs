@@ -5,6 +5,7 @@
 //! - [`cache`]: how the cluster's nodes, pods, Leases and budgets stay fresh, one set of watches per identity.
 //! - [`signin`]: team mode's sign-in: what a person may paste, and who the API server says they are.
 //! - [`token`]: `drainboard token`, the sign-in helper that runs a person's exec plugin on their own machine.
+//! - [`history`]: each node's durable maintenance history, in a ConfigMap of the server's namespace.
 //! - [`cards`]: how those caches become node cards.
 //! - [`drain`]: how a drain runs, as a server task that any number of viewers follow.
 //! - [`tasks`]: the one shutdown signal every background task hears, and the tracker the server waits on.
@@ -19,6 +20,7 @@ pub mod cards;
 pub mod drain;
 mod engine;
 mod error;
+pub mod history;
 pub mod signin;
 pub mod tasks;
 pub mod token;

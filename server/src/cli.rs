@@ -62,6 +62,11 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     pub audit_log: Option<PathBuf>,
 
+    /// The namespace of what the server keeps in the cluster: each node's maintenance history (a ConfigMap
+    /// `drainboard-history.<node>`, written with the server's own identity).
+    #[arg(long, value_name = "NAME", default_value = "default", value_parser = namespace)]
+    pub namespace: String,
+
     /// Requests a second that drains may send the API server, all drains together (a token bucket; evictions,
     /// deletions and the re-reads between retries). 5 with a burst of 10 is kubectl's own pace; 0 means no limit.
     #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u32).range(0..=10_000))]
@@ -111,6 +116,20 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         kubeconfig: Option<PathBuf>,
     },
+}
+
+/// A namespace's name: an RFC 1123 label.
+fn namespace(text: &str) -> Result<String, String> {
+    let ok = !text.is_empty()
+        && text.len() <= 63
+        && text.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !text.starts_with('-')
+        && !text.ends_with('-');
+    if ok {
+        Ok(text.to_owned())
+    } else {
+        Err(format!("{text:?} is not a namespace name (lower-case letters, digits and '-', at most 63)"))
+    }
 }
 
 /// "50s", "5m", "1h30m", or ISO 8601 ("PT5M").

@@ -24,6 +24,7 @@ const ENDPOINTS: &[&str] = &[
     "drains/preview-inputs",
     "board",
     "permissions",
+    "nodes/history",
     "session/sign-in",
     "session/sign-out",
     "session/me",

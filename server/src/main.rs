@@ -100,6 +100,11 @@ async fn run(args: cli::Args) -> Result<(), Error> {
             source,
         }
     })?;
+    // Each node's durable history, kept with the server's own identity in its namespace.
+    let audit = match engine.server_client() {
+        Some(client) => audit.with_history(engine::history::History::new(client, args.namespace.clone())),
+        None => audit,
+    };
     let engine = engine.with_audit(audit);
     // Faults for the browser tests (a drain that panics, or waits in a phase); release builds never read them.
     #[cfg(debug_assertions)]

@@ -3,12 +3,14 @@
 mod action_button;
 pub mod card;
 mod connection;
+mod history;
 mod modal;
 mod notice;
 mod who;
 
 pub use action_button::ActionButton;
 pub use connection::ConnectionBadge;
+pub use history::NodeHistory;
 pub use modal::Modal;
 pub use notice::Notice;
 pub use who::Who;

@@ -10,7 +10,7 @@ use leptos_router::hooks::use_params_map;
 
 use crate::{
     api::board_snapshot,
-    components::{ConnectionBadge, Notice, card::CardView},
+    components::{ConnectionBadge, NodeHistory, Notice, card::CardView},
     dialogs::{Actions, DialogHost},
     i18n::{I18n, phase_text, t_string, use_i18n},
     live::{LiveBoard, preview::follow_preview},
@@ -50,6 +50,9 @@ pub fn NodePage() -> impl IntoView {
                                     <div class="detail-card">
                                         <CardView name=name() current now=live.now drains=live.drains />
                                     </div>
+                                    <NodeHistory node=name() changes=Signal::derive(move || current.with(|b| {
+                                        b.cards.get(&name()).map(|c| format!("{:?}{:?}", c.cordon_record, c.drain_record)).unwrap_or_default()
+                                    })) />
                                 </Show>
                             }
                             .into_any()

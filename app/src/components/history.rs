@@ -1,0 +1,67 @@
+use domain::audit::{AuditAction, AuditEntry};
+use leptos::prelude::*;
+
+use crate::{
+    api::node_history,
+    i18n::{I18n, t_string, use_i18n},
+};
+
+/// A node's maintenance history, newest first, from the durable record every replica writes to: who cordoned,
+/// drained and uncordoned it, when, why, and how each drain ended. `changes` moves whenever the node's cordon or
+/// drain record changes, which reloads it.
+#[component]
+pub fn NodeHistory(node: String, changes: Signal<String>) -> impl IntoView {
+    let i18n = use_i18n();
+    let history = Resource::new(move || (node.clone(), changes.get()), |(node, _)| node_history(node));
+    view! {
+        <section class="node-history" data-testid="node-history">
+            <h2>{t_string!(i18n, history.title)}</h2>
+            <Transition fallback=|| ()>
+                {move || Suspend::new(async move {
+                    match history.await {
+                        Ok(entries) if entries.is_empty() => {
+                            view! { <p class="muted" data-testid="history-empty">{t_string!(i18n, history.empty)}</p> }.into_any()
+                        }
+                        Ok(entries) => view! {
+                            <ol class="history">
+                                {entries.into_iter().map(|e| view! { <Entry entry=e /> }).collect_view()}
+                            </ol>
+                        }
+                        .into_any(),
+                        Err(err) => view! {
+                            <p class="error" role="alert">{t_string!(i18n, history.failed, error = err.to_string())}</p>
+                        }
+                        .into_any(),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+#[component]
+fn Entry(entry: AuditEntry) -> impl IntoView {
+    let i18n = use_i18n();
+    let when = entry.at.strftime("%Y-%m-%d %H:%M:%S UTC").to_string();
+    view! {
+        <li data-testid="history-entry" data-action=format!("{:?}", entry.action)>
+            <time datetime=entry.at.to_string()>{when}</time>
+            " · "
+            <span>{what(i18n, &entry)}</span>
+            {entry.reason.clone().map(|r| view! { <span class="muted">" · " {t_string!(i18n, history.reason, reason = r)}</span> })}
+        </li>
+    }
+}
+
+fn what(i18n: I18n, entry: &AuditEntry) -> String {
+    let who = entry.user.clone();
+    let outcome = entry.outcome.clone().unwrap_or_default();
+    match entry.action {
+        AuditAction::Cordon => t_string!(i18n, history.cordon, who).to_string(),
+        AuditAction::Uncordon => t_string!(i18n, history.uncordon, who).to_string(),
+        AuditAction::DrainStarted => t_string!(i18n, history.drain_started, who).to_string(),
+        AuditAction::DrainEnded => t_string!(i18n, history.drain_ended, who, outcome).to_string(),
+        AuditAction::DrainCancelled => t_string!(i18n, history.drain_cancelled, who).to_string(),
+        AuditAction::DrainResumed => t_string!(i18n, history.drain_resumed, who).to_string(),
+    }
+}
