@@ -270,10 +270,8 @@ test('a dropped watch during the wait and a slow eviction answer: the drain stil
 // notice meanwhile; once the answers are good again it goes, and the cards are current (nodes made meanwhile show).
 test('the board\'s watches answered 500 for 15 s: the page says the API server is lost, then recovers', {
   timeout: 150_000,
-  // What fails (2026-11-30): the notice is never shown. engine/src/cache.rs counts a watch error with an API answer
-  // (a 500 included) as "answered", which never sets lost_since; and lost_since is shared by every kind's watch, so
-  // the next Lease or Pod event clears it (the cut itself set it, and it was cleared about 0.5 s later).
-  todo: 'the nodes watch answered 500 never shows the lost-API-server notice (a 5xx counts as answered; any other watch\'s event clears lost_since)',
+  // Until the engine kept a failing state per watched kind, a 500 counted as "answered" and any other kind's next
+  // event cleared the lost time, so this notice never showed.
 }, async () => {
   if (!proxy) await setUp('fm-board-first');
   const browser = await launchBrowser();

@@ -90,6 +90,30 @@ pub struct ClusterCache {
 struct Feed {
     version: Arc<watch::Sender<u64>>,
     lost_since: Arc<watch::Sender<Option<jiff::Timestamp>>>,
+    /// Since when each kind's watch has been failing. The cache is lost while any kind is: a good Lease event says
+    /// nothing about a nodes watch that keeps failing.
+    failing: Arc<std::sync::Mutex<std::collections::HashMap<String, jiff::Timestamp>>>,
+}
+
+impl Feed {
+    /// Marks `kind`'s watch failing (from now, unless it already was) or working, and sets the cache's lost time
+    /// to the earliest failure of any kind.
+    fn set_failing(&self, kind: &str, failing: bool) {
+        let lost = {
+            let mut kinds = self.failing.lock().unwrap_or_else(|p| p.into_inner());
+            if failing {
+                kinds.entry(kind.to_owned()).or_insert_with(jiff::Timestamp::now);
+            } else {
+                kinds.remove(kind);
+            }
+            kinds.values().min().copied()
+        };
+        self.lost_since.send_if_modified(|current| {
+            let changed = *current != lost;
+            *current = lost;
+            changed
+        });
+    }
 }
 
 impl ClusterCaches {
@@ -165,7 +189,7 @@ impl ClusterCache {
     fn start(client: Client, watches_started: &AtomicU64, tasks: &Tasks) -> Self {
         let (version_tx, version) = watch::channel(0u64);
         let (lost_tx, lost_since) = watch::channel(None);
-        let feed = Feed { version: Arc::new(version_tx), lost_since: Arc::new(lost_tx) };
+        let feed = Feed { version: Arc::new(version_tx), lost_since: Arc::new(lost_tx), failing: Default::default() };
         let (nodes, node_writer) = reflector::store();
         let (pods, pod_writer) = reflector::store();
         let (leases, lease_writer) = reflector::store();
@@ -324,6 +348,7 @@ where
     tasks.spawn(async move {
         let stream = watcher(api, watcher::Config::default()).default_backoff().modify(trim).reflect(writer);
         let mut stream = std::pin::pin!(stream.take_until(shutdown.cancelled_owned()));
+        let kind = K::kind(&Default::default()).to_string();
         while let Some(event) = stream.next().await {
             match event {
                 Ok(_) => {
@@ -331,31 +356,66 @@ where
                         count.fetch_add(1, Ordering::Relaxed);
                     }
                     feed.version.send_modify(|v| *v += 1);
-                    feed.lost_since.send_if_modified(|lost| lost.take().is_some());
-                }
-                Err(err) if answered(&err) => {
-                    tracing::warn!(error = %err, kind = %K::kind(&Default::default()), "watch failed; retrying")
+                    feed.set_failing(&kind, false);
                 }
                 Err(err) => {
-                    feed.lost_since.send_if_modified(|lost| {
-                        let first = lost.is_none();
-                        lost.get_or_insert_with(jiff::Timestamp::now);
-                        first
-                    });
-                    tracing::warn!(error = %err, kind = %K::kind(&Default::default()), "watch failed; retrying")
+                    // No answer, a 5xx or a 429 leaves this kind's cards stale until the watch works again.
+                    feed.set_failing(&kind, unavailable(&err));
+                    tracing::warn!(error = %err, %kind, "watch failed; retrying")
                 }
             }
         }
     })
 }
 
-/// Whether a watch error came from an API server that answered (a refusal, an expired resource version), as
-/// opposed to one that could not be reached.
-fn answered(err: &watcher::Error) -> bool {
-    match err {
-        watcher::Error::InitialListFailed(e) | watcher::Error::WatchStartFailed(e) | watcher::Error::WatchFailed(e) => {
-            matches!(e, kube::Error::Api(_))
-        }
-        watcher::Error::WatchError(_) | watcher::Error::NoResourceVersion => true,
+/// Whether a watch error leaves the cache without a working API server: no answer at all, or an answer that says
+/// the server cannot serve now (5xx, 429). A refusal (403: the person may not list that kind) or an expired resource
+/// version (410, the watcher's normal resync) is an answer from a working server, and is not.
+fn unavailable(err: &watcher::Error) -> bool {
+    let status = match err {
+        watcher::Error::WatchError(status) => status.code,
+        watcher::Error::InitialListFailed(kube::Error::Api(status))
+        | watcher::Error::WatchStartFailed(kube::Error::Api(status))
+        | watcher::Error::WatchFailed(kube::Error::Api(status)) => status.code,
+        watcher::Error::NoResourceVersion => return false,
+        _ => return true,
+    };
+    status >= 500 || status == 429
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn api(code: u16) -> kube::Error {
+        kube::Error::Api(Box::new(kube::core::Status::failure("m", "r").with_code(code)))
+    }
+
+    #[test]
+    fn only_an_api_server_that_cannot_serve_counts_as_lost() {
+        assert!(unavailable(&watcher::Error::InitialListFailed(api(500))));
+        assert!(unavailable(&watcher::Error::WatchStartFailed(api(503))));
+        assert!(unavailable(&watcher::Error::InitialListFailed(api(429))));
+        assert!(!unavailable(&watcher::Error::InitialListFailed(api(403))), "a refusal is an answer");
+        assert!(!unavailable(&watcher::Error::WatchFailed(api(410))), "a resync is normal");
+        let gone = kube::core::Status::failure("too old", "Expired").with_code(410);
+        assert!(!unavailable(&watcher::Error::WatchError(Box::new(gone))));
+    }
+
+    #[test]
+    fn the_cache_is_lost_while_any_kind_fails_from_the_first_failure() {
+        let (tx, rx) = watch::channel(None);
+        let (version, _) = watch::channel(0);
+        let feed = Feed { version: Arc::new(version), lost_since: Arc::new(tx), failing: Default::default() };
+        feed.set_failing("Node", true);
+        let first = *rx.borrow();
+        assert!(first.is_some());
+        feed.set_failing("Lease", true);
+        feed.set_failing("Lease", false);
+        assert_eq!(*rx.borrow(), first, "a Lease event says nothing about the nodes watch");
+        feed.set_failing("Node", true);
+        assert_eq!(*rx.borrow(), first, "lost since the first failure, not the latest");
+        feed.set_failing("Node", false);
+        assert_eq!(*rx.borrow(), None);
     }
 }
