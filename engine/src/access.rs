@@ -171,7 +171,7 @@ impl KubeAccess {
     pub fn server_client(&self) -> Option<Client> {
         match &self.inner.mode {
             Mode::SingleUser(operator) => self.client_for(operator).ok(),
-            Mode::Team { base, .. } => Client::try_from(base.as_ref().clone()).ok(),
+            Mode::Team { base, .. } => crate::retry::client(base.as_ref().clone()).ok(),
         }
     }
 
@@ -278,7 +278,7 @@ pub async fn connect(kubeconfig: Option<&Path>, context: Option<&str>) -> Result
     // refusal inside one slow call. Callers see every answer and decide (the drain loop retries evictions itself).
     config.default_retry = false;
     let server = config.cluster_url.to_string();
-    let client = Client::try_from(config.clone()).map_err(|e| invalid(chain(&e)))?;
+    let client = crate::retry::client(config.clone()).map_err(|e| invalid(chain(&e)))?;
 
     let probe = tokio::time::timeout(Duration::from_secs(15), client.apiserver_version()).await;
     let unreachable = |reason: String| ConnectError::Unreachable {

@@ -161,7 +161,7 @@ fn names(config: &Kubeconfig) -> String {
 pub fn client(base: &Config, auth: AuthInfo) -> Result<Client> {
     let mut config = base.clone();
     config.auth_info = auth;
-    Client::try_from(config)
+    crate::retry::client(config)
         .map_err(|e| Error::Invalid(format!("these credentials cannot be used: {}", api_message(&e))))
 }
 
