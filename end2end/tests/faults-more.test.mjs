@@ -55,8 +55,9 @@ const podState = (pod) => (typeof pod.state === 'string' ? pod.state : Object.ke
 /** Starts a drain; `during(progress)` is called at every poll. Resolves with the final progress and a timeline. */
 async function drain(node, { timeout = 60, during } = {}) {
   const startedAt = Date.now();
-  const { id } = await post('/api/drains/start', { node, options: { timeout_seconds: timeout } });
-  assert.ok(id, 'the drain started');
+  const started = await post('/api/drains/start', { node, options: { timeout_seconds: timeout } });
+  const { id } = started;
+  assert.ok(id, `the drain started: ${JSON.stringify(started)}`);
   const timeline = [];
   const final = await waitFor('the drain to end', (timeout + 30) * 1000, async () => {
     const p = await post('/api/drains/status', { id });

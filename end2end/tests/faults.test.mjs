@@ -29,8 +29,9 @@ async function drain(node) {
   const res = await fetch(`${server.url}/api/drains/start`, {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ node, options: { timeout_seconds: 60 } }),
   });
-  assert.equal(res.status, 200);
-  const { id } = await res.json();
+  const answer = await res.text();
+  assert.equal(res.status, 200, `the start was accepted: ${answer}`);
+  const { id } = JSON.parse(answer);
   const seen = [];
   const final = await waitFor('the drain to end', 90_000, async () => {
     const p = await fetch(`${server.url}/api/drains/status`, {
