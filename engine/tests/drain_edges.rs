@@ -375,3 +375,42 @@ async fn a_node_with_more_than_500_pods_is_listed_whole() {
     assert_eq!(plan.pods.len(), 501, "each pod once");
     assert_eq!(planned, names, "every pod of the node, past the first page");
 }
+
+/// Row 2.17, another UID: a pod blocked by its budget is replaced, between two retries, by a new pod of the same
+/// name (as a StatefulSet or an operator recreates one). kubectl would then evict the replacement; Drainboard counts
+/// the pod it planned as gone and never touches the new one, which stays on the node.
+#[tokio::test]
+async fn a_pod_replaced_under_its_name_between_retries_counts_as_gone_and_the_new_one_is_left() {
+    let s = Scenario::new("replaced").await;
+    s.bare_pod("solo", json!({}));
+    s.apply(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "solo-pdb"},
+        "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "solo"}}}}));
+    s.wait_running(1).await;
+    s.wait_pdb("solo-pdb", 0).await;
+    let original = s.pods().get("solo").await.unwrap().metadata.uid.unwrap();
+    let registry = support::registry();
+    let id = s.start(&registry, with(|o| o.force = true));
+    eventually("the eviction blocked by the budget", Duration::from_secs(30), || async {
+        let p = registry.progress(&id)?;
+        p.pods.iter().any(|pod| matches!(pod.state, PodState::Blocked { .. })).then_some(())
+    })
+    .await;
+    // Replaced under the same name: the old one deleted at once, a new one made in its place.
+    s.pods()
+        .delete("solo", &kube::api::DeleteParams { grace_period_seconds: Some(0), ..Default::default() })
+        .await
+        .unwrap();
+    eventually("the old pod gone", Duration::from_secs(15), || async {
+        s.pods().get_opt("solo").await.unwrap().is_none().then_some(())
+    })
+    .await;
+    s.bare_pod("solo", json!({}));
+    let done = finish(&registry, &id, Duration::from_secs(30)).await;
+    assert_eq!(done.state, DrainState::Drained, "{done:?}");
+    assert_eq!(done.pods.len(), 1);
+    assert_eq!((done.pods[0].uid.as_str(), &done.pods[0].state), (original.as_str(), &PodState::Gone));
+    let replacement = s.pods().get("solo").await.expect("the new pod is still there");
+    assert_ne!(replacement.metadata.uid.as_deref(), Some(original.as_str()));
+    assert!(replacement.metadata.deletion_timestamp.is_none(), "the replacement was not evicted");
+    s.uncordon().await;
+}

@@ -184,15 +184,17 @@ async fn drainboard_decides_as_kubectl_drain_does_for_every_kind_of_owner() {
             {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner-b", "uid": uid_b}]}),
         json!({}),
     );
+    // Bound to the node directly: the garbage collector deletes an orphan at once, and the scheduler never binds a
+    // pod that is being deleted, so one left to the scheduler may never reach the node.
     s.pod(
         "orphan-rs",
         held(controlled_by("apps/v1", "ReplicaSet", "gone-rs", "8a4ad2e8-0000-4000-8000-000000000002")),
-        json!({}),
+        json!({"nodeName": s.node}),
     );
     s.pod(
         "orphan-ds",
         held(controlled_by("apps/v1", "DaemonSet", "gone-ds", "8a4ad2e8-0000-4000-8000-000000000003")),
-        json!({}),
+        json!({"nodeName": s.node}),
     );
     s.daemonset("agent");
     // A finished DaemonSet pod: its DaemonSet must stay (a missing one would be the orphan case) but must not
@@ -218,7 +220,8 @@ async fn drainboard_decides_as_kubectl_drain_does_for_every_kind_of_owner() {
     }
     // The state the comparison needs, for long enough that `--skip-wait-for-delete-timeout=1` skips the orphans.
     eventually("10 pods: 3 finished, the 2 orphans deleting for over 2 s", Duration::from_secs(60), || async {
-        let pods = s.pods().list(&ListParams::default()).await.unwrap().items;
+        let on_node = ListParams::default().fields(&format!("spec.nodeName={}", s.node));
+        let pods = s.pods().list(&on_node).await.unwrap().items;
         let finished =
             pods.iter().filter(|p| p.status.as_ref().and_then(|st| st.phase.as_deref()) == Some("Succeeded"));
         let old = jiff::Timestamp::now() - jiff::SignedDuration::from_secs(3);
