@@ -414,3 +414,37 @@ async fn a_pod_replaced_under_its_name_between_retries_counts_as_gone_and_the_ne
     assert!(replacement.metadata.deletion_timestamp.is_none(), "the replacement was not evicted");
     s.uncordon().await;
 }
+
+/// Row 1.9: a DaemonSet lookup the API server refuses (the user may do everything a drain does except read
+/// DaemonSets) refuses that pod with the API's message, whatever the options (`force` and `ignore_daemonsets` both
+/// on here): kubectl's `daemonSetFilter` makes any error but not-found fatal. Nothing is evicted.
+#[tokio::test]
+async fn a_daemonset_lookup_the_api_refuses_refuses_the_pod_whatever_the_options() {
+    let s = Scenario::new("ds-forbidden").await;
+    s.daemonset("agent");
+    s.deployment("web", 1, json!({}));
+    s.wait_running(2).await;
+    let before = pods_as_they_are(&s).await;
+    let rules = json!([
+        {"apiGroups": [""], "resources": ["pods", "nodes"], "verbs": ["*"]},
+        {"apiGroups": [""], "resources": ["pods/eviction"], "verbs": ["*"]},
+        {"apiGroups": ["policy"], "resources": ["*"], "verbs": ["*"]},
+    ]);
+    let user = impersonating("no-daemonsets", rules).await;
+    let registry = support::registry();
+    let options = with(|o| {
+        o.force = true;
+        o.ignore_daemonsets = true;
+    });
+    let id = registry.start(user.client.clone(), &user.identity, s.node.clone(), options, None).unwrap().id;
+    let done = finish(&registry, &id, Duration::from_secs(30)).await;
+    assert_eq!(done.state, DrainState::Refused, "{done:?}");
+    let plan = done.plan.expect("a plan");
+    let refused: Vec<_> = plan.refused().collect();
+    assert_eq!(refused.len(), 1, "only the DaemonSet pod: {plan:?}");
+    assert!(refused[0].name.starts_with("agent-"), "{plan:?}");
+    let reason = format!("{:?}", refused[0].decision);
+    assert!(reason.contains("DaemonSetLookupFailed") && reason.contains("forbidden"), "{reason}");
+    assert_eq!(pods_as_they_are(&s).await, before, "nothing evicted");
+    s.uncordon().await;
+}
