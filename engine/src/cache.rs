@@ -346,27 +346,50 @@ where
 {
     let shutdown = tasks.shutdown_signal().clone();
     tasks.spawn(async move {
+        let probe_api = api.clone();
         let stream = watcher(api, watcher::Config::default()).default_backoff().modify(trim).reflect(writer);
         let mut stream = std::pin::pin!(stream.take_until(shutdown.cancelled_owned()));
         let kind = K::kind(&Default::default()).to_string();
-        while let Some(event) = stream.next().await {
-            match event {
-                Ok(_) => {
-                    if let Some(count) = &count {
-                        count.fetch_add(1, Ordering::Relaxed);
+        // While this kind's watch is failing: a watch that resumes from where it was sends nothing until something
+        // changes (a quiet kind may not change for minutes), so a small list every few seconds says when the API
+        // server answers for this kind again.
+        let mut failing = false;
+        let mut probe = tokio::time::interval(PROBE_EVERY);
+        probe.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                event = stream.next() => {
+                    let Some(event) = event else { break };
+                    match event {
+                        Ok(_) => {
+                            if let Some(count) = &count {
+                                count.fetch_add(1, Ordering::Relaxed);
+                            }
+                            feed.version.send_modify(|v| *v += 1);
+                            failing = false;
+                            feed.set_failing(&kind, false);
+                        }
+                        Err(err) => {
+                            // No answer, a 5xx or a 429 leaves this kind's cards stale until it answers again.
+                            failing = unavailable(&err);
+                            feed.set_failing(&kind, failing);
+                            tracing::warn!(error = %err, %kind, "watch failed; retrying")
+                        }
                     }
-                    feed.version.send_modify(|v| *v += 1);
-                    feed.set_failing(&kind, false);
                 }
-                Err(err) => {
-                    // No answer, a 5xx or a 429 leaves this kind's cards stale until the watch works again.
-                    feed.set_failing(&kind, unavailable(&err));
-                    tracing::warn!(error = %err, %kind, "watch failed; retrying")
+                _ = probe.tick(), if failing => {
+                    if probe_api.list_metadata(&kube::api::ListParams::default().limit(1)).await.is_ok() {
+                        failing = false;
+                        feed.set_failing(&kind, false);
+                    }
                 }
             }
         }
     })
 }
+
+/// How often a failing kind's API is asked whether it answers again.
+const PROBE_EVERY: Duration = Duration::from_secs(2);
 
 /// Whether a watch error leaves the cache without a working API server: no answer at all, or an answer that says
 /// the server cannot serve now (5xx, 429). A refusal (403: the person may not list that kind) or an expired resource

@@ -42,7 +42,8 @@ pub fn NodeHistory(node: String, changes: Signal<String>) -> impl IntoView {
 #[component]
 fn Entry(entry: AuditEntry) -> impl IntoView {
     let i18n = use_i18n();
-    let when = entry.at.strftime("%Y-%m-%d %H:%M:%S UTC").to_string();
+    let time = entry.at.strftime("%Y-%m-%d %H:%M:%S").to_string();
+    let when = t_string!(i18n, history.at, time).to_string();
     view! {
         <li data-testid="history-entry" data-action=format!("{:?}", entry.action)>
             <time datetime=entry.at.to_string()>{when}</time>

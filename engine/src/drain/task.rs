@@ -591,6 +591,19 @@ struct PresentPods {
     lost: Option<String>,
 }
 
+/// The retry pace of the waits' watch: from 200 ms to at most 2 s between tries, reset by any success. People are
+/// waiting on it (kube's default, for background caches, grows to 30 s, so a drain noticed pods gone up to 20 s
+/// late after an API server restart); one watch per running drain is cheap for the API server.
+fn wait_backoff() -> kube::runtime::watcher::ExponentialBackoff {
+    backon::ExponentialBuilder::default()
+        .with_min_delay(Duration::from_millis(200))
+        .with_max_delay(Duration::from_secs(2))
+        .with_factor(2.0)
+        .with_jitter()
+        .without_max_times()
+        .into()
+}
+
 /// How long the watch may fail without a break before the waits give up on it. Long enough for an API server to
 /// restart; short enough that nobody waits for ever on a watch that will never work.
 const WATCH_GIVE_UP: Duration = Duration::from_secs(120);
@@ -618,7 +631,7 @@ impl Presence {
         let config = watcher::Config::default().fields(&format!("spec.nodeName={node}"));
         let node = node.to_string();
         let task = tasks.spawn(async move {
-            let mut stream = std::pin::pin!(watcher(pods, config).default_backoff());
+            let mut stream = std::pin::pin!(watcher(pods, config).backoff(wait_backoff()));
             let mut buffer = HashMap::new();
             let entry = |pod: &Pod| {
                 (pod.metadata.uid.clone().unwrap_or_default(), pod.metadata.deletion_timestamp.as_ref().map(|t| t.0))
