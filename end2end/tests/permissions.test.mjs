@@ -76,3 +76,25 @@ test('a person who may cordon but not evict can cordon, and Drain names the miss
   assert.equal(await card.locator('[data-testid="action-drain"]').getAttribute('data-reason'), 'You lack the permission: create pods/eviction');
   await page.close();
 });
+
+test('a person who may not list pods gets an explanation at once, not an endless wait or an empty board', { timeout: 120_000 }, async () => {
+  const noPods = [
+    { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch'] },
+    { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: ['get', 'list', 'watch'] },
+  ];
+  const server = await startDrainboard([], { kubeconfig: userKubeconfig('nopods', noPods) });
+  servers.push(server);
+  const started = Date.now();
+  const board = await post(server.url, '/api/board');
+  assert.equal(board.status, 403, JSON.stringify(board.body));
+  assert.ok(Date.now() - started < 30_000, `answered in ${Date.now() - started} ms, not after the 90 s list limit`);
+  assert.match(board.body.Api.message, /refused Pod \(pods is forbidden: User "nopods" cannot list resource "pods"/);
+  assert.match(board.body.Api.message, /drainboard-viewer/);
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  await page.goto(server.url);
+  const error = page.locator('p.error[role="alert"]');
+  await error.waitFor({ timeout: 30_000 });
+  assert.match(await error.textContent(), /cannot list resource "pods"/);
+  await page.close();
+});

@@ -82,6 +82,8 @@ pub struct ClusterCache {
     cards: watch::Receiver<Arc<Vec<NodeCard>>>,
     /// Since when the watches cannot reach the API server; `None` while they can.
     lost_since: watch::Receiver<Option<jiff::Timestamp>>,
+    /// The kinds the identity may not list (kind → the API's message).
+    refused: watch::Receiver<std::collections::BTreeMap<String, String>>,
     handles: Vec<JoinHandle<()>>,
 }
 
@@ -93,6 +95,8 @@ struct Feed {
     /// Since when each kind's watch has been failing. The cache is lost while any kind is: a good Lease event says
     /// nothing about a nodes watch that keeps failing.
     failing: Arc<std::sync::Mutex<std::collections::HashMap<String, jiff::Timestamp>>>,
+    /// The kinds the identity may not list or watch (401/403), with the API's message.
+    refused: Arc<watch::Sender<std::collections::BTreeMap<String, String>>>,
 }
 
 impl Feed {
@@ -189,7 +193,13 @@ impl ClusterCache {
     fn start(client: Client, watches_started: &AtomicU64, tasks: &Tasks) -> Self {
         let (version_tx, version) = watch::channel(0u64);
         let (lost_tx, lost_since) = watch::channel(None);
-        let feed = Feed { version: Arc::new(version_tx), lost_since: Arc::new(lost_tx), failing: Default::default() };
+        let (refused_tx, refused) = watch::channel(Default::default());
+        let feed = Feed {
+            version: Arc::new(version_tx),
+            lost_since: Arc::new(lost_tx),
+            failing: Default::default(),
+            refused: Arc::new(refused_tx),
+        };
         let (nodes, node_writer) = reflector::store();
         let (pods, pod_writer) = reflector::store();
         let (leases, lease_writer) = reflector::store();
@@ -254,7 +264,20 @@ impl ClusterCache {
                 }
             }
         }));
-        ClusterCache { nodes, pods, leases, pdbs, version, ready, pod_changes, pdb_changes, cards, lost_since, handles }
+        ClusterCache {
+            nodes,
+            pods,
+            leases,
+            pdbs,
+            version,
+            ready,
+            pod_changes,
+            pdb_changes,
+            cards,
+            lost_since,
+            refused,
+            handles,
+        }
     }
 
     /// The cards, recomputed after changes (at most every 100 ms) and shared by every viewer. Empty until the
@@ -274,11 +297,25 @@ impl ClusterCache {
         let _ = self.ready.clone().wait_for(|ready| *ready).await;
     }
 
-    /// `ready`, for a request: gives up after [`FIRST_LIST_LIMIT`] with an error that says to try again.
+    /// `ready`, for a request: gives up after [`FIRST_LIST_LIMIT`] with an error that says to try again, or at
+    /// once when the identity may not list a kind the board needs, naming it: waiting would never end.
     pub async fn ready_for_request(&self) -> Result<()> {
-        tokio::time::timeout(FIRST_LIST_LIMIT, self.ready())
-            .await
-            .map_err(|_| Error::NotListed(FIRST_LIST_LIMIT.as_secs()))
+        let mut refused = self.refused.clone();
+        tokio::select! {
+            ready = tokio::time::timeout(FIRST_LIST_LIMIT, self.ready()) => {
+                ready.map_err(|_| Error::NotListed(FIRST_LIST_LIMIT.as_secs()))
+            }
+            Ok(kinds) = refused.wait_for(|kinds| !kinds.is_empty()) => {
+                let names: Vec<&str> = kinds.keys().map(String::as_str).collect();
+                let first = kinds.values().next().cloned().unwrap_or_default();
+                Err(Error::Forbidden(format!(
+                    "the board needs list and watch on nodes, pods, PodDisruptionBudgets and the Leases in \
+                     kube-node-lease, and the API server refused {} ({first}); ask for read access (the \
+                     drainboard-viewer role)",
+                    names.join(", ")
+                )))
+            }
+        }
     }
 
     /// A counter that moves when a pod or a PodDisruptionBudget changes: what a drain preview reads. Lease and
@@ -368,11 +405,15 @@ where
                             feed.version.send_modify(|v| *v += 1);
                             failing = false;
                             feed.set_failing(&kind, false);
+                            feed.refused.send_if_modified(|r| r.remove(&kind).is_some());
                         }
                         Err(err) => {
                             // No answer, a 5xx or a 429 leaves this kind's cards stale until it answers again.
                             failing = unavailable(&err);
                             feed.set_failing(&kind, failing);
+                            if let Some(why) = refusal(&err) {
+                                feed.refused.send_if_modified(|r| r.insert(kind.clone(), why).is_none());
+                            }
                             tracing::warn!(error = %err, %kind, "watch failed; retrying")
                         }
                     }
@@ -386,6 +427,20 @@ where
             }
         }
     })
+}
+
+/// The API's message when a watch error is a refusal (401, 403): the identity may not list or watch the kind.
+fn refusal(err: &watcher::Error) -> Option<String> {
+    match err {
+        watcher::Error::InitialListFailed(kube::Error::Api(status))
+        | watcher::Error::WatchStartFailed(kube::Error::Api(status))
+        | watcher::Error::WatchFailed(kube::Error::Api(status))
+            if matches!(status.code, 401 | 403) =>
+        {
+            Some(status.message.clone())
+        }
+        _ => None,
+    }
 }
 
 /// How often a failing kind's API is asked whether it answers again.
@@ -426,10 +481,23 @@ mod tests {
     }
 
     #[test]
+    fn a_refusal_is_told_apart_from_an_outage() {
+        assert_eq!(refusal(&watcher::Error::InitialListFailed(api(403))).as_deref(), Some("m"));
+        assert_eq!(refusal(&watcher::Error::WatchStartFailed(api(401))).as_deref(), Some("m"));
+        assert_eq!(refusal(&watcher::Error::InitialListFailed(api(500))), None);
+        assert_eq!(refusal(&watcher::Error::WatchFailed(api(410))), None);
+    }
+
+    #[test]
     fn the_cache_is_lost_while_any_kind_fails_from_the_first_failure() {
         let (tx, rx) = watch::channel(None);
         let (version, _) = watch::channel(0);
-        let feed = Feed { version: Arc::new(version), lost_since: Arc::new(tx), failing: Default::default() };
+        let feed = Feed {
+            version: Arc::new(version),
+            lost_since: Arc::new(tx),
+            failing: Default::default(),
+            refused: Arc::new(watch::channel(Default::default()).0),
+        };
         feed.set_failing("Node", true);
         let first = *rx.borrow();
         assert!(first.is_some());
