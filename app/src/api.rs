@@ -238,6 +238,15 @@ fn input<T>(checked: Result<T, String>) -> Result<T, AppError> {
 /// Gives a failed call the HTTP status of its error (the body stays the documented JSON).
 #[cfg(feature = "ssr")]
 fn respond<T>(result: Result<T, AppError>) -> Result<T, AppError> {
+    // The API server no longer accepts the person's credentials (expired, revoked): the session is of no use, and
+    // is forgotten, so that the next page asks them to sign in again.
+    let result = match (result, caller()) {
+        (Err(AppError::Api { code: 401, .. }), Ok(caller)) if caller.person.is_some() => {
+            engine().forget(&caller.identity);
+            Err(AppError::NotSignedIn("your credentials expired or were revoked: sign in again".into()))
+        }
+        (result, _) => result,
+    };
     if let Err(error) = &result {
         error.set_status();
     }

@@ -253,6 +253,11 @@ test('a drain whose person\'s credentials stop working ends "credentials expired
     assert.deepEqual(ended.state, { Failed: 'credentials expired (or were revoked): sign in again, then resume the drain' });
     assert.equal(kubectl('get', 'node', s.node, '-o', 'jsonpath={.spec.unschedulable}').trim(), 'true', 'the node stays cordoned');
     assert.equal(s.podsOnNode().length, 2, 'nothing was evicted past the budget');
+    // The revoked person's next call is refused as not signed in, and the session is forgotten.
+    const refused = await call('permissions', { cookie });
+    assert.equal(refused.status, 401, JSON.stringify(refused.body));
+    assert.match(refused.body.NotSignedIn, /expired or were revoked/);
+    assert.deepEqual((await call('session/me', { cookie })).body, null, 'the session is gone');
     // Alice resumes it as herself once the budget allows.
     s.deployment('web', 4);
     const resumed = await call('drains/resume', { cookie: alicesCookie, body: { node: s.node, confirm: s.node } });

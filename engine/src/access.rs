@@ -57,7 +57,14 @@ enum Mode {
     SingleUser(Identity),
     /// Each person signs in; `base` is the server's own connection (cluster URL, CA, timeouts), whose credentials
     /// are never lent to anyone.
-    Team { base: Box<Config>, cluster: String, sessions: Mutex<HashMap<String, Session>> },
+    Team {
+        base: Box<Config>,
+        cluster: String,
+        sessions: Mutex<HashMap<String, Session>>,
+        /// Sign-in attempts, all together: each costs the API server a SelfSubjectReview, so guessing tokens
+        /// through Drainboard is held to this pace.
+        attempts: governor::DefaultDirectRateLimiter,
+    },
 }
 
 /// A signed-in person: who the API server says they are, and when they were last seen.
@@ -72,6 +79,10 @@ struct Session {
 pub const SESSION_IDLE: Duration = Duration::from_secs(12 * 3600);
 /// No session lives longer than this, used or not: the person signs in again.
 pub const SESSION_LIFETIME: Duration = Duration::from_secs(24 * 3600);
+/// Sign-ins the server tries a second, all people together, after a burst.
+const SIGN_INS_PER_SECOND: std::num::NonZeroU32 = std::num::NonZeroU32::new(5).expect("non-zero");
+const SIGN_IN_BURST: std::num::NonZeroU32 = std::num::NonZeroU32::new(20).expect("non-zero");
+
 /// The most sessions the server holds; the oldest idle one makes room.
 pub const MAX_SESSIONS: usize = 10_000;
 
@@ -91,6 +102,9 @@ impl KubeAccess {
             base: Box::new(connected.config),
             cluster: connected.identity.cluster,
             sessions: Default::default(),
+            attempts: governor::RateLimiter::direct(
+                governor::Quota::per_second(SIGN_INS_PER_SECOND).allow_burst(SIGN_IN_BURST),
+            ),
         };
         KubeAccess { inner: Arc::new(Inner { mode, clients: Default::default() }) }
     }
@@ -111,9 +125,14 @@ impl KubeAccess {
     /// Signs a person in: checks what they pasted, asks the API server who it belongs to, and keeps a client for
     /// them. Returns the new session's id (an unguessable secret, for the browser's cookie) and who they are.
     pub async fn sign_in(&self, credentials: &Credentials) -> Result<(String, Person, Identity)> {
-        let Mode::Team { base, cluster, sessions } = &self.inner.mode else {
+        let Mode::Team { base, cluster, sessions, attempts } = &self.inner.mode else {
             return Err(Error::Invalid("this server runs for one operator (local mode): there is no sign-in".into()));
         };
+        if attempts.check().is_err() {
+            return Err(Error::TooMany(
+                "too many sign-in attempts at once on this server; wait a moment and try again".into(),
+            ));
+        }
         let auth = signin::auth_info(credentials)?;
         let client = signin::client(base, auth)?;
         let person = signin::review(&client).await?;
@@ -151,6 +170,15 @@ impl KubeAccess {
         }
         session.last_seen = Instant::now();
         Some((session.identity.clone(), session.person.clone()))
+    }
+
+    /// Forgets every session of `identity` and its credentials: the API server no longer accepts them (401).
+    pub fn forget(&self, identity: &Identity) {
+        let Mode::Team { sessions, .. } = &self.inner.mode else {
+            return;
+        };
+        lock(sessions).retain(|_, s| &s.identity != identity);
+        self.inner.clients.write().unwrap_or_else(|p| p.into_inner()).remove(identity);
     }
 
     /// Forgets a session; the person's credentials go too once no other session of theirs remains.
@@ -363,6 +391,23 @@ mod tests {
     #[derive(Debug, thiserror::Error)]
     #[error("outer")]
     struct Outer(#[source] std::io::Error);
+
+    #[tokio::test]
+    async fn sign_in_attempts_are_held_to_a_pace() {
+        let config = Config::new("https://127.0.0.1:9".parse().expect("a URL"));
+        let client = Client::try_from(config.clone()).expect("a client");
+        let identity = Identity { cluster: "https://127.0.0.1:9".into(), user: "server".into() };
+        let access =
+            KubeAccess::team(Connected { client, config, identity, source: "test".into(), context: "t".into() });
+        let empty = Credentials::Token(String::new().into());
+        let answers: Vec<_> = (0..21).map(|_| access.sign_in(&empty)).collect();
+        let mut results = Vec::new();
+        for answer in answers {
+            results.push(answer.await);
+        }
+        assert!(results[..20].iter().all(|r| matches!(r, Err(Error::Invalid(_)))), "the burst is checked as usual");
+        assert!(matches!(results[20], Err(Error::TooMany(_))), "then held back");
+    }
 
     #[test]
     fn chain_joins_sources_once() {

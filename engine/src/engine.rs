@@ -120,6 +120,11 @@ impl Engine {
         self.access.sign_out(id);
     }
 
+    /// Forgets every session of `identity`: the API server no longer accepts its credentials.
+    pub fn forget(&self, identity: &Identity) {
+        self.access.forget(identity);
+    }
+
     /// The client that acts as `identity`.
     pub fn client(&self, identity: &Identity) -> Result<kube::Client> {
         self.access.client_for(identity)
