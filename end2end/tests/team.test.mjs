@@ -274,6 +274,49 @@ test('a drain whose person\'s credentials stop working ends "credentials expired
   }
 });
 
+test('viewers who may read the whole board share the server\'s watches: twenty of them add none; a narrower one reads with their own', { timeout: 120_000 }, async () => {
+  const { cookie: alicesCookie } = await signIn({ kubeconfig: alice });
+  const watches = async () => {
+    const text = await (await fetch(`${server.url}/metrics`, { headers: { cookie: alicesCookie } })).text();
+    return Number(text.match(/drainboard_watches_started_total (\d+)/)[1]);
+  };
+  const stream = async (cookie) => {
+    const controller = new AbortController();
+    const res = await fetch(`${server.url}/api/board/events`, { headers: { cookie }, signal: controller.signal });
+    assert.equal(res.status, 200);
+    const reader = res.body.getReader();
+    const { value } = await reader.read();
+    assert.match(new TextDecoder().decode(value), /event: board/);
+    return () => controller.abort();
+  };
+  const closers = [await stream(alicesCookie)];
+  const before = await watches();
+  assert.equal(before, 4, 'one set of watches, the server\'s: nodes, pods, Leases, budgets');
+  apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-viewers' } });
+  apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'team-viewers' }, rules: READ });
+  apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'team-viewers' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'team-viewers' },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:serviceaccounts:team-viewers' }] });
+  for (let i = 0; i < 20; i += 1) {
+    apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: `viewer-${i}`, namespace: 'team-viewers' } });
+    const token = kubectl('create', 'token', `viewer-${i}`, '-n', 'team-viewers', '--duration=10m').trim();
+    const { cookie, res } = await signIn({ token });
+    assert.equal(res.body.user, `system:serviceaccount:team-viewers:viewer-${i}`);
+    closers.push(await stream(cookie));
+  }
+  assert.equal(await watches(), before, '20 distinct viewers add no watches');
+  // Someone who may not read pods everywhere reads with their own credentials (their own watches), and is told
+  // what they lack rather than shown what they may not see.
+  const carol = inlineKubeconfig('team-carol', READ.filter((r) => !r.resources.includes('pods')).concat(
+    [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] }]));
+  const { cookie: carolsCookie } = await signIn({ kubeconfig: carol });
+  const board = await call('board', { cookie: carolsCookie });
+  assert.equal(board.status, 403, JSON.stringify(board.body));
+  assert.match(board.body.Api.message, /cannot list resource "pods"/);
+  assert.equal(await watches(), before + 4, 'her own set of watches');
+  for (const close of closers) close();
+});
+
 test('in the browser: sign in through the page, see who you are, and a viewer finds Drain disabled with the permission named', { timeout: 120_000 }, async () => {
   const browser = await launchBrowser();
   try {

@@ -109,6 +109,14 @@ impl KubeAccess {
         KubeAccess { inner: Arc::new(Inner { mode, clients: Default::default() }) }
     }
 
+    /// The cluster the server serves: the API server's URL.
+    pub fn cluster(&self) -> Option<String> {
+        match &self.inner.mode {
+            Mode::SingleUser(operator) => Some(operator.cluster.clone()),
+            Mode::Team { cluster, .. } => Some(cluster.clone()),
+        }
+    }
+
     /// Whether people sign in (team mode).
     pub fn is_team(&self) -> bool {
         matches!(self.inner.mode, Mode::Team { .. })

@@ -33,25 +33,48 @@ pub struct Engine {
     tasks: Tasks,
     /// Every action's record: a JSON-lines file and an Event on the node.
     audit: Audit,
-    /// Single-user mode: the operator's cache starts with the server and lives as long, so that even the first
-    /// page finds it listed and every stream shares it.
-    _operator_cache: Option<Arc<ClusterCache>>,
+    /// The cache that starts with the server and lives as long, so that even the first page finds it listed and
+    /// every stream shares it: the operator's in single-user mode; in team mode the server's own, read-only, which
+    /// every person who may read the whole board shares (so that watches do not grow with viewers).
+    shared: Option<(Identity, Arc<ClusterCache>)>,
+    /// Team mode: whether each person may read everything the shared cache holds, asked of the API server and
+    /// kept for [`READ_CHECK_TTL`].
+    readers: Arc<std::sync::Mutex<std::collections::HashMap<Identity, (std::time::Instant, bool)>>>,
 }
+
+/// The name of the server's own read-only identity in team mode (its cache is keyed by it).
+const SERVER_READER: &str = "drainboard (server, read-only)";
+
+/// The cluster the server serves (team mode), for the shared cache's identity.
+fn client_cluster(access: &KubeAccess) -> String {
+    access.cluster().unwrap_or_default()
+}
+
+/// How long a person's answer to "may they read the whole board" is kept before it is asked again.
+const READ_CHECK_TTL: Duration = Duration::from_secs(60);
 
 impl Engine {
     /// An engine acting through `access`, its tasks under `tasks`, caches kept `linger` after their last use.
     pub fn new(access: KubeAccess, tasks: &Tasks, linger: Duration, limits: DrainLimits) -> Self {
         let caches = ClusterCaches::new(tasks, linger);
-        let operator_cache = access.operator().and_then(|operator| {
-            access.client_for(&operator).ok().map(|client| caches.for_identity(&operator, client))
-        });
+        let shared = match access.operator() {
+            Some(operator) => access
+                .client_for(&operator)
+                .ok()
+                .map(|client| (operator.clone(), caches.for_identity(&operator, client))),
+            None => access.server_client().map(|client| {
+                let server = Identity { cluster: client_cluster(&access), user: SERVER_READER.into() };
+                (server.clone(), caches.for_identity(&server, client))
+            }),
+        };
         Engine {
             access,
             caches,
             drains: DrainRegistry::new(tasks, limits),
             tasks: tasks.clone(),
             audit: Audit::default(),
-            _operator_cache: operator_cache,
+            shared,
+            readers: Default::default(),
         }
     }
 
@@ -130,14 +153,47 @@ impl Engine {
         self.access.client_for(identity)
     }
 
-    /// The cache of `identity`, started if none runs; it may not have listed yet.
-    pub fn cache(&self, identity: &Identity) -> Result<Arc<ClusterCache>> {
+    /// The cache `identity` reads the board from, started if none runs; it may not have listed yet.
+    ///
+    /// In team mode, a person who may list and watch everything the board shows reads the server's shared
+    /// cache, so that a hundred viewers cost the API server one set of watches; anyone else reads a cache of
+    /// their own, made with their own credentials, so that RBAC decides exactly what they see.
+    pub async fn cache(&self, identity: &Identity) -> Result<Arc<ClusterCache>> {
+        if let Some((shared_identity, shared)) = &self.shared
+            && (shared_identity == identity || (self.is_team() && self.reads_everything(identity).await?))
+        {
+            return Ok(shared.clone());
+        }
         Ok(self.caches.for_identity(identity, self.client(identity)?))
+    }
+
+    /// Whether `identity` may list and watch nodes, pods and PodDisruptionBudgets everywhere and the node Leases,
+    /// as the API server says; kept for a minute.
+    async fn reads_everything(&self, identity: &Identity) -> Result<bool> {
+        if let Some((at, answer)) = self.readers.lock().unwrap_or_else(|p| p.into_inner()).get(identity)
+            && at.elapsed() < READ_CHECK_TTL
+        {
+            return Ok(*answer);
+        }
+        let client = self.client(identity)?;
+        let checks =
+            [("", "nodes"), ("", "pods"), ("policy", "poddisruptionbudgets"), ("coordination.k8s.io", "leases")]
+                .into_iter()
+                .flat_map(|(group, resource)| ["list", "watch"].map(|verb| (verb, group, resource)));
+        let answers =
+            futures::future::join_all(checks.map(|(verb, group, resource)| may(&client, verb, group, resource, None)))
+                .await;
+        let answer = answers.into_iter().collect::<Result<Vec<bool>>>()?.into_iter().all(|ok| ok);
+        self.readers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(identity.clone(), (std::time::Instant::now(), answer));
+        Ok(answer)
     }
 
     /// The cache of `identity` once it has listed everything, or an error after the first-list limit.
     pub async fn ready_cache(&self, identity: &Identity) -> Result<Arc<ClusterCache>> {
-        let cache = self.cache(identity)?;
+        let cache = self.cache(identity).await?;
         cache.ready_for_request().await?;
         Ok(cache)
     }
@@ -197,7 +253,7 @@ impl Engine {
             .get(&node)
             .await
             .map_err(|err| Error::not_found_as(err, || no_such_node(&node)))?;
-        let cache = self.cache(identity).ok();
+        let cache = self.cache(identity).await.ok();
         let real = options.dry_run == DryRun::None;
         let entry = real.then(|| {
             let mut entry = AuditEntry::new(&identity.user, action, &node);

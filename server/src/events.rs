@@ -116,7 +116,7 @@ pub async fn board_events(
     let engine = &streams.engine;
     let identity = caller.identity;
     let permit = streams.limits.admit(&identity)?;
-    let cache = engine.cache(&identity)?;
+    let cache = engine.cache(&identity).await?;
     let board = BoardFeed {
         cards: cache.live_cards(),
         lost_since: cache.lost_since(),
