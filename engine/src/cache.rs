@@ -297,6 +297,11 @@ impl ClusterCache {
         let _ = self.ready.clone().wait_for(|ready| *ready).await;
     }
 
+    /// Whether the first list of every kind has arrived (it stays true through later outages).
+    pub fn is_ready(&self) -> bool {
+        *self.ready.borrow()
+    }
+
     /// `ready`, for a request: gives up after [`FIRST_LIST_LIMIT`] with an error that says to try again, or at
     /// once when the identity may not list a kind the board needs, naming it: waiting would never end.
     pub async fn ready_for_request(&self) -> Result<()> {

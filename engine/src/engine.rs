@@ -128,6 +128,13 @@ impl Engine {
         self.access.is_team()
     }
 
+    /// Whether the server's shared cache has listed everything once: what a readiness probe asks. It stays true
+    /// while the API server is away, so that replicas do not all leave their Service at once, which would hide the
+    /// page that says the API server is lost.
+    pub fn synced_once(&self) -> bool {
+        self.shared.as_ref().is_some_and(|(_, cache)| cache.is_ready())
+    }
+
     /// Signs a person in (team mode): see [`KubeAccess::sign_in`].
     pub async fn sign_in(&self, credentials: &Credentials) -> Result<(String, Person, Identity)> {
         self.access.sign_in(credentials).await

@@ -44,6 +44,11 @@ pub struct Args {
     #[arg(long, conflicts_with = "tls_cert")]
     pub insecure_http: bool,
 
+    /// Serve the probes (`/healthz`, `/readyz`) on this address too, outside the Host allowlist and the session
+    /// rule, for kubelets. Port 0 picks a free port; the URL is printed on stdout.
+    #[arg(long, value_name = "ADDR")]
+    pub probe_addr: Option<SocketAddr>,
+
     /// Another name the dashboard may be reached by (a host, or host:port), besides the loopback names. Requests
     /// naming any other Host are refused, which defeats DNS rebinding. Repeatable.
     #[arg(long = "allowed-host", value_name = "HOST")]

@@ -6,6 +6,7 @@ mod events;
 #[cfg(test)]
 mod fuzz;
 mod guard;
+mod probes;
 mod serve;
 mod session;
 mod web;
@@ -116,6 +117,7 @@ async fn run(args: cli::Args) -> Result<(), Error> {
         }
         Err(_) => engine,
     };
+    let probes = probes::router(engine.clone());
     let streams = events::StreamLimits::new(args.max_streams, args.max_streams_per_person);
     let router = web::router(options, engine, settings, guard::AllowedHosts::new(&args.allowed_hosts), streams);
 
@@ -126,6 +128,17 @@ async fn run(args: cli::Args) -> Result<(), Error> {
     let scheme = if tls.is_some() { "https" } else { "http" };
     println!("Drainboard is serving on {scheme}://{local}");
     let shutdown = tasks.shutdown_signal().clone();
+    if let Some(addr) = args.probe_addr {
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| Error::Bind { addr, source })?;
+        let local = listener.local_addr().map_err(Error::Serve)?;
+        println!("Drainboard probes on http://{local}");
+        let shutdown = shutdown.clone();
+        tokio::spawn(async move {
+            if let Err(err) = serve::serve(listener, probes, None, shutdown, SHUTDOWN_LIMIT).await {
+                tracing::error!(error = %err, "the probe address stopped serving");
+            }
+        });
+    }
     tokio::spawn({
         let shutdown = shutdown.clone();
         async move {
