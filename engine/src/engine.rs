@@ -20,6 +20,7 @@ use crate::{
     audit::Audit,
     cache::{ClusterCache, ClusterCaches},
     drain::{self, DrainLimits, DrainRegistry, TestHooks, ops, preview::PreviewSource},
+    lease::{Claim, LEASE_SECONDS, Leases},
     signin::{Credentials, Person},
     tasks::Tasks,
 };
@@ -76,6 +77,12 @@ impl Engine {
             shared,
             readers: Default::default(),
         }
+    }
+
+    /// The same engine, its real drains holding a Lease per node in `leases`, so that replicas agree.
+    pub fn with_leases(mut self, leases: Leases) -> Self {
+        self.drains = self.drains.with_leases(leases);
+        self
     }
 
     /// The same engine, recording every action in `audit`.
@@ -268,7 +275,33 @@ impl Engine {
             entry.options = Some(options.clone());
             entry
         });
-        let started = self.drains.start_with_cache(client, identity, node, options, reason, cache)?;
+        // Another server may be draining this node: its live Lease says so. A drain already running here holds it.
+        let leases =
+            self.drains.leases().filter(|_| real && self.drains.running_on(&identity.cluster, &node).is_none());
+        if let Some(leases) = leases {
+            match leases.acquire(&node).await {
+                Ok(Claim::Acquired) => {}
+                Ok(Claim::HeldBy(holder)) => {
+                    return Err(Error::Conflict(format!(
+                        "{node} is being drained by another Drainboard server ({holder}); follow it there, or resume \
+                         it once that server's Lease on the node has expired ({LEASE_SECONDS} s after it stops)"
+                    )));
+                }
+                // Without the Lease (no rights to it, say) the drain still runs; replicas cannot agree on it.
+                Err(err) => {
+                    tracing::warn!(%node, error = %crate::access::api_message(&err), "could not take the node's Lease")
+                }
+            }
+        }
+        let started = match self.drains.start_with_cache(client, identity, node.clone(), options, reason, cache) {
+            Ok(started) => started,
+            Err(err) => {
+                if let Some(leases) = leases {
+                    leases.release(&node).await;
+                }
+                return Err(err);
+            }
+        };
         if let Some(mut entry) = entry.filter(|_| !started.attached) {
             entry.drain_id = Some(started.id.clone());
             self.audit.record(entry).await;

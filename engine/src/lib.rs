@@ -7,6 +7,7 @@
 //! - [`token`]: `drainboard token`, the sign-in helper that runs a person's exec plugin on their own machine.
 //! - [`history`]: each node's durable maintenance history, in a ConfigMap of the server's namespace.
 //! - [`retry`]: client-go's Retry-After retries, for every call but the eviction (whose loop does its own).
+//! - [`lease`]: the per-node Leases through which replicas agree on who drains a node.
 //! - [`cards`]: how those caches become node cards.
 //! - [`drain`]: how a drain runs, as a server task that any number of viewers follow.
 //! - [`tasks`]: the one shutdown signal every background task hears, and the tracker the server waits on.
@@ -22,6 +23,7 @@ pub mod drain;
 mod engine;
 mod error;
 pub mod history;
+pub mod lease;
 pub mod retry;
 pub mod signin;
 pub mod tasks;

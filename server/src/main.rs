@@ -107,6 +107,11 @@ async fn run(args: cli::Args) -> Result<(), Error> {
         None => audit,
     };
     let engine = engine.with_audit(audit);
+    // Replicas agree on who drains a node through a Lease per node, in the same namespace.
+    let engine = match engine.server_client() {
+        Some(client) => engine.with_leases(engine::lease::Leases::new(client, &args.namespace)),
+        None => engine,
+    };
     // Faults for the browser tests (a drain that panics, or waits in a phase); release builds never read them.
     #[cfg(debug_assertions)]
     let engine = match std::env::var("DRAINBOARD_TEST_HOOKS") {

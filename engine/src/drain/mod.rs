@@ -59,6 +59,8 @@ pub struct DrainRegistry {
     hooks: TestHooks,
     /// Where a drain's end is recorded.
     audit: crate::audit::Audit,
+    /// The node Leases through which replicas agree, when kept.
+    leases: Option<crate::lease::Leases>,
     /// Moves whenever any drain's progress changes, so that board streams can push drains to every viewer.
     changes: Arc<watch::Sender<u64>>,
 }
@@ -89,8 +91,20 @@ impl DrainRegistry {
             pacer: pace::Pacer::new(limits.pace),
             hooks: TestHooks::default(),
             audit: Default::default(),
+            leases: None,
             changes: Arc::new(watch::channel(0).0),
         }
+    }
+
+    /// The same registry, its real drains renewing their node's Lease in `leases` while they run.
+    pub fn with_leases(mut self, leases: crate::lease::Leases) -> Self {
+        self.leases = Some(leases);
+        self
+    }
+
+    /// The node Leases, when kept.
+    pub fn leases(&self) -> Option<&crate::lease::Leases> {
+        self.leases.as_ref()
     }
 
     /// The same registry, recording each real drain's end in `audit`.
@@ -203,6 +217,8 @@ impl DrainRegistry {
             pacer: self.pacer.clone(),
             in_flight: self.pacer.in_flight(),
             audit: self.audit.clone(),
+            lease: self.leases.clone().filter(|_| real),
+            lost_lease: Default::default(),
         };
         let registry = self.clone();
         let finished_id = id.clone();
@@ -214,6 +230,9 @@ impl DrainRegistry {
                 tracing::error!(node = %supervisor.1, %why, "drain task panicked");
                 let (client, node, progress) = supervisor;
                 task::fail(&client, &node, &progress, format!("the drain stopped on an internal error: {why}")).await;
+                if let Some(leases) = &registry.leases {
+                    leases.release(&node).await;
+                }
             }
             registry.finished(&key, &finished_id);
         });
@@ -299,22 +318,29 @@ impl DrainRegistry {
 
 /// The drains recorded on the cluster's nodes. A record that says running while no drain runs here for it was
 /// left by a server that stopped mid-drain, and reads as interrupted.
+///
+/// With Leases, a record that says running while another server holds the node's live Lease is that server's
+/// drain, still running: it reads as interrupted only once the Lease has expired.
 pub async fn recorded(
     client: &Client,
     registry: &DrainRegistry,
     cluster: &str,
 ) -> Result<Vec<NodeDrainRecord>, kube::Error> {
     let nodes = kube::Api::<k8s_openapi::api::core::v1::Node>::all(client.clone()).list(&Default::default()).await?;
-    Ok(nodes
-        .items
-        .iter()
-        .filter_map(|n| {
-            let node = n.metadata.name.clone()?;
-            let text = n.metadata.annotations.as_ref()?.get(RECORD_ANNOTATION)?;
-            let record: DrainRecord = serde_json::from_str(text).ok()?;
-            let live = registry.running_on(cluster, &node).is_some_and(|id| id == record.id);
-            let record = if live { record } else { record.interrupted() };
-            Some(NodeDrainRecord { node, record })
-        })
-        .collect())
+    let mut records = Vec::new();
+    for n in &nodes.items {
+        let Some(node) = n.metadata.name.clone() else { continue };
+        let Some(text) = n.metadata.annotations.as_ref().and_then(|a| a.get(RECORD_ANNOTATION)) else { continue };
+        let Ok(record) = serde_json::from_str::<DrainRecord>(text) else { continue };
+        let live_here = registry.running_on(cluster, &node).is_some_and(|id| id == record.id);
+        let live_elsewhere = !live_here
+            && record.state.is_running()
+            && match registry.leases() {
+                Some(leases) => leases.held_elsewhere(&node).await.ok().flatten().is_some(),
+                None => false,
+            };
+        let record = if live_here || live_elsewhere { record } else { record.interrupted() };
+        records.push(NodeDrainRecord { node, record });
+    }
+    Ok(records)
 }

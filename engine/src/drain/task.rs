@@ -85,11 +85,22 @@ pub(super) struct Drain {
     pub in_flight: tokio::sync::Semaphore,
     /// Where the drain's end is recorded (real drains only).
     pub audit: crate::audit::Audit,
+    /// The node's Lease, renewed while the drain runs (real drains, when Leases are kept).
+    pub lease: Option<crate::lease::Leases>,
+    /// Set when the Lease could not be renewed in time: the drain stops as interrupted, since another server may
+    /// take the node over once the Lease expires.
+    pub lost_lease: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Drain {
     pub async fn run(self) {
+        // Aborted when this function returns or unwinds (a panic): a dead drain must not keep its Lease alive.
+        let renewer = self.lease.clone().map(|leases| {
+            let (node, cancel, lost) = (self.node.clone(), self.cancel.clone(), self.lost_lease.clone());
+            AbortOnDrop(self.tasks.spawn(renew(leases, node, cancel, lost)))
+        });
         let state = self.execute().await;
+        drop(renewer);
         self.progress.send_modify(|p| {
             p.state = state;
             p.finished_at = Some(Timestamp::now());
@@ -108,6 +119,11 @@ impl Drain {
         };
         if let Some(entry) = entry {
             self.audit.record(entry).await;
+        }
+        if let Some(leases) = &self.lease
+            && !self.lost_lease.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            leases.release(&self.node).await;
         }
     }
 
@@ -453,7 +469,7 @@ impl Drain {
     /// Why the drain was told to stop, if it was: the server shutting down leaves it interrupted (resumable), and
     /// a person's Cancel leaves it cancelled.
     fn stop_reason(&self) -> Option<DrainState> {
-        if self.tasks.is_shutting_down() {
+        if self.tasks.is_shutting_down() || self.lost_lease.load(std::sync::atomic::Ordering::Relaxed) {
             Some(DrainState::Interrupted)
         } else if self.cancel.is_cancelled() {
             Some(DrainState::Cancelled)
@@ -499,6 +515,46 @@ impl Drain {
     async fn record(&self) {
         record(&self.client, &self.node, &self.progress).await;
     }
+}
+
+/// A task that ends with its owner.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Renews the node's Lease every [`crate::lease::RENEW_EVERY`] until aborted. When no renewal has succeeded for
+/// [`crate::lease::GIVE_UP_AFTER`], or another server holds the Lease now, the drain is stopped (and ends
+/// interrupted, resumable): evicting on would race the server that may take the node over.
+async fn renew(
+    leases: crate::lease::Leases,
+    node: String,
+    cancel: CancellationToken,
+    lost: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) {
+    let mut last_renewed = Instant::now();
+    loop {
+        tokio::time::sleep(crate::lease::RENEW_EVERY).await;
+        match leases.renew(&node).await {
+            Ok(true) => last_renewed = Instant::now(),
+            Ok(false) => {
+                tracing::error!(%node, "another server holds the node's Lease now; stopping this drain");
+                break;
+            }
+            Err(err) => {
+                tracing::warn!(%node, error = %api_message(&err), "could not renew the node's Lease");
+                if last_renewed.elapsed() >= crate::lease::GIVE_UP_AFTER {
+                    tracing::error!(%node, "the node's Lease could not be renewed in time; stopping this drain");
+                    break;
+                }
+            }
+        }
+    }
+    lost.store(true, std::sync::atomic::Ordering::Relaxed);
+    cancel.cancel();
 }
 
 /// Writes the drain's record on the Node. Dry runs change nothing, so they write nothing. A failed write is

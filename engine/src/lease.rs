@@ -1,0 +1,205 @@
+//! Replicas agree through Kubernetes, not a protocol of their own: a real drain holds a `coordination.k8s.io`
+//! Lease per node (`drainboard-drain.<node>` in the server's namespace) and renews it while it runs.
+//!
+//! - A second server refuses to drain a node whose Lease another server holds and renews.
+//! - The holder stops evicting when it cannot renew for [`GIVE_UP_AFTER`], shorter than the Lease's
+//!   [`LEASE_SECONDS`]: by the time another server may take the Lease over, the first has stopped.
+//! - A drain recorded as running on a node reads as interrupted only once its Lease has expired.
+//!
+//! Written with the server's own identity. One Lease per node keeps every write small and independent.
+
+use std::time::Duration;
+
+use jiff::Timestamp;
+use k8s_openapi::{
+    api::coordination::v1::{Lease, LeaseSpec},
+    apimachinery::pkg::apis::meta::v1::MicroTime,
+};
+use kube::{
+    Api, Client,
+    api::{ObjectMeta, PostParams},
+};
+
+/// How long a Lease stands without renewal.
+pub const LEASE_SECONDS: i32 = 15;
+/// How often the holder renews.
+pub const RENEW_EVERY: Duration = Duration::from_secs(5);
+/// How long the holder goes on without a successful renewal before it stops evicting: well inside the Lease.
+pub const GIVE_UP_AFTER: Duration = Duration::from_secs(10);
+
+/// Who holds a node's Lease, when someone else does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Claim {
+    Acquired,
+    HeldBy(String),
+}
+
+/// This server's side of the node Leases.
+#[derive(Clone)]
+pub struct Leases {
+    api: Api<Lease>,
+    namespace: String,
+    holder: String,
+}
+
+/// The Lease's name for `node`, if it fits in a name.
+fn name(node: &str) -> Option<String> {
+    let name = format!("drainboard-drain.{node}");
+    (name.len() <= 253).then_some(name)
+}
+
+impl Leases {
+    /// Leases in `namespace`, written with `client`, held as this server (its host name and a random suffix).
+    pub fn new(client: Client, namespace: &str) -> Self {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+        let host: String = host.trim().chars().take(60).collect();
+        let suffix = uuid::Uuid::new_v4().simple().to_string();
+        let holder = format!("{}/{}", if host.is_empty() { "drainboard" } else { &host }, &suffix[..8]);
+        Leases { api: Api::namespaced(client, namespace), namespace: namespace.to_owned(), holder }
+    }
+
+    /// This server's holder identity.
+    pub fn holder(&self) -> &str {
+        &self.holder
+    }
+
+    /// Takes `node`'s Lease if nobody else holds a live one.
+    pub async fn acquire(&self, node: &str) -> Result<Claim, kube::Error> {
+        let Some(name) = name(node) else {
+            return Ok(Claim::Acquired);
+        };
+        for _ in 0..3 {
+            let now = Timestamp::now();
+            let result = match self.api.get_opt(&name).await? {
+                None => {
+                    let lease = Lease {
+                        metadata: ObjectMeta {
+                            name: Some(name.clone()),
+                            namespace: Some(self.namespace.clone()),
+                            ..Default::default()
+                        },
+                        spec: Some(self.spec(now, None, 0)),
+                    };
+                    self.api.create(&PostParams::default(), &lease).await
+                }
+                Some(mut lease) => {
+                    let spec = lease.spec.clone().unwrap_or_default();
+                    let other = spec.holder_identity.clone().filter(|h| !h.is_empty() && *h != self.holder);
+                    if let Some(other) = other.filter(|_| live(&spec, now)) {
+                        return Ok(Claim::HeldBy(other));
+                    }
+                    let transitions = spec.lease_transitions.unwrap_or(0).saturating_add(1);
+                    lease.spec = Some(self.spec(now, None, transitions));
+                    self.api.replace(&name, &PostParams::default(), &lease).await
+                }
+            };
+            match result {
+                Ok(_) => return Ok(Claim::Acquired),
+                // Another server wrote it at the same moment: look again.
+                Err(kube::Error::Api(status)) if status.code == 409 => continue,
+                Err(err) => return Err(err),
+            }
+        }
+        Ok(Claim::HeldBy("another server (the Lease kept changing)".into()))
+    }
+
+    /// Renews `node`'s Lease. False when another server holds it now: this one must stop.
+    pub async fn renew(&self, node: &str) -> Result<bool, kube::Error> {
+        let Some(name) = name(node) else {
+            return Ok(true);
+        };
+        let Some(mut lease) = self.api.get_opt(&name).await? else {
+            return Ok(false);
+        };
+        let spec = lease.spec.clone().unwrap_or_default();
+        if spec.holder_identity.as_deref() != Some(self.holder.as_str()) {
+            return Ok(false);
+        }
+        let acquired = spec.acquire_time.clone();
+        lease.spec = Some(self.spec(Timestamp::now(), acquired, spec.lease_transitions.unwrap_or(0)));
+        self.api.replace(&name, &PostParams::default(), &lease).await?;
+        Ok(true)
+    }
+
+    /// Lets `node`'s Lease go, if this server holds it.
+    pub async fn release(&self, node: &str) {
+        let Some(name) = name(node) else {
+            return;
+        };
+        if let Ok(Some(lease)) = self.api.get_opt(&name).await
+            && lease.spec.as_ref().and_then(|s| s.holder_identity.as_deref()) == Some(self.holder.as_str())
+            && let Err(err) = self.api.delete(&name, &Default::default()).await
+        {
+            tracing::warn!(%node, error = %crate::access::api_message(&err), "could not release the node's Lease");
+        }
+    }
+
+    /// The other server that holds a live Lease on `node`, if one does.
+    pub async fn held_elsewhere(&self, node: &str) -> Result<Option<String>, kube::Error> {
+        let Some(name) = name(node) else {
+            return Ok(None);
+        };
+        let Some(lease) = self.api.get_opt(&name).await? else {
+            return Ok(None);
+        };
+        let spec = lease.spec.unwrap_or_default();
+        Ok(spec
+            .holder_identity
+            .clone()
+            .filter(|h| !h.is_empty() && *h != self.holder)
+            .filter(|_| live(&spec, Timestamp::now())))
+    }
+
+    fn spec(&self, now: Timestamp, acquired: Option<MicroTime>, transitions: i32) -> LeaseSpec {
+        LeaseSpec {
+            holder_identity: Some(self.holder.clone()),
+            lease_duration_seconds: Some(LEASE_SECONDS),
+            acquire_time: Some(acquired.unwrap_or(MicroTime(now))),
+            renew_time: Some(MicroTime(now)),
+            lease_transitions: Some(transitions),
+            ..Default::default()
+        }
+    }
+}
+
+/// Whether a Lease was renewed within its duration at `now`.
+fn live(spec: &LeaseSpec, now: Timestamp) -> bool {
+    let (Some(renewed), Some(seconds)) = (spec.renew_time.as_ref(), spec.lease_duration_seconds) else {
+        return false;
+    };
+    // A renewal dated well in the future is no server's (clocks differ by seconds, not minutes): a Lease forged so
+    // must not block the node's drains for ever.
+    let skew = jiff::SignedDuration::from_secs(60);
+    let plausible = now.checked_add(skew).is_ok_and(|latest| renewed.0 <= latest);
+    plausible
+        && renewed.0.checked_add(jiff::SignedDuration::from_secs(seconds.max(0).into())).is_ok_and(|until| until > now)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lease_is_live_only_within_its_duration() {
+        let now: Timestamp = "2026-11-30T12:00:00Z".parse().unwrap();
+        let spec = |renewed: &str, seconds| LeaseSpec {
+            renew_time: Some(MicroTime(renewed.parse().unwrap())),
+            lease_duration_seconds: Some(seconds),
+            ..Default::default()
+        };
+        assert!(live(&spec("2026-11-30T11:59:50Z", 15), now));
+        assert!(!live(&spec("2026-11-30T11:59:40Z", 15), now));
+        assert!(!live(&spec("2026-11-30T11:59:59Z", -5), now), "a negative duration is no lease");
+        assert!(!live(&LeaseSpec::default(), now));
+        assert!(live(&spec("2026-11-30T12:00:00Z", i32::MAX), now), "a huge duration does not overflow");
+        assert!(!live(&spec("2027-01-01T00:00:00Z", 15), now), "a renewal dated in the future is forged");
+        let late = LeaseSpec { renew_time: Some(MicroTime(jiff::Timestamp::MAX)), ..spec("2026-11-30T12:00:00Z", 15) };
+        assert!(!live(&late, now), "a renewal past the calendar's end reads as no lease, without a panic");
+    }
+
+    #[test]
+    fn names_fit_or_there_is_no_lease() {
+        assert_eq!(name("node-3").as_deref(), Some("drainboard-drain.node-3"));
+        assert_eq!(name(&"a".repeat(253)), None);
+    }
+}
