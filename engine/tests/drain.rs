@@ -429,13 +429,14 @@ async fn cancel_stops_a_blocked_drain_and_keeps_the_node_cordoned() {
     assert_eq!(done.pods_left(), 2);
     assert!(s.unschedulable().await);
     assert_eq!(s.pods_on_node().await.len(), 2);
-    // The record on the node says how it ended.
-    let node = Api::<Node>::all(s.client.clone()).get(&s.node).await.unwrap();
-    let record: DrainRecord = serde_json::from_str(&node.metadata.annotations.unwrap()[RECORD_ANNOTATION]).unwrap();
-    assert_eq!(
-        (record.id, record.state, record.pods_left, record.reason),
-        (id, DrainState::Cancelled, 2, Some("test".into()))
-    );
+    // The record on the node says how it ended (it is written just after the final state is published).
+    let record = eventually("the final record on the node", Duration::from_secs(10), || async {
+        let node = Api::<Node>::all(s.client.clone()).get(&s.node).await.unwrap();
+        let record: DrainRecord = serde_json::from_str(&node.metadata.annotations.unwrap()[RECORD_ANNOTATION]).unwrap();
+        (record.state == DrainState::Cancelled).then_some(record)
+    })
+    .await;
+    assert_eq!((record.id, record.pods_left, record.reason), (id, 2, Some("test".into())));
     s.uncordon().await;
 }
 
@@ -538,9 +539,13 @@ async fn a_drain_that_panics_ends_failed_and_the_node_can_be_drained_again() {
         "{:?}",
         done.state
     );
-    let node = Api::<Node>::all(s.client.clone()).get(&s.node).await.unwrap();
-    let record: DrainRecord = serde_json::from_str(&node.metadata.annotations.unwrap()[RECORD_ANNOTATION]).unwrap();
-    assert_eq!((record.id.as_str(), &record.state), (id.as_str(), &done.state));
+    let record = eventually("the final record on the node", Duration::from_secs(10), || async {
+        let node = Api::<Node>::all(s.client.clone()).get(&s.node).await.unwrap();
+        let record: DrainRecord = serde_json::from_str(&node.metadata.annotations.unwrap()[RECORD_ANNOTATION]).unwrap();
+        (record.state == done.state).then_some(record)
+    })
+    .await;
+    assert_eq!(record.id, id);
     assert_eq!(broken.running_on(&s.identity.cluster, &s.node), None, "the node is free");
 
     let again = broken.start(s.client.clone(), &s.identity, s.node.clone(), DrainOptions::default(), None).unwrap();
