@@ -251,9 +251,9 @@ test('the Drainboard server SIGKILLed mid-drain: a new server shows Interrupted 
   console.log(`sigkill: the record on the node says ${raw.state}, ${raw.podsLeft} pods left`);
   const second = await startDrainboard();
   cleanups.push(() => second.stop());
-  // The killed server's Lease on the node lives 15 s after its last renewal: until then the drain may still be
+  // The killed server's Lease on the node lives 40 s after its last renewal: until then the drain may still be
   // running somewhere, and is listed as running; then as Interrupted.
-  const mine = await waitFor('the drain listed as Interrupted once the Lease expired', 30_000, async () => {
+  const mine = await waitFor('the drain listed as Interrupted once the Lease expired', 70_000, async () => {
     const record = (await post(second, '/api/drains/recorded', {})).find((r) => r.node === s.node)?.record;
     return record?.state === 'Interrupted' ? { record } : null;
   });

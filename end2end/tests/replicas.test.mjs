@@ -35,14 +35,14 @@ async function startBlocked(server, s) {
 const recorded = async (server, node) =>
   (await call(server, 'drains/recorded')).body.find((r) => r.node === node)?.record;
 
-test('two servers on one cluster: the second refuses the node, shows the drain running until the first\'s Lease expires, then resumes it', { timeout: 150_000 }, async () => {
+test('two servers on one cluster: the second refuses the node, shows the drain running until the first\'s Lease expires, then resumes it', { timeout: 200_000 }, async () => {
   const s = await blockedScenario('replicas');
   const a = await startDrainboard();
   const b = await startDrainboard();
   cleanups.push(() => a.stop(), () => b.stop());
   await startBlocked(a, s);
   const lease = JSON.parse(kubectl('get', 'lease', '-n', 'default', `drainboard-drain.${s.node}`, '-o', 'json'));
-  assert.equal(lease.spec.leaseDurationSeconds, 15);
+  assert.equal(lease.spec.leaseDurationSeconds, 40);
 
   const second = await call(b, 'drains/start', { node: s.node });
   assert.equal(second.status, 409, JSON.stringify(second.body));
@@ -53,9 +53,9 @@ test('two servers on one cluster: the second refuses the node, shows the drain r
   await a.stop('SIGKILL');
   const killedAt = Date.now();
   assert.equal((await recorded(b, s.node)).state, 'Evicting', 'still running while its Lease lives');
-  await waitFor('the record to read as interrupted', 30_000, async () => (await recorded(b, s.node)).state === 'Interrupted');
+  await waitFor('the record to read as interrupted', 70_000, async () => (await recorded(b, s.node)).state === 'Interrupted');
   const waited = Date.now() - killedAt;
-  assert.ok(waited >= 5_000, `interrupted only once the Lease expired (${waited} ms after the kill)`);
+  assert.ok(waited >= 25_000, `interrupted only once the Lease expired (${waited} ms after the kill)`);
   assert.equal(s.podsOnNode().length, 2, 'nothing evicted past the budget meanwhile');
 
   const resumed = await call(b, 'drains/resume', { node: s.node, confirm: s.node });
@@ -71,7 +71,7 @@ test('two servers on one cluster: the second refuses the node, shows the drain r
     'the Lease is let go when the drain ends');
 });
 
-test('a server that cannot renew its Lease stops evicting and ends interrupted, before another may take over', { timeout: 120_000 }, async () => {
+test('a server that cannot renew its Lease stops evicting and ends interrupted, before another may take over', { timeout: 150_000 }, async () => {
   const s = await blockedScenario('lease-lost');
   const proxy = await faultProxy();
   cleanups.push(() => proxy.close());
@@ -81,14 +81,15 @@ test('a server that cannot renew its Lease stops evicting and ends interrupted, 
   const failing = proxy.rule({ method: 'PUT', path: new RegExp(`/leases/drainboard-drain\\.${s.node}(\\?|$)`), times: 1_000, status: 500,
     body: status(500, 'InternalError', 'etcdserver: request timed out') });
   const cutAt = Date.now();
-  const final = await waitFor('the drain to stop', 40_000, async () => {
+  const final = await waitFor('the drain to stop', 60_000, async () => {
     const p = (await call(server, 'drains/status', { id })).body;
     return ['Cordoning', 'Planning', 'Evicting'].includes(p.state) ? null : p;
   });
   const took = Date.now() - cutAt;
   assert.equal(final.state, 'Interrupted', JSON.stringify(final.state));
   assert.ok(failing.hits.length >= 1, 'renewals were refused');
-  assert.ok(took < 15_000 + 5_000, `stopped within the Lease's life (${took} ms)`);
+  assert.ok(took < 40_000, `stopped within the Lease's life of 40 s (${took} ms)`);
+  assert.ok(took >= 25_000, `not before 30 s without a renewal (${took} ms): an API server restart is ridden out`);
   assert.equal(s.podsOnNode().length, 2, 'the pods stay');
   assert.equal(kubectl('get', 'node', s.node, '-o', 'jsonpath={.spec.unschedulable}').trim(), 'true', 'the node stays cordoned');
 });

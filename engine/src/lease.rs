@@ -20,12 +20,14 @@ use kube::{
     api::{ObjectMeta, PostParams},
 };
 
-/// How long a Lease stands without renewal.
-pub const LEASE_SECONDS: i32 = 15;
+/// How long a Lease stands without renewal: as long as a node's own Lease, so that an API server restart (tens of
+/// seconds) does not end the drains that hold one.
+pub const LEASE_SECONDS: i32 = 40;
 /// How often the holder renews.
 pub const RENEW_EVERY: Duration = Duration::from_secs(5);
-/// How long the holder goes on without a successful renewal before it stops evicting: well inside the Lease.
-pub const GIVE_UP_AFTER: Duration = Duration::from_secs(10);
+/// How long the holder goes on without a successful renewal before it stops evicting: 10 s inside the Lease, so
+/// that it has stopped before another server may take the node over.
+pub const GIVE_UP_AFTER: Duration = Duration::from_secs(30);
 
 /// Who holds a node's Lease, when someone else does.
 #[derive(Clone, Debug, PartialEq, Eq)]
