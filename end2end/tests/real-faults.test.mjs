@@ -51,7 +51,9 @@ async function setUp(name, replicas, { hold = false, pdb } = {}) {
         containers: [{ name: 'c', image: 'nginx:1.27' }],
       } } },
   }, s.ns);
-  await s.running(replicas);
+  // After an earlier test's API server outage, kwok reconnects with its own backoff (up to 30 s and more) before
+  // it marks new pods running.
+  await s.running(replicas, 120_000);
   if (pdb) {
     s.pdb('web-pdb', 'web', pdb);
     await waitFor('the budget to be observed', 30_000, () =>
@@ -102,7 +104,7 @@ function follow(srv, id) {
 
 // Fault: the kube-apiserver SIGKILLed while the drain waits for Terminating pods, restarted 10 s later. Expect: the
 // waits resume, no pod is reported Gone while it still exists in the API, and the drain ends Drained.
-test('the API server killed mid-drain and restarted: the waits resume, nothing reported Gone early, Drained', { timeout: 150_000 }, async (t) => {
+test('the API server killed mid-drain and restarted: the waits resume, nothing reported Gone early, Drained', { timeout: 300_000 }, async (t) => {
   const srv = await drainboard();
   const s = await setUp('rf-apiserver', 3, { hold: true });
   const { id } = await post(srv, '/api/drains/start', { node: s.node, options: { timeout_seconds: 120 } });
@@ -145,7 +147,7 @@ test('the API server killed mid-drain and restarted: the waits resume, nothing r
 
 // Fault: the kube-apiserver down for 10 s while an eviction is blocked by a budget. Expect: the eviction's retries
 // ride out the outage (connection errors are retried about 12 times), and once the budget allows (scale up), Drained.
-test('the API server down while an eviction is blocked by a budget: the retries ride it out, then Drained', { timeout: 150_000 }, async (t) => {
+test('the API server down while an eviction is blocked by a budget: the retries ride it out, then Drained', { timeout: 300_000 }, async (t) => {
   const srv = await drainboard();
   const s = await setUp('rf-apiserver-pdb', 2, { pdb: 2 });
   const { id } = await post(srv, '/api/drains/start', { node: s.node, options: { timeout_seconds: 120 } });
@@ -177,7 +179,7 @@ test('the API server down while an eviction is blocked by a budget: the retries 
 
 // Fault: etcd SIGSTOPped for 10 s while the drain waits for Terminating pods, then continued. Expect: the drain ends
 // in its true final state, Drained, with the node empty.
-test('etcd paused for 10 s mid-drain: the drain ends Drained, node empty', { timeout: 150_000 }, async () => {
+test('etcd paused for 10 s mid-drain: the drain ends Drained, node empty', { timeout: 300_000 }, async () => {
   const srv = await drainboard();
   const began = Date.now();
   const s = await setUp('rf-etcd', 2, { hold: true });
@@ -209,7 +211,7 @@ test('etcd paused for 10 s mid-drain: the drain ends Drained, node empty', { tim
 
 // Fault: etcd SIGSTOPped for 10 s while an eviction is blocked by a budget, so that its retries hang in the API
 // server. Expect: once etcd is back and the budget allows (scale up), Drained, node empty.
-test('etcd paused for 10 s while an eviction is blocked by a budget: then Drained once the budget allows', { timeout: 150_000 }, async () => {
+test('etcd paused for 10 s while an eviction is blocked by a budget: then Drained once the budget allows', { timeout: 300_000 }, async () => {
   const srv = await drainboard();
   const s = await setUp('rf-etcd-pdb', 2, { pdb: 2 });
   const { id } = await post(srv, '/api/drains/start', { node: s.node, options: { timeout_seconds: 120 } });
@@ -236,7 +238,7 @@ test('etcd paused for 10 s while an eviction is blocked by a budget: then Draine
 
 // Fault: the Drainboard server SIGKILLed while its drain is blocked by a budget (Evicting). Expect: a new server lists
 // the node's drain as Interrupted, and Resume finishes it once the budget allows: Drained, node empty.
-test('the Drainboard server SIGKILLed mid-drain: a new server shows Interrupted once its Lease expires, and Resume finishes it', { timeout: 150_000 }, async () => {
+test('the Drainboard server SIGKILLed mid-drain: a new server shows Interrupted once its Lease expires, and Resume finishes it', { timeout: 300_000 }, async () => {
   const s = await setUp('rf-sigkill', 2, { pdb: 2 });
   const first = await startDrainboard();
   cleanups.push(() => first.stop('SIGKILL'));

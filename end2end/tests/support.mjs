@@ -175,8 +175,8 @@ export async function scenario(name) {
         spec: { minAvailable, selector: { matchLabels: { app } } } }, ns);
     },
     /** Waits until `count` pods run on the node under test. */
-    async running(count) {
-      await waitFor(`${count} running pods on ${pool}`, 60_000, () => {
+    async running(count, timeoutMs = 60_000) {
+      await waitFor(`${count} running pods on ${pool}`, timeoutMs, () => {
         const out = kubectl('get', 'pods', '-n', ns, '--field-selector', `spec.nodeName=${pool},status.phase=Running`, '-o', 'name');
         return out.split('\n').filter(Boolean).length === count;
       });

@@ -389,7 +389,7 @@ where
     let shutdown = tasks.shutdown_signal().clone();
     tasks.spawn(async move {
         let probe_api = api.clone();
-        let stream = watcher(api, watcher::Config::default()).default_backoff().modify(trim).reflect(writer);
+        let stream = watcher(api, watcher::Config::default()).backoff(cache_backoff()).modify(trim).reflect(writer);
         let mut stream = std::pin::pin!(stream.take_until(shutdown.cancelled_owned()));
         let kind = K::kind(&Default::default()).to_string();
         // While this kind's watch is failing: a watch that resumes from where it was sends nothing until something
@@ -446,6 +446,19 @@ fn refusal(err: &watcher::Error) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// The retry pace of the cache's watches: from 500 ms to at most 5 s, reset by any success. kube's default grows to
+/// 30 s, which left the cards stale for up to that long after the API server came back, while the lost notice had
+/// already cleared. One set of watches per cache keeps this cheap for the API server.
+fn cache_backoff() -> kube::runtime::watcher::ExponentialBackoff {
+    backon::ExponentialBuilder::default()
+        .with_min_delay(Duration::from_millis(500))
+        .with_max_delay(Duration::from_secs(5))
+        .with_factor(2.0)
+        .with_jitter()
+        .without_max_times()
+        .into()
 }
 
 /// How often a failing kind's API is asked whether it answers again.
