@@ -51,8 +51,8 @@ test('at kubectl\'s pace (--api-qps 5 --api-burst 10), 30 evictions go 10 at onc
   assert.ok(peak(times, 1_000) <= 10 + 5, `at most the burst and one second's tokens in any second (${peak(times, 1_000)})`);
 });
 
-test('at the default pace the 30 evictions go out together, within the bucket\'s burst', { timeout: 150_000 }, async () => {
+test('at the default pace the 30 evictions are not held to kubectl\'s bucket', { timeout: 150_000 }, async () => {
   const times = await drainThrough('pace-default', []);
-  const span = Math.max(...times) - Math.min(...times);
-  assert.ok(span < 3_000, `the evictions were not held back (${span} ms)`);
+  // kubectl's bucket allows at most 15 in any second; the default burst of 100 sends all 30 as fast as they go.
+  assert.ok(peak(times, 1_000) > 15, `more than kubectl's bucket allows in some second (${peak(times, 1_000)})`);
 });

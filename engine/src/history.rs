@@ -22,6 +22,8 @@ use kube::{
 pub const KEEP: usize = 100;
 
 const KEY: &str = "entries";
+/// The longest user name kept: Kubernetes user names are far shorter.
+const MAX_USER_CHARS: usize = 256;
 const LABEL: &str = "app.kubernetes.io/managed-by";
 
 /// The history object's name for `node`, if one fits in a name (253 characters).
@@ -111,7 +113,11 @@ fn read(object: &ConfigMap) -> Vec<AuditEntry> {
     let mut entries: Vec<AuditEntry> = serde_json::from_str(text).unwrap_or_default();
     let excess = entries.len().saturating_sub(KEEP);
     entries.drain(..excess);
-    entries.retain(|e| e.user.chars().count() <= 256 && e.reason.as_deref().is_none_or(|r| r.chars().count() <= 500));
+    let fits = |e: &AuditEntry| {
+        e.user.chars().count() <= MAX_USER_CHARS
+            && e.reason.as_deref().is_none_or(|r| r.chars().count() <= domain::input::MAX_REASON_CHARS)
+    };
+    entries.retain(fits);
     entries
 }
 
