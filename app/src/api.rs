@@ -212,9 +212,32 @@ pub async fn permissions() -> Result<Lacking, AppError> {
     respond(async { Ok(engine.permissions(&caller()?.identity).await?) }.await)
 }
 
+/// Local mode: every context of the operator's kubeconfig, each with its board's address, and which one the
+/// request is for. Empty in team mode, which serves one cluster. `POST /api/contexts`.
+#[server(prefix = "/api", endpoint = "contexts")]
+pub async fn contexts() -> Result<Vec<crate::context::ContextLink>, AppError> {
+    use crate::context::{ContextLink, ContextList, ContextPath};
+    caller()?;
+    let parts = use_context::<axum::http::request::Parts>();
+    let list = parts.as_ref().and_then(|p| p.extensions.get::<ContextList>().cloned()).unwrap_or_default();
+    let here = parts.as_ref().and_then(|p| p.extensions.get::<ContextPath>().cloned()).unwrap_or_default();
+    Ok(list
+        .0
+        .iter()
+        .map(|(name, prefix)| ContextLink {
+            name: name.clone(),
+            href: if prefix.is_empty() { "/".into() } else { prefix.clone() },
+            current: *name == here.name,
+        })
+        .collect())
+}
+
 #[cfg(feature = "ssr")]
-fn engine() -> engine::Engine {
-    expect_context::<engine::Engine>()
+pub(crate) fn engine() -> engine::Engine {
+    // The request's context chose its engine (local mode serves each kubeconfig context with its own).
+    use_context::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<engine::Engine>().cloned())
+        .unwrap_or_else(expect_context::<engine::Engine>)
 }
 
 /// Who the request acts as, as the server's session layer found it: the operator in local mode, the signed-in

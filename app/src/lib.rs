@@ -3,6 +3,7 @@
 
 pub mod api;
 mod components;
+pub mod context;
 mod dialogs;
 pub mod error;
 mod i18n;
@@ -67,6 +68,7 @@ fn Frame() -> impl IntoView {
         <Router>
             <header class="topbar">
                 <h1>{i18n::t_string!(i18n, app.name)}</h1>
+                <components::ContextSwitcher />
                 <components::Who />
             </header>
             <main>
@@ -75,6 +77,13 @@ fn Frame() -> impl IntoView {
                     <Route path=StaticSegment("wall") view=pages::wall::WallPage />
                     <Route path=StaticSegment("sign-in") view=pages::sign_in::SignInPage />
                     <Route path=(StaticSegment("nodes"), ParamSegment("name")) view=pages::node::NodePage />
+                    // The same pages for another kubeconfig context (local mode; see `context`).
+                    <Route path=(StaticSegment("ctx"), ParamSegment("context")) view=pages::board::BoardPage />
+                    <Route path=(StaticSegment("ctx"), ParamSegment("context"), StaticSegment("wall")) view=pages::wall::WallPage />
+                    <Route
+                        path=(StaticSegment("ctx"), ParamSegment("context"), StaticSegment("nodes"), ParamSegment("name"))
+                        view=pages::node::NodePage
+                    />
                 </Routes>
             </main>
         </Router>

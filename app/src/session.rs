@@ -72,7 +72,7 @@ mod ssr {
             },
             _ => return Err(AppError::Invalid("paste either a token or a kubeconfig".into())),
         };
-        let engine = expect_context::<engine::Engine>();
+        let engine = crate::api::engine();
         let (session, person, _) = engine.sign_in(&credentials).await?;
         tracing::info!(user = %person.username, groups = ?person.groups, "signed in");
         set_cookie(&format!(
@@ -86,14 +86,14 @@ mod ssr {
         if let Ok(caller) = crate::api::caller()
             && let Some(session) = caller.session
         {
-            expect_context::<engine::Engine>().sign_out(&session);
+            crate::api::engine().sign_out(&session);
         }
         set_cookie(&format!("{SESSION_COOKIE}=; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=0"));
     }
 
     pub fn who() -> Option<Who> {
         let caller = crate::api::caller().ok()?;
-        let team = expect_context::<engine::Engine>().is_team();
+        let team = crate::api::engine().is_team();
         let groups = caller.person.map(|p| p.groups).unwrap_or_default();
         Some(Who { user: caller.identity.user, groups, team })
     }

@@ -242,6 +242,8 @@ pub struct Connected {
     /// The kubeconfig file(s) it came from, for messages.
     pub source: String,
     pub context: String,
+    /// Every context the kubeconfig names, in its order: what a local-mode server can switch between.
+    pub contexts: Vec<String>,
 }
 
 /// Why the server could not get a working client. Every message names the file, context or server involved.
@@ -329,7 +331,8 @@ pub async fn connect(kubeconfig: Option<&Path>, context: Option<&str>) -> Result
         Ok(Ok(_)) => {}
     }
 
-    Ok(Connected { client, config, identity: Identity { cluster: server, user }, source, context })
+    let contexts = config_file.contexts.iter().map(|named| named.name.clone()).collect();
+    Ok(Connected { client, config, identity: Identity { cluster: server, user }, source, context, contexts })
 }
 
 fn default_kubeconfig_path() -> String {
@@ -405,8 +408,14 @@ mod tests {
         let config = Config::new("https://127.0.0.1:9".parse().expect("a URL"));
         let client = Client::try_from(config.clone()).expect("a client");
         let identity = Identity { cluster: "https://127.0.0.1:9".into(), user: "server".into() };
-        let access =
-            KubeAccess::team(Connected { client, config, identity, source: "test".into(), context: "t".into() });
+        let access = KubeAccess::team(Connected {
+            client,
+            config,
+            identity,
+            source: "test".into(),
+            context: "t".into(),
+            contexts: vec!["t".into()],
+        });
         let empty = Credentials::Token(String::new().into());
         let answers: Vec<_> = (0..21).map(|_| access.sign_in(&empty)).collect();
         let mut results = Vec::new();

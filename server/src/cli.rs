@@ -5,7 +5,7 @@ use std::{net::SocketAddr, path::PathBuf};
 use clap::{Parser, Subcommand};
 
 /// Drainboard: cordon, drain and uncordon Kubernetes nodes from the browser.
-#[derive(Debug, Parser)]
+#[derive(Clone, Debug, Parser)]
 #[command(name = "drainboard", version)]
 pub struct Args {
     /// Without a command, serve the dashboard.
@@ -109,7 +109,7 @@ pub struct Args {
     pub stale_cordon: jiff::SignedDuration,
 }
 
-#[derive(Debug, Subcommand)]
+#[derive(Clone, Debug, Subcommand)]
 pub enum Command {
     /// Print a token to paste into a team-mode Drainboard's sign-in: runs your kubeconfig's exec plugin (EKS, GKE,
     /// OIDC) here, on your machine, as kubectl would. The server never runs one.

@@ -111,9 +111,10 @@ impl Streams {
 /// first at once and then after each change, so everyone sees the drains anyone starts.
 pub async fn board_events(
     State(streams): State<Streams>,
+    Extension(engine): Extension<Engine>,
     Extension(caller): Extension<Caller>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, StreamError> {
-    let engine = &streams.engine;
+    let engine = &engine;
     let identity = caller.identity;
     let permit = streams.limits.admit(&identity)?;
     let cache = engine.cache(&identity).await?;
@@ -230,11 +231,12 @@ pub async fn metrics(State(streams): State<Streams>) -> String {
 /// open. The browser plans from them at every option change.
 pub async fn preview_events(
     State(streams): State<Streams>,
+    Extension(engine): Extension<Engine>,
     Extension(caller): Extension<Caller>,
     Path(node): Path<String>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, StreamError> {
     let node = domain::input::node_name(&node).map_err(|why| StreamError(AppError::Invalid(why)))?.to_string();
-    let engine = &streams.engine;
+    let engine = &engine;
     let identity = caller.identity;
     let permit = streams.limits.admit(&identity)?;
     let (cache, source) = engine.preview_source(&identity, node).await?;
@@ -271,11 +273,11 @@ pub async fn preview_events(
 /// the drain has finished. A viewer that connects late, or reconnects, gets the current state first.
 pub async fn drain_events(
     State(streams): State<Streams>,
+    Extension(engine): Extension<Engine>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, StreamError> {
-    let rx = streams
-        .engine
+    let rx = engine
         .drains()
         .subscribe(&id)
         .ok_or_else(|| StreamError(AppError::NotFound(format!("no drain with id {id} on this server"))))?;

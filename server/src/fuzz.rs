@@ -34,12 +34,24 @@ fn router() -> Router {
     let config = kube::Config::new("https://127.0.0.1:9".parse().expect("a URL"));
     let client = kube::Client::try_from(config.clone()).expect("a client, even for an address where nothing listens");
     let identity = Identity { cluster: "https://127.0.0.1:9".into(), user: "fuzz".into() };
-    let access =
-        KubeAccess::single_user(Connected { client, config, identity, source: "test".into(), context: "test".into() });
+    let access = KubeAccess::single_user(Connected {
+        client,
+        config,
+        identity,
+        source: "test".into(),
+        context: "test".into(),
+        contexts: vec!["test".into()],
+    });
     let tasks = Tasks::new(tokio::runtime::Handle::current());
     let engine = Engine::new(access, &tasks, Duration::ZERO, DrainLimits::default());
     let options = leptos::config::LeptosOptions::builder().output_name("drainboard").build();
-    web::router(options, engine, BoardSettings::default(), AllowedHosts::new(&[]), StreamLimits::new(64, 64))
+    web::router(
+        options,
+        crate::contexts::Contexts::only(engine),
+        BoardSettings::default(),
+        AllowedHosts::new(&[]),
+        StreamLimits::new(64, 64),
+    )
 }
 
 /// Any JSON value, with the extremes that break naive arithmetic.

@@ -1,6 +1,7 @@
 //! `drainboard`: serves the dashboard and acts on the cluster with the operator's kubeconfig credentials.
 
 mod cli;
+mod contexts;
 mod error;
 mod events;
 #[cfg(test)]
@@ -87,44 +88,21 @@ async fn run(args: cli::Args) -> Result<(), Error> {
     // Every background task (watches, card rounds, drains) and every event stream hears one shutdown signal,
     // cancelled on Ctrl-C or SIGTERM, so that the graceful shutdown waits neither for open tabs nor for drains.
     let tasks = Tasks::new(tokio::runtime::Handle::current());
-    let pace = Pace {
-        qps: args.api_qps,
-        burst: args.api_burst,
-        in_flight: usize::try_from(args.evictions_in_flight).unwrap_or(usize::MAX),
+    let first_name = connected.context.clone();
+    let names = connected.contexts.clone();
+    let build: contexts::Build = {
+        let (args, tasks) = (args.clone(), tasks.clone());
+        std::sync::Arc::new(move |connected| build_engine(&args, &tasks, connected))
     };
-    let limits = DrainLimits { total: args.max_drains, per_identity: args.max_drains_per_person, pace };
-    let access = if args.team { KubeAccess::team(connected) } else { KubeAccess::single_user(connected) };
-    let engine = Engine::new(access, &tasks, DEFAULT_LINGER, limits);
-    let audit = engine::audit::Audit::new(args.audit_log.as_deref(), engine.server_client()).map_err(|source| {
-        Error::AuditLog {
-            path: args.audit_log.as_deref().unwrap_or(std::path::Path::new("")).display().to_string(),
-            source,
-        }
-    })?;
-    // Each node's durable history, kept with the server's own identity in its namespace.
-    let audit = match engine.server_client() {
-        Some(client) => audit.with_history(engine::history::History::new(client, args.namespace.clone())),
-        None => audit,
-    };
-    let engine = engine.with_audit(audit);
-    // Replicas agree on who drains a node through a Lease per node, in the same namespace.
-    let engine = match engine.server_client() {
-        Some(client) => engine.with_leases(engine::lease::Leases::new(client, &args.namespace)),
-        None => engine,
-    };
-    // Faults for the browser tests (a drain that panics, or waits in a phase); release builds never read them.
-    #[cfg(debug_assertions)]
-    let engine = match std::env::var("DRAINBOARD_TEST_HOOKS") {
-        Ok(text) => {
-            let hooks = engine::drain::TestHooks::parse(&text).map_err(Error::TestHooks)?;
-            tracing::warn!(?hooks, "test hooks on");
-            engine.with_test_hooks(hooks)
-        }
-        Err(_) => engine,
+    let engine = build(connected)?;
+    let contexts = if args.team {
+        contexts::Contexts::only(engine.clone())
+    } else {
+        contexts::Contexts::local(engine.clone(), first_name, names, args.kubeconfig.clone(), build)
     };
     let probes = probes::router(engine.clone());
     let streams = events::StreamLimits::new(args.max_streams, args.max_streams_per_person);
-    let router = web::router(options, engine, settings, guard::AllowedHosts::new(&args.allowed_hosts), streams);
+    let router = web::router(options, contexts, settings, guard::AllowedHosts::new(&args.allowed_hosts), streams);
 
     let listener =
         tokio::net::TcpListener::bind(args.addr).await.map_err(|source| Error::Bind { addr: args.addr, source })?;
@@ -163,6 +141,47 @@ async fn run(args: cli::Args) -> Result<(), Error> {
         );
     }
     served
+}
+
+/// The engine of one cluster: its access as the operator (local mode) or for signed-in people (team mode), with
+/// the audit trail, history and node Leases written with the server's own identity.
+fn build_engine(args: &cli::Args, tasks: &Tasks, connected: access::Connected) -> Result<Engine, Error> {
+    let pace = Pace {
+        qps: args.api_qps,
+        burst: args.api_burst,
+        in_flight: usize::try_from(args.evictions_in_flight).unwrap_or(usize::MAX),
+    };
+    let limits = DrainLimits { total: args.max_drains, per_identity: args.max_drains_per_person, pace };
+    let access = if args.team { KubeAccess::team(connected) } else { KubeAccess::single_user(connected) };
+    let engine = Engine::new(access, tasks, DEFAULT_LINGER, limits);
+    let audit = engine::audit::Audit::new(args.audit_log.as_deref(), engine.server_client()).map_err(|source| {
+        Error::AuditLog {
+            path: args.audit_log.as_deref().unwrap_or(std::path::Path::new("")).display().to_string(),
+            source,
+        }
+    })?;
+    // Each node's durable history, kept with the server's own identity in its namespace.
+    let audit = match engine.server_client() {
+        Some(client) => audit.with_history(engine::history::History::new(client, args.namespace.clone())),
+        None => audit,
+    };
+    let engine = engine.with_audit(audit);
+    // Replicas agree on who drains a node through a Lease per node, in the same namespace.
+    let engine = match engine.server_client() {
+        Some(client) => engine.with_leases(engine::lease::Leases::new(client, &args.namespace)),
+        None => engine,
+    };
+    // Faults for the browser tests (a drain that panics, or waits in a phase); release builds never read them.
+    #[cfg(debug_assertions)]
+    let engine = match std::env::var("DRAINBOARD_TEST_HOOKS") {
+        Ok(text) => {
+            let hooks = engine::drain::TestHooks::parse(&text).map_err(Error::TestHooks)?;
+            tracing::warn!(?hooks, "test hooks on");
+            engine.with_test_hooks(hooks)
+        }
+        Err(_) => engine,
+    };
+    Ok(engine)
 }
 
 /// How long in-flight requests may take to finish after a shutdown signal.

@@ -27,6 +27,8 @@ fn open_to_anyone(path: &str) -> bool {
 
 /// The session layer: puts the request's [`Caller`] in its extensions, or turns it away in team mode.
 pub async fn layer(State(engine): State<Engine>, mut request: Request, next: Next) -> Response {
+    // The request's context chose its engine (`contexts`); the state is the server's first one.
+    let engine = request.extensions().get::<Engine>().cloned().unwrap_or(engine);
     let caller = match engine.operator() {
         Some(identity) => Some(Caller { identity, person: None, session: None }),
         None => session_id(request.headers()).and_then(|id| {

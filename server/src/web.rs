@@ -15,6 +15,7 @@ use tower_http::{
 };
 
 use crate::{
+    contexts::{self, Contexts},
     events::{self, StreamLimits, Streams},
     guard::{self, AllowedHosts},
     session,
@@ -34,11 +35,12 @@ fn always(name: HeaderName, value: &'static str) -> SetResponseHeaderLayer<Heade
 
 pub fn router(
     options: LeptosOptions,
-    engine: Engine,
+    contexts: Contexts,
     settings: BoardSettings,
     hosts: AllowedHosts,
     limits: StreamLimits,
 ) -> Router {
+    let engine: Engine = contexts.first().clone();
     let routes = generate_route_list(App);
     let sessions = engine.clone();
     let streams = Streams { engine, settings, viewers: Default::default(), limits };
@@ -57,12 +59,14 @@ pub fn router(
         // Browsers ask for /favicon.ico before they read the page's icon link; the site has one icon, an SVG.
         .route("/favicon.ico", get(|| async { Redirect::permanent("/favicon.svg") }))
         .with_state(streams);
-    Router::new()
-        .leptos_routes_with_context(&options, routes, context, {
+    let app = Router::new()
+        .leptos_routes_with_context(&options, routes, context.clone(), {
             let options = options.clone();
             move || shell(options.clone())
         })
-        .fallback(leptos_axum::file_and_error_handler(shell))
+        // Anything else renders the app too (its not-found page, or a route the router matches and axum does not,
+        // such as a trailing slash), so it needs the same context.
+        .fallback(leptos_axum::file_and_error_handler_with_context(context, shell))
         .with_state(options)
         .layer(TimeoutLayer::with_status_code(StatusCode::GATEWAY_TIMEOUT, REQUEST_TIMEOUT))
         .merge(event_routes)
@@ -77,7 +81,12 @@ pub fn router(
         // left alone by the layer (it does not compress text/event-stream).
         .layer(CompressionLayer::new())
         // Who the request acts as; in team mode, nothing but the sign-in page and its endpoints without a session.
-        .layer(axum::middleware::from_fn_with_state(sessions, session::layer))
-        // Outermost: a refused request reaches nothing else.
+        .layer(axum::middleware::from_fn_with_state(sessions, session::layer));
+    // Which cluster the request is for: around the routes, since it takes the context's prefix off API addresses
+    // before they are routed.
+    let app = tower::Layer::layer(&axum::middleware::from_fn_with_state(contexts, contexts::layer), app);
+    Router::new()
+        .fallback_service(app)
+        // Outermost: a refused request reaches nothing else, not even a new context's connection.
         .layer(axum::middleware::from_fn_with_state(hosts, guard::layer))
 }

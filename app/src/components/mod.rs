@@ -3,6 +3,7 @@
 mod action_button;
 pub mod card;
 mod connection;
+mod contexts;
 mod history;
 mod modal;
 mod notice;
@@ -10,6 +11,7 @@ mod who;
 
 pub use action_button::ActionButton;
 pub use connection::ConnectionBadge;
+pub use contexts::ContextSwitcher;
 pub use history::NodeHistory;
 pub use modal::Modal;
 pub use notice::Notice;

@@ -106,7 +106,7 @@ mod stream {
 
     fn open(holder: StoredValue<Option<Listening>, LocalStorage>, live: LiveBoard) {
         let listening = dom::listen(
-            "/api/board/events",
+            &crate::context::api("/api/board/events"),
             &["board", "drains", "health"],
             move |kind, text| {
                 if kind == "health" {

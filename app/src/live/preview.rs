@@ -28,7 +28,7 @@ pub fn follow_preview(node: &str) -> PreviewFeed {
     #[cfg(feature = "hydrate")]
     {
         let source = super::dom::listen(
-            &format!("/api/nodes/{node}/preview/events"),
+            &crate::context::api(&format!("/api/nodes/{node}/preview/events")),
             &["preview"],
             move |_, data| match serde_json::from_str::<PreviewInputs>(&data) {
                 Ok(i) => {

@@ -17,7 +17,7 @@ pub fn follow_progress(id: &str) -> ProgressFeed {
     #[cfg(feature = "hydrate")]
     {
         let source = super::dom::listen(
-            &format!("/api/drains/{id}/events"),
+            &crate::context::api(&format!("/api/drains/{id}/events")),
             &["progress"],
             move |_, data| {
                 if let Ok(p) = serde_json::from_str::<DrainProgress>(&data) {

@@ -29,7 +29,7 @@ pub fn NodePage() -> impl IntoView {
     view! {
         <section class="node-detail" data-testid="node-detail" data-hydrated=move || live.hydrated.get().to_string()>
             <nav class="toolbar">
-                <a href="/" data-testid="back-to-board">{t_string!(i18n, detail.back)}</a>
+                <a href=crate::context::href("/") data-testid="back-to-board">{t_string!(i18n, detail.back)}</a>
                 <ConnectionBadge live />
             </nav>
             <Notice notice=actions.notice />

@@ -16,7 +16,7 @@ pub fn CardHeader(name: String, card: Memo<NodeCard>, server_now: Signal<Timesta
     view! {
         <header>
             <h2 class="node-name" data-testid="node-name">
-                <a href=format!("/nodes/{name}")>{move || card.with(|c| c.name.clone())}</a>
+                <a href=crate::context::href(&format!("/nodes/{name}"))>{move || card.with(|c| c.name.clone())}</a>
             </h2>
             <span class=ready_class data-testid="node-ready">{move || ready_text(i18n, card.with(|c| c.ready))}</span>
             {move || card.with(|c| c.unschedulable).then(|| view! {
