@@ -103,6 +103,7 @@ mod tests {
             done: 0,
             blocked_by: None,
             finished_at: None,
+            elsewhere: None,
         }
     }
 

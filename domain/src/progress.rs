@@ -277,6 +277,27 @@ pub struct DrainSummary {
     /// The first budget an eviction is waiting for, if any.
     pub blocked_by: Option<PdbStatus>,
     pub finished_at: Option<Timestamp>,
+    /// A drain another Drainboard server runs: its holder identity, from the node Lease it renews (and publishes
+    /// this summary on). Its detail and its cancel live on that server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elsewhere: Option<String>,
+}
+
+/// The most bytes of a summary read from a Lease: anyone who may write Leases in the server's namespace may have
+/// written it.
+pub const MAX_SUMMARY_BYTES: usize = 8 * 1024;
+
+impl DrainSummary {
+    /// A summary read from a Lease (at most [`MAX_SUMMARY_BYTES`]), published by `holder` for `node`: `None` when
+    /// it does not add up (another node's, more pods done than there are, a reason over the limit).
+    pub fn from_lease(mut self, holder: &str, node: &str) -> Option<Self> {
+        let reason_ok = self.reason.as_deref().is_none_or(|r| crate::input::reason(Some(r)).is_ok());
+        if self.node != node || self.done > self.total || !reason_ok {
+            return None;
+        }
+        self.elsewhere = Some(holder.chars().take(128).collect());
+        Some(self)
+    }
 }
 
 impl From<&DrainProgress> for DrainSummary {
@@ -296,6 +317,7 @@ impl From<&DrainProgress> for DrainSummary {
                 _ => None,
             }),
             finished_at: p.finished_at,
+            elsewhere: None,
         }
     }
 }

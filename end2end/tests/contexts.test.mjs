@@ -97,6 +97,25 @@ test('the header lists every context, and each address shows its own cluster', {
   assert.equal(bad.status, 404);
 });
 
+test('another site cannot open a context, nor act in one', { timeout: 30_000 }, async () => {
+  // A GET another site's page makes (an image, a link) would connect the context, and may run its exec plugin.
+  for (const site of ['cross-site', 'same-site']) {
+    const res = await fetch(`${server.url}${BETA_PREFIX}`, { headers: { 'sec-fetch-site': site, accept: 'text/html' } });
+    assert.equal(res.status, 403, site);
+    assert.match(JSON.stringify(await res.json()), /another site's request cannot open a context/);
+  }
+  const own = await fetch(`${server.url}${BETA_PREFIX}`, { headers: { 'sec-fetch-site': 'none', accept: 'text/html' } });
+  assert.equal(own.status, 200, 'the address bar opens it');
+  // A cross-origin write under a context's prefix meets the guard first, and changes nothing.
+  const res = await fetch(`${server.url}${BETA_PREFIX}/api/nodes/cordon`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+    body: JSON.stringify({ node: 'node-2' }),
+  });
+  assert.equal(res.status, 403);
+  assert.equal(unschedulable(betaKubectl, 'node-2'), '', 'the second cluster\'s node is unchanged');
+});
+
 test('switching in the browser shows the other cluster live, and a cordon there leaves the first untouched', { timeout: 120_000 }, async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const cards = () => page.locator('[data-testid="node-row"]').evaluateAll((rows) => rows.map((r) => r.dataset.node).sort());

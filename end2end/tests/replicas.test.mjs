@@ -4,7 +4,8 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { faultProxy, status } from './fault-proxy.mjs';
-import { kubectl, scenario, startDrainboard, waitFor } from './support.mjs';
+import { join } from 'node:path';
+import { artifactsDir, kubectl, launchBrowser, scenario, startDrainboard, waitFor } from './support.mjs';
 
 const cleanups = [];
 after(async () => { for (const c of cleanups.reverse()) await c(); });
@@ -50,12 +51,33 @@ test('two servers on one cluster: the second refuses the node, shows the drain r
   assert.match(second.body.Conflict, new RegExp(lease.spec.holderIdentity.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')));
   assert.equal((await recorded(b, s.node)).state, 'Evicting', 'running on the other server, not interrupted');
 
+  // The second server's board shows the drain live, with its progress, from the Lease the first renews.
+  const browser = await launchBrowser();
+  cleanups.push(() => browser.close());
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(`${b.url}/`);
+  const card = page.locator(`[data-testid="node-row"][data-node="${s.node}"]`);
+  const elsewhere = card.locator('[data-testid="card-drain-elsewhere"]');
+  await elsewhere.waitFor({ timeout: 30_000 });
+  assert.ok((await elsewhere.textContent()).includes(lease.spec.holderIdentity), 'it names the server that runs it');
+  // The holder publishes at each renewal (every 5 s).
+  await waitFor('the drain\'s progress from the Lease', 15_000, async () =>
+    (await card.locator('[data-testid="card-drain-text"]').textContent()) === 'Draining, started by admin: 0/2');
+  assert.equal(await card.locator('[data-testid="card-drain-blocked"]').count(), 1, 'the budget that holds it up shows too');
+  assert.equal(await card.locator('[data-testid="action-progress"]').count(), 0, 'its detail is on the other server');
+  assert.ok(await card.locator('[data-testid="action-drain"]').isDisabled(), 'no second drain of the node from here');
+  await page.screenshot({ path: join(artifactsDir, 'replicas-elsewhere.png') });
+
   await a.stop('SIGKILL');
   const killedAt = Date.now();
   assert.equal((await recorded(b, s.node)).state, 'Evicting', 'still running while its Lease lives');
   await waitFor('the record to read as interrupted', 70_000, async () => (await recorded(b, s.node)).state === 'Interrupted');
   const waited = Date.now() - killedAt;
   assert.ok(waited >= 25_000, `interrupted only once the Lease expired (${waited} ms after the kill)`);
+  // The card follows: the live drain leaves with the Lease, and the record offers Resume.
+  await card.locator('[data-testid="action-resume"]').waitFor({ timeout: 15_000 });
+  assert.equal(await elsewhere.count(), 0);
+  await page.close();
   assert.equal(s.podsOnNode().length, 2, 'nothing evicted past the budget meanwhile');
 
   const resumed = await call(b, 'drains/resume', { node: s.node, confirm: s.node });

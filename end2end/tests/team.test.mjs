@@ -83,6 +83,13 @@ test('without a session every endpoint answers 401, pages redirect to the sign-i
   assert.match(await signInPage.text(), /data-testid="sign-in"/);
   // The operator's own kubeconfig acts for nobody: the cordon above was refused, not made as admin.
   assert.equal(unschedulable(), '', `${node} is untouched`);
+  // Team mode serves one cluster: no context of the server's kubeconfig is reachable by address.
+  const other = await fetch(`${server.url}/ctx/drainboard-local/api/nodes/cordon`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ node }),
+  });
+  assert.equal(other.status, 404);
+  assert.match(JSON.stringify(await other.json()), /this server serves one cluster/);
+  assert.equal(unschedulable(), '', `${node} is still untouched`);
 });
 
 test('kubeconfigs that would make the server run or read something are refused, and nothing runs', { timeout: 60_000 }, async () => {

@@ -6,9 +6,17 @@
 //!   [`LEASE_SECONDS`]: by the time another server may take the Lease over, the first has stopped.
 //! - A drain recorded as running on a node reads as interrupted only once its Lease has expired.
 //!
+//! - The holder publishes its drain's summary (who, why, how far) on the Lease at each renewal, so every other
+//!   server shows the drain live, with its progress, at most [`RENEW_EVERY`] behind ([`Leases::follow`]).
+//!
 //! Written with the server's own identity. One Lease per node keeps every write small and independent.
 
-use std::time::Duration;
+use std::{collections::BTreeMap, sync::Arc, time::Duration};
+
+use domain::progress::{DrainSummary, MAX_SUMMARY_BYTES};
+use futures::StreamExt;
+use kube::runtime::{WatchStreamExt, reflector, watcher};
+use tokio::sync::watch;
 
 use jiff::Timestamp;
 use k8s_openapi::{
@@ -28,6 +36,11 @@ pub const RENEW_EVERY: Duration = Duration::from_secs(5);
 /// How long the holder goes on without a successful renewal before it stops evicting: 10 s inside the Lease, so
 /// that it has stopped before another server may take the node over.
 pub const GIVE_UP_AFTER: Duration = Duration::from_secs(30);
+
+/// The annotation on a Lease that carries its drain's [`DrainSummary`].
+pub const SUMMARY_ANNOTATION: &str = "drainboard.dev/progress";
+/// The label every drain Lease carries, so that a server can watch them and nothing else.
+const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "drainboard");
 
 /// Who holds a node's Lease, when someone else does.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,6 +91,7 @@ impl Leases {
                         metadata: ObjectMeta {
                             name: Some(name.clone()),
                             namespace: Some(self.namespace.clone()),
+                            labels: Some(BTreeMap::from([(MANAGED_BY.0.to_owned(), MANAGED_BY.1.to_owned())])),
                             ..Default::default()
                         },
                         spec: Some(self.spec(now, None, 0)),
@@ -92,6 +106,15 @@ impl Leases {
                     }
                     let transitions = spec.lease_transitions.unwrap_or(0).saturating_add(1);
                     lease.spec = Some(self.spec(now, None, transitions));
+                    // The last holder's summary is not this drain's.
+                    if let Some(annotations) = lease.metadata.annotations.as_mut() {
+                        annotations.remove(SUMMARY_ANNOTATION);
+                    }
+                    lease
+                        .metadata
+                        .labels
+                        .get_or_insert_default()
+                        .insert(MANAGED_BY.0.to_owned(), MANAGED_BY.1.to_owned());
                     self.api.replace(&name, &PostParams::default(), &lease).await
                 }
             };
@@ -105,8 +128,9 @@ impl Leases {
         Ok(Claim::HeldBy("another server (the Lease kept changing)".into()))
     }
 
-    /// Renews `node`'s Lease. False when another server holds it now: this one must stop.
-    pub async fn renew(&self, node: &str) -> Result<bool, kube::Error> {
+    /// Renews `node`'s Lease, publishing `summary` on it. False when another server holds it now: this one must
+    /// stop.
+    pub async fn renew(&self, node: &str, summary: Option<&DrainSummary>) -> Result<bool, kube::Error> {
         let Some(name) = name(node) else {
             return Ok(true);
         };
@@ -119,6 +143,10 @@ impl Leases {
         }
         let acquired = spec.acquire_time.clone();
         lease.spec = Some(self.spec(Timestamp::now(), acquired, spec.lease_transitions.unwrap_or(0)));
+        if let Some(text) = summary.and_then(|s| serde_json::to_string(s).ok()).filter(|t| t.len() <= MAX_SUMMARY_BYTES)
+        {
+            lease.metadata.annotations.get_or_insert_default().insert(SUMMARY_ANNOTATION.to_owned(), text);
+        }
         self.api.replace(&name, &PostParams::default(), &lease).await?;
         Ok(true)
     }
@@ -152,6 +180,48 @@ impl Leases {
             .filter(|_| live(&spec, Timestamp::now())))
     }
 
+    /// Follows every drain Lease in the namespace under `tasks`, with one watch: the receiver holds the drains
+    /// other servers run now (live Leases whose holder is not this server), each with the summary its holder
+    /// published, by node. Re-read every [`RENEW_EVERY`] as well as on each change, so that a drain whose server
+    /// died leaves the list when its Lease expires, though nothing changes in the API.
+    pub fn follow(&self, tasks: &crate::tasks::Tasks) -> watch::Receiver<Arc<Vec<DrainSummary>>> {
+        let (tx, rx) = watch::channel(Arc::new(Vec::new()));
+        let (store, writer) = reflector::store();
+        let config = watcher::Config::default().labels(&format!("{}={}", MANAGED_BY.0, MANAGED_BY.1));
+        let events = watcher(self.api.clone(), config)
+            .default_backoff()
+            .modify(|lease: &mut Lease| lease.metadata.managed_fields = None)
+            .reflect(writer)
+            .applied_objects();
+        let holder = self.holder.clone();
+        let shutdown = tasks.shutdown_signal().clone();
+        tasks.spawn(async move {
+            let mut events = std::pin::pin!(events);
+            let mut tick = tokio::time::interval(RENEW_EVERY);
+            loop {
+                tokio::select! {
+                    () = shutdown.cancelled() => break,
+                    event = events.next() => {
+                        if event.is_none() { break; }
+                    }
+                    _ = tick.tick() => {}
+                }
+                let now = Timestamp::now();
+                let mut drains: Vec<DrainSummary> =
+                    store.state().iter().filter_map(|lease| elsewhere(lease, &holder, now)).collect();
+                drains.sort_by(|a, b| a.node.cmp(&b.node));
+                tx.send_if_modified(|shown| {
+                    let changed = shown.as_slice() != drains.as_slice();
+                    if changed {
+                        *shown = Arc::new(std::mem::take(&mut drains));
+                    }
+                    changed
+                });
+            }
+        });
+        rx
+    }
+
     fn spec(&self, now: Timestamp, acquired: Option<MicroTime>, transitions: i32) -> LeaseSpec {
         LeaseSpec {
             holder_identity: Some(self.holder.clone()),
@@ -162,6 +232,22 @@ impl Leases {
             ..Default::default()
         }
     }
+}
+
+/// The drain another server runs under `lease`, if it is live at `now`, held by someone other than `holder`, and
+/// carries a summary that adds up.
+fn elsewhere(lease: &Lease, holder: &str, now: Timestamp) -> Option<DrainSummary> {
+    let node = lease.metadata.name.as_deref()?.strip_prefix("drainboard-drain.")?;
+    let spec = lease.spec.as_ref()?;
+    let other = spec.holder_identity.as_deref().filter(|h| !h.is_empty() && *h != holder)?;
+    if !live(spec, now) {
+        return None;
+    }
+    let text = lease.metadata.annotations.as_ref()?.get(SUMMARY_ANNOTATION)?;
+    if text.len() > MAX_SUMMARY_BYTES {
+        return None;
+    }
+    serde_json::from_str::<DrainSummary>(text).ok()?.from_lease(other, node)
 }
 
 /// Whether a Lease was renewed within its duration at `now`.
@@ -197,6 +283,47 @@ mod tests {
         assert!(!live(&spec("2027-01-01T00:00:00Z", 15), now), "a renewal dated in the future is forged");
         let late = LeaseSpec { renew_time: Some(MicroTime(jiff::Timestamp::MAX)), ..spec("2026-11-30T12:00:00Z", 15) };
         assert!(!live(&late, now), "a renewal past the calendar's end reads as no lease, without a panic");
+    }
+
+    #[test]
+    fn another_servers_live_lease_shows_its_summary_and_nothing_else_does() {
+        let now: Timestamp = "2026-11-30T12:00:00Z".parse().unwrap();
+        let summary = |node: &str, done: usize| {
+            serde_json::json!({"id": "d1", "node": node, "started_by": "alice", "started_at": "2026-11-30T11:59:00Z",
+                "reason": null, "dry_run": false, "state": "Evicting", "total": 3, "done": done,
+                "blocked_by": null, "finished_at": null})
+            .to_string()
+        };
+        let lease = |holder: &str, renewed: &str, text: String| Lease {
+            metadata: ObjectMeta {
+                name: Some("drainboard-drain.n1".into()),
+                annotations: Some(BTreeMap::from([(SUMMARY_ANNOTATION.to_owned(), text)])),
+                ..Default::default()
+            },
+            spec: Some(LeaseSpec {
+                holder_identity: Some(holder.into()),
+                renew_time: Some(MicroTime(renewed.parse().unwrap())),
+                lease_duration_seconds: Some(LEASE_SECONDS),
+                ..Default::default()
+            }),
+        };
+        let shown = elsewhere(&lease("other/1", "2026-11-30T11:59:55Z", summary("n1", 1)), "me/1", now).expect("shown");
+        assert_eq!((shown.done, shown.elsewhere.as_deref()), (1, Some("other/1")));
+        assert!(elsewhere(&lease("me/1", "2026-11-30T11:59:55Z", summary("n1", 1)), "me/1", now).is_none(), "mine");
+        assert!(
+            elsewhere(&lease("other/1", "2026-11-30T11:58:00Z", summary("n1", 1)), "me/1", now).is_none(),
+            "expired"
+        );
+        assert!(
+            elsewhere(&lease("other/1", "2026-11-30T11:59:55Z", summary("n2", 1)), "me/1", now).is_none(),
+            "another node's"
+        );
+        assert!(
+            elsewhere(&lease("other/1", "2026-11-30T11:59:55Z", summary("n1", 4)), "me/1", now).is_none(),
+            "4 of 3"
+        );
+        let huge = format!("{{\"pad\": \"{}\"}}", "x".repeat(MAX_SUMMARY_BYTES));
+        assert!(elsewhere(&lease("other/1", "2026-11-30T11:59:55Z", huge), "me/1", now).is_none(), "too large");
     }
 
     #[test]

@@ -131,6 +131,17 @@ pub async fn layer(State(contexts): State<Contexts>, mut request: Request, next:
         Ok(split) => split,
         Err(why) => return refuse(StatusCode::NOT_FOUND, why),
     };
+    // Another context's first request connects it, which may run its exec plugin: not for a request another site
+    // made (an image or a link on a foreign page), which the guard lets through as a GET. The address bar, a
+    // bookmark and Drainboard's own pages send `none` or `same-origin`; scripts send nothing.
+    if split.name.is_some()
+        && let Some(site) = request.headers().get("sec-fetch-site").and_then(|v| v.to_str().ok())
+        && site != "same-origin"
+        && site != "none"
+    {
+        let why = "another site's request cannot open a context: open the address yourself, or use the header's links";
+        return (StatusCode::FORBIDDEN, Json(serde_json::json!({ "Forbidden": why }))).into_response();
+    }
     let engine = match &split.name {
         None => contexts.first().clone(),
         Some(name) => match contexts.engine(name).await {

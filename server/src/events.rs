@@ -127,6 +127,7 @@ pub async fn board_events(
         settings: streams.settings,
         drains: engine.drains().clone(),
         drain_changes: engine.drains().changes(),
+        elsewhere: engine.drains().elsewhere_changes(),
         cluster: identity.cluster,
         drains_sent: None,
         lost_sent: None,
@@ -149,6 +150,8 @@ struct BoardFeed {
     settings: BoardSettings,
     drains: DrainRegistry,
     drain_changes: tokio::sync::watch::Receiver<u64>,
+    /// The drains other servers run (from their node Leases).
+    elsewhere: tokio::sync::watch::Receiver<Arc<Vec<domain::progress::DrainSummary>>>,
     cluster: String,
     drains_sent: Option<Vec<domain::progress::DrainSummary>>,
     /// Since when the cache's watches cannot reach the API server.
@@ -190,6 +193,7 @@ impl BoardFeed {
                     }
                 }
                 changed = self.drain_changes.changed() => changed.ok()?,
+                changed = self.elsewhere.changed() => changed.ok()?,
                 changed = self.lost_since.changed() => changed.ok()?,
             }
         }

@@ -63,6 +63,8 @@ pub struct DrainRegistry {
     leases: Option<crate::lease::Leases>,
     /// Moves whenever any drain's progress changes, so that board streams can push drains to every viewer.
     changes: Arc<watch::Sender<u64>>,
+    /// The drains other servers run, from their node Leases ([`crate::lease::Leases::follow`]).
+    elsewhere: Option<watch::Receiver<Arc<Vec<DrainSummary>>>>,
 }
 
 #[derive(Default)]
@@ -93,13 +95,21 @@ impl DrainRegistry {
             audit: Default::default(),
             leases: None,
             changes: Arc::new(watch::channel(0).0),
+            elsewhere: None,
         }
     }
 
-    /// The same registry, its real drains renewing their node's Lease in `leases` while they run.
+    /// The same registry, its real drains renewing their node's Lease in `leases` while they run, and showing the
+    /// drains other servers run from theirs.
     pub fn with_leases(mut self, leases: crate::lease::Leases) -> Self {
+        self.elsewhere = Some(leases.follow(&self.tasks));
         self.leases = Some(leases);
         self
+    }
+
+    /// Moves whenever the drains other servers run change (never without Leases).
+    pub fn elsewhere_changes(&self) -> watch::Receiver<Arc<Vec<DrainSummary>>> {
+        self.elsewhere.clone().unwrap_or_else(|| watch::channel(Arc::new(Vec::new())).1)
     }
 
     /// The node Leases, when kept.
@@ -293,6 +303,12 @@ impl DrainRegistry {
             });
             if replace {
                 by_node.insert(candidate.node.clone(), candidate);
+            }
+        }
+        // Another server's live drain of a node shows unless this server runs one there (it cannot: the Lease).
+        for remote in self.elsewhere.iter().flat_map(|rx| rx.borrow().iter().cloned().collect::<Vec<_>>()) {
+            if by_node.get(&remote.node).is_none_or(|shown| !shown.state.is_running()) {
+                by_node.insert(remote.node.clone(), remote);
             }
         }
         by_node.into_values().collect()

@@ -97,7 +97,8 @@ impl Drain {
         // Aborted when this function returns or unwinds (a panic): a dead drain must not keep its Lease alive.
         let renewer = self.lease.clone().map(|leases| {
             let (node, cancel, lost) = (self.node.clone(), self.cancel.clone(), self.lost_lease.clone());
-            AbortOnDrop(self.tasks.spawn(renew(leases, node, cancel, lost)))
+            let progress = self.progress.subscribe();
+            AbortOnDrop(self.tasks.spawn(renew(leases, node, progress, cancel, lost)))
         });
         let state = self.execute().await;
         drop(renewer);
@@ -532,13 +533,20 @@ impl Drop for AbortOnDrop {
 async fn renew(
     leases: crate::lease::Leases,
     node: String,
+    progress: watch::Receiver<DrainProgress>,
     cancel: CancellationToken,
     lost: std::sync::Arc<std::sync::atomic::AtomicBool>,
 ) {
     let mut last_renewed = Instant::now();
+    // The first renewal at once, so that other servers show the drain from its start.
+    let mut first = true;
     loop {
-        tokio::time::sleep(crate::lease::RENEW_EVERY).await;
-        match leases.renew(&node).await {
+        if !std::mem::take(&mut first) {
+            tokio::time::sleep(crate::lease::RENEW_EVERY).await;
+        }
+        // Every other server shows the drain from this: its progress, at most one renewal behind.
+        let summary = domain::progress::DrainSummary::from(&*progress.borrow());
+        match leases.renew(&node, Some(&summary)).await {
             Ok(true) => last_renewed = Instant::now(),
             Ok(false) => {
                 tracing::error!(%node, "another server holds the node's Lease now; stopping this drain");

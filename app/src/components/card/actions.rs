@@ -53,7 +53,8 @@ pub fn CardActions(card: Memo<NodeCard>, drain: Signal<Option<DrainSummary>>) ->
                 availability=Signal::derive(move || available.get().uncordon)
                 on_click=open(Dialog::Uncordon)
             />
-            {move || drain.get().map(|d| {
+            // Another server's drain has its detail there.
+            {move || drain.get().filter(|d| d.elsewhere.is_none()).map(|d| {
                 let id = d.id.clone();
                 view! {
                     <button

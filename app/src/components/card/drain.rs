@@ -23,7 +23,8 @@ pub fn CardDrain(card: Memo<NodeCard>, drain: Signal<Option<DrainSummary>>) -> i
     }
 }
 
-/// A drain this server runs or ran: who, how far, why, and the budget that holds it up.
+/// A drain this server runs or ran, or another server runs (from its node Lease): who, how far, why, and the
+/// budget that holds it up.
 #[component]
 fn LiveDrain(d: DrainSummary) -> impl IntoView {
     let i18n = use_i18n();
@@ -46,6 +47,9 @@ fn LiveDrain(d: DrainSummary) -> impl IntoView {
                 <progress max=d.total.max(1) value=d.done aria-label=t_string!(i18n, card.drain_progress)></progress>
             })}
             {blocked.map(|b| view! { <p class="blocked" data-testid="card-drain-blocked">{b}</p> })}
+            {d.elsewhere.clone().filter(|_| running).map(|holder| view! {
+                <p class="muted" data-testid="card-drain-elsewhere">{t_string!(i18n, card.elsewhere, holder)}</p>
+            })}
         </div>
     }
 }
