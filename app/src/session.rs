@@ -75,10 +75,7 @@ mod ssr {
         let engine = crate::api::engine();
         let (session, person, _) = engine.sign_in(&credentials).await?;
         tracing::info!(user = %person.username, groups = ?person.groups, "signed in");
-        set_cookie(&format!(
-            "{SESSION_COOKIE}={session}; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age={}",
-            engine::access::SESSION_LIFETIME.as_secs()
-        ));
+        set_cookie(&super::session_cookie(&session));
         Ok(Who { user: person.username, groups: person.groups, team: true })
     }
 
@@ -94,8 +91,12 @@ mod ssr {
     pub fn who() -> Option<Who> {
         let caller = crate::api::caller().ok()?;
         let team = crate::api::engine().is_team();
-        let groups = caller.person.map(|p| p.groups).unwrap_or_default();
-        Some(Who { user: caller.identity.user, groups, team })
+        // A person's name as the API server gave it; a wall screen's is "wall screen".
+        let (user, groups) = match caller.person {
+            Some(person) => (person.username, person.groups),
+            None => (caller.identity.user, Vec::new()),
+        };
+        Some(Who { user, groups, team })
     }
 
     fn set_cookie(value: &str) {
@@ -105,6 +106,15 @@ mod ssr {
             response.append_header(header::SET_COOKIE, value);
         }
     }
+}
+
+/// The `Set-Cookie` value of a new session: its id only, out of scripts' reach, sent back to this site only.
+#[cfg(feature = "ssr")]
+pub fn session_cookie(session: &str) -> String {
+    format!(
+        "{SESSION_COOKIE}={session}; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age={}",
+        engine::access::SESSION_LIFETIME.as_secs()
+    )
 }
 
 #[cfg(feature = "ssr")]

@@ -30,6 +30,8 @@ const ENDPOINTS = [
   'drains/cancel', 'drains/resume', 'drains/recorded', 'drains/preview', 'drains/preview-inputs', 'nodes/history',
 ];
 
+// The wall screen's secret, random per run.
+const WALL_TOKEN = [...crypto.getRandomValues(new Uint8Array(24))].map((b) => b.toString(16).padStart(2, '0')).join('');
 let server;
 let alice;
 let bob;
@@ -37,7 +39,7 @@ const auditLog = join(requireEnv('DRAINBOARD_CLUSTER_DIR'), `team-audit-${proces
 before(async () => {
   alice = inlineKubeconfig('team-alice', MAINTAIN);
   bob = inlineKubeconfig('team-bob', READ);
-  server = await startDrainboard(['--team', '--insecure-http', '--audit-log', auditLog]);
+  server = await startDrainboard(['--team', '--insecure-http', '--audit-log', auditLog, '--wall-token', WALL_TOKEN]);
 });
 after(async () => {
   await server?.stop();
@@ -419,3 +421,52 @@ function spawnSync(args) {
     return { status: err.signal ? err.signal : err.status, stdout: String(err.stdout ?? ''), stderr: String(err.stderr ?? '') };
   }
 }
+
+test('a wall screen signs in with --wall-token, shows the board read-only, and can do nothing else', { timeout: 90_000 }, async () => {
+  const open = (token, headers = {}) => fetch(`${server.url}/wall?wall-token=${token}`, { redirect: 'manual', headers });
+  const wrong = await open('f'.repeat(48));
+  assert.equal(wrong.status, 403);
+  assert.equal(wrong.headers.get('set-cookie'), null, 'a wrong token gets no session');
+  assert.match(JSON.stringify(await wrong.json()), /not this server's wall token/);
+
+  const res = await open(WALL_TOKEN);
+  assert.equal(res.status, 303);
+  assert.equal(res.headers.get('location'), '/wall', 'the token leaves the address at once');
+  const setCookie = res.headers.get('set-cookie');
+  assert.match(setCookie, /HttpOnly; Secure; SameSite=Strict/);
+  const cookie = setCookie.split(';')[0];
+
+  const me = await call('session/me', { cookie });
+  assert.equal(me.body.user, 'wall screen');
+  const board = await call('board', { cookie });
+  assert.equal(board.status, 200, JSON.stringify(board.body));
+  assert.ok(board.body.upsert.some((c) => c.name === node), 'it reads the board from the shared cache');
+  const page = await fetch(`${server.url}/wall`, { headers: { cookie, accept: 'text/html' } });
+  assert.equal(page.status, 200);
+  // Everything else is refused, before it reaches the API server.
+  for (const endpoint of ENDPOINTS.filter((e) => e !== 'board')) {
+    const refused = await call(endpoint, { cookie, body: { node, id: 'x', options: {}, confirm: node } });
+    assert.equal(refused.status, 403, `${endpoint}: ${JSON.stringify(refused.body)}`);
+  }
+  const boardPage = await fetch(`${server.url}/`, { headers: { cookie, accept: 'text/html' } });
+  assert.equal(boardPage.status, 403, 'the board page, with its actions, is not the wall');
+  assert.equal(unschedulable(), '', `${node} is untouched`);
+
+  // An unattended screen: Chromium opens the address once, and stays on the live wall.
+  const browser = await launchBrowser();
+  try {
+    const tab = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
+    await tab.goto(`${server.url}/wall?wall-token=${WALL_TOKEN}`);
+    assert.equal(new URL(tab.url()).search, '', 'no token in the address');
+    await tab.locator(`[data-testid="node-row"][data-node="${node}"]`).waitFor({ timeout: 30_000 });
+    await tab.locator('[data-testid="connection-state"][data-state="live"]').waitFor({ timeout: 30_000 });
+    assert.equal(await tab.locator('[data-testid="action-cordon"]').count(), 0, 'no actions on the wall');
+  } finally {
+    await browser.close();
+  }
+});
+
+test('--wall-token is a team-mode flag, and a short one is refused', { timeout: 30_000 }, async () => {
+  await assert.rejects(startDrainboard(['--wall-token', WALL_TOKEN]), /--wall-token is a team-mode flag/);
+  await assert.rejects(startDrainboard(['--team', '--insecure-http', '--wall-token', 'short']), /--wall-token needs at least 32 characters/);
+});

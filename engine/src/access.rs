@@ -39,7 +39,16 @@ pub struct Caller {
     pub person: Option<Person>,
     /// Team mode: the session id (the cookie's value), for signing out.
     pub session: Option<String>,
+    /// Team mode: an unattended wall screen, signed in with `--wall-token`. It reads the board as the server's
+    /// read-only identity, and may do nothing else.
+    pub wall: bool,
 }
+
+/// Who a wall screen's session says it is.
+pub const WALL_USER: &str = "wall screen";
+
+/// The shortest `--wall-token` accepted: 32 characters, at least 128 bits when random.
+pub const MIN_WALL_TOKEN: usize = 32;
 
 /// Kubernetes clients keyed by identity, shared by every request and task of the server.
 #[derive(Clone)]
@@ -64,11 +73,14 @@ enum Mode {
         /// Sign-in attempts, all together: each costs the API server a SelfSubjectReview, so guessing tokens
         /// through Drainboard is held to this pace.
         attempts: governor::DefaultDirectRateLimiter,
+        /// `--wall-token`: the secret an unattended wall screen signs in with, if the server has one.
+        wall_token: Option<secrecy::SecretString>,
     },
 }
 
 /// A signed-in person: who the API server says they are, and when they were last seen.
 struct Session {
+    wall: bool,
     person: Person,
     identity: Identity,
     last_seen: Instant,
@@ -98,7 +110,13 @@ impl KubeAccess {
     /// Access for a team: nobody acts until they sign in, and each then acts as themselves on the server's cluster.
     /// The server's own credentials in `connected` are never used for a person's request.
     pub fn team(connected: Connected) -> Self {
+        Self::team_with_wall(connected, None)
+    }
+
+    /// Team mode, with `wall_token` (at least [`MIN_WALL_TOKEN`] characters) for an unattended wall screen.
+    pub fn team_with_wall(connected: Connected, wall_token: Option<secrecy::SecretString>) -> Self {
         let mode = Mode::Team {
+            wall_token,
             base: Box::new(connected.config),
             cluster: connected.identity.cluster,
             sessions: Default::default(),
@@ -133,7 +151,7 @@ impl KubeAccess {
     /// Signs a person in: checks what they pasted, asks the API server who it belongs to, and keeps a client for
     /// them. Returns the new session's id (an unguessable secret, for the browser's cookie) and who they are.
     pub async fn sign_in(&self, credentials: &Credentials) -> Result<(String, Person, Identity)> {
-        let Mode::Team { base, cluster, sessions, attempts } = &self.inner.mode else {
+        let Mode::Team { base, cluster, sessions, attempts, .. } = &self.inner.mode else {
             return Err(Error::Invalid("this server runs for one operator (local mode): there is no sign-in".into()));
         };
         if attempts.check().is_err() {
@@ -145,28 +163,37 @@ impl KubeAccess {
         let client = signin::client(base, auth)?;
         let person = signin::review(&client).await?;
         let identity = Identity { cluster: cluster.clone(), user: person.username.clone() };
-        let id = format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple());
-        {
-            let mut sessions = lock(sessions);
-            forget_stale(&mut sessions);
-            if sessions.len() >= MAX_SESSIONS
-                && let Some(oldest) = sessions.iter().min_by_key(|(_, s)| s.last_seen).map(|(id, _)| id.clone())
-            {
-                sessions.remove(&oldest);
-            }
-            let now = Instant::now();
-            sessions.insert(
-                id.clone(),
-                Session { person: person.clone(), identity: identity.clone(), last_seen: now, started: now },
-            );
-        }
+        let id = new_session(sessions, false, person.clone(), identity.clone());
         // The latest sign-in's credentials serve the person's calls (and their cache, once it starts).
         self.inner.clients.write().unwrap_or_else(|p| p.into_inner()).insert(identity.clone(), client);
         Ok((id, person, identity))
     }
 
-    /// The person behind a session id, if it is current. Each use keeps it from going idle.
-    pub fn session(&self, id: &str) -> Option<(Identity, Person)> {
+    /// Signs a wall screen in with `--wall-token`: a session that reads the board as `reader` (the server's
+    /// read-only identity) and does nothing else. Refused without a wall token, or with another token.
+    pub fn wall_sign_in(&self, token: &str, reader: Identity) -> Result<String> {
+        use secrecy::ExposeSecret;
+        use subtle::ConstantTimeEq;
+        let Mode::Team { sessions, attempts, wall_token, .. } = &self.inner.mode else {
+            return Err(Error::Invalid(
+                "this server runs for one operator (local mode): there is no wall token".into(),
+            ));
+        };
+        if attempts.check().is_err() {
+            return Err(Error::TooMany("too many sign-in attempts at once on this server; wait a moment".into()));
+        }
+        let matches = wall_token
+            .as_ref()
+            .is_some_and(|expected| bool::from(expected.expose_secret().as_bytes().ct_eq(token.as_bytes())));
+        if !matches {
+            return Err(Error::Forbidden("that is not this server's wall token".into()));
+        }
+        let person = Person { username: WALL_USER.into(), groups: Vec::new() };
+        Ok(new_session(sessions, true, person, reader))
+    }
+
+    /// Who a session id belongs to, if it is current. Each use keeps it from going idle.
+    pub fn session(&self, id: &str) -> Option<Caller> {
         let Mode::Team { sessions, .. } = &self.inner.mode else {
             return None;
         };
@@ -177,7 +204,12 @@ impl KubeAccess {
             return None;
         }
         session.last_seen = Instant::now();
-        Some((session.identity.clone(), session.person.clone()))
+        Some(Caller {
+            identity: session.identity.clone(),
+            person: Some(session.person.clone()),
+            session: Some(id.to_owned()),
+            wall: session.wall,
+        })
     }
 
     /// Forgets every session of `identity` and its credentials: the API server no longer accepts them (401).
@@ -231,6 +263,21 @@ fn stale(session: &Session) -> bool {
 
 fn forget_stale(sessions: &mut HashMap<String, Session>) {
     sessions.retain(|_, s| !stale(s));
+}
+
+/// Keeps a new session and returns its id: 256 random bits, hex. The oldest idle session makes room at the cap.
+fn new_session(sessions: &Mutex<HashMap<String, Session>>, wall: bool, person: Person, identity: Identity) -> String {
+    let id = format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple());
+    let mut sessions = lock(sessions);
+    forget_stale(&mut sessions);
+    if sessions.len() >= MAX_SESSIONS
+        && let Some(oldest) = sessions.iter().min_by_key(|(_, s)| s.last_seen).map(|(id, _)| id.clone())
+    {
+        sessions.remove(&oldest);
+    }
+    let now = Instant::now();
+    sessions.insert(id.clone(), Session { wall, person, identity, last_seen: now, started: now });
+    id
 }
 
 /// A client built from a kubeconfig, with the names that error messages and the UI need.

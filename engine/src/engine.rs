@@ -147,9 +147,18 @@ impl Engine {
         self.access.sign_in(credentials).await
     }
 
-    /// The person behind a session id, if it is current.
-    pub fn session(&self, id: &str) -> Option<(Identity, Person)> {
+    /// Who a session id belongs to, if it is current.
+    pub fn session(&self, id: &str) -> Option<crate::Caller> {
         self.access.session(id)
+    }
+
+    /// Signs an unattended wall screen in with the server's `--wall-token` (team mode): a session that reads the
+    /// board from the server's shared, read-only cache, and may do nothing else.
+    pub fn wall_sign_in(&self, token: &str) -> Result<String> {
+        let Some((reader, _)) = &self.shared else {
+            return Err(Error::Invalid("this server has no shared cache for a wall screen".into()));
+        };
+        self.access.wall_sign_in(token, reader.clone())
     }
 
     /// Forgets a session.

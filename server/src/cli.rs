@@ -44,6 +44,12 @@ pub struct Args {
     #[arg(long, conflicts_with = "tls_cert")]
     pub insecure_http: bool,
 
+    /// Team mode: a secret (at least 32 characters) with which an unattended wall screen opens
+    /// /wall?wall-token=SECRET. It then shows the board, read-only, as the server's own read identity, and can do
+    /// nothing else. Best given through the environment, so that it stays out of process listings.
+    #[arg(long, value_name = "SECRET", env = "DRAINBOARD_WALL_TOKEN", hide_env_values = true)]
+    pub wall_token: Option<String>,
+
     /// Serve the probes (`/healthz`, `/readyz`) on this address too, outside the Host allowlist and the session
     /// rule, for kubelets. Port 0 picks a free port; the URL is printed on stdout.
     #[arg(long, value_name = "ADDR")]

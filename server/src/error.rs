@@ -22,6 +22,8 @@ pub enum Error {
     TeamWithoutTls,
     #[error("{0} is a team-mode flag: add --team, or leave it out")]
     TeamOnly(&'static str),
+    #[error("--wall-token needs at least {0} characters: make one with `openssl rand -hex 32`")]
+    ShortWallToken(usize),
     #[error("TLS: {0}")]
     Tls(String),
     #[cfg(debug_assertions)]

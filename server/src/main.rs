@@ -68,6 +68,12 @@ async fn run(args: cli::Args) -> Result<(), Error> {
         if args.insecure_http {
             return Err(Error::TeamOnly("--insecure-http"));
         }
+        if args.wall_token.is_some() {
+            return Err(Error::TeamOnly("--wall-token"));
+        }
+    }
+    if args.wall_token.as_ref().is_some_and(|t| t.trim().chars().count() < access::MIN_WALL_TOKEN) {
+        return Err(Error::ShortWallToken(access::MIN_WALL_TOKEN));
     }
     let tls = match (&args.tls_cert, &args.tls_key) {
         (Some(cert), Some(key)) => Some(serve::tls_config(cert, key).map_err(Error::Tls)?),
@@ -152,7 +158,12 @@ fn build_engine(args: &cli::Args, tasks: &Tasks, connected: access::Connected) -
         in_flight: usize::try_from(args.evictions_in_flight).unwrap_or(usize::MAX),
     };
     let limits = DrainLimits { total: args.max_drains, per_identity: args.max_drains_per_person, pace };
-    let access = if args.team { KubeAccess::team(connected) } else { KubeAccess::single_user(connected) };
+    let access = if args.team {
+        let wall_token = args.wall_token.as_ref().map(|t| secrecy::SecretString::from(t.trim().to_owned()));
+        KubeAccess::team_with_wall(connected, wall_token)
+    } else {
+        KubeAccess::single_user(connected)
+    };
     let engine = Engine::new(access, tasks, DEFAULT_LINGER, limits);
     let audit = engine::audit::Audit::new(args.audit_log.as_deref(), engine.server_client()).map_err(|source| {
         Error::AuditLog {

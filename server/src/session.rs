@@ -29,13 +29,20 @@ fn open_to_anyone(path: &str) -> bool {
 pub async fn layer(State(engine): State<Engine>, mut request: Request, next: Next) -> Response {
     // The request's context chose its engine (`contexts`); the state is the server's first one.
     let engine = request.extensions().get::<Engine>().cloned().unwrap_or(engine);
+    if request.uri().path() == "/wall"
+        && let Some(token) = wall_token(request.uri().query())
+    {
+        return wall_sign_in(&engine, &token);
+    }
     let caller = match engine.operator() {
-        Some(identity) => Some(Caller { identity, person: None, session: None }),
-        None => session_id(request.headers()).and_then(|id| {
-            engine.session(&id).map(|(identity, person)| Caller { identity, person: Some(person), session: Some(id) })
-        }),
+        Some(identity) => Some(Caller { identity, person: None, session: None, wall: false }),
+        None => session_id(request.headers()).and_then(|id| engine.session(&id)),
     };
     match caller {
+        Some(caller) if caller.wall && !wall_may(request.method(), request.uri().path()) => {
+            let why = "a wall screen's session shows /wall and nothing else: sign in as yourself to act";
+            return (StatusCode::FORBIDDEN, Json(serde_json::json!({ "Forbidden": why }))).into_response();
+        }
         Some(caller) => {
             request.extensions_mut().insert(caller);
         }
@@ -49,6 +56,42 @@ pub async fn layer(State(engine): State<Engine>, mut request: Request, next: Nex
         }
     }
     next.run(request).await
+}
+
+/// What a wall screen's session may ask for: its page, the board, and who it is.
+fn wall_may(method: &Method, path: &str) -> bool {
+    matches!(
+        (method.as_str(), path),
+        ("GET", "/wall" | "/api/board/events") | ("POST", "/api/board" | "/api/session/me" | "/api/session/sign-out")
+    ) || open_to_anyone(path)
+}
+
+/// The `wall-token` query parameter, if the request has one (at most 1 KiB).
+fn wall_token(query: Option<&str>) -> Option<String> {
+    query?
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .find(|(name, _)| *name == "wall-token")
+        .map(|(_, value)| value.to_owned())
+        .filter(|value| !value.is_empty() && value.len() <= 1024)
+}
+
+/// `GET /wall?wall-token=…`: an unattended wall screen signs in with the server's `--wall-token`, and is sent on
+/// to `/wall` with a session cookie, so that the token leaves the address bar at once.
+fn wall_sign_in(engine: &Engine, token: &str) -> Response {
+    match engine.wall_sign_in(token) {
+        Ok(id) => {
+            let cookie = app::session::session_cookie(&id);
+            ([(header::SET_COOKIE, cookie)], Redirect::to("/wall")).into_response()
+        }
+        Err(err) => {
+            let status = match err {
+                engine::Error::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
+                _ => StatusCode::FORBIDDEN,
+            };
+            (status, Json(serde_json::json!({ "Forbidden": err.to_string() }))).into_response()
+        }
+    }
 }
 
 /// The session id in the request's cookie, if any.
@@ -99,5 +142,39 @@ mod tests {
         {
             assert!(!open_to_anyone(closed), "{closed}");
         }
+    }
+
+    #[test]
+    fn a_wall_screen_may_read_the_board_and_nothing_else() {
+        for (method, path) in [
+            (Method::GET, "/wall"),
+            (Method::GET, "/api/board/events"),
+            (Method::POST, "/api/board"),
+            (Method::POST, "/api/session/me"),
+            (Method::GET, "/pkg/drainboard.wasm"),
+        ] {
+            assert!(wall_may(&method, path), "{method} {path}");
+        }
+        for (method, path) in [
+            (Method::GET, "/"),
+            (Method::GET, "/nodes/n1"),
+            (Method::POST, "/api/nodes/cordon"),
+            (Method::POST, "/api/drains/start"),
+            (Method::POST, "/api/wall"),
+            (Method::GET, "/api/board"),
+            (Method::GET, "/metrics"),
+        ] {
+            assert!(!wall_may(&method, path), "{method} {path}");
+        }
+    }
+
+    #[test]
+    fn the_wall_token_is_read_from_its_own_parameter_only() {
+        assert_eq!(wall_token(Some("wall-token=abc")), Some("abc".into()));
+        assert_eq!(wall_token(Some("x=1&wall-token=abc")), Some("abc".into()));
+        assert_eq!(wall_token(Some("wall-token=")), None);
+        assert_eq!(wall_token(Some("token=abc")), None);
+        assert_eq!(wall_token(Some(&format!("wall-token={}", "a".repeat(1025)))), None);
+        assert_eq!(wall_token(None), None);
     }
 }
