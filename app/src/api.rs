@@ -102,7 +102,8 @@ async fn start(
 /// The progress of a drain. `POST /api/drains/status` with `{"id": "..."}`.
 #[server(prefix = "/api", endpoint = "drains/status", input = Json)]
 pub async fn drain_status(id: String) -> Result<DrainProgress, AppError> {
-    respond(engine().drain_progress(&id).map_err(AppError::from))
+    let engine = engine();
+    respond(async { Ok(engine.drain_progress_as(&caller()?.identity, &id).await?) }.await)
 }
 
 /// Cancels a running drain: retries and waits stop, the node stays cordoned, and the drain ends as cancelled
@@ -120,7 +121,8 @@ async fn cancel(id: String) -> Result<(), AppError> {
 /// Every drain this server holds, newest first. `POST /api/drains`.
 #[server(prefix = "/api", endpoint = "drains")]
 pub async fn list_drains() -> Result<Vec<DrainProgress>, AppError> {
-    Ok(engine().drains().all())
+    let engine = engine();
+    respond(async { Ok(engine.drains_as(&caller()?.identity).await?) }.await)
 }
 
 /// The drains recorded on the nodes (annotation `drainboard.dev/drain`), including those another replica ran.

@@ -60,6 +60,10 @@ pub struct AuditEntry {
     pub outcome: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drain_id: Option<String>,
+    /// How a drain ended (its end's entry), for a server that finds the node's record still saying "running":
+    /// the record's last write may have been refused (the person's credentials expired, say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<crate::progress::DrainState>,
 }
 
 impl AuditEntry {
@@ -74,6 +78,7 @@ impl AuditEntry {
             options: None,
             outcome: None,
             drain_id: None,
+            ended: None,
         }
     }
 

@@ -76,6 +76,10 @@ pub struct NodeCard {
     /// Who cordoned the node, when and why (annotation `drainboard.dev/cordon`), while it is cordoned.
     #[serde(default)]
     pub cordon_record: Option<crate::progress::CordonRecord>,
+    /// Unfinished pods per namespace: what [`Self::visible_to`] counts for a person who may list pods in some
+    /// namespaces only. Kept on the server; never sent.
+    #[serde(skip)]
+    pub pods_by_namespace: std::collections::BTreeMap<String, usize>,
 }
 
 impl ReadyStatus {
@@ -122,6 +126,16 @@ impl NodeCard {
     /// changes or every few minutes, so its age alone means nothing.
     pub fn heartbeat_stale(&self, now: jiff::Timestamp, grace_seconds: i64) -> bool {
         self.lease_renewed.is_none() && older_than(self.ready_heartbeat, now, grace_seconds)
+    }
+
+    /// The card as a person who may list pods only in `namespaces` sees it: the node as it is, but only their
+    /// pods counted and timed.
+    pub fn visible_to(&self, namespaces: &std::collections::BTreeSet<String>) -> NodeCard {
+        let mut card = self.clone();
+        card.pods_by_namespace.retain(|namespace, _| namespaces.contains(namespace));
+        card.pod_count = card.pods_by_namespace.values().sum();
+        card.pod_evictions.retain(|pod| namespaces.contains(&pod.namespace));
+        card
     }
 
     /// Whether the node has stood cordoned longer than `limit_seconds` with no drain running on it: a cordon
@@ -191,6 +205,7 @@ impl NodeCard {
             conditions,
             conditions_json: serde_json::to_string_pretty(&api_conditions).unwrap_or_default(),
             pod_count: 0,
+            pods_by_namespace: Default::default(),
             labels,
             pod_evictions: Vec::new(),
             drain_record: node
@@ -230,6 +245,36 @@ pub fn roles(labels: &std::collections::BTreeMap<String, String>) -> Vec<String>
 /// Whether `time` is more than `seconds` before `now`; never for no time at all.
 fn older_than(time: Option<jiff::Timestamp>, now: jiff::Timestamp, seconds: i64) -> bool {
     time.is_some_and(|t| now.duration_since(t).as_secs() > seconds)
+}
+
+#[cfg(test)]
+mod visibility_tests {
+    use super::*;
+    use crate::eviction::PodEviction;
+
+    #[test]
+    fn a_person_limited_to_some_namespaces_sees_only_their_pods() {
+        let eta = |namespace: &str, name: &str| PodEta {
+            namespace: namespace.into(),
+            name: name.into(),
+            eviction: PodEviction::Immediately,
+        };
+        let card = NodeCard {
+            name: "n1".into(),
+            unschedulable: true,
+            pod_count: 5,
+            pods_by_namespace: [("team-a".to_string(), 2), ("team-b".to_string(), 3)].into(),
+            pod_evictions: vec![eta("team-a", "web"), eta("team-b", "db")],
+            ..Default::default()
+        };
+        let seen = card.visible_to(&["team-a".to_string(), "elsewhere".to_string()].into());
+        assert_eq!(seen.pod_count, 2);
+        assert_eq!(seen.pod_evictions, vec![eta("team-a", "web")]);
+        assert!(seen.unschedulable, "the node itself is as it is");
+        assert_eq!(card.visible_to(&Default::default()).pod_count, 0);
+        let text = serde_json::to_string(&card).expect("a card serializes");
+        assert!(!text.contains("pods_by_namespace"), "the namespaces' counts stay on the server");
+    }
 }
 
 #[cfg(test)]

@@ -62,6 +62,18 @@ pub struct PreviewInputs {
     pub server_time: Timestamp,
 }
 
+impl PreviewInputs {
+    /// The inputs as a person who may list pods only in `namespaces` sees them: their pods, and the DaemonSets
+    /// and budgets of their namespaces.
+    pub fn visible_to(mut self, namespaces: &std::collections::BTreeSet<String>) -> Self {
+        self.pods.retain(|pod| namespaces.contains(&pod.namespace));
+        self.daemonsets
+            .retain(|key, _| key.split_once('/').is_some_and(|(namespace, _)| namespaces.contains(namespace)));
+        self.pdbs.retain(|pdb| namespaces.contains(&pdb.namespace));
+        self
+    }
+}
+
 /// One pod of the preview.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PreviewPod {

@@ -139,6 +139,14 @@ pub struct DrainProgress {
 }
 
 impl DrainProgress {
+    /// The drain as a person who may list pods only in `namespaces` sees it: their pods only, and no plan (its
+    /// lists name every namespace's pods).
+    pub fn visible_to(mut self, namespaces: &std::collections::BTreeSet<String>) -> Self {
+        self.pods.retain(|pod| namespaces.contains(&pod.namespace));
+        self.plan = None;
+        self
+    }
+
     /// Pods done ([`PodState::is_done`]), of `pods.len()`.
     pub fn done(&self) -> usize {
         self.pods.iter().filter(|p| p.state.is_done()).count()

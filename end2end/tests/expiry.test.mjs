@@ -223,6 +223,11 @@ test(`a client certificate valid for ${VALID_SECONDS} s signs in and starts a dr
 
     assert.equal(kubectl('get', 'node', s.node, '-o', 'jsonpath={.spec.unschedulable}').trim(), 'true', 'the node stays cordoned');
     assert.deepEqual(s.podsOnNode(), podsBefore, 'nothing was evicted past the budget');
+    // The record on the node could not be finished with the expired certificate, but the history (written with
+    // the server's own identity) knows how the drain ended: any server reports it so, not as interrupted.
+    const record = await waitFor('the recorded drain', 15_000, async () =>
+      (await call('drains/recorded', { cookie: colleague })).body.find?.((r) => r.node === s.node)?.record);
+    assert.deepEqual(record.state, { Failed: EXPIRED }, JSON.stringify(record));
     // The person's next call is refused as not signed in, and the session is forgotten.
     const refused = await call('permissions', { cookie });
     assert.equal(refused.status, 401, JSON.stringify(refused.body));

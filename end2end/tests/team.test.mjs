@@ -283,7 +283,7 @@ test('a drain whose person\'s credentials stop working ends "credentials expired
   }
 });
 
-test('viewers who may read the whole board share the server\'s watches: twenty of them add none; a narrower one reads with their own', { timeout: 120_000 }, async () => {
+test('viewers share the server\'s watches: twenty who read everything add none, one limited to a namespace sees only its pods, and one who may not list nodes is told so', { timeout: 120_000 }, async () => {
   const { cookie: alicesCookie } = await signIn({ kubeconfig: alice });
   const watches = async () => {
     const text = await (await fetch(`${server.url}/metrics`, { headers: { cookie: alicesCookie } })).text();
@@ -314,15 +314,44 @@ test('viewers who may read the whole board share the server\'s watches: twenty o
     closers.push(await stream(cookie));
   }
   assert.equal(await watches(), before, '20 distinct viewers add no watches');
-  // Someone who may not read pods everywhere reads with their own credentials (their own watches), and is told
-  // what they lack rather than shown what they may not see.
+  // Someone who may list the nodes, but pods in one namespace only, reads the same shared cache filtered to that
+  // namespace (a SelfSubjectAccessReview per namespace): no watches of her own, and only her pods on the cards.
+  const carolNs = 'team-carol';
+  apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: carolNs } });
+  apply({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'carols', namespace: carolNs },
+    spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'busybox:1.37' }] } });
+  kubectl('wait', '-n', carolNs, '--for=condition=Ready', 'pod/carols', '--timeout=60s');
   const carol = inlineKubeconfig('team-carol', READ.filter((r) => !r.resources.includes('pods')).concat(
     [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] }]));
+  apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'pods', namespace: carolNs },
+    rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] }] });
+  apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'carol', namespace: carolNs },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pods' },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'team-carol' }] });
   const { cookie: carolsCookie } = await signIn({ kubeconfig: carol });
-  const board = await call('board', { cookie: carolsCookie });
+  const everyone = (await call('board', { cookie: alicesCookie })).body.upsert.find((c) => c.name === 'node-1');
+  const hers = await waitFor('carol\'s pod on her card', 30_000, async () => {
+    const board = await call('board', { cookie: carolsCookie });
+    assert.equal(board.status, 200, JSON.stringify(board.body));
+    const card = board.body.upsert.find((c) => c.name === 'node-1');
+    return card.pod_count === 1 ? card : null;
+  });
+  assert.ok(everyone.pod_count > hers.pod_count, `alice sees ${everyone.pod_count} pods on node-1, carol only hers`);
+  assert.equal(hers.pods_by_namespace, undefined, 'the per-namespace counts stay on the server');
+  const preview = await call('drains/preview-inputs', { cookie: carolsCookie, body: { node: 'node-1' } });
+  assert.equal(preview.status, 200, JSON.stringify(preview.body));
+  assert.deepEqual(preview.body.pods.map((p) => `${p.namespace}/${p.name}`), [`${carolNs}/carols`]);
+  closers.push(await stream(carolsCookie));
+  assert.equal(await watches(), before, 'she shares the server\'s watches too');
+  // Someone who may not list the nodes reads with their own credentials, and is told what they lack rather than
+  // shown an empty board.
+  const dave = inlineKubeconfig('team-dave', [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] }]);
+  const { cookie: davesCookie } = await signIn({ kubeconfig: dave });
+  const board = await call('board', { cookie: davesCookie });
   assert.equal(board.status, 403, JSON.stringify(board.body));
-  assert.match(board.body.Api.message, /cannot list resource "pods"/);
-  assert.equal(await watches(), before + 4, 'her own set of watches');
+  assert.match(board.body.Api.message, /cannot list resource "nodes"/);
+  assert.equal(await watches(), before + 4, 'his own set of watches');
+  kubectl('delete', 'namespace', carolNs, '--wait=false');
   for (const close of closers) close();
 });
 

@@ -398,6 +398,19 @@ fn read_reason(err: &KubeconfigError) -> String {
 
 /// Whether the client's identity may `verb` the resource, cluster-wide, asked of the API server.
 pub async fn may(client: &Client, verb: &str, group: &str, resource: &str, subresource: Option<&str>) -> Result<bool> {
+    may_in(client, None, verb, group, resource, subresource).await
+}
+
+/// Whether the client's identity may `verb` the resource in `namespace` (cluster-wide with `None`), asked of the
+/// API server.
+pub async fn may_in(
+    client: &Client,
+    namespace: Option<&str>,
+    verb: &str,
+    group: &str,
+    resource: &str,
+    subresource: Option<&str>,
+) -> Result<bool> {
     use k8s_openapi::api::authorization::v1::{
         ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
     };
@@ -408,6 +421,7 @@ pub async fn may(client: &Client, verb: &str, group: &str, resource: &str, subre
                 group: Some(group.into()),
                 resource: Some(resource.into()),
                 subresource: subresource.map(Into::into),
+                namespace: namespace.map(Into::into),
                 ..Default::default()
             }),
             ..Default::default()

@@ -344,6 +344,11 @@ impl ClusterCache {
         self.pods.state_filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node))
     }
 
+    /// The namespaces of the cached pods.
+    pub fn pod_namespaces(&self) -> BTreeSet<String> {
+        self.pods.state().iter().filter_map(|pod| pod.metadata.namespace.clone()).collect()
+    }
+
     /// Whether `node` is in the cache.
     pub fn has_node(&self, node: &str) -> bool {
         self.nodes.get(&reflector::ObjectRef::new(node)).is_some()

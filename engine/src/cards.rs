@@ -23,6 +23,8 @@ pub struct CardBuilder {
     /// The pod change count `by_node` was grouped at; `None` before the first round.
     pods_seen: Option<u64>,
     by_node: HashMap<String, Vec<Arc<Pod>>>,
+    /// The same pods counted per namespace, for people who may see some namespaces only.
+    namespaces_by_node: HashMap<String, std::collections::BTreeMap<String, usize>>,
     /// Each node's card as read from the Node alone, by name, with the resourceVersion it was read at.
     from_nodes: HashMap<String, (Option<String>, NodeCard)>,
 }
@@ -37,11 +39,14 @@ impl CardBuilder {
     ) -> Vec<NodeCard> {
         if self.pods_seen != Some(pod_changes) {
             self.by_node.clear();
+            self.namespaces_by_node.clear();
             for pod in pods.state() {
                 let finished = PodPhase::parse(pod.status.as_ref().and_then(|s| s.phase.as_deref())).is_terminal();
                 if let Some(node) = pod.spec.as_ref().and_then(|s| s.node_name.clone())
                     && !finished
                 {
+                    let namespace = pod.metadata.namespace.clone().unwrap_or_default();
+                    *self.namespaces_by_node.entry(node.clone()).or_default().entry(namespace).or_default() += 1;
                     self.by_node.entry(node).or_default().push(pod);
                 }
             }
@@ -70,6 +75,7 @@ impl CardBuilder {
                 card.lease_renewed = renewed.get(&card.name).copied();
                 let on_node = self.by_node.get(&card.name).map(Vec::as_slice).unwrap_or_default();
                 card.pod_count = on_node.len();
+                card.pods_by_namespace = self.namespaces_by_node.get(&card.name).cloned().unwrap_or_default();
                 if card.taints.iter().any(|t| t.effect == NO_EXECUTE) {
                     card.pod_evictions = on_node
                         .iter()

@@ -1,7 +1,7 @@
 //! The facade the server functions and event streams call: client access, caches and drains behind one handle,
 //! each call made as the identity it is given.
 
-use std::{sync::Arc, time::Duration};
+use std::{collections::BTreeSet, sync::Arc, time::Duration};
 
 use domain::{
     actions::Lacking,
@@ -38,10 +38,60 @@ pub struct Engine {
     /// every stream shares it: the operator's in single-user mode; in team mode the server's own, read-only, which
     /// every person who may read the whole board shares (so that watches do not grow with viewers).
     shared: Option<(Identity, Arc<ClusterCache>)>,
-    /// Team mode: whether each person may read everything the shared cache holds, asked of the API server and
-    /// kept for [`READ_CHECK_TTL`].
-    readers: Arc<std::sync::Mutex<std::collections::HashMap<Identity, (std::time::Instant, bool)>>>,
+    /// Team mode: what of the shared cache each person may read, asked of the API server and kept for
+    /// [`READ_CHECK_TTL`].
+    readers: Arc<std::sync::Mutex<std::collections::HashMap<Identity, (std::time::Instant, Reader)>>>,
 }
+
+/// What of the shared cache a person may read (team mode).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Reader {
+    /// Everything: they may list and watch all it holds.
+    Everything,
+    /// The nodes (and their Leases), and the pods of these namespaces only.
+    Namespaces(Arc<BTreeSet<String>>),
+    /// Not the nodes: they read a cache of their own, and RBAC says what fails.
+    Own,
+}
+
+/// What of its cache a viewer is shown.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Visibility {
+    /// All of it: their own cache, or the shared one when they may read it all.
+    All,
+    /// The shared cache's nodes, and only the pods of these namespaces: a person who may list nodes, and pods in
+    /// some namespaces only (team mode).
+    Namespaces(Arc<BTreeSet<String>>),
+}
+
+impl Visibility {
+    /// The cards as the viewer sees them.
+    pub fn cards(&self, cards: &[NodeCard]) -> Vec<NodeCard> {
+        match self {
+            Visibility::All => cards.to_vec(),
+            Visibility::Namespaces(namespaces) => cards.iter().map(|card| card.visible_to(namespaces)).collect(),
+        }
+    }
+
+    /// A drain preview's inputs as the viewer sees them.
+    pub fn preview(&self, inputs: PreviewInputs) -> PreviewInputs {
+        match self {
+            Visibility::All => inputs,
+            Visibility::Namespaces(namespaces) => inputs.visible_to(namespaces),
+        }
+    }
+
+    /// A drain's progress as the viewer sees it.
+    pub fn progress(&self, progress: DrainProgress) -> DrainProgress {
+        match self {
+            Visibility::All => progress,
+            Visibility::Namespaces(namespaces) => progress.visible_to(namespaces),
+        }
+    }
+}
+
+/// The most namespaces asked about at once for one person.
+const NAMESPACE_CHECKS_AT_ONCE: usize = 16;
 
 /// The name of the server's own read-only identity in team mode (its cache is keyed by it).
 const SERVER_READER: &str = "drainboard (server, read-only)";
@@ -182,22 +232,90 @@ impl Engine {
     /// cache, so that a hundred viewers cost the API server one set of watches; anyone else reads a cache of
     /// their own, made with their own credentials, so that RBAC decides exactly what they see.
     pub async fn cache(&self, identity: &Identity) -> Result<Arc<ClusterCache>> {
-        if let Some((shared_identity, shared)) = &self.shared
-            && (shared_identity == identity || (self.is_team() && self.reads_everything(identity).await?))
-        {
-            return Ok(shared.clone());
-        }
-        Ok(self.caches.for_identity(identity, self.client(identity)?))
+        Ok(self.view(identity).await?.0)
     }
 
-    /// Whether `identity` may list and watch nodes, pods and PodDisruptionBudgets everywhere and the node Leases,
-    /// as the API server says; kept for a minute.
-    async fn reads_everything(&self, identity: &Identity) -> Result<bool> {
+    /// The cache `identity` reads the board from, and what of it they see: everything, except for a person who
+    /// may list the nodes but pods in some namespaces only (team mode), who reads the shared cache filtered to
+    /// those namespaces, checked with a SelfSubjectAccessReview per namespace and kept for a minute.
+    pub async fn view(&self, identity: &Identity) -> Result<(Arc<ClusterCache>, Visibility)> {
+        if let Some((shared_identity, shared)) = &self.shared {
+            if shared_identity == identity {
+                return Ok((shared.clone(), Visibility::All));
+            }
+            if self.is_team() {
+                match self.reader(identity, shared).await? {
+                    Reader::Everything => return Ok((shared.clone(), Visibility::All)),
+                    Reader::Namespaces(namespaces) => {
+                        return Ok((shared.clone(), Visibility::Namespaces(namespaces)));
+                    }
+                    Reader::Own => {}
+                }
+            }
+        }
+        Ok((self.caches.for_identity(identity, self.client(identity)?), Visibility::All))
+    }
+
+    /// What of the shared cache `identity` may read, as the API server says; kept for a minute.
+    async fn reader(&self, identity: &Identity, shared: &ClusterCache) -> Result<Reader> {
         if let Some((at, answer)) = self.readers.lock().unwrap_or_else(|p| p.into_inner()).get(identity)
             && at.elapsed() < READ_CHECK_TTL
         {
-            return Ok(*answer);
+            return Ok(answer.clone());
         }
+        let answer = if self.reads_everything(identity).await? {
+            Reader::Everything
+        } else if self.reads_nodes(identity).await? {
+            Reader::Namespaces(Arc::new(self.pod_namespaces(identity, shared).await?))
+        } else {
+            Reader::Own
+        };
+        self.readers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(identity.clone(), (std::time::Instant::now(), answer.clone()));
+        Ok(answer)
+    }
+
+    /// Whether `identity` may list and watch the nodes and their Leases.
+    async fn reads_nodes(&self, identity: &Identity) -> Result<bool> {
+        let client = self.client(identity)?;
+        let checks = [("", "nodes"), ("coordination.k8s.io", "leases")]
+            .into_iter()
+            .flat_map(|(group, resource)| ["list", "watch"].map(|verb| (verb, group, resource)));
+        let answers =
+            futures::future::join_all(checks.map(|(verb, group, resource)| may(&client, verb, group, resource, None)))
+                .await;
+        Ok(answers.into_iter().collect::<Result<Vec<bool>>>()?.into_iter().all(|ok| ok))
+    }
+
+    /// The namespaces of the shared cache's pods in which `identity` may list pods.
+    async fn pod_namespaces(&self, identity: &Identity, shared: &ClusterCache) -> Result<BTreeSet<String>> {
+        use futures::StreamExt;
+        let client = self.client(identity)?;
+        let answers: Vec<(String, Result<bool>)> = futures::stream::iter(shared.pod_namespaces())
+            .map(|namespace| {
+                let client = client.clone();
+                async move {
+                    let allowed = crate::access::may_in(&client, Some(&namespace), "list", "", "pods", None).await;
+                    (namespace, allowed)
+                }
+            })
+            .buffer_unordered(NAMESPACE_CHECKS_AT_ONCE)
+            .collect()
+            .await;
+        let mut namespaces = BTreeSet::new();
+        for (namespace, allowed) in answers {
+            if allowed? {
+                namespaces.insert(namespace);
+            }
+        }
+        Ok(namespaces)
+    }
+
+    /// Whether `identity` may list and watch nodes, pods and PodDisruptionBudgets everywhere and the node Leases,
+    /// as the API server says.
+    async fn reads_everything(&self, identity: &Identity) -> Result<bool> {
         let client = self.client(identity)?;
         let checks =
             [("", "nodes"), ("", "pods"), ("policy", "poddisruptionbudgets"), ("coordination.k8s.io", "leases")]
@@ -206,12 +324,7 @@ impl Engine {
         let answers =
             futures::future::join_all(checks.map(|(verb, group, resource)| may(&client, verb, group, resource, None)))
                 .await;
-        let answer = answers.into_iter().collect::<Result<Vec<bool>>>()?.into_iter().all(|ok| ok);
-        self.readers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(identity.clone(), (std::time::Instant::now(), answer));
-        Ok(answer)
+        Ok(answers.into_iter().collect::<Result<Vec<bool>>>()?.into_iter().all(|ok| ok))
     }
 
     /// The cache of `identity` once it has listed everything, or an error after the first-list limit.
@@ -224,9 +337,11 @@ impl Engine {
     /// Every node's card now: the cards the cache keeps current for every viewer, computed here only before
     /// their first round.
     pub async fn cards(&self, identity: &Identity) -> Result<Vec<NodeCard>> {
-        let cache = self.ready_cache(identity).await?;
+        let (cache, visibility) = self.view(identity).await?;
+        cache.ready_for_request().await?;
         let live = cache.live_cards().borrow().clone();
-        Ok(if live.is_empty() { cache.cards() } else { live.as_ref().clone() })
+        let cards = if live.is_empty() { Arc::new(cache.cards()) } else { live };
+        Ok(visibility.cards(&cards))
     }
 
     /// Cordons (`true`) or uncordons a node, as `identity`. A cordon records who made it and why on the node.
@@ -335,6 +450,19 @@ impl Engine {
         self.drains.progress(id).ok_or_else(|| no_such_drain(id))
     }
 
+    /// The progress of a drain this server holds, as `identity` sees it (their namespaces' pods only, for a
+    /// person limited to some).
+    pub async fn drain_progress_as(&self, identity: &Identity, id: &str) -> Result<DrainProgress> {
+        let progress = self.drain_progress(id)?;
+        Ok(self.view(identity).await?.1.progress(progress))
+    }
+
+    /// Every drain this server holds, newest first, as `identity` sees them.
+    pub async fn drains_as(&self, identity: &Identity) -> Result<Vec<DrainProgress>> {
+        let visibility = self.view(identity).await?.1;
+        Ok(self.drains.all().into_iter().map(|p| visibility.progress(p)).collect())
+    }
+
     /// Asks a running drain to stop.
     ///
     /// Stopping a drain changes what happens to a node, so in team mode a person who did not start it must be one
@@ -384,18 +512,19 @@ impl Engine {
         &self,
         identity: &Identity,
         node: String,
-    ) -> Result<(Arc<ClusterCache>, PreviewSource)> {
-        let cache = self.ready_cache(identity).await?;
+    ) -> Result<(Arc<ClusterCache>, PreviewSource, Visibility)> {
+        let (cache, visibility) = self.view(identity).await?;
+        cache.ready_for_request().await?;
         if !cache.has_node(&node) {
             return Err(Error::NotFound(no_such_node(&node)));
         }
-        Ok((cache, PreviewSource::new(self.client(identity)?, node)))
+        Ok((cache, PreviewSource::new(self.client(identity)?, node), visibility))
     }
 
-    /// `node`'s preview inputs now.
+    /// `node`'s preview inputs now, as `identity` sees them.
     pub async fn preview_inputs(&self, identity: &Identity, node: String) -> Result<PreviewInputs> {
-        let (cache, mut source) = self.preview_source(identity, node).await?;
-        Ok(source.inputs(&cache).await)
+        let (cache, mut source, visibility) = self.preview_source(identity, node).await?;
+        Ok(visibility.preview(source.inputs(&cache).await))
     }
 
     /// What `identity` may not do, asked of the API server, with the permission each action lacks.

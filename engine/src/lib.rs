@@ -31,5 +31,5 @@ pub mod token;
 mod trim;
 
 pub use access::{Caller, Identity, KubeAccess};
-pub use engine::Engine;
+pub use engine::{Engine, Visibility};
 pub use error::{Error, Result};

@@ -17,7 +17,7 @@ use axum::{
     },
 };
 use domain::board::{BoardSettings, diff};
-use engine::{Caller, Engine, Identity, cache::ClusterCache, drain::DrainRegistry};
+use engine::{Caller, Engine, Identity, Visibility, cache::ClusterCache, drain::DrainRegistry};
 use futures::{Stream, StreamExt};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_stream::wrappers::WatchStream;
@@ -117,8 +117,9 @@ pub async fn board_events(
     let engine = &engine;
     let identity = caller.identity;
     let permit = streams.limits.admit(&identity)?;
-    let cache = engine.cache(&identity).await?;
+    let (cache, visibility) = engine.view(&identity).await?;
     let board = BoardFeed {
+        visibility,
         cards: cache.live_cards(),
         lost_since: cache.lost_since(),
         _cache: cache,
@@ -145,6 +146,8 @@ struct BoardFeed {
     /// Held so the cache lives as long as the stream.
     _cache: Arc<ClusterCache>,
     cards: tokio::sync::watch::Receiver<Arc<Vec<domain::node::NodeCard>>>,
+    /// What of the cards the viewer may see.
+    visibility: Visibility,
     sent: BTreeMap<String, domain::node::NodeCard>,
     first: bool,
     settings: BoardSettings,
@@ -186,6 +189,10 @@ impl BoardFeed {
                     // Waits for the first computation after the cache is ready, then for each recomputation.
                     changed.ok()?;
                     let now = self.cards.borrow_and_update().clone();
+                    let now = match &self.visibility {
+                        Visibility::All => now,
+                        narrow => Arc::new(narrow.cards(&now)),
+                    };
                     let first = self.first;
                     if let Some(update) = diff(&mut self.sent, &now, first, self.settings, jiff::Timestamp::now()) {
                         self.first = false;
@@ -243,33 +250,34 @@ pub async fn preview_events(
     let engine = &engine;
     let identity = caller.identity;
     let permit = streams.limits.admit(&identity)?;
-    let (cache, source) = engine.preview_source(&identity, node).await?;
+    let (cache, source, visibility) = engine.preview_source(&identity, node).await?;
     let changes = cache.live_cards();
-    let state = (cache, changes, source, None::<domain::preview::PreviewInputs>, None::<u64>);
-    let stream = futures::stream::unfold(state, |(cache, mut changes, mut source, last, mut seen)| async move {
-        loop {
-            if last.is_some() {
-                changes.changed().await.ok()?;
-            }
-            // Only pods and budgets feed a preview: Lease renewals wake this loop often and cost nothing more.
-            let version = cache.preview_changes();
-            if seen == Some(version) {
-                continue;
-            }
-            seen = Some(version);
-            let mut inputs = source.inputs(&cache).await;
-            // The clock moves every time; only a change of what the preview reads is worth a push.
-            if let Some(previous) = &last {
-                inputs.server_time = previous.server_time;
-                if previous == &inputs {
+    let state = (cache, changes, source, None::<domain::preview::PreviewInputs>, None::<u64>, visibility);
+    let stream =
+        futures::stream::unfold(state, |(cache, mut changes, mut source, last, mut seen, visibility)| async move {
+            loop {
+                if last.is_some() {
+                    changes.changed().await.ok()?;
+                }
+                // Only pods and budgets feed a preview: Lease renewals wake this loop often and cost nothing more.
+                let version = cache.preview_changes();
+                if seen == Some(version) {
                     continue;
                 }
-                inputs.server_time = jiff::Timestamp::now();
+                seen = Some(version);
+                let mut inputs = visibility.preview(source.inputs(&cache).await);
+                // The clock moves every time; only a change of what the preview reads is worth a push.
+                if let Some(previous) = &last {
+                    inputs.server_time = previous.server_time;
+                    if previous == &inputs {
+                        continue;
+                    }
+                    inputs.server_time = jiff::Timestamp::now();
+                }
+                let event = Event::default().event("preview").json_data(&inputs).unwrap_or_default();
+                return Some((Ok(event), (cache, changes, source, Some(inputs), seen, visibility)));
             }
-            let event = Event::default().event("preview").json_data(&inputs).unwrap_or_default();
-            return Some((Ok(event), (cache, changes, source, Some(inputs), seen)));
-        }
-    });
+        });
     Ok(Sse::new(holding(stream, permit).take_until(streams.shutdown())).keep_alive(KeepAlive::default()))
 }
 
@@ -285,6 +293,7 @@ pub async fn drain_events(
         .drains()
         .subscribe(&id)
         .ok_or_else(|| StreamError(AppError::NotFound(format!("no drain with id {id} on this server"))))?;
+    let visibility = engine.view(&caller.identity).await?.1;
     let permit = streams.limits.admit(&caller.identity)?;
     let mut done = false;
     let stream = WatchStream::new(rx)
@@ -294,6 +303,9 @@ pub async fn drain_events(
             done = !progress.state.is_running();
             std::future::ready(send)
         })
-        .map(|progress| Ok(Event::default().event("progress").json_data(&progress).unwrap_or_default()));
+        .map(move |progress| {
+            let progress = visibility.progress(progress);
+            Ok(Event::default().event("progress").json_data(&progress).unwrap_or_default())
+        });
     Ok(Sse::new(holding(stream, permit).take_until(streams.shutdown())).keep_alive(KeepAlive::default()))
 }

@@ -337,6 +337,19 @@ impl DrainRegistry {
 ///
 /// With Leases, a record that says running while another server holds the node's live Lease is that server's
 /// drain, still running: it reads as interrupted only once the Lease has expired.
+/// How the history says drain `id` of `node` ended, and when, if it does.
+async fn ended_in_history(
+    registry: &DrainRegistry,
+    node: &str,
+    id: &str,
+) -> Option<(domain::progress::DrainState, jiff::Timestamp)> {
+    let entries = registry.audit.history()?.read(node).await.ok()?;
+    entries
+        .into_iter()
+        .filter(|entry| entry.action == domain::audit::AuditAction::DrainEnded && entry.drain_id.as_deref() == Some(id))
+        .find_map(|entry| Some((entry.ended.filter(|state| !state.is_running())?, entry.at)))
+}
+
 pub async fn recorded(
     client: &Client,
     registry: &DrainRegistry,
@@ -355,7 +368,18 @@ pub async fn recorded(
                 Some(leases) => leases.held_elsewhere(&node).await.ok().flatten().is_some(),
                 None => false,
             };
-        let record = if live_here || live_elsewhere { record } else { record.interrupted() };
+        let record = if live_here || live_elsewhere {
+            record
+        } else if record.state.is_running() {
+            // The server that ran it stopped, or could not write its end on the node (the person's credentials
+            // had expired): the history, which the server writes with its own identity, may know how it ended.
+            match ended_in_history(registry, &node, &record.id).await {
+                Some((state, at)) => DrainRecord { state, finished_at: Some(at), ..record },
+                None => record.interrupted(),
+            }
+        } else {
+            record
+        };
         records.push(NodeDrainRecord { node, record });
     }
     Ok(records)

@@ -113,6 +113,7 @@ impl Drain {
                 let mut entry =
                     domain::audit::AuditEntry::new(&p.started_by, domain::audit::AuditAction::DrainEnded, &p.node);
                 entry.outcome = Some(p.state.outcome_text());
+                entry.ended = Some(p.state.clone());
                 entry.reason = p.reason.clone();
                 entry.drain_id = Some(p.id.clone());
                 entry
