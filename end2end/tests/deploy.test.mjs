@@ -1,0 +1,344 @@
+// The manifests in deploy/: the API server accepts them (a server-side dry run, the pod under the "restricted" Pod
+// Security Standard); the ServiceAccount gets exactly the rights listed in API.md and nothing more; the people's
+// roles can (maintainer) and cannot (viewer) drain; and the real server, run as that ServiceAccount with the
+// kubeconfig the manifests mount, serves the board, cordons and drains for a signed-in maintainer, and writes its
+// history, audit Events and drain Leases with no refusal.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import {
+  inlineKubeconfig, kubectl, repoRoot, requireEnv, scenario, startDrainboard, waitFor,
+} from './support.mjs';
+
+const deployDir = join(repoRoot, 'deploy');
+const NS = 'drainboard';
+const SA = `system:serviceaccount:${NS}:drainboard`;
+// A ServiceAccount of the same namespace that nothing is bound to: what every service account there gets anyway.
+const NOBODY = `system:serviceaccount:${NS}:drainboard-unbound`;
+const MAINTAINER = 'deploy-maintainer';
+const VIEWER = 'deploy-viewer';
+
+/** The pinned kubectl as the admin, with stdout, stderr and the exit code (a refusal does not throw). */
+function run(args, input) {
+  const bin = join(requireEnv('DRAINBOARD_CLUSTER_BIN'), 'kubectl');
+  const r = spawnSync(bin, ['--kubeconfig', requireEnv('KUBECONFIG'), ...args], { input, encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The pinned kubectl with another kubeconfig (a person's own). */
+function kubectlWith(kubeconfig, ...args) {
+  const bin = join(requireEnv('DRAINBOARD_CLUSTER_BIN'), 'kubectl');
+  const r = spawnSync(bin, ['--kubeconfig', kubeconfig, ...args], { encoding: 'utf8' });
+  assert.equal(r.status, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** The objects `kubectl apply -k deploy` would apply, as JSON. */
+function rendered() {
+  return JSON.parse(kubectl('apply', '-k', deployDir, '--dry-run=client', '-o', 'json')).items;
+}
+
+const namespaceGone = () => run(['get', 'namespace', NS]).code !== 0;
+
+/** `kubectl auth can-i VERB RESOURCE[/SUBRESOURCE] --as WHO`: true for "yes". */
+function canI(who, verb, resource, namespace) {
+  // kubectl reads "pods/eviction" as the pod named eviction: a subresource is a flag of its own.
+  const [kind, subresource] = resource.split('/');
+  const r = run(['auth', 'can-i', verb, kind, ...(subresource ? [`--subresource=${subresource}`] : []), '--as', who,
+    ...(namespace ? ['-n', namespace] : [])]);
+  assert.ok(['yes', 'no'].includes(r.stdout.trim()), `can-i ${verb} ${resource}: ${r.stdout}${r.stderr}`);
+  return r.stdout.trim() === 'yes';
+}
+
+/**
+ * `kubectl auth can-i --list --as WHO -n NS`, parsed: the resource rows as {resource: "verb verb"} (verbs sorted),
+ * and the non-resource URL rows as sorted text. Resource names are checked to be `[]` (no rule here names any).
+ */
+function rights(who, namespace) {
+  const out = kubectl('auth', 'can-i', '--list', '--as', who, '-n', namespace);
+  const [header, ...lines] = out.split('\n').filter(Boolean);
+  assert.match(header, /^Resources\s+Non-Resource URLs\s+Resource Names\s+Verbs$/);
+  const resources = {};
+  const urls = [];
+  for (const line of lines) {
+    if (/^\s/.test(line)) {
+      urls.push(line.trim().replace(/\s+/g, ' '));
+      continue;
+    }
+    const [resource, nonResource, names, verbs] = line.trim().split(/\s{2,}/);
+    assert.equal(nonResource, '[]', line);
+    assert.equal(names, '[]', `no resource names: ${line}`);
+    const list = verbs.replace(/[[\]]/g, '').split(' ').filter(Boolean);
+    resources[resource] = [...new Set([...(resources[resource]?.split(' ') ?? []), ...list])].sort().join(' ');
+  }
+  return { resources, urls: urls.sort() };
+}
+
+const freePort = () => new Promise((resolve) => {
+  const s = createServer();
+  s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+});
+
+const cleanups = [];
+before(async () => {
+  // A namespace left terminating by an earlier run cannot be applied to until it is gone.
+  await waitFor(`namespace ${NS} from an earlier run to go`, 60_000, () => {
+    const phase = run(['get', 'namespace', NS, '-o', 'jsonpath={.status.phase}']).stdout;
+    return phase !== 'Terminating';
+  });
+});
+after(async () => {
+  for (const c of cleanups.reverse()) {
+    try { await c(); } catch (err) { console.error('cleanup:', err.message); }
+  }
+  run(['delete', '-k', deployDir, '--ignore-not-found', '--wait=false']);
+  for (const name of [MAINTAINER, VIEWER]) {
+    run(['delete', 'clusterrolebinding', `deploy-test-${name}`, `test-${name}`, '--ignore-not-found']);
+    run(['delete', 'clusterrole', `test-${name}`, '--ignore-not-found']);
+  }
+  await waitFor(`namespace ${NS} to go`, 60_000, namespaceGone);
+});
+
+test('the manifests pass a server-side dry run, and the pod meets the restricted Pod Security Standard', { timeout: 60_000 }, () => {
+  // The namespace first (for real): the dry run of the objects in it needs it to exist.
+  kubectl('apply', '-f', join(deployDir, 'namespace.yaml'));
+  const dry = run(['apply', '-k', deployDir, '--dry-run=server']);
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.doesNotMatch(dry.stderr, /warning/i, 'no Pod Security (or other) warning');
+  const items = rendered();
+  const lines = dry.stdout.split('\n').filter(Boolean);
+  assert.equal(lines.length, items.length, dry.stdout);
+  for (const line of lines) assert.match(line, / \(server dry run\)$/);
+  const find = (kind, name = 'drainboard') => items.find((o) => o.kind === kind && o.metadata.name === name);
+  const deployment = find('Deployment');
+  assert.equal(deployment.spec.replicas, 2);
+  const pod = deployment.spec.template.spec;
+  const [container] = pod.containers;
+  const args = container.args;
+  for (const flag of ['--team', '--namespace=$(POD_NAMESPACE)', '--kubeconfig=/etc/drainboard/kubeconfig/kubeconfig']) {
+    assert.ok(args.includes(flag), `${flag} in ${args}`);
+  }
+  const env = Object.fromEntries(container.env.map((e) => [e.name, e]));
+  assert.equal(env.POD_NAMESPACE.valueFrom.fieldRef.fieldPath, 'metadata.namespace', 'its own namespace');
+  assert.equal(env.DRAINBOARD_WALL_TOKEN.valueFrom.secretKeyRef.optional, true);
+  // The probes are served on --probe-addr's port.
+  const probePort = args.find((a) => a.startsWith('--probe-addr=')).split(':').pop();
+  const ports = Object.fromEntries(container.ports.map((p) => [p.name, String(p.containerPort)]));
+  assert.equal(ports[container.livenessProbe.httpGet.port], probePort);
+  assert.equal(ports[container.readinessProbe.httpGet.port], probePort);
+  assert.equal(container.livenessProbe.httpGet.path, '/healthz');
+  assert.equal(container.readinessProbe.httpGet.path, '/readyz');
+  assert.deepEqual(
+    [pod.securityContext.runAsNonRoot, pod.securityContext.seccompProfile.type, container.securityContext.readOnlyRootFilesystem,
+      container.securityContext.allowPrivilegeEscalation, container.securityContext.capabilities.drop],
+    [true, 'RuntimeDefault', true, false, ['ALL']],
+  );
+  assert.ok(container.resources.requests.memory && container.resources.limits.memory);
+  assert.equal(pod.serviceAccountName, 'drainboard');
+  const service = find('Service');
+  assert.equal(service.spec.sessionAffinity, 'ClientIP');
+  assert.equal(ports[service.spec.ports[0].targetPort], args.find((a) => a.startsWith('--addr=')).split(':').pop());
+  const pdb = find('PodDisruptionBudget');
+  assert.equal(pdb.spec.minAvailable, 1);
+  assert.deepEqual(pdb.spec.selector.matchLabels, deployment.spec.selector.matchLabels);
+  assert.deepEqual(service.spec.selector, deployment.spec.selector.matchLabels);
+
+  // A pod of the template, as the ReplicaSet would create it, passes the namespace's enforced "restricted" policy
+  // (its ServiceAccount must exist for that: applied for real).
+  kubectl('apply', '-f', join(deployDir, 'serviceaccount.yaml'));
+  const asPod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'drainboard-psa-check', namespace: NS }, spec: pod };
+  const created = run(['create', '--dry-run=server', '-f', '-'], JSON.stringify(asPod));
+  assert.equal(created.code, 0, created.stderr);
+  assert.doesNotMatch(created.stderr, /warning/i);
+});
+
+test('the ServiceAccount may do exactly what API.md lists: no more', { timeout: 60_000 }, () => {
+  kubectl('apply', '-f', join(deployDir, 'namespace.yaml'), '-f', join(deployDir, 'serviceaccount.yaml'));
+  // Cluster-wide, for the shared board cache.
+  const everywhere = {
+    nodes: 'list watch', pods: 'list watch', 'poddisruptionbudgets.policy': 'list watch',
+  };
+  const expected = {
+    // A namespace with no grant of its own shows the cluster-wide rights alone.
+    'kube-public': everywhere,
+    [NS]: {
+      ...everywhere,
+      configmaps: 'create get update',
+      'leases.coordination.k8s.io': 'create delete get list update watch',
+    },
+    'kube-node-lease': { ...everywhere, 'leases.coordination.k8s.io': 'list watch' },
+    default: { ...everywhere, 'events.events.k8s.io': 'create' },
+  };
+  for (const [namespace, mine] of Object.entries(expected)) {
+    // What an unbound service account of the same namespace gets: the rows every authenticated user has (the
+    // system:basic-user role's self-reviews, and the discovery and public-info non-resource URLs).
+    const baseline = rights(NOBODY, namespace);
+    assert.deepEqual(Object.keys(baseline.resources).sort(), [
+      'selfsubjectaccessreviews.authorization.k8s.io', 'selfsubjectreviews.authentication.k8s.io',
+      'selfsubjectrulesreviews.authorization.k8s.io',
+    ], `${namespace}: the baseline is the self-reviews only`);
+    const got = rights(SA, namespace);
+    assert.deepEqual(got.urls, baseline.urls, `${namespace}: no non-resource URL beyond every user's`);
+    const extra = Object.fromEntries(Object.entries(got.resources).filter(([r, v]) => baseline.resources[r] !== v));
+    assert.deepEqual(extra, mine, `${namespace}: the ServiceAccount's own rights`);
+  }
+  // SelfSubject* reviews need no grant: the person's sign-in and permission checks are made with their own client.
+  assert.equal(canI(SA, 'create', 'subjectaccessreviews.authorization.k8s.io'), false);
+  assert.equal(canI(SA, 'create', 'tokenreviews.authentication.k8s.io'), false);
+  assert.equal(canI(SA, 'patch', 'nodes'), false, 'the server itself cannot cordon');
+  assert.equal(canI(SA, 'create', 'pods/eviction', 'default'), false, 'nor evict');
+  assert.equal(canI(SA, 'get', 'secrets', NS), false, 'nor read secrets, even its own namespace\'s');
+});
+
+test('drainboard-maintainer may drain (a real kubectl drain as that user); drainboard-viewer may only read', { timeout: 120_000 }, async () => {
+  kubectl('apply', '-f', join(deployDir, 'people.yaml'));
+  const bind = (user, role) => run(['create', 'clusterrolebinding', `deploy-test-${user}`, `--clusterrole=${role}`, `--user=${user}`]);
+  bind(MAINTAINER, 'drainboard-maintainer');
+  bind(VIEWER, 'drainboard-viewer');
+  const drainVerbs = [
+    ['get', 'nodes'], ['patch', 'nodes'], ['list', 'pods'], ['get', 'pods'], ['watch', 'pods'],
+    ['create', 'pods/eviction'], ['delete', 'pods'], ['get', 'daemonsets.apps'],
+  ];
+  for (const [verb, resource] of drainVerbs) {
+    assert.equal(canI(MAINTAINER, verb, resource, 'default'), true, `maintainer: ${verb} ${resource}`);
+  }
+  const boardVerbs = [
+    ['list', 'nodes'], ['watch', 'nodes'], ['list', 'pods'], ['watch', 'pods'], ['list', 'poddisruptionbudgets.policy'],
+    ['watch', 'poddisruptionbudgets.policy'], ['list', 'leases.coordination.k8s.io'], ['watch', 'leases.coordination.k8s.io'],
+    ['get', 'daemonsets.apps'],
+  ];
+  for (const [verb, resource] of boardVerbs) {
+    assert.equal(canI(VIEWER, verb, resource, 'default'), true, `viewer: ${verb} ${resource}`);
+    assert.equal(canI(MAINTAINER, verb, resource, 'default'), true, `maintainer: ${verb} ${resource}`);
+  }
+  for (const [verb, resource] of [['patch', 'nodes'], ['create', 'pods/eviction'], ['delete', 'pods'], ['update', 'nodes']]) {
+    assert.equal(canI(VIEWER, verb, resource, 'default'), false, `viewer: no ${verb} ${resource}`);
+  }
+  for (const [verb, resource] of [['update', 'nodes'], ['delete', 'nodes'], ['create', 'pods'], ['get', 'secrets']]) {
+    assert.equal(canI(MAINTAINER, verb, resource, 'default'), false, `maintainer: no ${verb} ${resource}`);
+  }
+
+  // A real drain as the maintainer, with a client certificate, through kubectl.
+  const s = await scenario('deploy-kubectl');
+  cleanups.push(() => s.cleanup());
+  s.deployment('web', 2);
+  s.daemonset('agent');
+  await s.running(3);
+  s.openSpare();
+  inlineKubeconfig(MAINTAINER, []);
+  const kubeconfig = join(requireEnv('DRAINBOARD_CLUSTER_DIR'), `${MAINTAINER}.kubeconfig`);
+  const out = kubectlWith(kubeconfig, 'drain', s.node, '--ignore-daemonsets', '--timeout=60s');
+  assert.match(out, /evicting pod .*web-/);
+  assert.match(out, new RegExp(`node/${s.node} drained`));
+  assert.equal(kubectl('get', 'node', s.node, '-o', 'jsonpath={.spec.unschedulable}'), 'true');
+  assert.deepEqual(s.podsOnNode().filter((p) => !p.includes('/agent-')), [], 'only the DaemonSet\'s pod is left');
+  // The viewer's kubectl drain is refused at the cordon.
+  inlineKubeconfig(VIEWER, []);
+  const viewer = join(requireEnv('DRAINBOARD_CLUSTER_DIR'), `${VIEWER}.kubeconfig`);
+  const bin = join(requireEnv('DRAINBOARD_CLUSTER_BIN'), 'kubectl');
+  const refused = spawnSync(bin, ['--kubeconfig', viewer, 'drain', s.spare, '--ignore-daemonsets', '--timeout=10s'], { encoding: 'utf8' });
+  assert.notEqual(refused.status, 0);
+  assert.match(refused.stderr, /forbidden/);
+  assert.equal(kubectl('get', 'node', s.spare, '-o', 'jsonpath={.spec.unschedulable}'), '', 'the spare is untouched');
+});
+
+test('the server run as the ServiceAccount, with the kubeconfig the manifests mount, serves a maintainer with no refusal', { timeout: 120_000 }, async () => {
+  kubectl('apply', '-f', join(deployDir, 'namespace.yaml'), '-f', join(deployDir, 'serviceaccount.yaml'), '-f', join(deployDir, 'people.yaml'));
+  run(['create', 'clusterrolebinding', `deploy-test-${MAINTAINER}`, '--clusterrole=drainboard-maintainer', `--user=${MAINTAINER}`]);
+  const dir = requireEnv('DRAINBOARD_CLUSTER_DIR');
+  // The deployment's kubeconfig, its paths pointed where the pod's ServiceAccount token and CA would be.
+  const tokenFile = join(dir, 'deploy-sa.token');
+  writeFileSync(tokenFile, kubectl('create', 'token', 'drainboard', '-n', NS, '--duration=1h').trim());
+  const mounted = rendered().find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'drainboard-kubeconfig').data.kubeconfig;
+  assert.match(mounted, /tokenFile: \/var\/run\/secrets\/kubernetes\.io\/serviceaccount\/token/);
+  const apiServer = kubectl('config', 'view', '--minify', '-o', 'jsonpath={.clusters[0].cluster.server}').trim();
+  const kubeconfig = join(dir, 'deploy-sa.kubeconfig');
+  writeFileSync(kubeconfig, mounted
+    .replace('https://kubernetes.default.svc', apiServer)
+    .replace('/var/run/secrets/kubernetes.io/serviceaccount/ca.crt', join(dir, 'pki', 'ca.crt'))
+    .replace('/var/run/secrets/kubernetes.io/serviceaccount/token', tokenFile));
+
+  const s = await scenario('deploy-sa');
+  cleanups.push(() => s.cleanup());
+  s.deployment('web', 2);
+  await s.running(2);
+  s.openSpare();
+
+  const probePort = await freePort();
+  const server = await startDrainboard(
+    ['--team', '--insecure-http', '--namespace', NS, '--probe-addr', `127.0.0.1:${probePort}`],
+    { kubeconfig },
+  );
+  cleanups.push(() => server.stop());
+  // Ready: the shared cache, made with the ServiceAccount's rights, has listed nodes, pods, Leases and budgets.
+  await waitFor('/readyz', 30_000, async () => (await fetch(`http://127.0.0.1:${probePort}/readyz`)).status === 200);
+
+  const call = async (path, body, cookie) => {
+    const res = await fetch(`${server.url}/api/${path}`, {
+      method: 'POST', headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) }, body: JSON.stringify(body ?? {}),
+    });
+    const text = await res.text();
+    let json;
+    try { json = JSON.parse(text); } catch { json = text; }
+    return { status: res.status, body: json, setCookie: res.headers.get('set-cookie') };
+  };
+  const signIn = await call('session/sign-in', { kubeconfig: inlineKubeconfig(MAINTAINER, []) });
+  assert.equal(signIn.status, 200, JSON.stringify(signIn.body));
+  assert.equal(signIn.body.user, MAINTAINER);
+  const cookie = signIn.setCookie.split(';')[0];
+
+  const board = await call('board', undefined, cookie);
+  assert.equal(board.status, 200, JSON.stringify(board.body));
+  const card = board.body.upsert.find((c) => c.name === s.node);
+  assert.ok(card, 'the scenario node is on the board');
+  assert.ok(card.lease_renewed, 'with its node Lease (kube-node-lease)');
+  assert.equal(card.pod_count, 2);
+  const permissions = await call('permissions', undefined, cookie);
+  assert.equal(permissions.status, 200);
+  assert.ok(Object.values(permissions.body).every((missing) => missing === null), `the maintainer lacks nothing: ${JSON.stringify(permissions.body)}`);
+
+  const cordoned = await call('nodes/cordon', { node: s.node, reason: 'deploy check' }, cookie);
+  assert.deepEqual([cordoned.status, cordoned.body], [200, 'Changed']);
+  assert.equal(kubectl('get', 'node', s.node, '-o', 'jsonpath={.spec.unschedulable}'), 'true');
+
+  // A drain takes the node's Lease in the server's namespace, and lets it go at the end.
+  const started = await call('drains/start', { node: s.node, reason: 'deploy check' }, cookie);
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const ended = await waitFor('the drain to end', 60_000, async () => {
+    const p = (await call('drains/status', { id: started.body.id }, cookie)).body;
+    return ['Cordoning', 'Planning', 'Evicting'].includes(p.state) ? null : p;
+  });
+  assert.equal(ended.state, 'Drained', JSON.stringify(ended));
+  await waitFor('the drain Lease to be released', 15_000, () =>
+    run(['get', 'lease', '-n', NS, `drainboard-drain.${s.node}`]).code !== 0);
+  assert.deepEqual((await call('nodes/uncordon', { node: s.node }, cookie)).body, 'Changed');
+
+  // The durable history, in the server's namespace, written as the ServiceAccount.
+  const history = await waitFor('four history entries', 15_000, () => {
+    const r = run(['get', 'configmap', '-n', NS, `drainboard-history.${s.node}`, '-o', 'json']);
+    if (r.code !== 0) return null;
+    const entries = JSON.parse(JSON.parse(r.stdout).data.entries);
+    return entries.length >= 4 ? entries : null;
+  });
+  assert.deepEqual(history.map((e) => e.action), ['Cordon', 'DrainStarted', 'DrainEnded', 'Uncordon']);
+  assert.ok(history.every((e) => e.user === MAINTAINER), JSON.stringify(history));
+  const read = await call('nodes/history', { node: s.node }, cookie);
+  assert.equal(read.status, 200);
+  assert.equal(read.body.length, 4);
+  // The audit Events, in default.
+  const events = await waitFor('the audit Events', 15_000, () => {
+    const items = JSON.parse(kubectl('get', 'events.events.k8s.io', '-n', 'default', '--field-selector', `regarding.name=${s.node}`, '-o', 'json')).items
+      .filter((e) => e.reportingController === 'drainboard.dev/drainboard');
+    return items.length >= 4 ? items : null;
+  });
+  const cordonEvent = events.find((e) => e.reason === 'DrainboardCordon');
+  assert.equal(cordonEvent.note, `${MAINTAINER} cordoned ${s.node} (reason: deploy check)`);
+
+  await server.stop();
+  const logs = server.logs();
+  assert.doesNotMatch(logs, /forbidden/i, 'no refusal in the server log');
+  assert.doesNotMatch(logs, /could not|cannot/i, 'no failed write in the server log');
+});
