@@ -103,6 +103,24 @@ pub enum DrainState {
 }
 
 impl DrainState {
+    /// The state's name alone, without what it carries: a label for metrics, from a fixed set.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Self::Cordoning => "Cordoning",
+            Self::Planning => "Planning",
+            Self::Evicting => "Evicting",
+            Self::Drained => "Drained",
+            Self::DrainedExceptTerminating(_) => "DrainedExceptTerminating",
+            Self::Refused => "Refused",
+            Self::DryRunPlanned => "DryRunPlanned",
+            Self::DryRunAccepted => "DryRunAccepted",
+            Self::TimedOut => "TimedOut",
+            Self::Cancelled => "Cancelled",
+            Self::Failed(_) => "Failed",
+            Self::Interrupted => "Interrupted",
+        }
+    }
+
     /// The state in plain English, for logs and the audit trail (the page words it through the catalogue).
     pub fn outcome_text(&self) -> String {
         match self {

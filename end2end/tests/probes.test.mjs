@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { faultProxy, status } from './fault-proxy.mjs';
-import { startDrainboard, waitFor } from './support.mjs';
+import { scenario, startDrainboard, waitFor } from './support.mjs';
 
 const cleanups = [];
 after(async () => { for (const c of cleanups.reverse()) await c(); });
@@ -43,13 +43,63 @@ test('the probes answer a kubelet\'s request by pod IP, show nothing else, and s
   // The same Host on the dashboard's address is refused: only the probes are open to it.
   const main = new URL(server.url);
   assert.equal((await get(Number(main.port), '/', podIp)).status, 403);
-  for (const path of ['/', '/api/board', '/api/board/events', '/metrics']) {
+  for (const path of ['/', '/api/board', '/api/board/events', '/nodes/node-1']) {
     assert.equal((await get(port, path, podIp)).status, 404, `${path} is not on the probe address`);
   }
+  // Prometheus scrapes by pod IP too.
+  const scraped = await get(port, '/metrics', podIp);
+  assert.equal(scraped.status, 200);
+  assert.match(scraped.body, /^drainboard_watches_started_total 4$/m);
+  assert.match(scraped.body, /^# EOF$/m);
   // The API server goes away: the page says so, and the pod stays ready.
   proxy.rule({ method: 'GET', path: /./, times: 1_000_000, status: 503, body: status(503, 'ServiceUnavailable', 'down') });
   proxy.cut('GET', /./);
   await new Promise((r) => setTimeout(r, 3_000));
   assert.equal((await get(port, '/readyz', podIp)).status, 200, 'still ready with the API server away');
   assert.equal((await get(port, '/healthz', podIp)).status, 200);
+});
+
+/** One series' value in a scrape, 0 when it is not there yet. */
+const series = (text, line) => {
+  const escaped = line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const m = text.match(new RegExp(`^${escaped} (\\S+)$`, 'm'));
+  return m ? Number(m[1]) : 0;
+};
+
+test('the metrics move after a drain: its outcome, its evictions by answer, and the requests it took', { timeout: 120_000 }, async () => {
+  const s = await scenario('metrics');
+  cleanups.push(() => s.cleanup());
+  s.deployment('web', 3);
+  await s.running(3);
+  s.openSpare();
+  const port = await freePort();
+  const server = await startDrainboard(['--probe-addr', `127.0.0.1:${port}`, '--log-format', 'json']);
+  cleanups.push(() => server.stop());
+  const scrape = async () => (await get(port, '/metrics', `127.0.0.1:${port}`)).body;
+  await waitFor('the cache to list', 30_000, async () => (await get(port, '/readyz', 'localhost')).status === 200);
+  const before = await scrape();
+  const call = (path, body) => fetch(`${server.url}/api/${path}`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+  }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  const started = await call('drains/start', { node: s.node, reason: 'metrics test' });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const done = await waitFor('the drain to end', 60_000, async () => {
+    const p = (await call('drains/status', { id: started.body.id })).body;
+    return ['Cordoning', 'Planning', 'Evicting'].includes(p.state) ? null : p;
+  });
+  assert.equal(done.state, 'Drained');
+  const after = await scrape();
+  assert.equal(series(after, 'drainboard_drains_total{outcome="Drained"}') - series(before, 'drainboard_drains_total{outcome="Drained"}'), 1);
+  assert.equal(series(after, 'drainboard_eviction_requests_total{answer="201"}') - series(before, 'drainboard_eviction_requests_total{answer="201"}'), 3,
+    'one accepted eviction per pod');
+  const starts = 'drainboard_http_request_duration_seconds_count{method="POST",route="/api/drains/start",status="200"}';
+  assert.equal(series(after, starts) - series(before, starts), 1);
+  assert.ok(series(after, 'drainboard_http_request_duration_seconds_count{method="POST",route="/api/drains/status",status="200"}') >= 1);
+  // --log-format json: one object per line, and the drain's lines carry its id and node in their span.
+  const lines = server.logs().split('\n').filter((l) => l.trim());
+  const objects = lines.map((l) => JSON.parse(l));
+  const ended = objects.find((o) => o.fields?.message === 'drain ended');
+  assert.ok(ended, `a "drain ended" line in:\n${lines.slice(-10).join('\n')}`);
+  assert.deepEqual({ name: ended.span.name, id: ended.span.id, node: ended.span.node }, { name: 'drain', id: started.body.id, node: s.node });
+  assert.equal(ended.fields.outcome, 'Drained');
 });

@@ -291,6 +291,8 @@ pub struct Connected {
     pub context: String,
     /// Every context the kubeconfig names, in its order: what a local-mode server can switch between.
     pub contexts: Vec<String>,
+    /// Whether this is the pod's own service account (no kubeconfig inside a pod).
+    pub in_cluster: bool,
 }
 
 /// Why the server could not get a working client. Every message names the file, context or server involved.
@@ -313,6 +315,9 @@ pub enum ConnectError {
 /// Builds a client from `--kubeconfig`/`$KUBECONFIG` (or `~/.kube/config`) and an optional context, then checks that
 /// the API server answers, so that a bad setup fails at start-up with one clear line rather than on first use.
 pub async fn connect(kubeconfig: Option<&Path>, context: Option<&str>) -> Result<Connected, ConnectError> {
+    if kubeconfig.is_none() && context.is_none() && in_a_pod() {
+        return connect_in_cluster().await;
+    }
     let (config_file, source) = match kubeconfig {
         Some(path) => {
             let kc = Kubeconfig::read_from(path).map_err(|e| ConnectError::ReadKubeconfig {
@@ -379,7 +384,58 @@ pub async fn connect(kubeconfig: Option<&Path>, context: Option<&str>) -> Result
     }
 
     let contexts = config_file.contexts.iter().map(|named| named.name.clone()).collect();
-    Ok(Connected { client, config, identity: Identity { cluster: server, user }, source, context, contexts })
+    Ok(Connected {
+        client,
+        config,
+        identity: Identity { cluster: server, user },
+        source,
+        context,
+        contexts,
+        in_cluster: false,
+    })
+}
+
+/// Whether the server runs in a pod with no kubeconfig of its own: the API server's address in the environment
+/// Kubernetes gives every pod, and neither `$KUBECONFIG` nor `~/.kube/config`.
+fn in_a_pod() -> bool {
+    std::env::var_os("KUBERNETES_SERVICE_HOST").is_some()
+        && std::env::var_os("KUBECONFIG").is_none()
+        && !Path::new(&default_kubeconfig_path()).exists()
+}
+
+/// The pod's own service account: the in-cluster config. It serves the server's own identity only (its read-only
+/// cache and its bookkeeping); every person acts with their own credentials (team mode, which the server requires
+/// here).
+async fn connect_in_cluster() -> Result<Connected, ConnectError> {
+    let source = "the pod's service account (in-cluster)".to_string();
+    let context = "in-cluster".to_string();
+    let invalid =
+        |reason: String| ConnectError::InvalidConfig { path: source.clone(), context: context.clone(), reason };
+    let mut config = Config::incluster().map_err(|e| invalid(chain(&e)))?;
+    config.connect_timeout = Some(Duration::from_secs(5));
+    config.default_retry = false;
+    let server = config.cluster_url.to_string();
+    let client = crate::retry::client(config.clone()).map_err(|e| invalid(chain(&e)))?;
+    match tokio::time::timeout(Duration::from_secs(15), client.apiserver_version()).await {
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => {
+            return Err(ConnectError::Unreachable { server, context, path: source, reason: chain(&e) });
+        }
+        Err(_) => {
+            let reason = "no answer within 15 s".into();
+            return Err(ConnectError::Unreachable { server, context, path: source, reason });
+        }
+    }
+    let identity = Identity { cluster: server, user: "in-cluster service account".into() };
+    Ok(Connected {
+        client,
+        config,
+        identity,
+        source,
+        context: context.clone(),
+        contexts: vec![context],
+        in_cluster: true,
+    })
 }
 
 fn default_kubeconfig_path() -> String {
@@ -476,6 +532,7 @@ mod tests {
             source: "test".into(),
             context: "t".into(),
             contexts: vec!["t".into()],
+            in_cluster: false,
         });
         let empty = Credentials::Token(String::new().into());
         let answers: Vec<_> = (0..21).map(|_| access.sign_in(&empty)).collect();

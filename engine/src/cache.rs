@@ -236,6 +236,7 @@ impl ClusterCache {
             ),
         ];
         watches_started.fetch_add(handles.len() as u64, Ordering::Relaxed);
+        crate::metrics::METRICS.watches_started.inc_by(handles.len() as u64);
         let (cards_tx, cards) = watch::channel(Arc::new(Vec::new()));
         let (ready_tx, ready) = watch::channel(false);
         let (n, p, l, b, changes) = (nodes.clone(), pods.clone(), leases.clone(), pdbs.clone(), version.clone());
@@ -420,6 +421,7 @@ where
                         Err(err) => {
                             // No answer, a 5xx or a 429 leaves this kind's cards stale until it answers again.
                             failing = unavailable(&err);
+                            crate::metrics::METRICS.watch_failed(&kind);
                             feed.set_failing(&kind, failing);
                             if let Some(why) = refusal(&err) {
                                 feed.refused.send_if_modified(|r| r.insert(kind.clone(), why).is_none());

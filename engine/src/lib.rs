@@ -24,6 +24,7 @@ mod engine;
 mod error;
 pub mod history;
 pub mod lease;
+pub mod metrics;
 pub mod retry;
 pub mod signin;
 pub mod tasks;

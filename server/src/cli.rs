@@ -50,6 +50,11 @@ pub struct Args {
     #[arg(long, value_name = "SECRET", env = "DRAINBOARD_WALL_TOKEN", hide_env_values = true)]
     pub wall_token: Option<String>,
 
+    /// How the log (on stderr) is written: `text` for people, `json` (one object per line, with each drain's id
+    /// and node on its lines) for a log collector.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
     /// Serve the probes (`/healthz`, `/readyz`) on this address too, outside the Host allowlist and the session
     /// rule, for kubelets. Port 0 picks a free port; the URL is printed on stdout.
     #[arg(long, value_name = "ADDR")]
@@ -113,6 +118,13 @@ pub struct Args {
     /// as possibly forgotten.
     #[arg(long, value_name = "DURATION", default_value = "24h", value_parser = parse_duration)]
     pub stale_cordon: jiff::SignedDuration,
+}
+
+/// The log's format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Clone, Debug, Subcommand)]

@@ -24,6 +24,11 @@ pub enum Error {
     TeamOnly(&'static str),
     #[error("--wall-token needs at least {0} characters: make one with `openssl rand -hex 32`")]
     ShortWallToken(usize),
+    #[error(
+        "running in a pod with the pod's service account: add --team, so that each person signs in and acts as \
+         themselves (the service account only reads and keeps the server's own records)"
+    )]
+    InClusterNeedsTeam,
     #[error("TLS: {0}")]
     Tls(String),
     #[cfg(debug_assertions)]

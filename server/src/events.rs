@@ -27,8 +27,6 @@ use tokio_stream::wrappers::WatchStream;
 pub struct Streams {
     pub engine: Engine,
     pub settings: BoardSettings,
-    /// Board streams open now.
-    pub viewers: Arc<std::sync::atomic::AtomicI64>,
     pub limits: StreamLimits,
 }
 
@@ -132,7 +130,7 @@ pub async fn board_events(
         cluster: identity.cluster,
         drains_sent: None,
         lost_sent: None,
-        _viewer: Viewer::new(streams.viewers.clone()),
+        _viewer: Viewer::new(),
     };
     let stream = futures::stream::unfold(board, |mut board| async move {
         let event = board.next().await?;
@@ -207,33 +205,33 @@ impl BoardFeed {
     }
 }
 
-/// Counts an open board stream for as long as it lives.
-struct Viewer(Arc<std::sync::atomic::AtomicI64>);
+/// Counts an open board stream (the `board_viewers` gauge) for as long as it lives.
+struct Viewer;
 
 impl Viewer {
-    fn new(count: Arc<std::sync::atomic::AtomicI64>) -> Self {
-        count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Viewer(count)
+    fn new() -> Self {
+        engine::metrics::METRICS.viewers.inc();
+        Viewer
     }
 }
 
 impl Drop for Viewer {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        engine::metrics::METRICS.viewers.dec();
     }
 }
 
-/// `GET /metrics`: the server's own counters, in the Prometheus text format.
-pub async fn metrics(State(streams): State<Streams>) -> String {
-    format!(
-        "# HELP drainboard_watches_started_total Watches of the Kubernetes API started by the cluster caches.\n\
-         # TYPE drainboard_watches_started_total counter\n\
-         drainboard_watches_started_total {}\n\
-         # HELP drainboard_board_viewers Board event streams open now.\n\
-         # TYPE drainboard_board_viewers gauge\n\
-         drainboard_board_viewers {}\n",
-        streams.engine.caches().watches_started(),
-        streams.viewers.load(std::sync::atomic::Ordering::Relaxed)
+/// `GET /metrics`: the server's metrics, in the OpenMetrics text format (`engine::metrics`). Also on the probe
+/// address, for Prometheus.
+pub async fn metrics() -> impl axum::response::IntoResponse {
+    metrics_response()
+}
+
+/// The scrape's answer, with its content type.
+pub fn metrics_response() -> impl axum::response::IntoResponse {
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")],
+        engine::metrics::METRICS.encode(),
     )
 }
 

@@ -41,6 +41,7 @@ fn router() -> Router {
         source: "test".into(),
         context: "test".into(),
         contexts: vec!["test".into()],
+        in_cluster: false,
     });
     let tasks = Tasks::new(tokio::runtime::Handle::current());
     let engine = Engine::new(access, &tasks, Duration::ZERO, DrainLimits::default());

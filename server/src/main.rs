@@ -41,10 +41,13 @@ async fn main() -> ExitCode {
             }
         };
     }
-    tracing_subscriber::fmt()
+    let log = tracing_subscriber::fmt()
         .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
-        .with_writer(std::io::stderr)
-        .init();
+        .with_writer(std::io::stderr);
+    match args.log_format {
+        cli::LogFormat::Text => log.init(),
+        cli::LogFormat::Json => log.json().with_current_span(true).with_span_list(false).init(),
+    }
     match run(args).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
@@ -81,6 +84,10 @@ async fn run(args: cli::Args) -> Result<(), Error> {
         _ => None,
     };
     let connected = access::connect(args.kubeconfig.as_deref(), args.context.as_deref()).await?;
+    // Inside a pod every request would act as the pod's service account: only people signed in as themselves may.
+    if connected.in_cluster && !args.team {
+        return Err(Error::InClusterNeedsTeam);
+    }
     tracing::info!(context = %connected.context, server = %connected.identity.cluster, kubeconfig = %connected.source, "connected to Kubernetes");
 
     let mut options =

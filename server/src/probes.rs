@@ -6,12 +6,17 @@
 //! - `GET /readyz`: 200 once the shared cache has listed everything once, 503 before. It stays 200 while the API
 //!   server is away: every replica failing at once would take the Service away, and with it the page that says
 //!   the API server is lost.
+//! - `GET /metrics`: the server's Prometheus metrics.
 
 use axum::{Router, extract::State, http::StatusCode, routing::get};
 use engine::Engine;
 
 pub fn router(engine: Engine) -> Router {
-    Router::new().route("/healthz", get(|| async { "ok\n" })).route("/readyz", get(ready)).with_state(engine)
+    Router::new()
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(ready))
+        .route("/metrics", get(crate::events::metrics))
+        .with_state(engine)
 }
 
 async fn ready(State(engine): State<Engine>) -> (StatusCode, &'static str) {

@@ -29,6 +29,33 @@ pub const BODY_LIMIT: usize = 16 * 1024;
 /// Event streams are meant to stay open, and are left out.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// Times a request into the `http_request_duration_seconds` histogram. The route label is the matched route's
+/// template; a server function (matched by one wildcard route) is named by its path once it has answered other
+/// than 404, so the labels stay within the routes that exist whatever a request names.
+async fn timed(request: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
+    let method = match *request.method() {
+        axum::http::Method::GET => "GET",
+        axum::http::Method::POST => "POST",
+        axum::http::Method::HEAD => "HEAD",
+        _ => "other",
+    };
+    let matched = request.extensions().get::<axum::extract::MatchedPath>().map(|p| p.as_str().to_owned());
+    let path = request.uri().path().to_owned();
+    let started = std::time::Instant::now();
+    let response = next.run(request).await;
+    let status = response.status().as_u16();
+    let route = match matched {
+        Some(template) if template.contains("{*") && status != 404 => path,
+        Some(template) => template,
+        None => "other".to_owned(),
+    };
+    engine::metrics::METRICS
+        .requests
+        .get_or_create(&engine::metrics::RequestLabels { method: method.to_owned(), route, status })
+        .observe(started.elapsed().as_secs_f64());
+    response
+}
+
 fn always(name: HeaderName, value: &'static str) -> SetResponseHeaderLayer<HeaderValue> {
     SetResponseHeaderLayer::overriding(name, HeaderValue::from_static(value))
 }
@@ -43,7 +70,7 @@ pub fn router(
     let engine: Engine = contexts.first().clone();
     let routes = generate_route_list(App);
     let sessions = engine.clone();
-    let streams = Streams { engine, settings, viewers: Default::default(), limits };
+    let streams = Streams { engine, settings, limits };
     let context = {
         let s = streams.clone();
         move || {
@@ -81,7 +108,9 @@ pub fn router(
         // left alone by the layer (it does not compress text/event-stream).
         .layer(CompressionLayer::new())
         // Who the request acts as; in team mode, nothing but the sign-in page and its endpoints without a session.
-        .layer(axum::middleware::from_fn_with_state(sessions, session::layer));
+        .layer(axum::middleware::from_fn_with_state(sessions, session::layer))
+        // How long each answer took, by route: outermost of the routed layers, so that it times them all.
+        .layer(axum::middleware::from_fn(timed));
     // Which cluster the request is for: around the routes, since it takes the context's prefix off API addresses
     // before they are routed.
     let app = tower::Layer::layer(&axum::middleware::from_fn_with_state(contexts, contexts::layer), app);

@@ -87,3 +87,21 @@ fn a_non_loopback_address_is_refused_in_one_line() {
     assert!(!out.status.success());
     assert_one_clear_line(&stderr, &["0.0.0.0:0", "loopback"]);
 }
+
+#[test]
+fn in_a_pod_without_a_kubeconfig_the_pods_service_account_is_tried() {
+    // A pod's environment, with no kubeconfig anywhere: the in-cluster config is read (here it is missing, as on any
+    // machine that is not a pod), and the error says which identity it tried.
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_drainboard"))
+        .args(["--addr", "127.0.0.1:0"])
+        .env_remove("KUBECONFIG")
+        .env("HOME", home.path())
+        .env("KUBERNETES_SERVICE_HOST", "127.0.0.1")
+        .env("KUBERNETES_SERVICE_PORT", "1")
+        .env("RUST_LOG", "off")
+        .output()
+        .expect("drainboard runs");
+    assert!(!out.status.success());
+    assert_one_clear_line(&String::from_utf8_lossy(&out.stderr), &["the pod's service account (in-cluster)"]);
+}

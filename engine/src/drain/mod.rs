@@ -232,20 +232,26 @@ impl DrainRegistry {
         };
         let registry = self.clone();
         let finished_id = id.clone();
-        self.tasks.spawn(async move {
-            // Supervised: a drain that panics ends Failed, with its record written and its node freed, instead of
-            // leaving a running entry that every later start would attach to.
-            if let Err(panic) = AssertUnwindSafe(drain.run()).catch_unwind().await {
-                let why = crate::tasks::panic_message(panic.as_ref());
-                tracing::error!(node = %supervisor.1, %why, "drain task panicked");
-                let (client, node, progress) = supervisor;
-                task::fail(&client, &node, &progress, format!("the drain stopped on an internal error: {why}")).await;
-                if let Some(leases) = &registry.leases {
-                    leases.release(&node).await;
+        // Every line the drain logs carries its id and node (and who started it), in text or JSON alike.
+        let span = tracing::info_span!("drain", id = %id, node = %supervisor.1, by = %identity.user);
+        self.tasks.spawn(tracing::Instrument::instrument(
+            async move {
+                // Supervised: a drain that panics ends Failed, with its record written and its node freed, instead of
+                // leaving a running entry that every later start would attach to.
+                if let Err(panic) = AssertUnwindSafe(drain.run()).catch_unwind().await {
+                    let why = crate::tasks::panic_message(panic.as_ref());
+                    tracing::error!(node = %supervisor.1, %why, "drain task panicked");
+                    let (client, node, progress) = supervisor;
+                    task::fail(&client, &node, &progress, format!("the drain stopped on an internal error: {why}"))
+                        .await;
+                    if let Some(leases) = &registry.leases {
+                        leases.release(&node).await;
+                    }
                 }
-            }
-            registry.finished(&key, &finished_id);
-        });
+                registry.finished(&key, &finished_id);
+            },
+            span,
+        ));
         Ok(DrainStarted { id, attached: false })
     }
 

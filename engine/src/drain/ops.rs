@@ -147,7 +147,9 @@ pub async fn evict(client: &Client, namespace: &str, name: &str, options: &Drain
         .header(http::header::ACCEPT, "application/json")
         .body(kube::client::Body::from(serde_json::to_vec(&body).map_err(kube::Error::SerdeError)?))
         .map_err(kube::Error::HttpError)?;
-    let answer = client.send(request).await?;
+    let answer = client.send(request).await;
+    crate::metrics::METRICS.eviction_answered(answer.as_ref().ok().map(|a| a.status().as_u16()));
+    let answer = answer?;
     let code = answer.status();
     if code.is_success() {
         return Ok(());

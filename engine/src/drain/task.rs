@@ -100,8 +100,10 @@ impl Drain {
             let progress = self.progress.subscribe();
             AbortOnDrop(self.tasks.spawn(renew(leases, node, progress, cancel, lost)))
         });
+        tracing::info!("drain started");
         let state = self.execute().await;
         drop(renewer);
+        tracing::info!(outcome = %state.outcome_text(), "drain ended");
         self.progress.send_modify(|p| {
             p.state = state;
             p.finished_at = Some(Timestamp::now());
@@ -113,6 +115,7 @@ impl Drain {
                 let mut entry =
                     domain::audit::AuditEntry::new(&p.started_by, domain::audit::AuditAction::DrainEnded, &p.node);
                 entry.outcome = Some(p.state.outcome_text());
+                crate::metrics::METRICS.drain_ended(p.state.label());
                 entry.ended = Some(p.state.clone());
                 entry.reason = p.reason.clone();
                 entry.drain_id = Some(p.id.clone());
