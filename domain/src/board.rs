@@ -223,27 +223,46 @@ pub fn diff(
     Some(BoardUpdate { server_time, full, settings, upsert, remove, partial: None })
 }
 
-/// How long something took, for drain progress: tenths under ten seconds ("0.4s", "7.2s"), then "45s", "3m05s",
-/// "2h10m". Negative durations (clock skew) read as zero.
-pub fn elapsed(d: SignedDuration) -> String {
+/// A duration cut into the units a person reads, largest first. The rule (which units, where they change) lives
+/// here; the words ("3m05s", "3分05秒") come from the message catalogue, so that every language cuts the same way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Span {
+    /// Under ten seconds, to the tenth: `seconds`.`tenths`.
+    Tenths {
+        seconds: i64,
+        tenths: i64,
+    },
+    Seconds(i64),
+    Minutes(i64),
+    Hours(i64),
+    Days(i64),
+    /// Minutes and the seconds past them (0–59).
+    MinutesSeconds(i64, i64),
+    /// Hours and the minutes past them (0–59).
+    HoursMinutes(i64, i64),
+}
+
+/// How long something took, for drain progress: tenths under ten seconds (0.4 s, 7.2 s), then whole seconds, then
+/// minutes and seconds, then hours and minutes. Negative durations (clock skew) read as zero.
+pub fn elapsed(d: SignedDuration) -> Span {
     let ms = d.as_millis().max(0);
-    let s = (ms / 1000) as i64;
+    let s = i64::try_from(ms / 1000).unwrap_or(i64::MAX);
     match s {
-        0..10 => format!("{}.{}s", s, (ms % 1000) / 100),
-        10..60 => format!("{s}s"),
-        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
-        _ => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
+        0..10 => Span::Tenths { seconds: s, tenths: ((ms % 1000) / 100) as i64 },
+        10..60 => Span::Seconds(s),
+        60..3600 => Span::MinutesSeconds(s / 60, s % 60),
+        _ => Span::HoursMinutes(s / 3600, s % 3600 / 60),
     }
 }
 
-/// A short age for a card: "45s", "12m", "5h", "3d".
-pub fn short_age(d: SignedDuration) -> String {
+/// A short age for a card, in its largest whole unit: 45 s, 12 min, 5 h, 3 days.
+pub fn short_age(d: SignedDuration) -> Span {
     let s = d.as_secs().max(0);
     match s {
-        0..60 => format!("{s}s"),
-        60..3600 => format!("{}m", s / 60),
-        3600..86400 => format!("{}h", s / 3600),
-        _ => format!("{}d", s / 86400),
+        0..60 => Span::Seconds(s),
+        60..3600 => Span::Minutes(s / 60),
+        3600..86400 => Span::Hours(s / 3600),
+        _ => Span::Days(s / 86400),
     }
 }
 
@@ -253,19 +272,36 @@ mod tests {
 
     #[test]
     fn elapsed_times() {
+        let tenths = |seconds, tenths| Span::Tenths { seconds, tenths };
         let cases = [
-            (-5_000, "0.0s"),
-            (0, "0.0s"),
-            (420, "0.4s"),
-            (9_990, "9.9s"),
-            (10_000, "10s"),
-            (185_000, "3m05s"),
-            (7_800_000, "2h10m"),
+            (-5_000, tenths(0, 0)),
+            (0, tenths(0, 0)),
+            (420, tenths(0, 4)),
+            (9_990, tenths(9, 9)),
+            (10_000, Span::Seconds(10)),
+            (185_000, Span::MinutesSeconds(3, 5)),
+            (7_800_000, Span::HoursMinutes(2, 10)),
         ];
-        for (ms, text) in cases {
-            assert_eq!(elapsed(SignedDuration::from_millis(ms)), text, "{ms} ms");
+        for (ms, span) in cases {
+            assert_eq!(elapsed(SignedDuration::from_millis(ms)), span, "{ms} ms");
         }
     }
+
+    #[test]
+    fn ages_keep_their_largest_unit() {
+        let cases = [
+            (-5, Span::Seconds(0)),
+            (45, Span::Seconds(45)),
+            (60, Span::Minutes(1)),
+            (3599, Span::Minutes(59)),
+            (3600 * 5 + 59, Span::Hours(5)),
+            (86400 * 3 + 7200, Span::Days(3)),
+        ];
+        for (secs, span) in cases {
+            assert_eq!(short_age(SignedDuration::from_secs(secs)), span, "{secs} s");
+        }
+    }
+
     use crate::node::PodEta;
 
     fn card(name: &str, ready: ReadyStatus, unschedulable: bool) -> NodeCard {

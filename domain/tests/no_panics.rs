@@ -3,7 +3,7 @@
 
 use domain::{
     PodSummary,
-    board::{clock, elapsed, short_age},
+    board::{Span, clock, elapsed, short_age},
     drain::{DaemonSetLookup, DrainOptions, plan},
     eviction::{NO_EXECUTE, Taint, node_eviction_deadline, pod_eviction, remaining},
     input,
@@ -77,9 +77,17 @@ proptest! {
     }
 
     #[test]
-    fn durations_always_format(seconds in any::<i64>(), nanos in -999_999_999i32..=999_999_999) {
+    fn durations_always_split(seconds in any::<i64>(), nanos in -999_999_999i32..=999_999_999) {
         let d = SignedDuration::new(seconds, if seconds >= 0 { nanos.abs() } else { -nanos.abs() });
-        prop_assert!(!clock(d).is_empty() && !elapsed(d).is_empty() && !short_age(d).is_empty());
+        prop_assert!(!clock(d).is_empty());
+        for span in [elapsed(d), short_age(d)] {
+            let ok = match span {
+                Span::Tenths { seconds, tenths } => (0..10).contains(&seconds) && (0..10).contains(&tenths),
+                Span::Seconds(n) | Span::Minutes(n) | Span::Hours(n) | Span::Days(n) => n >= 0,
+                Span::MinutesSeconds(m, s) | Span::HoursMinutes(m, s) => m >= 0 && (0..60).contains(&s),
+            };
+            prop_assert!(ok, "{span:?}");
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@ use leptos::prelude::*;
 
 use crate::{
     api::node_history,
-    i18n::{I18n, t_string, use_i18n},
+    i18n::{I18n, date_time_text, t_string, use_i18n},
 };
 
 /// A node's maintenance history, newest first, from the durable record every replica writes to: who cordoned,
@@ -42,7 +42,7 @@ pub fn NodeHistory(node: String, changes: Signal<String>) -> impl IntoView {
 #[component]
 fn Entry(entry: AuditEntry) -> impl IntoView {
     let i18n = use_i18n();
-    let time = entry.at.strftime("%Y-%m-%d %H:%M:%S").to_string();
+    let time = date_time_text(i18n, entry.at);
     let when = t_string!(i18n, history.at, time).to_string();
     view! {
         <li data-testid="history-entry" data-action=format!("{:?}", entry.action)>

@@ -3,7 +3,6 @@
 
 use domain::{
     PodRef,
-    board::{elapsed, short_age},
     drain::DryRun,
     progress::{DrainProgress, PodProgress, PodState},
 };
@@ -14,7 +13,7 @@ use super::{Actions, Dialog};
 use crate::{
     api::CancelDrain,
     components::Modal,
-    i18n::{drain_state_text, pod_state_text, t_string, use_i18n},
+    i18n::{age_text, drain_state_text, elapsed_text, pod_state_text, t_string, use_i18n},
     live::progress::follow_progress,
 };
 
@@ -89,8 +88,9 @@ fn ProgressBody(progress: RwSignal<Option<DrainProgress>>, server_now: Signal<Ti
         Some(s) if s.is_final_ok() => "drain-state ok",
         _ => "drain-state bad",
     };
-    let took =
-        move || with(&|p| elapsed(p.finished_at.unwrap_or_else(|| server_now.get()).duration_since(p.started_at)));
+    let took = move || {
+        with(&|p| elapsed_text(i18n, p.finished_at.unwrap_or_else(|| server_now.get()).duration_since(p.started_at)))
+    };
     let uids = move || progress.with(|p| p.as_ref().map(|p| p.pods.iter().map(|x| x.uid.clone()).collect::<Vec<_>>()));
     // Returning the node to service needs no uncordon; one that comes back into service does.
     let offer_uncordon =
@@ -98,7 +98,7 @@ fn ProgressBody(progress: RwSignal<Option<DrainProgress>>, server_now: Signal<Ti
     view! {
         <p class="muted">
             {move || with(&|p| {
-                let ago = short_age(server_now.get().duration_since(p.started_at));
+                let ago = age_text(i18n, server_now.get().duration_since(p.started_at));
                 t_string!(i18n, progress.started_by, who = &p.started_by, ago).to_string()
             })}
             {move || progress.with(|p| p.as_ref().and_then(|p| p.reason.clone())).map(|r| view! {
@@ -157,7 +157,7 @@ fn PodRow(uid: String, progress: RwSignal<Option<DrainProgress>>, server_now: Si
         pod.with(|p| {
             let p: &PodProgress = p.as_ref()?;
             let end = p.finished_at.unwrap_or_else(|| server_now.get());
-            p.started_at.map(|s| elapsed(end.duration_since(s)))
+            p.started_at.map(|s| elapsed_text(i18n, end.duration_since(s)))
         })
     };
     let shown = key.clone();

@@ -2,7 +2,7 @@ use domain::{board::BoardSettings, node::NodeCard};
 use jiff::{SignedDuration, Timestamp};
 use leptos::prelude::*;
 
-use crate::i18n::{t_string, use_i18n};
+use crate::i18n::{age_text, t_string, use_i18n};
 
 /// Who cordoned the node, how long ago and why, from the record the cordon wrote on the node; and a warning when
 /// the cordon has stood past `--stale-cordon` with no drain running, since a forgotten cordon keeps capacity out
@@ -18,11 +18,12 @@ pub fn CardCordon(
     move || {
         record.get().map(|record| {
             let who = record.by.clone();
-            let age = domain::board::short_age(server_now.get().duration_since(record.at));
+            let age = age_text(i18n, server_now.get().duration_since(record.at));
             let forgotten = card.with(|c| c.cordon_forgotten(server_now.get(), settings.get().stale_cordon_seconds));
-            let limit = domain::board::short_age(SignedDuration::from_secs(
-                i64::try_from(settings.get().stale_cordon_seconds).unwrap_or(i64::MAX),
-            ));
+            let limit = age_text(
+                i18n,
+                SignedDuration::from_secs(i64::try_from(settings.get().stale_cordon_seconds).unwrap_or(i64::MAX)),
+            );
             view! {
                 <div class="card-cordon" data-testid="card-cordon" data-forgotten=forgotten.to_string()>
                     <p>

@@ -31,7 +31,7 @@ pub fn CardHeader(name: String, card: Memo<NodeCard>, server_now: Signal<Timesta
                 if let Some(v) = &c.kubelet_version { parts.push(v.clone()); }
                 parts.join(" · ")
             })}
-            " · " {move || super::age(server_now, card.with(|c| c.created)).unwrap_or_default()}
+            " · " {move || super::age(i18n, server_now, card.with(|c| c.created)).unwrap_or_default()}
         </p>
     }
 }

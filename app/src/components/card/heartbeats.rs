@@ -16,7 +16,7 @@ pub fn Heartbeats(
     let heartbeat_stale = move || card.with(|c| c.heartbeat_stale(server_now.get(), grace()));
     let lease_stale = move || card.with(|c| c.lease_stale(server_now.get(), grace()));
     let ago = move |t: Option<Timestamp>| {
-        super::age(server_now, t).map(|age| t_string!(i18n, card.ago, age).to_string()).unwrap_or_default()
+        super::age(i18n, server_now, t).map(|age| t_string!(i18n, card.ago, age).to_string()).unwrap_or_default()
     };
     view! {
         <p class="heartbeats">

@@ -20,7 +20,10 @@ use leptos::prelude::*;
 pub use actions::CardActions;
 pub use drain::CardDrain;
 
-use crate::live::DrainsByNode;
+use crate::{
+    i18n::{I18n, age_text},
+    live::DrainsByNode,
+};
 
 /// One card, following its node in the live board by name.
 #[component]
@@ -63,7 +66,7 @@ pub fn CardView(
     .into_any()
 }
 
-/// An age such as `5m`, on the server's clock.
-fn age(server_now: Signal<Timestamp>, t: Option<Timestamp>) -> Option<String> {
-    t.map(|t| domain::board::short_age(server_now.get().duration_since(t)))
+/// An age such as `5m` (`5分` in Japanese), on the server's clock.
+fn age(i18n: I18n, server_now: Signal<Timestamp>, t: Option<Timestamp>) -> Option<String> {
+    t.map(|t| age_text(i18n, server_now.get().duration_since(t)))
 }
