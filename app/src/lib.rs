@@ -47,12 +47,13 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 }
 
 /// The root component, shared by the server render and the browser's hydration. The catalogue's locale is chosen
-/// here, from the request on the server and from `<html lang>` in the browser.
+/// here: on the server from the language a person chose (a cookie) or else the request's Accept-Language, and in
+/// the browser from `<html lang>` (see `i18n::language`).
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
     view! {
-        <i18n::I18nContextProvider>
+        <i18n::I18nContextProvider cookie_name=i18n::COOKIE cookie_options=i18n::cookie_options()>
             <Frame />
         </i18n::I18nContextProvider>
     }
@@ -70,6 +71,7 @@ fn Frame() -> impl IntoView {
                 <h1>{i18n::t_string!(i18n, app.name)}</h1>
                 <components::ContextSwitcher />
                 <components::Who />
+                <components::LanguageSwitcher />
             </header>
             <main>
                 <Routes fallback=move || view! { <p data-testid="not-found">{i18n::t_string!(i18n, app.page_not_found)}</p> }>

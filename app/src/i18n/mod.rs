@@ -1,11 +1,13 @@
 //! The message catalogue as components use it: the `catalogue` crate's context and keys (every string the UI
 //! shows, in `catalogue/locales/`), [`t_string!`], the functions in `words` that put the domain's states into
-//! words, and those in `time` for durations and dates.
+//! words, those in `time` for durations and dates, and the language a page is in (`language`).
 
+mod language;
 mod time;
 mod words;
 
 pub use catalogue::{I18n, I18nContextProvider, Locale, use_i18n};
+pub use language::*;
 pub use leptos_i18n::t_string;
 pub use time::*;
 pub use words::*;
