@@ -1,0 +1,164 @@
+// Japanese, end to end. A browser whose language is Japanese (Accept-Language ja-JP) gets the whole UI in Japanese:
+// `<html lang="ja">`, the catalogue's words, ages such as "3秒前" and dates such as "2026年3月5日". The header's
+// switcher changes the language and keeps the choice across a reload (a cookie the server reads before
+// Accept-Language). A node is drained through the Japanese dialog, and the panel and the node page say how it
+// ended in Japanese. Screenshots go to end2end/artifacts/.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { artifactsDir, kubectl, scenario, useServerAndBrowser, waitFor } from './support.mjs';
+
+const ctx = useServerAndBrowser();
+const cleanups = [];
+after(() => cleanups.forEach((c) => c()));
+
+/** A new browser context whose language is Japanese, with every script error collected. */
+async function japaneseBrowser() {
+  const context = await ctx.browser.newContext({ locale: 'ja-JP', viewport: { width: 1280, height: 720 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`${m.text()} (${m.location().url})`); });
+  return { context, page, errors };
+}
+
+async function boardReady(page) {
+  await page.locator('[data-testid="nodes-page"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
+  await page.locator('[data-testid="connection-state"][data-state="live"]').waitFor({ timeout: 30_000 });
+}
+
+const lang = (page) => page.evaluate(() => document.documentElement.lang);
+const text = async (locator) => (await locator.textContent()).trim();
+
+/** Chooses `locale` in the header's switcher and waits for the page it loads. */
+async function choose(page, locale) {
+  await Promise.all([page.waitForEvent('load'), page.selectOption('[data-testid="language"]', locale)]);
+  await boardReady(page);
+}
+
+test('Japanese from Accept-Language; the switcher changes to English and back, and a reload keeps the choice', { timeout: 120_000 }, async () => {
+  const { context, page, errors } = await japaneseBrowser();
+  await page.goto(ctx.server.url + '/');
+  await boardReady(page);
+  assert.equal(await lang(page), 'ja', 'the server chose Japanese from Accept-Language');
+  assert.equal(await context.cookies().then((c) => c.find((x) => x.name === 'drainboard_locale')), undefined,
+    'nothing is kept until a person chooses');
+  assert.equal(await page.title(), 'Drainboard');
+  assert.match(await text(page.locator('[data-testid="summary"]')), /^\d+ノード（NotReady \d+、cordon済み \d+）$/);
+  assert.equal(await page.locator('[data-testid="language"]').inputValue(), 'ja');
+  assert.equal(await page.locator('[data-testid="language"]').getAttribute('aria-label'), '言語');
+  // Each language is named in its own language.
+  const names = await page.locator('[data-testid="language"] option').evaluateAll((os) => os.map((o) => [o.value, o.textContent]));
+  assert.deepEqual(names.filter(([v]) => v !== 'en-XA'), [['en', 'English'], ['ja', '日本語']]);
+  const card = page.locator('[data-testid="node-row"]').first();
+  assert.match(await text(card.locator('[data-testid="heartbeat-age"]')), /^ハートビート: \d+(秒|分|時間|日)前$/);
+  assert.match(await text(card.locator('[data-testid="node-name"] ~ [data-testid="node-ready"]')), /^(Ready|NotReady|Unknown)$/);
+  assert.equal(await text(card.locator('[data-testid="action-drain"]')), 'ドレーン');
+  await page.screenshot({ path: join(artifactsDir, 'i18n-ja-board.png') });
+
+  await choose(page, 'en');
+  assert.equal(await lang(page), 'en');
+  assert.match(await text(page.locator('[data-testid="summary"]')), /^\d+ nodes?, \d+ not ready, \d+ cordoned$/);
+  assert.match(await text(page.locator('[data-testid="heartbeat-age"]').first()), /^Heartbeat: \d+[smhd] ago$/);
+  const kept = (await context.cookies()).find((c) => c.name === 'drainboard_locale');
+  assert.equal(kept?.value, 'en');
+  assert.equal(kept.path, '/', 'one choice for every page and context');
+  assert.ok(kept.expires > Date.now() / 1000 + 300 * 24 * 3600, 'kept for a year, not for the session');
+  await page.reload();
+  await boardReady(page);
+  assert.equal(await lang(page), 'en', 'the choice outlasts a reload, over Accept-Language');
+  assert.equal(await page.locator('[data-testid="language"]').inputValue(), 'en');
+  await page.screenshot({ path: join(artifactsDir, 'i18n-ja-switched-to-english.png') });
+
+  await choose(page, 'ja');
+  assert.equal(await lang(page), 'ja');
+  await page.reload();
+  await boardReady(page);
+  assert.equal(await lang(page), 'ja');
+  assert.equal(await text(page.locator('[data-testid="action-drain"]').first()), 'ドレーン');
+  assert.deepEqual(errors, [], 'no script error, no hydration mismatch');
+  await context.close();
+});
+
+test('a node is drained through the Japanese dialog, and its page tells the story in Japanese', { timeout: 240_000 }, async () => {
+  const s = await scenario('ja');
+  cleanups.push(() => s.cleanup());
+  s.deployment('web', 2);
+  s.daemonset('agent');
+  await s.running(3);
+  const pods = s.podsOnNode();
+  const agent = pods.filter((p) => p.includes('/agent-'));
+
+  const { context, page, errors } = await japaneseBrowser();
+  await page.goto(ctx.server.url + '/');
+  await boardReady(page);
+  await page.fill('[data-testid="node-filter"]', s.node);
+  const card = page.locator(`[data-testid="node-row"][data-node="${s.node}"]`);
+  await card.locator('[data-testid="action-drain"]:not([disabled])').click();
+  const dialog = page.locator('[data-testid="drain-dialog"]');
+  await dialog.locator('[data-testid="group-evict"]').waitFor({ timeout: 15_000 });
+
+  assert.equal(await text(page.locator('#drain-dialog-title')), `${s.node}をドレーン`);
+  assert.match(await text(dialog.locator('[data-testid="drain-preview"]')), /evictionされるPod（2）.*スキップ（0）.*拒否（1）/s);
+  assert.match(await text(dialog.locator('[data-testid="refused-needs"]')), /必要なオプション: デーモンセットのPodを除外 --ignore-daemonsets/);
+  assert.match(await text(dialog.locator('[data-testid="group-refused"]')), /デーモンセットが管理しています/);
+  // The guide's --delete-local-data is today's --delete-emptydir-data: the option says so, and so does the name to
+  // type when it is on.
+  const emptyDir = dialog.locator('label:has([data-testid="opt-delete-emptydir-data"])');
+  assert.match(await text(emptyDir), /^emptyDirのデータを削除 --delete-emptydir-data\s*ガイドの--delete-local-dataです。/);
+  await dialog.locator('[data-testid="opt-delete-emptydir-data"]').check();
+  assert.equal(await text(dialog.locator('[data-testid="type-name-prompt"]')),
+    `確認のため「${s.node}」と入力してください: delete-emptydir-data（旧delete-local-data）は元に戻せません`);
+  await dialog.locator('[data-testid="opt-delete-emptydir-data"]').uncheck();
+
+  const confirm = dialog.locator('[data-testid="confirm-drain"]');
+  assert.ok(await confirm.isDisabled(), 'the refused DaemonSet pod keeps confirm disabled');
+  await dialog.locator('[data-testid="opt-ignore-daemonsets"]').check();
+  assert.match(await text(dialog.locator('[data-testid="group-skipped"]')), /デーモンセットのPod: ノードに残ります/);
+  assert.equal(await text(confirm), `${s.node}をドレーン: 2個のPodをeviction`);
+  await page.screenshot({ path: join(artifactsDir, 'i18n-ja-drain-dialog.png') });
+  // The Japanese dialog fits a 1280×720 screen whole, as the English one does: nothing to scroll to.
+  const box = await dialog.boundingBox();
+  assert.ok(box.x >= 0 && box.x + box.width <= 1280 && box.y >= 0 && box.y + box.height <= 720, `dialog within the viewport: ${JSON.stringify(box)}`);
+  const scrolls = await dialog.evaluate((root) => [root, ...root.querySelectorAll('*')]
+    .filter((el) => el.scrollHeight > el.clientHeight + 1 && ['auto', 'scroll'].includes(getComputedStyle(el).overflowY))
+    .map((el) => el.dataset.testid ?? el.className));
+  assert.deepEqual(scrolls, [], 'no part of the dialog scrolls');
+  await dialog.locator('[data-testid="drain-reason"]').fill('カーネルのアップデート');
+
+  await confirm.click();
+  const panel = page.locator('[data-testid="progress-panel"]');
+  await panel.locator('[data-testid="progress-state"][data-state="Drained"]').waitFor({ timeout: 60_000 });
+  assert.equal(await text(panel.locator('[data-testid="progress-state"]')), 'ドレーン完了: 再起動や返却を行っても安全です');
+  assert.equal(await text(panel.locator('[data-testid="progress-count"]')), '2個中2個のPodが削除済み');
+  assert.match(await text(panel.locator('[data-testid="progress-elapsed"]')), /^(\d\.\d秒|\d+秒|\d+分\d\d秒)$/);
+  assert.match(await text(panel), /.+が\d+(秒|分)前に開始/);
+  assert.equal(await text(page.locator('#progress-panel-title')), `${s.node}のドレーン`);
+  assert.match(await text(panel), /返却するノードにuncordonは必要ありません/);
+  await page.screenshot({ path: join(artifactsDir, 'i18n-ja-progress-drained.png') });
+  // What the panel says is what the cluster shows.
+  assert.deepEqual(s.podsOnNode(), agent, 'only the DaemonSet pod is left on the node');
+  assert.equal(kubectl('get', 'node', s.node, '-o', 'jsonpath={.spec.unschedulable}').trim(), 'true');
+  const record = JSON.parse(kubectl('get', 'node', s.node, '-o', 'jsonpath={.metadata.annotations.drainboard\\.dev/drain}'));
+  assert.equal(record.state, 'Drained');
+  assert.equal(record.reason, 'カーネルのアップデート');
+
+  await page.keyboard.press('Escape');
+  await panel.waitFor({ state: 'detached', timeout: 5_000 });
+  assert.match(await text(card.locator('[data-testid="card-drain-text"]')), /^前回のドレーン（.+）: ドレーン完了: 再起動や返却を行っても安全です$/);
+  assert.match(await text(card.locator('[data-testid="card-cordon-text"]')), /^.+がcordon（\d+(秒|分)前）$/);
+
+  // The node's page: its history with Japanese dates.
+  await page.goto(`${ctx.server.url}/nodes/${s.node}`);
+  await page.locator('[data-testid="node-detail"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
+  const rows = page.locator('[data-testid="history-entry"]');
+  await waitFor('the drain in the history', 30_000, async () => (await rows.count()) >= 2);
+  const history = await rows.evaluateAll((els) => els.map((e) => e.textContent.trim()));
+  assert.ok(history.every((row) => /^\d{4}年\d{1,2}月\d{1,2}日 \d\d:\d\d:\d\d UTC · /.test(row)), JSON.stringify(history));
+  assert.ok(history.some((row) => /がドレーンを開始しました · 理由: カーネルのアップデート$/.test(row)), JSON.stringify(history));
+  assert.equal(await text(page.locator('[data-testid="node-history"] h2')), '維持管理の履歴');
+  await page.setViewportSize({ width: 1280, height: 1000 });
+  await page.screenshot({ path: join(artifactsDir, 'i18n-ja-node-page.png'), fullPage: true });
+  assert.deepEqual(errors, [], 'no script error, no hydration mismatch');
+  await context.close();
+});
