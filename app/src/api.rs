@@ -262,7 +262,7 @@ fn input<T>(checked: Result<T, String>) -> Result<T, AppError> {
 
 /// Gives a failed call the HTTP status of its error (the body stays the documented JSON).
 #[cfg(feature = "ssr")]
-fn respond<T>(result: Result<T, AppError>) -> Result<T, AppError> {
+pub(crate) fn respond<T>(result: Result<T, AppError>) -> Result<T, AppError> {
     // The API server no longer accepts the person's credentials (expired, revoked): the session is of no use, and
     // is forgotten, so that the next page asks them to sign in again.
     let result = match (result, caller()) {

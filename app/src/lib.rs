@@ -9,6 +9,7 @@ pub mod error;
 mod i18n;
 mod live;
 mod pages;
+pub mod rollouts;
 #[cfg(feature = "ssr")]
 pub mod security;
 pub mod session;

@@ -15,6 +15,7 @@ pub mod node;
 pub mod pod;
 pub mod preview;
 pub mod progress;
+pub mod rollout;
 pub mod selector;
 
 pub use node::ReadyStatus;

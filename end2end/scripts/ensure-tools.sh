@@ -44,4 +44,10 @@ if [ "${1:-}" = --browser ]; then
     log "installing Chromium from Debian"
     apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium >&2
   fi
+  # Japanese glyphs, so that the Japanese UI's screenshots show text rather than boxes (no test reads them).
+  if [ ! -d /usr/share/fonts/opentype/noto ] && ! fc-list 2>/dev/null | grep -q "Noto Sans CJK"; then
+    log "installing Noto CJK fonts from Debian"
+    (apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y fonts-noto-cjk >&2) ||
+      log "no Noto CJK fonts: Japanese screenshots will show boxes"
+  fi
 fi

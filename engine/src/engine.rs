@@ -31,6 +31,8 @@ pub struct Engine {
     access: KubeAccess,
     caches: ClusterCaches,
     drains: DrainRegistry,
+    /// Rolling maintenance: many nodes drained with limits.
+    rollouts: crate::rollout::Rollouts,
     tasks: Tasks,
     /// Every action's record: a JSON-lines file and an Event on the node.
     audit: Audit,
@@ -122,6 +124,7 @@ impl Engine {
             access,
             caches,
             drains: DrainRegistry::new(tasks, limits),
+            rollouts: Default::default(),
             tasks: tasks.clone(),
             audit: Audit::default(),
             shared,
@@ -167,6 +170,10 @@ impl Engine {
 
     pub fn drains(&self) -> &DrainRegistry {
         &self.drains
+    }
+
+    pub fn rollouts(&self) -> &crate::rollout::Rollouts {
+        &self.rollouts
     }
 
     pub fn caches(&self) -> &ClusterCaches {

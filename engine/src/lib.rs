@@ -26,6 +26,7 @@ pub mod history;
 pub mod lease;
 pub mod metrics;
 pub mod retry;
+pub mod rollout;
 pub mod signin;
 pub mod tasks;
 pub mod token;

@@ -28,6 +28,10 @@ const ENDPOINTS: &[&str] = &[
     "session/sign-in",
     "session/sign-out",
     "session/me",
+    "rollouts/start",
+    "rollouts/status",
+    "rollouts/cancel",
+    "rollouts/pause",
 ];
 
 fn router() -> Router {

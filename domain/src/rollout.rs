@@ -1,0 +1,233 @@
+//! Rolling maintenance: draining many nodes with limits. The rule of which node starts when lives here, so that the
+//! engine that runs a rollout and any page that explains it read it the same way.
+//!
+//! A node counts as draining from its cordon (which its own drain makes first, not all at the start as `kubectl
+//! drain n1 n2 …` does, so that the capacity of the nodes still queued stays for the evicted pods) until its drain
+//! ends.
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::{drain::DrainOptions, progress::DrainState};
+
+/// The most nodes one rollout takes, and the most it drains at once.
+pub const MAX_NODES: usize = 500;
+pub const MAX_PARALLEL: u32 = 50;
+
+/// How a rollout goes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RolloutOptions {
+    /// At most this many nodes draining at once (1 to [`MAX_PARALLEL`]).
+    pub max_parallel: u32,
+    /// At most one node per zone (`topology.kubernetes.io/zone`) draining at once; nodes without a zone count as
+    /// one zone of their own together.
+    #[serde(default)]
+    pub one_per_zone: bool,
+    /// Start no other node once one has failed (those draining finish).
+    #[serde(default)]
+    pub stop_on_failure: bool,
+    /// Each node's drain options, as a single drain's.
+    #[serde(default)]
+    pub drain: DrainOptions,
+}
+
+/// Where one node of a rollout is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Step {
+    Queued,
+    /// Its drain (this id) runs.
+    Draining(String),
+    /// Its drain ended so, or it could not start (`Failed` with the reason).
+    Ended(DrainState),
+    /// Never started: the rollout stopped first (a failure with stop-on-failure, or a cancel).
+    NotStarted,
+}
+
+/// One node of a rollout.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RolloutNode {
+    pub name: String,
+    pub zone: Option<String>,
+    pub step: Step,
+    /// The drain's id, once it started.
+    #[serde(default)]
+    pub drain_id: Option<String>,
+}
+
+impl RolloutNode {
+    pub fn queued(name: String, zone: Option<String>) -> Self {
+        RolloutNode { name, zone, step: Step::Queued, drain_id: None }
+    }
+
+    /// Its drain ended without doing all it set out to (pods left past the skip-wait limit count as done, as in
+    /// kubectl).
+    pub fn failed(&self) -> bool {
+        matches!(&self.step, Step::Ended(state)
+            if !state.is_final_ok() && !matches!(state, DrainState::DrainedExceptTerminating(_)))
+    }
+}
+
+/// Where a whole rollout is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RolloutState {
+    Running,
+    /// No node starts until it is resumed; those draining go on.
+    Paused,
+    /// Every node ended (or, after a stop, every started node did).
+    Finished,
+    /// Stopped by a person: the draining nodes' drains were cancelled.
+    Cancelled,
+}
+
+/// A rollout as everyone watching sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RolloutProgress {
+    pub id: String,
+    pub started_by: String,
+    pub started_at: Timestamp,
+    pub reason: Option<String>,
+    pub options: RolloutOptions,
+    pub state: RolloutState,
+    pub nodes: Vec<RolloutNode>,
+    pub finished_at: Option<Timestamp>,
+}
+
+impl RolloutProgress {
+    /// Whether no node may start any more: a node failed and the rollout stops at the first failure.
+    pub fn stopping(&self) -> bool {
+        self.options.stop_on_failure && self.nodes.iter().any(RolloutNode::failed)
+    }
+
+    /// Whether nothing runs and nothing more will start.
+    pub fn settled(&self) -> bool {
+        let draining = self.nodes.iter().any(|n| matches!(n.step, Step::Draining(_)));
+        let queued = self.nodes.iter().any(|n| n.step == Step::Queued);
+        !draining && (!queued || self.stopping())
+    }
+}
+
+/// The queued nodes that may start now, in the rollout's order: as many as `max_parallel` leaves room for, and
+/// with `one_per_zone`, none in a zone that has a node draining (or starting in this same round). None once the
+/// rollout stops at a failure, or while it is paused.
+pub fn startable(progress: &RolloutProgress) -> Vec<usize> {
+    if progress.state != RolloutState::Running || progress.stopping() {
+        return Vec::new();
+    }
+    let options = &progress.options;
+    let draining: Vec<&RolloutNode> = progress.nodes.iter().filter(|n| matches!(n.step, Step::Draining(_))).collect();
+    let mut room = (options.max_parallel.clamp(1, MAX_PARALLEL) as usize).saturating_sub(draining.len());
+    let mut busy_zones: Vec<Option<&str>> = draining.iter().map(|n| n.zone.as_deref()).collect();
+    let mut start = Vec::new();
+    for (i, node) in progress.nodes.iter().enumerate() {
+        if room == 0 {
+            break;
+        }
+        if node.step != Step::Queued {
+            continue;
+        }
+        if options.one_per_zone && busy_zones.contains(&node.zone.as_deref()) {
+            continue;
+        }
+        busy_zones.push(node.zone.as_deref());
+        start.push(i);
+        room -= 1;
+    }
+    start
+}
+
+/// What a rollout with destructive drain options must carry as `confirm`: the number of its nodes, as "6 nodes"
+/// (a single drain's is the node's name; see `input::consent`).
+pub fn confirm_word(nodes: usize) -> String {
+    format!("{nodes} nodes")
+}
+
+/// Checks a rollout's request: 1 to [`MAX_NODES`] distinct nodes, a parallelism in range.
+pub fn check(nodes: &[String], options: &RolloutOptions) -> Result<(), String> {
+    if nodes.is_empty() || nodes.len() > MAX_NODES {
+        return Err(format!("a rollout takes 1 to {MAX_NODES} nodes; this one names {}", nodes.len()));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    if let Some(twice) = nodes.iter().find(|n| !seen.insert(n.as_str())) {
+        return Err(format!("{twice} is named twice"));
+    }
+    if options.max_parallel == 0 || options.max_parallel > MAX_PARALLEL {
+        return Err(format!("at most 1 to {MAX_PARALLEL} nodes may drain at once, not {}", options.max_parallel));
+    }
+    crate::input::drain_options(&options.drain)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rollout(zones: &[&str], options: RolloutOptions) -> RolloutProgress {
+        RolloutProgress {
+            id: "r".into(),
+            started_by: "alice".into(),
+            started_at: Timestamp::UNIX_EPOCH,
+            reason: None,
+            options,
+            state: RolloutState::Running,
+            nodes: zones
+                .iter()
+                .enumerate()
+                .map(|(i, z)| RolloutNode::queued(format!("n{i}"), (!z.is_empty()).then(|| z.to_string())))
+                .collect(),
+            finished_at: None,
+        }
+    }
+
+    fn options(max_parallel: u32, one_per_zone: bool, stop_on_failure: bool) -> RolloutOptions {
+        RolloutOptions { max_parallel, one_per_zone, stop_on_failure, drain: DrainOptions::default() }
+    }
+
+    #[test]
+    fn at_most_max_parallel_drain_at_once() {
+        let mut r = rollout(&["a", "a", "b", "b", "c", "c"], options(2, false, false));
+        assert_eq!(startable(&r), vec![0, 1]);
+        r.nodes[0].step = Step::Draining("d0".into());
+        r.nodes[1].step = Step::Draining("d1".into());
+        assert_eq!(startable(&r), Vec::<usize>::new(), "two draining: no room");
+        r.nodes[0].step = Step::Ended(DrainState::Drained);
+        assert_eq!(startable(&r), vec![2]);
+    }
+
+    #[test]
+    fn one_per_zone_never_starts_two_of_a_zone() {
+        let mut r = rollout(&["a", "a", "b", "", "", "c"], options(10, true, false));
+        assert_eq!(startable(&r), vec![0, 2, 3, 5], "one of a, b, the zoneless, c");
+        r.nodes[0].step = Step::Draining("d0".into());
+        r.nodes[2].step = Step::Draining("d2".into());
+        r.nodes[3].step = Step::Ended(DrainState::Drained);
+        assert_eq!(startable(&r), vec![4, 5], "a still busy; the zoneless one may go");
+    }
+
+    #[test]
+    fn a_failure_stops_new_starts_only_when_asked() {
+        let mut r = rollout(&["a", "b", "c"], options(1, false, true));
+        r.nodes[0].step = Step::Ended(DrainState::Refused);
+        assert!(startable(&r).is_empty());
+        assert!(r.settled(), "nothing runs, and nothing more will start");
+        r.options.stop_on_failure = false;
+        assert_eq!(startable(&r), vec![1]);
+        assert!(!r.settled());
+    }
+
+    #[test]
+    fn a_paused_rollout_starts_nothing() {
+        let mut r = rollout(&["a", "b"], options(2, false, false));
+        r.state = RolloutState::Paused;
+        assert!(startable(&r).is_empty());
+    }
+
+    #[test]
+    fn requests_are_checked() {
+        let names = |n: usize| (0..n).map(|i| format!("n{i}")).collect::<Vec<_>>();
+        assert!(check(&names(3), &options(2, false, false)).is_ok());
+        assert!(check(&[], &options(2, false, false)).is_err());
+        assert!(check(&names(MAX_NODES + 1), &options(2, false, false)).is_err());
+        assert!(check(&["a".into(), "a".into()], &options(2, false, false)).is_err());
+        assert!(check(&names(3), &options(0, false, false)).is_err());
+        assert!(check(&names(3), &options(MAX_PARALLEL + 1, false, false)).is_err());
+    }
+}

@@ -1,0 +1,222 @@
+//! Rolling maintenance as a server task: many nodes drained with limits (`domain::rollout` decides which node starts
+//! when), each through the same drain as a single one, as the person who started the rollout, with its Lease, its
+//! budgets through the Eviction API, and its record. The rollout belongs to the server, not to the request: closing
+//! the tab changes nothing, and anyone can follow it.
+
+use std::{collections::HashMap, sync::Arc, time::Duration};
+
+use domain::{
+    progress::DrainState,
+    rollout::{self, RolloutNode, RolloutOptions, RolloutProgress, RolloutState, Step},
+};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::{Engine, Error, Identity, Result};
+
+/// How often a running rollout looks at its drains (they are in this server's memory: no API call).
+const LOOK_EVERY: Duration = Duration::from_millis(200);
+
+/// How many ended rollouts are kept for late viewers.
+const KEEP_ENDED: usize = 50;
+
+/// Every rollout this server runs or ran.
+#[derive(Clone, Default)]
+pub struct Rollouts {
+    inner: Arc<std::sync::Mutex<Inner>>,
+}
+
+#[derive(Default)]
+struct Inner {
+    by_id: HashMap<String, Entry>,
+    order: Vec<String>,
+}
+
+struct Entry {
+    progress: watch::Receiver<RolloutProgress>,
+    cancel: CancellationToken,
+    paused: watch::Sender<bool>,
+}
+
+impl Rollouts {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The rollout's progress now.
+    pub fn progress(&self, id: &str) -> Option<RolloutProgress> {
+        self.lock().by_id.get(id).map(|e| e.progress.borrow().clone())
+    }
+
+    /// Asks a rollout to stop: no node starts any more, and the running drains are cancelled.
+    pub fn cancel(&self, id: &str) -> bool {
+        self.lock().by_id.get(id).map(|e| e.cancel.cancel()).is_some()
+    }
+
+    /// Pauses (`true`) or resumes a rollout: while paused no node starts; those draining go on.
+    pub fn pause(&self, id: &str, paused: bool) -> bool {
+        self.lock().by_id.get(id).map(|e| e.paused.send_replace(paused)).is_some()
+    }
+}
+
+impl Engine {
+    /// Starts draining `nodes` with `options`, as `identity`, under the server's tasks; answers with its id.
+    pub async fn start_rollout(
+        &self,
+        identity: &Identity,
+        nodes: Vec<String>,
+        options: RolloutOptions,
+        reason: Option<String>,
+    ) -> Result<String> {
+        rollout::check(&nodes, &options).map_err(Error::Invalid)?;
+        let cards = self.cards(identity).await?;
+        let zones: HashMap<&str, Option<String>> = cards.iter().map(|c| (c.name.as_str(), c.zone.clone())).collect();
+        let mut queued = Vec::with_capacity(nodes.len());
+        for node in nodes {
+            let Some(zone) = zones.get(node.as_str()) else {
+                return Err(Error::NotFound(format!("node {node} does not exist")));
+            };
+            queued.push(RolloutNode::queued(node, zone.clone()));
+        }
+        let id = uuid::Uuid::new_v4().to_string();
+        let progress = RolloutProgress {
+            id: id.clone(),
+            started_by: identity.user.clone(),
+            started_at: jiff::Timestamp::now(),
+            reason,
+            options,
+            state: RolloutState::Running,
+            nodes: queued,
+            finished_at: None,
+        };
+        let (tx, rx) = watch::channel(progress);
+        let (paused_tx, paused) = watch::channel(false);
+        let cancel = CancellationToken::new();
+        {
+            let mut inner = self.rollouts().lock();
+            inner.by_id.insert(id.clone(), Entry { progress: rx, cancel: cancel.clone(), paused: paused_tx });
+            inner.order.push(id.clone());
+            if inner.order.len() > KEEP_ENDED {
+                let ended: Vec<String> = inner
+                    .order
+                    .iter()
+                    .filter(|id| inner.by_id.get(*id).is_some_and(|e| e.progress.borrow().finished_at.is_some()))
+                    .take(inner.order.len() - KEEP_ENDED)
+                    .cloned()
+                    .collect();
+                inner.order.retain(|id| !ended.contains(id));
+                inner.by_id.retain(|id, _| !ended.contains(id));
+            }
+        }
+        let (engine, identity) = (self.clone(), identity.clone());
+        let shutdown = self.tasks().shutdown_signal().clone();
+        let span = tracing::info_span!("rollout", id = %id, by = %identity.user);
+        self.tasks().spawn(tracing::Instrument::instrument(run(engine, identity, tx, cancel, paused, shutdown), span));
+        Ok(id)
+    }
+}
+
+async fn run(
+    engine: Engine,
+    identity: Identity,
+    progress: watch::Sender<RolloutProgress>,
+    cancel: CancellationToken,
+    paused: watch::Receiver<bool>,
+    shutdown: CancellationToken,
+) {
+    tracing::info!(nodes = progress.borrow().nodes.len(), "rollout started");
+    let mut look = tokio::time::interval(LOOK_EVERY);
+    loop {
+        // Where each draining node's drain is now.
+        progress.send_if_modified(|p| {
+            let mut changed = false;
+            for node in &mut p.nodes {
+                if let Step::Draining(id) = &node.step {
+                    let state = engine.drain_progress(id).map(|d| d.state).unwrap_or(DrainState::Interrupted);
+                    if !state.is_running() {
+                        node.step = Step::Ended(state);
+                        changed = true;
+                    }
+                }
+            }
+            let state = if *paused.borrow() { RolloutState::Paused } else { RolloutState::Running };
+            if p.state != state {
+                p.state = state;
+                changed = true;
+            }
+            changed
+        });
+        if cancel.is_cancelled() || shutdown.is_cancelled() {
+            break;
+        }
+        let snapshot = progress.borrow().clone();
+        if snapshot.settled() {
+            break;
+        }
+        for i in rollout::startable(&snapshot) {
+            let node = snapshot.nodes[i].name.clone();
+            let started = engine
+                .start_drain(&identity, node.clone(), snapshot.options.drain.clone(), snapshot.reason.clone())
+                .await;
+            progress.send_modify(|p| {
+                let entry = &mut p.nodes[i];
+                match started {
+                    Ok(started) => {
+                        entry.drain_id = Some(started.id.clone());
+                        entry.step = Step::Draining(started.id);
+                    }
+                    Err(err) => entry.step = Step::Ended(DrainState::Failed(err.to_string())),
+                }
+            });
+        }
+        tokio::select! {
+            _ = look.tick() => {}
+            () = cancel.cancelled() => {}
+            () = shutdown.cancelled() => {}
+        }
+    }
+    // A cancel stops the drains it started that still run; a shutdown leaves them to record themselves.
+    let cancelled = cancel.is_cancelled();
+    if cancelled {
+        let running: Vec<String> = progress
+            .borrow()
+            .nodes
+            .iter()
+            .filter_map(|n| match &n.step {
+                Step::Draining(id) => Some(id.clone()),
+                _ => None,
+            })
+            .collect();
+        for id in running {
+            if let Err(err) = engine.cancel_drain(&identity, &id).await {
+                tracing::warn!(drain = %id, error = %err, "could not cancel a rollout's drain");
+            }
+        }
+        // Their ends, as the drains record them.
+        for _ in 0..50 {
+            let settled = progress.borrow().nodes.iter().all(|n| match &n.step {
+                Step::Draining(id) => engine.drain_progress(id).map(|d| !d.state.is_running()).unwrap_or(true),
+                _ => true,
+            });
+            if settled {
+                break;
+            }
+            tokio::time::sleep(LOOK_EVERY).await;
+        }
+    }
+    progress.send_modify(|p| {
+        for node in &mut p.nodes {
+            match &node.step {
+                Step::Queued => node.step = Step::NotStarted,
+                Step::Draining(id) => {
+                    let state = engine.drain_progress(id).map(|d| d.state).unwrap_or(DrainState::Interrupted);
+                    node.step = Step::Ended(if state.is_running() { DrainState::Interrupted } else { state });
+                }
+                _ => {}
+            }
+        }
+        p.state = if cancelled { RolloutState::Cancelled } else { RolloutState::Finished };
+        p.finished_at = Some(jiff::Timestamp::now());
+    });
+    tracing::info!(state = ?progress.borrow().state, "rollout ended");
+}
