@@ -2,7 +2,9 @@
 // node's drain annotation, written when its drain starts and ends), not only the rollout's report.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { apply, kubectl, startDrainboard, waitFor } from './support.mjs';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { apply, kubectl, requireEnv, startDrainboard, waitFor } from './support.mjs';
 
 const TAINT = 'drainboard.dev/test';
 const cleanups = [];
@@ -157,4 +159,51 @@ test('stop at the first failure leaves the other nodes untouched', { timeout: 18
     assert.equal(kubectl('get', 'node', n.name, '-o', 'jsonpath={.spec.unschedulable}').trim(), '', `${n.name} is not cordoned`);
     assert.equal(kubectl('get', 'node', n.name, '-o', 'jsonpath={.metadata.annotations.drainboard\\.dev/drain}').trim(), '', `${n.name} has no drain`);
   }
+});
+
+test('no budget goes below its minimum along the way, watched throughout', { timeout: 240_000 }, async () => {
+  // Four nodes and a spare in one pool; one Deployment spread over the four, with a budget of at most one pod down.
+  const p = await pool('ro-pdb', ['a', 'a', 'b', 'b', 'spare']);
+  const [spare] = p.nodes.splice(4, 1);
+  kubectl('cordon', spare.name);
+  apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
+    spec: { replicas: 4, selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: {
+        nodeSelector: { 'drainboard.dev/pool': p.id },
+        tolerations: [{ key: TAINT, operator: 'Exists', effect: 'NoSchedule' }],
+        topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway',
+          labelSelector: { matchLabels: { app: 'web' } } }],
+        containers: [{ name: 'c', image: 'nginx:1.27' }],
+      } } } }, p.id);
+  apply({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'web' },
+    spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'web' } } } }, p.id);
+  await waitFor('four ready web pods', 60_000, () =>
+    kubectl('get', 'pdb', 'web', '-n', p.id, '-o', 'jsonpath={.status.currentHealthy}').trim() === '4');
+  kubectl('uncordon', spare.name);
+
+  // The budget's status, every change, from a watch of its own.
+  const seen = [];
+  const watch = spawn(join(requireEnv('DRAINBOARD_CLUSTER_BIN'), 'kubectl'), ['--kubeconfig', requireEnv('KUBECONFIG'),
+    'get', 'pdb', 'web', '-n', p.id, '--watch', '-o', 'jsonpath={.status.currentHealthy} {.status.desiredHealthy}{"\\n"}']);
+  let buffered = '';
+  watch.stdout.on('data', (d) => {
+    buffered += d;
+    const lines = buffered.split('\n');
+    buffered = lines.pop();
+    for (const line of lines) {
+      const [current, desired] = line.trim().split(' ').map(Number);
+      if (Number.isFinite(current) && Number.isFinite(desired)) seen.push({ current, desired });
+    }
+  });
+  cleanups.push(() => watch.kill());
+
+  const started = await call('rollouts/start', { nodes: p.nodes.map((n) => n.name), options: { max_parallel: 2 } });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const done = await finished(started.body);
+  assert.ok(done.nodes.every((n) => stepName(n.step) === 'Ended' && n.step.Ended === 'Drained'), JSON.stringify(done.nodes));
+  watch.kill();
+  assert.ok(seen.length >= 3, `the watch saw the budget change: ${JSON.stringify(seen)}`);
+  const below = seen.filter((s) => s.current < s.desired);
+  assert.deepEqual(below, [], `never fewer healthy pods than the budget's minimum: ${JSON.stringify(seen)}`);
+  assert.ok(seen.some((s) => s.current === s.desired), 'the budget was at its minimum at times: the limit was exercised');
 });
