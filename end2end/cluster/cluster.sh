@@ -13,7 +13,7 @@
 #   cluster.sh stop-apiserver DIR  SIGKILLs the kube-apiserver, as a crash.
 #   cluster.sh start-apiserver DIR Starts it again with the same arguments on the same port; waits for /readyz.
 #   cluster.sh wait-controllers DIR  Waits until the controller manager works again (after an outage).
-#   cluster.sh restart-controllers DIR  Restarts the controller manager and scheduler (same command lines), so
+#   cluster.sh restart-controllers DIR  Restarts the controller manager, scheduler and kwok (same command lines), so
 #                                  that they need not back off from an outage; then as wait-controllers.
 #   cluster.sh pause-etcd DIR      SIGSTOPs etcd: it holds its connections but answers nothing.
 #   cluster.sh resume-etcd DIR     SIGCONTs it.
@@ -337,9 +337,21 @@ cmd_restart_controllers() {
     port=$(grep -o -- '--secure-port=[0-9]*' "$D/args/$name" | cut -d= -f2)
     wait_for 60 "$name /healthz" curl -fsSk "https://127.0.0.1:$port/healthz"
   done
-  log "controller manager and scheduler restarted"
+  # kwok too: after an API server outage it reconnects with a backoff of its own (30 s and more) before it marks new
+  # pods running; a restart lists everything at once. It is back once it renews a node's Lease again.
+  pid=$(cat "$D/pids/kwok")
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
+  local renewed; renewed=$(node1_renewed)
+  restart_from_args kwok
+  wait_for 60 "kwok to renew node-1's Lease" renewed_since "$renewed"
+  log "controller manager, scheduler and kwok restarted"
   cmd_wait_controllers "$1"
 }
+
+node1_renewed() { kc get lease node-1 -n kube-node-lease -o jsonpath='{.spec.renewTime}' 2>/dev/null || true; }
+renewed_since() { [ "$(node1_renewed)" != "$1" ]; }
 
 etcd_signal() { # etcd_signal DIR SIGNAL
   load "$1"
