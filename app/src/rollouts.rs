@@ -29,9 +29,6 @@ async fn start(
 ) -> Result<String, AppError> {
     use domain::input;
     let invalid = AppError::Invalid;
-    if nodes.len() > domain::rollout::MAX_NODES {
-        return Err(invalid(format!("a rollout takes at most {} nodes", domain::rollout::MAX_NODES)));
-    }
     let nodes = nodes
         .iter()
         .map(|n| input::node_name(n.trim()).map(str::to_owned))
@@ -52,7 +49,7 @@ pub async fn rollout_status(id: String) -> Result<RolloutProgress, AppError> {
     crate::api::respond(
         async {
             crate::api::caller()?;
-            crate::api::engine().rollouts().progress(&id).ok_or_else(|| no_such(&id))
+            Ok(crate::api::engine().rollout_progress(&id)?)
         }
         .await,
     )
@@ -62,48 +59,18 @@ pub async fn rollout_status(id: String) -> Result<RolloutProgress, AppError> {
 /// Stopping needs the same rights as cancelling each drain. `POST /api/rollouts/cancel` with `{"id": "..."}`.
 #[server(prefix = "/api", endpoint = "rollouts/cancel", input = Json)]
 pub async fn cancel_rollout(id: String) -> Result<(), AppError> {
-    crate::api::respond(control(id, Control::Cancel).await)
+    crate::api::respond(change(id, engine::rollout::Change::Cancel).await)
 }
 
 /// Pauses a rollout (`"paused": true`: no node starts; those draining go on) or resumes it. `POST
 /// /api/rollouts/pause` with `{"id": "...", "paused": true}`.
 #[server(prefix = "/api", endpoint = "rollouts/pause", input = Json)]
 pub async fn pause_rollout(id: String, paused: bool) -> Result<(), AppError> {
-    crate::api::respond(control(id, Control::Pause(paused)).await)
+    crate::api::respond(change(id, engine::rollout::Change::Pause(paused)).await)
 }
 
 #[cfg(feature = "ssr")]
-enum Control {
-    Cancel,
-    Pause(bool),
-}
-
-#[cfg(feature = "ssr")]
-async fn control(id: String, control: Control) -> Result<(), AppError> {
+async fn change(id: String, change: engine::rollout::Change) -> Result<(), AppError> {
     let caller = crate::api::caller()?;
-    let engine = crate::api::engine();
-    let progress = engine.rollouts().progress(&id).ok_or_else(|| no_such(&id))?;
-    // As with a single drain: only its starter, or someone who may cordon nodes, may change its course.
-    if engine.is_team() && progress.started_by != caller.identity.user {
-        let lacking = engine.permissions(&caller.identity).await?;
-        if let Some(missing) = lacking.cordon {
-            return Err(AppError::Api {
-                code: 403,
-                message: format!(
-                    "{} lacks {missing}, so may not change a rollout {} started",
-                    caller.identity.user, progress.started_by
-                ),
-            });
-        }
-    }
-    let found = match control {
-        Control::Cancel => engine.rollouts().cancel(&id),
-        Control::Pause(paused) => engine.rollouts().pause(&id, paused),
-    };
-    if found { Ok(()) } else { Err(no_such(&id)) }
-}
-
-#[cfg(feature = "ssr")]
-fn no_such(id: &str) -> AppError {
-    AppError::NotFound(format!("no rollout with id {id} on this server"))
+    Ok(crate::api::engine().change_rollout(&caller.identity, &id, change).await?)
 }

@@ -8,20 +8,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apply, artifactsDir, inlineKubeconfig, kubectl, requireEnv, scenario, startDrainboard, waitFor } from './support.mjs';
+import {
+  MAINTAIN, apply, artifactsDir, inlineKubeconfig, kubectl, requireEnv, scenario, startDrainboard, waitFor,
+} from './support.mjs';
 
-const READ = [
-  { apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['get', 'list', 'watch'] },
-  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch'] },
-  { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: ['get', 'list', 'watch'] },
-  { apiGroups: ['apps'], resources: ['daemonsets'], verbs: ['get'] },
-];
-const MAINTAIN = [
-  ...READ,
-  { apiGroups: [''], resources: ['nodes'], verbs: ['patch'] },
-  { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
-  { apiGroups: [''], resources: ['pods'], verbs: ['delete'] },
-];
 const EXPIRED = 'credentials expired (or were revoked): sign in again, then resume the drain';
 // The short-lived person's rights come from the certificate's organization: a group bound to a maintainer's role.
 const GROUP = 'drainboard-expiry-maintainers';

@@ -259,3 +259,17 @@ contexts:
 current-context: ${name}
 `;
 }
+
+/** What a person needs to read the board (a viewer's rules), and to maintain nodes as well. */
+export const READ = [
+  { apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['get', 'list', 'watch'] },
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch'] },
+  { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: ['get', 'list', 'watch'] },
+  { apiGroups: ['apps'], resources: ['daemonsets'], verbs: ['get'] },
+];
+export const MAINTAIN = [
+  ...READ,
+  { apiGroups: [''], resources: ['nodes'], verbs: ['patch'] },
+  { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
+  { apiGroups: [''], resources: ['pods'], verbs: ['delete'] },
+];

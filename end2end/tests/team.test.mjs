@@ -8,21 +8,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import {
-  apply, artifactsDir, inlineKubeconfig, kubectl, launchBrowser, requireEnv, scenario, startDrainboard, waitFor,
+  MAINTAIN, READ, apply, artifactsDir, inlineKubeconfig, kubectl, launchBrowser, requireEnv, scenario, startDrainboard,
+  waitFor,
 } from './support.mjs';
 
-const READ = [
-  { apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['get', 'list', 'watch'] },
-  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch'] },
-  { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: ['get', 'list', 'watch'] },
-  { apiGroups: ['apps'], resources: ['daemonsets'], verbs: ['get'] },
-];
-const MAINTAIN = [
-  ...READ,
-  { apiGroups: [''], resources: ['nodes'], verbs: ['patch'] },
-  { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
-  { apiGroups: [''], resources: ['pods'], verbs: ['delete'] },
-];
 const node = 'node-2';
 // Every endpoint that acts or reads for a person: each must answer 401 without a session.
 const ENDPOINTS = [

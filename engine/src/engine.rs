@@ -242,6 +242,20 @@ impl Engine {
         Ok(self.view(identity).await?.0)
     }
 
+    /// What of a drain's pods `identity` may see: [`Self::view`]'s filter, without starting a cache of their own
+    /// for someone who reads with their own credentials (their filter is all, since RBAC already decides).
+    pub async fn visibility(&self, identity: &Identity) -> Result<Visibility> {
+        match &self.shared {
+            Some((shared_identity, shared)) if self.is_team() && shared_identity != identity => {
+                Ok(match self.reader(identity, shared).await? {
+                    Reader::Namespaces(namespaces) => Visibility::Namespaces(namespaces),
+                    Reader::Everything | Reader::Own => Visibility::All,
+                })
+            }
+            _ => Ok(Visibility::All),
+        }
+    }
+
     /// The cache `identity` reads the board from, and what of it they see: everything, except for a person who
     /// may list the nodes but pods in some namespaces only (team mode), who reads the shared cache filtered to
     /// those namespaces, checked with a SelfSubjectAccessReview per namespace and kept for a minute.
@@ -270,10 +284,19 @@ impl Engine {
         {
             return Ok(answer.clone());
         }
-        let answer = if self.reads_everything(identity).await? {
+        let client = self.client(identity)?;
+        // One review per kind and verb, each asked once: the whole board, or its nodes and their Leases only.
+        let kinds =
+            [("", "nodes"), ("coordination.k8s.io", "leases"), ("", "pods"), ("policy", "poddisruptionbudgets")];
+        let reviews = kinds
+            .iter()
+            .flat_map(|(group, resource)| ["list", "watch"].map(|verb| may(&client, verb, group, resource, None)));
+        let allowed = futures::future::join_all(reviews).await.into_iter().collect::<Result<Vec<bool>>>()?;
+        let reads = |kind: usize| allowed[2 * kind] && allowed[2 * kind + 1];
+        let answer = if (0..kinds.len()).all(reads) {
             Reader::Everything
-        } else if self.reads_nodes(identity).await? {
-            Reader::Namespaces(Arc::new(self.pod_namespaces(identity, shared).await?))
+        } else if reads(0) && reads(1) {
+            Reader::Namespaces(Arc::new(self.pod_namespaces(&client, shared).await?))
         } else {
             Reader::Own
         };
@@ -284,22 +307,9 @@ impl Engine {
         Ok(answer)
     }
 
-    /// Whether `identity` may list and watch the nodes and their Leases.
-    async fn reads_nodes(&self, identity: &Identity) -> Result<bool> {
-        let client = self.client(identity)?;
-        let checks = [("", "nodes"), ("coordination.k8s.io", "leases")]
-            .into_iter()
-            .flat_map(|(group, resource)| ["list", "watch"].map(|verb| (verb, group, resource)));
-        let answers =
-            futures::future::join_all(checks.map(|(verb, group, resource)| may(&client, verb, group, resource, None)))
-                .await;
-        Ok(answers.into_iter().collect::<Result<Vec<bool>>>()?.into_iter().all(|ok| ok))
-    }
-
-    /// The namespaces of the shared cache's pods in which `identity` may list pods.
-    async fn pod_namespaces(&self, identity: &Identity, shared: &ClusterCache) -> Result<BTreeSet<String>> {
+    /// The namespaces of the shared cache's pods in which `client`'s identity may list pods.
+    async fn pod_namespaces(&self, client: &kube::Client, shared: &ClusterCache) -> Result<BTreeSet<String>> {
         use futures::StreamExt;
-        let client = self.client(identity)?;
         let answers: Vec<(String, Result<bool>)> = futures::stream::iter(shared.pod_namespaces())
             .map(|namespace| {
                 let client = client.clone();
@@ -318,20 +328,6 @@ impl Engine {
             }
         }
         Ok(namespaces)
-    }
-
-    /// Whether `identity` may list and watch nodes, pods and PodDisruptionBudgets everywhere and the node Leases,
-    /// as the API server says.
-    async fn reads_everything(&self, identity: &Identity) -> Result<bool> {
-        let client = self.client(identity)?;
-        let checks =
-            [("", "nodes"), ("", "pods"), ("policy", "poddisruptionbudgets"), ("coordination.k8s.io", "leases")]
-                .into_iter()
-                .flat_map(|(group, resource)| ["list", "watch"].map(|verb| (verb, group, resource)));
-        let answers =
-            futures::future::join_all(checks.map(|(verb, group, resource)| may(&client, verb, group, resource, None)))
-                .await;
-        Ok(answers.into_iter().collect::<Result<Vec<bool>>>()?.into_iter().all(|ok| ok))
     }
 
     /// The cache of `identity` once it has listed everything, or an error after the first-list limit.
@@ -461,12 +457,12 @@ impl Engine {
     /// person limited to some).
     pub async fn drain_progress_as(&self, identity: &Identity, id: &str) -> Result<DrainProgress> {
         let progress = self.drain_progress(id)?;
-        Ok(self.view(identity).await?.1.progress(progress))
+        Ok(self.visibility(identity).await?.progress(progress))
     }
 
     /// Every drain this server holds, newest first, as `identity` sees them.
     pub async fn drains_as(&self, identity: &Identity) -> Result<Vec<DrainProgress>> {
-        let visibility = self.view(identity).await?.1;
+        let visibility = self.visibility(identity).await?;
         Ok(self.drains.all().into_iter().map(|p| visibility.progress(p)).collect())
     }
 
@@ -476,15 +472,7 @@ impl Engine {
     /// who may cordon it (patch nodes), as the API server says; a viewer cannot stop a colleague's drain.
     pub async fn cancel_drain(&self, identity: &Identity, id: &str) -> Result<()> {
         let progress = self.drain_progress(id)?;
-        if self.is_team() && progress.started_by != identity.user {
-            let client = self.client(identity)?;
-            if !may(&client, "patch", "", "nodes", None).await? {
-                return Err(Error::Forbidden(format!(
-                    "{} may not patch nodes, so may not stop a drain {} started",
-                    identity.user, progress.started_by
-                )));
-            }
-        }
+        self.may_change(identity, &progress.started_by, "stop a drain").await?;
         if !self.drains.cancel(id) {
             return Err(no_such_drain(id));
         }
@@ -495,6 +483,23 @@ impl Engine {
             self.audit.record(entry).await;
         }
         Ok(())
+    }
+
+    /// Whether `identity` may change the course of what `started_by` started (stop a drain, pause or stop a
+    /// rollout): in team mode, only its starter or someone who may cordon nodes (patch nodes), as the API server
+    /// says. A viewer cannot stop a colleague's work.
+    pub(crate) async fn may_change(&self, identity: &Identity, started_by: &str, what: &str) -> Result<()> {
+        if !self.is_team() || started_by == identity.user {
+            return Ok(());
+        }
+        if may(&self.client(identity)?, "patch", "", "nodes", None).await? {
+            Ok(())
+        } else {
+            Err(Error::Forbidden(format!(
+                "{} may not patch nodes, so may not {what} {started_by} started",
+                identity.user
+            )))
+        }
     }
 
     /// The drains recorded on the nodes, as `identity` reads them.

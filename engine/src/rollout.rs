@@ -59,7 +59,35 @@ impl Rollouts {
     }
 }
 
+/// How a person changes a rollout's course.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    Cancel,
+    Pause(bool),
+}
+
+fn no_such(id: &str) -> Error {
+    Error::NotFound(format!("no rollout with id {id} on this server"))
+}
+
 impl Engine {
+    /// The progress of a rollout this server holds.
+    pub fn rollout_progress(&self, id: &str) -> Result<RolloutProgress> {
+        self.rollouts().progress(id).ok_or_else(|| no_such(id))
+    }
+
+    /// Cancels, pauses or resumes a rollout as `identity`: in team mode, someone else's needs the right to cordon
+    /// nodes, as stopping their drain does.
+    pub async fn change_rollout(&self, identity: &Identity, id: &str, change: Change) -> Result<()> {
+        let progress = self.rollout_progress(id)?;
+        self.may_change(identity, &progress.started_by, "change a rollout").await?;
+        let found = match change {
+            Change::Cancel => self.rollouts().cancel(id),
+            Change::Pause(paused) => self.rollouts().pause(id, paused),
+        };
+        if found { Ok(()) } else { Err(no_such(id)) }
+    }
+
     /// Starts draining `nodes` with `options`, as `identity`, under the server's tasks; answers with its id.
     pub async fn start_rollout(
         &self,

@@ -291,7 +291,7 @@ pub async fn drain_events(
         .drains()
         .subscribe(&id)
         .ok_or_else(|| StreamError(AppError::NotFound(format!("no drain with id {id} on this server"))))?;
-    let visibility = engine.view(&caller.identity).await?.1;
+    let visibility = engine.visibility(&caller.identity).await?;
     let permit = streams.limits.admit(&caller.identity)?;
     let mut done = false;
     let stream = WatchStream::new(rx)

@@ -30,8 +30,7 @@ pub const BODY_LIMIT: usize = 16 * 1024;
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Times a request into the `http_request_duration_seconds` histogram. The route label is the matched route's
-/// template; a server function (matched by one wildcard route) is named by its path once it has answered other
-/// than 404, so the labels stay within the routes that exist whatever a request names.
+/// template, so the labels stay within the routes that exist whatever a request names.
 async fn timed(request: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
     let method = match *request.method() {
         axum::http::Method::GET => "GET",
@@ -39,16 +38,14 @@ async fn timed(request: axum::extract::Request, next: axum::middleware::Next) ->
         axum::http::Method::HEAD => "HEAD",
         _ => "other",
     };
-    let matched = request.extensions().get::<axum::extract::MatchedPath>().map(|p| p.as_str().to_owned());
-    let path = request.uri().path().to_owned();
+    // Every route, server functions included, is registered by its own template; anything else is "other".
+    let route = request
+        .extensions()
+        .get::<axum::extract::MatchedPath>()
+        .map_or_else(|| "other".to_owned(), |p| p.as_str().to_owned());
     let started = std::time::Instant::now();
     let response = next.run(request).await;
     let status = response.status().as_u16();
-    let route = match matched {
-        Some(template) if template.contains("{*") && status != 404 => path,
-        Some(template) => template,
-        None => "other".to_owned(),
-    };
     engine::metrics::METRICS
         .requests
         .get_or_create(&engine::metrics::RequestLabels { method: method.to_owned(), route, status })
