@@ -29,11 +29,7 @@ async fn start(
 ) -> Result<String, AppError> {
     use domain::input;
     let invalid = AppError::Invalid;
-    let nodes = nodes
-        .iter()
-        .map(|n| input::node_name(n.trim()).map(str::to_owned))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(invalid)?;
+    let nodes = input::node_list(&nodes).map_err(invalid)?;
     domain::rollout::check(&nodes, &options).map_err(invalid)?;
     let word = domain::rollout::confirm_word(nodes.len());
     input::consent(&options.drain, &word, confirm.as_deref()).map_err(invalid)?;
@@ -67,6 +63,50 @@ pub async fn cancel_rollout(id: String) -> Result<(), AppError> {
 #[server(prefix = "/api", endpoint = "rollouts/pause", input = Json)]
 pub async fn pause_rollout(id: String, paused: bool) -> Result<(), AppError> {
     crate::api::respond(change(id, engine::rollout::Change::Pause(paused)).await)
+}
+
+/// Every rollout this server holds, the latest first (the server keeps the last 50 that ended). `POST
+/// /api/rollouts`.
+#[server(prefix = "/api", endpoint = "rollouts")]
+pub async fn list_rollouts() -> Result<Vec<RolloutProgress>, AppError> {
+    crate::api::respond(
+        async {
+            crate::api::caller()?;
+            Ok(crate::api::engine().rollouts_list())
+        }
+        .await,
+    )
+}
+
+/// Says a node drained by a rollout with `uncordon_when_back` is back from its maintenance: it is uncordoned now,
+/// as the person who says so, instead of when its boot id changes. `POST /api/rollouts/back` with `{"id": "...",
+/// "node": "..."}`.
+#[server(prefix = "/api", endpoint = "rollouts/back", input = Json)]
+pub async fn rollout_node_back(id: String, node: String) -> Result<(), AppError> {
+    crate::api::respond(
+        async {
+            let node = domain::input::node_name(node.trim()).map_err(AppError::Invalid)?.to_owned();
+            let caller = crate::api::caller()?;
+            Ok(crate::api::engine().rollout_node_back(&caller.identity, &id, &node).await?)
+        }
+        .await,
+    )
+}
+
+/// Whether the pods a drain of `nodes` evicts fit on the nodes that stay schedulable: each pod a controller creates
+/// again, with a node it fits on, or why it would stay Pending, or "can't tell" for rules the check does not model.
+/// An estimate from the board's cache; nothing is scheduled. For one node or a rollout's many. `POST
+/// /api/capacity` with `{"nodes": ["..."]}`.
+#[server(prefix = "/api", endpoint = "capacity", input = Json)]
+pub async fn capacity_check(nodes: Vec<String>) -> Result<domain::capacity::CapacityReport, AppError> {
+    crate::api::respond(
+        async {
+            let nodes = domain::input::node_list(&nodes).map_err(AppError::Invalid)?;
+            let caller = crate::api::caller()?;
+            Ok(crate::api::engine().capacity(&caller.identity, &nodes).await?)
+        }
+        .await,
+    )
 }
 
 #[cfg(feature = "ssr")]

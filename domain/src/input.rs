@@ -24,6 +24,25 @@ pub const MAX_SECONDS: u64 = 7 * 24 * 3600;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BadNumber;
 
+/// A list of nodes from a request (a rollout's, a capacity check's): each a valid node name, trimmed; 1 to
+/// [`crate::rollout::MAX_NODES`] of them; none twice.
+pub fn node_list(nodes: &[String]) -> Result<Vec<String>, String> {
+    let max = crate::rollout::MAX_NODES;
+    if nodes.is_empty() || nodes.len() > max {
+        return Err(format!("name 1 to {max} nodes; this request names {}", nodes.len()));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let mut list = Vec::with_capacity(nodes.len());
+    for node in nodes {
+        let name = node_name(node.trim())?;
+        if !seen.insert(name) {
+            return Err(format!("{name} is named twice"));
+        }
+        list.push(name.to_owned());
+    }
+    Ok(list)
+}
+
 /// A node name as the API server accepts one: a DNS subdomain (RFC 1123) of at most 253 characters, lowercase
 /// letters, digits, `-` and `.`, each dot-separated label starting and ending with a letter or digit.
 pub fn node_name(name: &str) -> Result<&str, String> {
@@ -107,6 +126,15 @@ pub fn seconds<T: std::str::FromStr>(text: &str) -> Result<Option<T>, BadNumber>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn node_lists_are_trimmed_bounded_and_distinct() {
+        assert_eq!(node_list(&[" n1 ".into(), "n2".into()]), Ok(vec!["n1".to_string(), "n2".to_string()]));
+        assert!(node_list(&[]).unwrap_err().contains("1 to 500"));
+        assert!(node_list(&vec!["n".to_string(); 501]).unwrap_err().contains("names 501"));
+        assert!(node_list(&["n1".into(), " n1".into()]).unwrap_err().contains("named twice"));
+        assert!(node_list(&["Bad_Name".into()]).unwrap_err().contains("not a node name"));
+    }
 
     #[test]
     fn node_names_follow_the_apis_grammar() {

@@ -7,6 +7,7 @@
 pub mod actions;
 pub mod audit;
 pub mod board;
+pub mod capacity;
 pub mod context;
 pub mod drain;
 pub mod eviction;

@@ -51,6 +51,9 @@ pub struct NodeCard {
     pub roles: Vec<String>,
     pub zone: Option<String>,
     pub kubelet_version: Option<String>,
+    /// `status.nodeInfo.bootID`: new at each boot, so a rollout can tell a node came back from a reboot.
+    #[serde(default)]
+    pub boot_id: Option<String>,
     pub created: Option<jiff::Timestamp>,
     pub ready: ReadyStatus,
     /// When `Ready` last changed: the start of the guide's eviction countdown.
@@ -149,6 +152,24 @@ impl NodeCard {
 
 #[cfg(feature = "k8s")]
 impl NodeCard {
+    /// `spec.taints`, as the countdowns and the capacity check read them.
+    pub fn taints_of(node: &k8s_openapi::api::core::v1::Node) -> Vec<crate::eviction::Taint> {
+        node.spec
+            .as_ref()
+            .and_then(|s| s.taints.as_ref())
+            .map(|ts| {
+                ts.iter()
+                    .map(|t| crate::eviction::Taint {
+                        key: t.key.clone(),
+                        value: t.value.clone(),
+                        effect: t.effect.clone(),
+                        time_added: t.time_added.as_ref().map(|x| x.0),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// The card of `node`, without Lease and pod count (the caller has those).
     pub fn from_node(node: &k8s_openapi::api::core::v1::Node) -> Self {
         let labels = node.metadata.labels.clone().unwrap_or_default();
@@ -172,27 +193,14 @@ impl NodeCard {
             roles: roles(&labels),
             zone: labels.get("topology.kubernetes.io/zone").cloned(),
             kubelet_version: status.and_then(|s| s.node_info.as_ref()).map(|i| i.kubelet_version.clone()),
+            boot_id: status.and_then(|s| s.node_info.as_ref()).map(|i| i.boot_id.clone()).filter(|b| !b.is_empty()),
             created: node.metadata.creation_timestamp.as_ref().map(|t| t.0),
             ready: ready.map_or(ReadyStatus::Unknown, |c| ReadyStatus::from_condition_status(Some(&c.status))),
             ready_since: ready.and_then(|c| c.last_transition),
             ready_heartbeat: ready.and_then(|c| c.last_heartbeat),
             lease_renewed: None,
             unschedulable,
-            taints: node
-                .spec
-                .as_ref()
-                .and_then(|s| s.taints.as_ref())
-                .map(|ts| {
-                    ts.iter()
-                        .map(|t| crate::eviction::Taint {
-                            key: t.key.clone(),
-                            value: t.value.clone(),
-                            effect: t.effect.clone(),
-                            time_added: t.time_added.as_ref().map(|x| x.0),
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
+            taints: Self::taints_of(node),
             allocatable: status
                 .and_then(|s| s.allocatable.as_ref())
                 .map(|a| {

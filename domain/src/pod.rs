@@ -134,6 +134,22 @@ pub fn pod_key(namespace: &str, name: &str) -> String {
     format!("{namespace}/{name}")
 }
 
+/// A pod's tolerations, as the countdowns and the capacity check read them.
+#[cfg(feature = "k8s")]
+pub fn tolerations(tolerations: Option<&Vec<k8s_openapi::api::core::v1::Toleration>>) -> Vec<Toleration> {
+    tolerations
+        .into_iter()
+        .flatten()
+        .map(|t| Toleration {
+            key: t.key.clone(),
+            operator: t.operator.clone(),
+            value: t.value.clone(),
+            effect: t.effect.clone(),
+            toleration_seconds: t.toleration_seconds,
+        })
+        .collect()
+}
+
 #[cfg(feature = "k8s")]
 mod from_k8s {
     use super::*;
@@ -164,20 +180,7 @@ mod from_k8s {
                     .is_some_and(|vs| vs.iter().any(|v| v.empty_dir.is_some())),
                 deletion_timestamp: meta.deletion_timestamp.as_ref().map(|t| t.0),
                 labels: meta.labels.clone().unwrap_or_default(),
-                tolerations: spec
-                    .and_then(|s| s.tolerations.as_ref())
-                    .map(|ts| {
-                        ts.iter()
-                            .map(|t| Toleration {
-                                key: t.key.clone(),
-                                operator: t.operator.clone(),
-                                value: t.value.clone(),
-                                effect: t.effect.clone(),
-                                toleration_seconds: t.toleration_seconds,
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default(),
+                tolerations: super::tolerations(spec.and_then(|s| s.tolerations.as_ref())),
             }
         }
     }

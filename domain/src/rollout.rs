@@ -29,6 +29,9 @@ pub struct RolloutOptions {
     /// Each node's drain options, as a single drain's.
     #[serde(default)]
     pub drain: DrainOptions,
+    /// Uncordon each drained node once it is back (see [`is_back`]); otherwise it stays cordoned.
+    #[serde(default)]
+    pub uncordon_when_back: bool,
 }
 
 /// Where one node of a rollout is.
@@ -52,11 +55,43 @@ pub struct RolloutNode {
     /// The drain's id, once it started.
     #[serde(default)]
     pub drain_id: Option<String>,
+    /// With `uncordon_when_back`, after its drain succeeded: waiting for it to come back, then uncordoned.
+    #[serde(default)]
+    pub back: Option<Back>,
+}
+
+/// A drained node's way back, with `uncordon_when_back`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Back {
+    /// Drained; waiting until it is Ready with a boot id other than this one (its boot id when its drain ended),
+    /// or a person says it is back.
+    Waiting(Option<String>),
+    /// Back and schedulable again: uncordoned by the rollout, or by a person.
+    Uncordoned,
+    /// Back, but the uncordon failed: it stays cordoned (the reason).
+    Failed(String),
+    /// The rollout stopped before it came back: it stays cordoned.
+    Left,
+}
+
+/// Whether a drained node is back from its maintenance: Ready, with a boot id (`status.nodeInfo.bootID`, which
+/// the kubelet sets anew at each boot) other than the one it had when its drain ended. A node that reported no
+/// boot id then, or none now, is not taken as back: a person says so instead.
+pub fn is_back(boot_id_then: Option<&str>, boot_id_now: Option<&str>, ready: bool) -> bool {
+    ready
+        && boot_id_then.is_some_and(|then| !then.is_empty())
+        && boot_id_now.is_some_and(|now| !now.is_empty())
+        && boot_id_then != boot_id_now
 }
 
 impl RolloutNode {
     pub fn queued(name: String, zone: Option<String>) -> Self {
-        RolloutNode { name, zone, step: Step::Queued, drain_id: None }
+        RolloutNode { name, zone, step: Step::Queued, drain_id: None, back: None }
+    }
+
+    /// Drained, and waiting to come back before it is uncordoned.
+    pub fn waiting_back(&self) -> bool {
+        matches!(self.back, Some(Back::Waiting(_)))
     }
 
     /// Its drain ended without doing all it set out to (pods left past the skip-wait limit count as done, as in
@@ -98,9 +133,9 @@ impl RolloutProgress {
         self.options.stop_on_failure && self.nodes.iter().any(RolloutNode::failed)
     }
 
-    /// Whether nothing runs and nothing more will start.
+    /// Whether nothing runs, nothing more will start, and no drained node is still awaited back.
     pub fn settled(&self) -> bool {
-        let draining = self.nodes.iter().any(|n| matches!(n.step, Step::Draining(_)));
+        let draining = self.nodes.iter().any(|n| matches!(n.step, Step::Draining(_)) || n.waiting_back());
         let queued = self.nodes.iter().any(|n| n.step == Step::Queued);
         !draining && (!queued || self.stopping())
     }
@@ -141,15 +176,9 @@ pub fn confirm_word(nodes: usize) -> String {
     format!("{nodes} nodes")
 }
 
-/// Checks a rollout's request: 1 to [`MAX_NODES`] distinct nodes, a parallelism in range.
+/// Checks a rollout's request: 1 to [`MAX_NODES`] distinct, valid node names, a parallelism in range.
 pub fn check(nodes: &[String], options: &RolloutOptions) -> Result<(), String> {
-    if nodes.is_empty() || nodes.len() > MAX_NODES {
-        return Err(format!("a rollout takes 1 to {MAX_NODES} nodes; this one names {}", nodes.len()));
-    }
-    let mut seen = std::collections::BTreeSet::new();
-    if let Some(twice) = nodes.iter().find(|n| !seen.insert(n.as_str())) {
-        return Err(format!("{twice} is named twice"));
-    }
+    crate::input::node_list(nodes)?;
     if options.max_parallel == 0 || options.max_parallel > MAX_PARALLEL {
         return Err(format!("at most 1 to {MAX_PARALLEL} nodes may drain at once, not {}", options.max_parallel));
     }
@@ -178,7 +207,13 @@ mod tests {
     }
 
     fn options(max_parallel: u32, one_per_zone: bool, stop_on_failure: bool) -> RolloutOptions {
-        RolloutOptions { max_parallel, one_per_zone, stop_on_failure, drain: DrainOptions::default() }
+        RolloutOptions {
+            max_parallel,
+            one_per_zone,
+            stop_on_failure,
+            drain: DrainOptions::default(),
+            uncordon_when_back: false,
+        }
     }
 
     #[test]
@@ -211,6 +246,27 @@ mod tests {
         r.options.stop_on_failure = false;
         assert_eq!(startable(&r), vec![1]);
         assert!(!r.settled());
+    }
+
+    #[test]
+    fn a_node_is_back_after_a_new_boot_and_ready_only() {
+        assert!(is_back(Some("b1"), Some("b2"), true));
+        assert!(!is_back(Some("b1"), Some("b2"), false), "rebooted but not Ready yet");
+        assert!(!is_back(Some("b1"), Some("b1"), true), "Ready, but it never rebooted");
+        assert!(!is_back(None, Some("b2"), true), "no boot id to compare: a person says when it is back");
+        assert!(!is_back(Some("b1"), Some(""), true));
+    }
+
+    #[test]
+    fn a_node_awaited_back_keeps_the_rollout_going_but_frees_its_slot() {
+        let mut r = rollout(&["a", "b"], options(1, false, false));
+        r.nodes[0].step = Step::Ended(DrainState::Drained);
+        r.nodes[0].back = Some(Back::Waiting(Some("b1".into())));
+        assert_eq!(startable(&r), vec![1], "a drained node no longer counts as draining");
+        r.nodes[1].step = Step::Ended(DrainState::Drained);
+        assert!(!r.settled(), "node a is still awaited");
+        r.nodes[0].back = Some(Back::Uncordoned);
+        assert!(r.settled());
     }
 
     #[test]

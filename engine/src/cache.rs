@@ -15,7 +15,12 @@ use std::{
     time::Duration,
 };
 
-use domain::{node::NodeCard, preview::PdbInfo};
+use domain::{
+    capacity::{self, CapacityReport, Fate, NodeRoom, PodNeeds},
+    node::NodeCard,
+    pod::{PodRef, PodSummary},
+    preview::PdbInfo,
+};
 use futures::StreamExt;
 use k8s_openapi::api::{
     coordination::v1::Lease,
@@ -345,9 +350,45 @@ impl ClusterCache {
         self.pods.state_filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node))
     }
 
+    /// The capacity check of draining `draining`: every other schedulable node's room, less what its pods request,
+    /// and the pods the drains would remove.
+    pub fn capacity(&self, draining: &BTreeSet<&str>) -> CapacityReport {
+        let mut rooms: HashMap<String, NodeRoom> = self
+            .nodes
+            .state()
+            .iter()
+            .filter(|n| n.metadata.name.as_deref().is_some_and(|name| !draining.contains(name)))
+            .filter(|n| !n.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false))
+            .map(|n| NodeRoom::from_node(n))
+            .map(|room| (room.name.clone(), room))
+            .collect();
+        let (mut moving, mut gone) = (Vec::new(), Vec::new());
+        for pod in self.pods.state() {
+            let summary = PodSummary::from(pod.as_ref());
+            let Some(node) = summary.node_name.as_deref() else { continue };
+            if draining.contains(node) {
+                match capacity::fate(&summary) {
+                    Fate::Recreated => moving.push((node.to_string(), PodNeeds::from(pod.as_ref()))),
+                    Fate::Gone => gone.push(summary.key()),
+                    Fate::Stays => {}
+                }
+            } else if let Some(room) = rooms.get_mut(node)
+                && !summary.phase.is_terminal()
+            {
+                room.take(&PodNeeds::from(pod.as_ref()));
+            }
+        }
+        capacity::check(moving, rooms.into_values().collect(), gone)
+    }
+
     /// The namespaces of the cached pods.
     pub fn pod_namespaces(&self) -> BTreeSet<String> {
         self.pods.state().iter().filter_map(|pod| pod.metadata.namespace.clone()).collect()
+    }
+
+    /// `node`'s card from the cache now, without its pods and Lease: what a rollout reads of a node it awaits.
+    pub fn node_card(&self, node: &str) -> Option<NodeCard> {
+        self.nodes.get(&reflector::ObjectRef::new(node)).map(|n| NodeCard::from_node(&n))
     }
 
     /// Whether `node` is in the cache.

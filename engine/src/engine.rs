@@ -5,6 +5,7 @@ use std::{collections::BTreeSet, sync::Arc, time::Duration};
 
 use domain::{
     actions::Lacking,
+    capacity::CapacityReport,
     drain::{DrainOptions, DryRun},
     node::NodeCard,
     preview::PreviewInputs,
@@ -80,6 +81,14 @@ impl Visibility {
         match self {
             Visibility::All => inputs,
             Visibility::Namespaces(namespaces) => inputs.visible_to(namespaces),
+        }
+    }
+
+    /// A capacity check as the viewer sees it.
+    pub fn capacity(&self, report: CapacityReport) -> CapacityReport {
+        match self {
+            Visibility::All => report,
+            Visibility::Namespaces(namespaces) => report.visible_to(namespaces),
         }
     }
 
@@ -537,6 +546,18 @@ impl Engine {
     pub async fn preview_inputs(&self, identity: &Identity, node: String) -> Result<PreviewInputs> {
         let (cache, mut source, visibility) = self.preview_source(identity, node).await?;
         Ok(visibility.preview(source.inputs(&cache).await))
+    }
+
+    /// Whether the pods a drain of `nodes` evicts fit on the nodes that stay schedulable, as `identity` sees the
+    /// cluster: an estimate from the cache (see `domain::capacity`); nothing is asked of the scheduler.
+    pub async fn capacity(&self, identity: &Identity, nodes: &[String]) -> Result<CapacityReport> {
+        let (cache, visibility) = self.view(identity).await?;
+        cache.ready_for_request().await?;
+        if let Some(missing) = nodes.iter().find(|n| !cache.has_node(n)) {
+            return Err(Error::NotFound(no_such_node(missing)));
+        }
+        let draining: BTreeSet<&str> = nodes.iter().map(String::as_str).collect();
+        Ok(visibility.capacity(cache.capacity(&draining)))
     }
 
     /// What `identity` may not do, asked of the API server, with the permission each action lacks.

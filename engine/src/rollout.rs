@@ -6,8 +6,9 @@
 use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use domain::{
+    node::ReadyStatus,
     progress::DrainState,
-    rollout::{self, RolloutNode, RolloutOptions, RolloutProgress, RolloutState, Step},
+    rollout::{self, Back, RolloutNode, RolloutOptions, RolloutProgress, RolloutState, Step},
 };
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -48,6 +49,12 @@ impl Rollouts {
         self.lock().by_id.get(id).map(|e| e.progress.borrow().clone())
     }
 
+    /// The rollouts held, the latest first.
+    pub fn list(&self) -> Vec<RolloutProgress> {
+        let inner = self.lock();
+        inner.order.iter().rev().filter_map(|id| inner.by_id.get(id)).map(|e| e.progress.borrow().clone()).collect()
+    }
+
     /// Asks a rollout to stop: no node starts any more, and the running drains are cancelled.
     pub fn cancel(&self, id: &str) -> bool {
         self.lock().by_id.get(id).map(|e| e.cancel.cancel()).is_some()
@@ -86,6 +93,23 @@ impl Engine {
             Change::Pause(paused) => self.rollouts().pause(id, paused),
         };
         if found { Ok(()) } else { Err(no_such(id)) }
+    }
+
+    /// Every rollout this server holds, the latest first.
+    pub fn rollouts_list(&self) -> Vec<RolloutProgress> {
+        self.rollouts().list()
+    }
+
+    /// A person says `node`, drained by rollout `id` and awaited back, is back: it is uncordoned as them (the
+    /// rollout sees it schedulable again and stops waiting). Someone else's rollout needs the right to change it.
+    pub async fn rollout_node_back(&self, identity: &Identity, id: &str, node: &str) -> Result<()> {
+        let progress = self.rollout_progress(id)?;
+        if !progress.nodes.iter().any(|n| n.name == node && n.waiting_back()) {
+            return Err(Error::Invalid(format!("node {node} is not awaited back by rollout {id}")));
+        }
+        self.may_change(identity, &progress.started_by, "change a rollout").await?;
+        self.set_unschedulable(identity, node, false, None).await?;
+        Ok(())
     }
 
     /// Starts draining `nodes` with `options`, as `identity`, under the server's tasks; answers with its id.
@@ -154,6 +178,13 @@ async fn run(
 ) {
     tracing::info!(nodes = progress.borrow().nodes.len(), "rollout started");
     let mut look = tokio::time::interval(LOOK_EVERY);
+    let uncordon_when_back = progress.borrow().options.uncordon_when_back;
+    // The nodes' status (Ready, boot id, cordon), read from the cache of the person who started it.
+    let cache = match uncordon_when_back {
+        true => engine.cache(&identity).await.ok(),
+        false => None,
+    };
+    let card = |name: &str| cache.as_ref().and_then(|c| c.node_card(name));
     loop {
         // Where each draining node's drain is now.
         progress.send_if_modified(|p| {
@@ -162,6 +193,11 @@ async fn run(
                 if let Step::Draining(id) = &node.step {
                     let state = engine.drain_progress(id).map(|d| d.state).unwrap_or(DrainState::Interrupted);
                     if !state.is_running() {
+                        if uncordon_when_back
+                            && matches!(state, DrainState::Drained | DrainState::DrainedExceptTerminating(_))
+                        {
+                            node.back = Some(Back::Waiting(card(&node.name).and_then(|c| c.boot_id)));
+                        }
                         node.step = Step::Ended(state);
                         changed = true;
                     }
@@ -180,6 +216,29 @@ async fn run(
         let snapshot = progress.borrow().clone();
         if snapshot.settled() {
             break;
+        }
+        for node in snapshot.nodes.iter().filter(|n| n.waiting_back()) {
+            let Some(Back::Waiting(then)) = &node.back else { continue };
+            let Some(now) = card(&node.name) else { continue };
+            let back = if !now.unschedulable {
+                // A person uncordoned it (the rollout's "it is back", or by hand).
+                Some(Back::Uncordoned)
+            } else if rollout::is_back(then.as_deref(), now.boot_id.as_deref(), now.ready == ReadyStatus::Ready) {
+                tracing::info!(node = %node.name, "node is back; uncordoning it");
+                Some(match engine.set_unschedulable(&identity, &node.name, false, None).await {
+                    Ok(_) => Back::Uncordoned,
+                    Err(err) => Back::Failed(err.to_string()),
+                })
+            } else {
+                None
+            };
+            if let Some(back) = back {
+                progress.send_modify(|p| {
+                    if let Some(n) = p.nodes.iter_mut().find(|n| n.name == node.name) {
+                        n.back = Some(back);
+                    }
+                });
+            }
         }
         for i in rollout::startable(&snapshot) {
             let node = snapshot.nodes[i].name.clone();
@@ -234,6 +293,9 @@ async fn run(
     }
     progress.send_modify(|p| {
         for node in &mut p.nodes {
+            if node.waiting_back() {
+                node.back = Some(Back::Left);
+            }
             match &node.step {
                 Step::Queued => node.step = Step::NotStarted,
                 Step::Draining(id) => {

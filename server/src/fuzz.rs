@@ -32,6 +32,9 @@ const ENDPOINTS: &[&str] = &[
     "rollouts/status",
     "rollouts/cancel",
     "rollouts/pause",
+    "rollouts/back",
+    "rollouts",
+    "capacity",
 ];
 
 fn router() -> Router {

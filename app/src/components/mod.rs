@@ -1,6 +1,7 @@
 //! Components that more than one page or dialog uses, and the node card.
 
 mod action_button;
+mod capacity;
 pub mod card;
 mod connection;
 mod contexts;
@@ -8,9 +9,11 @@ mod history;
 mod language;
 mod modal;
 mod notice;
+pub mod rollouts;
 mod who;
 
 pub use action_button::ActionButton;
+pub use capacity::CapacitySection;
 pub use connection::ConnectionBadge;
 pub use contexts::ContextSwitcher;
 pub use history::NodeHistory;

@@ -5,7 +5,9 @@ use leptos_router::{
     hooks::{use_location, use_navigate, use_query_map},
 };
 
-use super::{Actions, Dialog, cordon::CordonDialog, drain::DrainDialog, progress::ProgressPanel};
+use super::{
+    Actions, Dialog, cordon::CordonDialog, drain::DrainDialog, progress::ProgressPanel, rollout::RolloutDialog,
+};
 
 /// The query parameter that names an open progress panel, so that a reload or a shared link re-attaches.
 const DRAIN_PARAM: &str = "drain";
@@ -38,6 +40,7 @@ pub fn DialogHost(server_now: Signal<Timestamp>) -> impl IntoView {
             Dialog::Drain(node) => view! { <DrainDialog node /> }.into_any(),
             Dialog::Resume(node, record) => view! { <DrainDialog node resume=*record /> }.into_any(),
             Dialog::Progress(id) => view! { <ProgressPanel id server_now /> }.into_any(),
+            Dialog::Rollout(nodes) => view! { <RolloutDialog nodes /> }.into_any(),
         })
     }
 }

@@ -5,6 +5,7 @@ mod cordon;
 mod drain;
 mod host;
 mod progress;
+mod rollout;
 
 use domain::{actions::Lacking, progress::DrainRecord};
 use leptos::prelude::*;
@@ -24,6 +25,8 @@ pub enum Dialog {
     Resume(String, Box<DrainRecord>),
     /// A drain's progress, by id.
     Progress(String),
+    /// The rolling drain of these nodes.
+    Rollout(Vec<String>),
 }
 
 /// What the cards and the dialogs of a page share.

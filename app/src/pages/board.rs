@@ -8,7 +8,11 @@ use leptos::prelude::*;
 use super::PAGE_SIZE;
 use crate::{
     api::board_snapshot,
-    components::{ConnectionBadge, Notice, card::CardView},
+    components::{
+        ConnectionBadge, Notice,
+        card::CardView,
+        rollouts::{RolloutBar, RolloutsPanel, Selection},
+    },
     dialogs::{Actions, DialogHost},
     i18n::{t_string, use_i18n},
     live::{DrainsByNode, LiveBoard},
@@ -49,17 +53,23 @@ pub fn BoardPage() -> impl IntoView {
     let filters = Filters::new();
     let actions = Actions::new();
     provide_context(actions);
+    provide_context(Selection::new());
     view! {
         <section class="nodes-page" data-testid="nodes-page" data-hydrated=move || live.hydrated.get().to_string()>
             <Toolbar filters live />
             <Notice notice=actions.notice />
             <DialogHost server_now=live.server_now() />
+            <RolloutsPanel />
             <Suspense fallback=move || view! { <p data-testid="nodes-loading">{t_string!(i18n, app.loading_nodes)}</p> }>
                 {move || Suspend::new(async move {
                     match snapshot.await {
                         Ok(snap) => {
                             let current = Memo::new(move |_| live.current(&snap));
-                            view! { <Cards current now=live.now drains=live.drains filters /> }.into_any()
+                            view! {
+                                <RolloutBar current filters />
+                                <Cards current now=live.now drains=live.drains filters />
+                            }
+                            .into_any()
                         }
                         Err(err) => view! {
                             <p class="error" role="alert" data-testid="nodes-error">

@@ -15,6 +15,7 @@ pub fn CardHeader(name: String, card: Memo<NodeCard>, server_now: Signal<Timesta
     };
     view! {
         <header>
+            <crate::components::rollouts::SelectBox name=name.clone() />
             <h2 class="node-name" data-testid="node-name">
                 <a href=crate::context::href(&format!("/nodes/{name}"))>{move || card.with(|c| c.name.clone())}</a>
             </h2>

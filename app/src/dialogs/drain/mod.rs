@@ -12,14 +12,12 @@ use domain::{
 };
 use leptos::prelude::*;
 
-use self::{
-    form::{DrainForm, OptionsForm},
-    preview::PreviewSection,
-};
+pub(super) use self::form::{DrainForm, OptionsForm};
+use self::preview::PreviewSection;
 use super::{Actions, Dialog};
 use crate::{
     api::StartDrain,
-    components::Modal,
+    components::{CapacitySection, Modal},
     i18n::{missing_permission_text, t_string, use_i18n},
     live::preview::follow_preview,
 };
@@ -81,6 +79,7 @@ pub fn DrainDialog(
                 <PreviewSection node feed options planned />
                 <OptionsForm form node destructive />
             </div>
+            <CapacitySection nodes=Signal::stored(vec![node.get_value()]) />
             {move || planned.with(|p| matches!(p, Some(Ok(p)) if p.is_blocked())).then(|| view! {
                 <p class="hint" data-testid="blocked-hint">{t_string!(i18n, drain.blocked_hint)}</p>
             })}

@@ -1,0 +1,202 @@
+//! The rollout dialog: many nodes drained with limits. One plan for all the nodes (each node's preview, planned on
+//! the server as a single drain's), the capacity check, the settings, and the confirm button that says how many
+//! nodes and how many at once.
+
+use std::collections::BTreeMap;
+
+use domain::{
+    actions::may_drain,
+    preview::{Preview, destructive_options},
+    rollout::{MAX_PARALLEL, RolloutOptions, confirm_word},
+};
+use leptos::prelude::*;
+
+use super::{
+    Actions,
+    drain::{DrainForm, OptionsForm},
+};
+use crate::{
+    api::drain_preview,
+    components::{CapacitySection, Modal},
+    i18n::{t_string, use_i18n},
+    rollouts::StartRollout,
+};
+
+/// What planning one node gave: its preview, or why there is none.
+type Plans = BTreeMap<String, Result<Preview, String>>;
+
+/// The rollout settings beyond the drain options.
+#[derive(Clone, Copy)]
+struct Settings {
+    parallel: RwSignal<String>,
+    one_per_zone: RwSignal<bool>,
+    stop_on_failure: RwSignal<bool>,
+    uncordon_when_back: RwSignal<bool>,
+}
+
+impl Settings {
+    /// The parallelism typed, if it is a whole number in range.
+    fn parallel(&self) -> Option<u32> {
+        self.parallel.get().trim().parse::<u32>().ok().filter(|n| (1..=MAX_PARALLEL).contains(n))
+    }
+}
+
+/// The rolling drain of `nodes`. Confirming starts the rollout on the server; the board's rollouts panel follows
+/// it.
+#[component]
+pub fn RolloutDialog(nodes: Vec<String>) -> impl IntoView {
+    let i18n = use_i18n();
+    let actions = expect_context::<Actions>();
+    let count = nodes.len();
+    let word = StoredValue::new(confirm_word(count));
+    let nodes = StoredValue::new(nodes);
+    let form = DrainForm::new();
+    let settings = Settings {
+        parallel: RwSignal::new("2".to_string()),
+        one_per_zone: RwSignal::new(false),
+        stop_on_failure: RwSignal::new(true),
+        uncordon_when_back: RwSignal::new(false),
+    };
+    let options = Memo::new(move |_| form.options());
+    // Each node planned as a single drain, on the server, again whenever the options change.
+    let plans = RwSignal::new(None::<Plans>);
+    Effect::new(move |_| {
+        let Ok(options) = options.get() else { return };
+        plans.set(None);
+        leptos::task::spawn_local(async move {
+            let mut planned = Plans::new();
+            for node in nodes.get_value() {
+                let preview = drain_preview(node.clone(), options.clone()).await.map_err(|e| e.to_string());
+                planned.insert(node, preview);
+            }
+            // A later change of the options replaces this plan; only the plan of the current options shows.
+            if options == options_now(form) {
+                plans.set(Some(planned));
+            }
+        });
+    });
+    let start = ServerAction::<StartRollout>::new();
+    let busy = start.pending();
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = start.value().get() {
+            actions.notice.set(Some((true, t_string!(i18n, rollout.started).to_string())));
+            actions.close();
+        }
+    });
+    let error = move || match start.value().get() {
+        Some(Err(error)) if !busy.get() => Some(t_string!(i18n, app.failed, error).to_string()),
+        _ => None,
+    };
+    let destructive = Signal::derive(move || options.get().map(|o| destructive_options(&o)).unwrap_or_default());
+    let confirmable = Signal::derive(move || {
+        let Ok(o) = options.get() else { return false };
+        let planned =
+            plans.with(|p| p.as_ref().is_some_and(|p| p.values().all(|r| r.as_ref().is_ok_and(|p| !p.is_blocked()))));
+        let typed = destructive.with(Vec::is_empty) || word.with_value(|w| form.typed.get().trim() == w);
+        planned
+            && typed
+            && settings.parallel().is_some()
+            && !busy.get()
+            && actions.lacking.with(|l| may_drain(l.as_ref(), &o).is_ok())
+    });
+    let begin = move |_| {
+        let (Ok(drain), Some(max_parallel)) = (options.get_untracked(), settings.parallel()) else { return };
+        let options = RolloutOptions {
+            max_parallel,
+            one_per_zone: settings.one_per_zone.get_untracked(),
+            stop_on_failure: settings.stop_on_failure.get_untracked(),
+            uncordon_when_back: settings.uncordon_when_back.get_untracked(),
+            drain,
+        };
+        let confirm = Some(form.typed.get_untracked()).filter(|t| !t.trim().is_empty());
+        start.dispatch(StartRollout { nodes: nodes.get_value(), options, reason: form.reason_untracked(), confirm });
+    };
+    let close = Callback::new(move |_| actions.close());
+    let title = t_string!(i18n, rollout.title, count).to_string();
+    let node_list = Signal::derive(move || nodes.get_value());
+    view! {
+        <Modal title testid="rollout-dialog" wide=true on_close=close>
+            <p class="hint" data-testid="rollout-draining-note">{t_string!(i18n, rollout.draining_note)}</p>
+            <div class="drain-layout">
+                <section class="rollout-plan" data-testid="rollout-plan" aria-live="polite">
+                    <h3>{t_string!(i18n, rollout.plan)}</h3>
+                    {move || match plans.get() {
+                        None => view! { <p data-testid="rollout-plan-loading">{t_string!(i18n, rollout.plan_loading)}</p> }.into_any(),
+                        Some(plans) => view! {
+                            <ul>
+                                {plans.into_iter().map(|(node, plan)| {
+                                    let text = match &plan {
+                                        Ok(p) => t_string!(
+                                            i18n, rollout.plan_node,
+                                            evict = p.evict.len(), refused = p.refused.len(), blocked = p.blocking_pdbs().len()
+                                        ).to_string(),
+                                        Err(error) => t_string!(i18n, rollout.plan_error, node = &node, error).to_string(),
+                                    };
+                                    let blocked = plan.as_ref().map_or(true, Preview::is_blocked);
+                                    let shown = node.clone();
+                                    view! {
+                                        <li data-testid="rollout-plan-node" data-node=node.clone() data-blocked=blocked.to_string()>
+                                            <strong>{shown}</strong> ": " {text}
+                                        </li>
+                                    }
+                                }).collect_view()}
+                            </ul>
+                        }.into_any(),
+                    }}
+                    <CapacitySection nodes=node_list />
+                </section>
+                <div>
+                    <section class="rollout-settings">
+                        <label class="field">
+                            <span>{t_string!(i18n, rollout.max_parallel)}</span>
+                            <input
+                                type="number"
+                                min="1"
+                                max=MAX_PARALLEL.to_string()
+                                data-testid="rollout-max-parallel"
+                                prop:value=settings.parallel
+                                on:input=move |ev| settings.parallel.set(event_target_value(&ev))
+                            />
+                            {move || settings.parallel().is_none().then(|| view! {
+                                <small class="error" data-testid="rollout-parallel-error">{t_string!(i18n, rollout.bad_parallel)}</small>
+                            })}
+                        </label>
+                        <Check label=t_string!(i18n, rollout.one_per_zone).to_string() testid="rollout-one-per-zone" value=settings.one_per_zone />
+                        <Check label=t_string!(i18n, rollout.stop_on_failure).to_string() testid="rollout-stop-on-failure" value=settings.stop_on_failure />
+                        <Check label=t_string!(i18n, rollout.uncordon_when_back).to_string() testid="rollout-uncordon-when-back" value=settings.uncordon_when_back />
+                    </section>
+                    <OptionsForm form node=word destructive />
+                </div>
+            </div>
+            {move || error().map(|e| view! { <p class="error" role="alert" data-testid="dialog-error">{e}</p> })}
+            <div class="modal-buttons">
+                <button type="button" data-testid="dialog-cancel" on:click=move |_| close.run(())>{t_string!(i18n, actions.cancel)}</button>
+                <button
+                    type="button"
+                    class="primary danger"
+                    data-testid="confirm-rollout"
+                    disabled=move || !confirmable.get()
+                    on:click=begin
+                >
+                    {move || t_string!(i18n, rollout.confirm, count, parallel = settings.parallel().unwrap_or(0)).to_string()}
+                </button>
+            </div>
+        </Modal>
+    }
+}
+
+/// The form's options now, untracked: to tell whether a plan still matches them.
+fn options_now(form: DrainForm) -> domain::drain::DrainOptions {
+    untrack(|| form.options()).unwrap_or_default()
+}
+
+/// A setting that is on or off.
+#[component]
+fn Check(label: String, testid: &'static str, value: RwSignal<bool>) -> impl IntoView {
+    view! {
+        <label class="toggle">
+            <input type="checkbox" data-testid=testid prop:checked=value on:change=move |ev| value.set(event_target_checked(&ev)) />
+            <span><strong>{label}</strong></span>
+        </label>
+    }
+}
