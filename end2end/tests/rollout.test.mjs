@@ -4,7 +4,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { apply, kubectl, requireEnv, startDrainboard, waitFor } from './support.mjs';
+import { apply, artifactsDir, kubectl, launchBrowser, requireEnv, startDrainboard, waitFor } from './support.mjs';
 
 const TAINT = 'drainboard.dev/test';
 const cleanups = [];
@@ -206,4 +206,118 @@ test('no budget goes below its minimum along the way, watched throughout', { tim
   const below = seen.filter((s) => s.current < s.desired);
   assert.deepEqual(below, [], `never fewer healthy pods than the budget's minimum: ${JSON.stringify(seen)}`);
   assert.ok(seen.some((s) => s.current === s.desired), 'the budget was at its minimum at times: the limit was exercised');
+});
+
+const unschedulable = (node) => kubectl('get', 'node', node, '-o', 'jsonpath={.spec.unschedulable}').trim() === 'true';
+const bootId = (node, id) => kubectl('patch', 'node', node, '--subresource=status', '--type=merge',
+  '-p', JSON.stringify({ status: { nodeInfo: { bootID: id } } }));
+
+test('uncordon when back: a node that reboots is uncordoned, and one a person says is back', { timeout: 180_000 }, async () => {
+  const p = await pool('ro-back', ['a', 'b']);
+  for (const n of p.nodes) bootId(n.name, `${n.name}-boot-1`);
+  const started = await call('rollouts/start', { nodes: p.nodes.map((n) => n.name), options: { max_parallel: 2, uncordon_when_back: true } });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const id = started.body;
+  const waiting = await waitFor('both nodes drained and awaited back', 90_000, async () => {
+    const r = (await call('rollouts/status', { id })).body;
+    return r.nodes.every((n) => n.back && Object.keys(n.back)[0] === 'Waiting') ? r : null;
+  });
+  assert.equal(waiting.state, 'Running', 'a rollout awaiting its nodes has not finished');
+  assert.deepEqual(waiting.nodes.map((n) => n.back.Waiting), p.nodes.map((n) => `${n.name}-boot-1`));
+  assert.ok(p.nodes.every((n) => unschedulable(n.name)), 'drained nodes stay cordoned until they are back');
+
+  // The first reboots: a new boot id, and Ready.
+  bootId(p.nodes[0].name, `${p.nodes[0].name}-boot-2`);
+  await waitFor('the rebooted node to be uncordoned', 30_000, () => !unschedulable(p.nodes[0].name));
+  assert.ok(unschedulable(p.nodes[1].name), 'the other is still awaited');
+
+  // The second: a person says it is back. Bad requests first.
+  for (const [body, status, pattern] of [
+    [{ id: 'nope', node: p.nodes[1].name }, 404, /no rollout/],
+    [{ id, node: 'Not_A_Node!' }, 400, /not a node name/],
+    [{ id, node: p.nodes[0].name }, 400, /not awaited back/],
+  ]) {
+    const res = await call('rollouts/back', body);
+    assert.equal(res.status, status, `${JSON.stringify(body)}: ${JSON.stringify(res.body)}`);
+    assert.match(String(Object.values(res.body)[0]), pattern);
+  }
+  const foreign = await call('rollouts/back', { id, node: p.nodes[1].name }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' });
+  assert.equal(foreign.status, 403);
+  assert.ok(unschedulable(p.nodes[1].name), 'a refused request changes nothing');
+  const back = await call('rollouts/back', { id, node: p.nodes[1].name });
+  assert.equal(back.status, 200, JSON.stringify(back.body));
+  assert.ok(!unschedulable(p.nodes[1].name), 'uncordoned when the answer came');
+  const done = await finished(id);
+  assert.equal(done.state, 'Finished');
+  assert.deepEqual(done.nodes.map((n) => n.back), ['Uncordoned', 'Uncordoned']);
+  const listed = (await call('rollouts', {})).body;
+  assert.equal(listed[0].id, id, 'the list shows the latest first');
+});
+
+test('in the browser: choose nodes by label and by card, one plan, then pause, resume and stop the rollout', { timeout: 180_000 }, async () => {
+  const p = await pool('ro-ui', ['a', 'a', 'b']);
+  // The first node's only pod is held by a budget that allows no disruption: its drain waits, and the rollout with it.
+  apply({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'hold' },
+    spec: { minAvailable: 1, selector: { matchLabels: { app: 'app-0' } } } }, p.id);
+  await waitFor('the budget to count its pod', 30_000, () =>
+    kubectl('get', 'pdb', 'hold', '-n', p.id, '-o', 'jsonpath={.status.currentHealthy}/{.status.disruptionsAllowed}').trim() === '1/0');
+  const browser = await launchBrowser();
+  cleanups.push(() => browser.close());
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto((await ensureServer()).url);
+  await page.locator('[data-testid="nodes-page"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
+  await page.locator('[data-testid="connection-state"][data-state="live"]').waitFor({ timeout: 30_000 });
+
+  // By label selector: every node the filters show.
+  await page.fill('[data-testid="label-filter"]', `drainboard.dev/pool=${p.id}`);
+  await page.locator('[data-testid="node-row"]').nth(2).waitFor({ timeout: 15_000 });
+  await page.locator('[data-testid="select-shown"]').click();
+  assert.equal(await page.locator('[data-testid="selected-count"]').getAttribute('data-count'), '3');
+  // By card: the third is left out.
+  await page.locator(`[data-testid="node-row"][data-node="${p.nodes[2].name}"] [data-testid="card-select"]`).uncheck();
+  assert.equal(await page.locator('[data-testid="selected-count"]').getAttribute('data-count'), '2');
+  await page.locator('[data-testid="open-rollout"]').click();
+
+  const dialog = page.locator('[data-testid="rollout-dialog"]');
+  await dialog.locator('[data-testid="rollout-plan-node"]').nth(1).waitFor({ timeout: 15_000 });
+  const plan = await dialog.locator('[data-testid="rollout-plan-node"]').evaluateAll((els) => els.map((e) => [e.dataset.node, e.dataset.blocked, e.textContent]));
+  assert.deepEqual(plan.map(([n, b]) => [n, b]), [[p.nodes[0].name, 'false'], [p.nodes[1].name, 'false']]);
+  assert.match(plan[0][2], /1 to evict, 0 refused, 1 held by budgets/);
+  assert.match(await dialog.locator('[data-testid="rollout-draining-note"]').textContent(), /cordoned when its own drain starts/);
+  await dialog.locator('[data-testid="rollout-max-parallel"]').fill('0');
+  assert.ok(await dialog.locator('[data-testid="confirm-rollout"]').isDisabled(), 'a parallelism out of range cannot be confirmed');
+  await dialog.locator('[data-testid="rollout-max-parallel"]').fill('1');
+  // A destructive option asks for the number of nodes, typed.
+  await dialog.locator('[data-testid="opt-force"]').check();
+  assert.match(await dialog.locator('[data-testid="type-name-prompt"]').textContent(), /Type 2 nodes to confirm/);
+  assert.ok(await dialog.locator('[data-testid="confirm-rollout"]').isDisabled());
+  await dialog.locator('[data-testid="opt-force"]').uncheck();
+  const confirm = dialog.locator('[data-testid="confirm-rollout"]');
+  await waitFor('the plan of the options now', 15_000, () => confirm.isEnabled());
+  assert.equal(await confirm.textContent(), 'Start: drain 2 nodes, at most 1 at once');
+  await page.screenshot({ path: join(artifactsDir, 'rollout-dialog.png') });
+  await confirm.click();
+  await dialog.waitFor({ state: 'detached', timeout: 15_000 });
+
+  const rollout = page.locator('[data-testid="rollout"]').first();
+  const row = (i) => rollout.locator(`[data-testid="rollout-node"][data-node="${p.nodes[i].name}"]`);
+  await rollout.locator(`[data-testid="rollout-node"][data-node="${p.nodes[0].name}"][data-step="draining"]`).waitFor({ timeout: 15_000 });
+  assert.equal(await row(1).getAttribute('data-step'), 'queued', 'one at a time: the second waits');
+  await rollout.locator('[data-testid="rollout-pause"]').click();
+  await page.locator('[data-testid="rollout"][data-state="paused"]').first().waitFor({ timeout: 10_000 });
+  await rollout.locator('[data-testid="rollout-resume"]').click();
+  await page.locator('[data-testid="rollout"][data-state="running"]').first().waitFor({ timeout: 10_000 });
+  await page.screenshot({ path: join(artifactsDir, 'rollout-panel.png') });
+  await rollout.locator('[data-testid="rollout-stop"]').click();
+  await page.locator('[data-testid="rollout"][data-state="cancelled"]').first().waitFor({ timeout: 30_000 });
+  assert.equal(await row(0).getAttribute('data-step'), 'failed');
+  assert.equal(await row(1).getAttribute('data-step'), 'not-started');
+  assert.ok(unschedulable(p.nodes[0].name), 'the node whose drain was stopped stays cordoned');
+  assert.ok(!unschedulable(p.nodes[1].name), 'the node never started was never cordoned');
+  // Its drain's per-pod detail opens from the row.
+  await row(0).locator('[data-testid="rollout-node-details"]').click();
+  await page.locator('[data-testid="progress-panel"]').waitFor({ timeout: 10_000 });
+  assert.deepEqual(errors, []);
 });
