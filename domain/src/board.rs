@@ -9,6 +9,7 @@ use crate::{
     ReadyStatus,
     eviction::{PodEviction, node_eviction_deadline},
     node::NodeCard,
+    selector::{LabelSelector, SelectorError},
 };
 
 /// Settings the server was started with that the countdowns need.
@@ -116,28 +117,45 @@ pub fn display_rank(card: &NodeCard) -> u8 {
     }
 }
 
-/// Whether `card` passes the filters: a name substring, a `key` or `key=value` label, and a status.
-pub fn matches(card: &NodeCard, name: &str, label: &str, status: StatusFilter) -> bool {
-    let name = name.trim().to_lowercase();
-    if !name.is_empty() && !card.name.to_lowercase().contains(&name) {
-        return false;
+/// The board's filters, read once for many cards: a name substring, a label selector as `kubectl --selector`
+/// writes it (`pool=web`, `zone in (a,b)`, `!gpu`, comma-separated), and a status.
+#[derive(Clone, Debug)]
+pub struct Filter {
+    name: String,
+    selector: Result<LabelSelector, SelectorError>,
+    status: StatusFilter,
+}
+
+impl Filter {
+    pub fn new(name: &str, label: &str, status: StatusFilter) -> Self {
+        Filter { name: name.trim().to_lowercase(), selector: LabelSelector::parse(label.trim()), status }
     }
-    let label = label.trim();
-    if !label.is_empty() {
-        let ok = match label.split_once('=') {
-            Some((k, v)) => card.labels.get(k.trim()).is_some_and(|actual| actual == v.trim()),
-            None => card.labels.contains_key(label),
-        };
-        if !ok {
+
+    /// Why the label selector cannot be read, if it cannot: then no card matches, rather than every card.
+    pub fn selector_error(&self) -> Option<&SelectorError> {
+        self.selector.as_ref().err()
+    }
+
+    /// Whether `card` passes every filter.
+    pub fn matches(&self, card: &NodeCard) -> bool {
+        if !self.name.is_empty() && !card.name.to_lowercase().contains(&self.name) {
             return false;
         }
+        if !self.selector.as_ref().is_ok_and(|s| s.matches(&card.labels)) {
+            return false;
+        }
+        match self.status {
+            StatusFilter::All => true,
+            StatusFilter::Problems => card.ready != ReadyStatus::Ready,
+            StatusFilter::Cordoned => card.unschedulable,
+            StatusFilter::Ready => card.ready == ReadyStatus::Ready,
+        }
     }
-    match status {
-        StatusFilter::All => true,
-        StatusFilter::Problems => card.ready != ReadyStatus::Ready,
-        StatusFilter::Cordoned => card.unschedulable,
-        StatusFilter::Ready => card.ready == ReadyStatus::Ready,
-    }
+}
+
+/// Whether `card` passes the filters (see [`Filter`]); for one card.
+pub fn matches(card: &NodeCard, name: &str, label: &str, status: StatusFilter) -> bool {
+    Filter::new(name, label, status).matches(card)
 }
 
 /// The counts of the summary bar.
@@ -347,6 +365,11 @@ mod tests {
         assert!(matches(&a, "", "pool=web", StatusFilter::Ready));
         assert!(matches(&a, "", "pool", StatusFilter::All));
         assert!(!matches(&a, "", "pool=db", StatusFilter::All));
+        assert!(matches(&a, "", "pool in (db, web)", StatusFilter::All), "a set-based selector");
+        assert!(!matches(&a, "", "!pool", StatusFilter::All));
+        assert!(matches(&a, "", "pool!=db,!gpu", StatusFilter::All), "requirements are ANDed");
+        let broken = Filter::new("", "pool in (web", StatusFilter::All);
+        assert!(broken.selector_error().is_some() && !broken.matches(&a), "an unreadable selector matches nothing");
         assert!(matches(&b, "", "", StatusFilter::Problems) && matches(&b, "", "", StatusFilter::Cordoned));
         assert!(!matches(&a, "", "", StatusFilter::Problems));
         assert_eq!(summary([&a, &b]), Summary { nodes: 2, not_ready: 1, cordoned: 1 });

@@ -12,13 +12,16 @@
 # of the cluster (and of the pods, rollout-watch.py) runs throughout; each run's window, from its start until the
 # budgets are full again, is checked for a moment with status.currentHealthy < status.desiredHealthy.
 #   end2end/bench/rollout-vs-kubectl.sh [--rounds 3] [--parallel 5] [--deployments 10] [--replicas 10]
-#                                       [--no-default-pace] [--server target/release/drainboard]
+#                                       [--no-default-pace] [--server target/release/drainboard] [--keep DIR]
+# --keep DIR keeps the watch's log (watch.jsonl), each run's window (runs.tsv) and each node's timeline per run
+# (timelines.txt) there.
 # Uses the cluster in $DRAINBOARD_CLUSTER_DIR when set; otherwise starts one and stops it at the end. Its own 14
 # kwok nodes (tainted, so that only the benchmark's pods land there) are removed at the end.
 set -euo pipefail
+shopt -s inherit_errexit
 root=$(cd "$(dirname "$0")/../.." && pwd)
 rounds=3 parallel=5 deployments=10 replicas=10 default_pace=1 server=$root/target/release/drainboard
-drained=10 spares=4
+drained=10 spares=4 keep=""
 while [ $# -gt 0 ]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
@@ -27,6 +30,7 @@ while [ $# -gt 0 ]; do
     --replicas) replicas=$2; shift 2 ;;
     --no-default-pace) default_pace=0; shift ;;
     --server) server=$2; shift 2 ;;
+    --keep) keep=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -44,10 +48,11 @@ kc() { "$kubectl_bin" --kubeconfig "$kubeconfig" "$@"; }
 ns=rollout-bench pool=rollout-bench
 work=$DRAINBOARD_CLUSTER_DIR/rollout-bench
 mkdir -p "$work"
-: > "$work/pids"
+: > "$work/pids"; : > "$work/runs.tsv"; : > "$work/timelines.txt"; : > "$work/watch.jsonl"
 prev_cleanup=$(declare -f cleanup | tail -n +2)
 cleanup() {
   xargs -r kill < "$work/pids" 2>/dev/null || true
+  if [ -n "$keep" ]; then mkdir -p "$keep" && cp "$work"/watch.jsonl "$work"/runs.tsv "$work"/timelines.txt "$keep"/ 2>/dev/null || true; fi
   kc delete namespace "$ns" --ignore-not-found --wait=false >/dev/null 2>&1 || true
   kc delete node -l "drainboard.dev/pool=$pool" --ignore-not-found --wait=false >/dev/null 2>&1 || true
   eval "$prev_cleanup"
@@ -56,6 +61,10 @@ cleanup() {
 drain_nodes=() spare_nodes=()
 for i in $(seq 1 "$drained"); do drain_nodes+=("roll-$i"); done
 for i in $(seq 1 "$spares"); do spare_nodes+=("spare-$i"); done
+
+# What an earlier run may have left.
+kc delete namespace "$ns" --ignore-not-found --wait=true --timeout=180s >/dev/null
+kc delete node -l "drainboard.dev/pool=$pool" --ignore-not-found --wait=true >/dev/null
 
 # The nodes, in two zones, tainted so that only the benchmark's pods land there; room for every pod on the spares.
 manifest=""
@@ -255,6 +264,8 @@ print(sum(1 for p in json.load(sys.stdin)["items"] if (p["spec"].get("nodeName")
     sleep 1 # the watch's last lines
     w=$(python3 "$root/end2end/bench/rollout-watch.py" window "$work/watch.jsonl" "$t0" "$t2" "$ns")
     times[$tool]+="$t "
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$tool" "$t0" "$t1" "$t2" "$evicted" >> "$work/runs.tsv"
+    { echo "round $round $tool $t s"; python3 "$root/end2end/bench/rollout-watch.py" timeline "$work/watch.jsonl" "$t0" "$t2" roll-; } >> "$work/timelines.txt"
     printf 'round %d %-13s %7.2f s  evictions %3d  %s\n' "$round" "$tool" "$t" "$evicted" "$w"
   done
 done

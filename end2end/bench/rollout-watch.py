@@ -12,6 +12,9 @@
         currentHealthy - desiredHealthy of NAMESPACE's budgets;
       - from the pods (a check that does not trust the disruption controller): for each app label of NAMESPACE,
         the pods Ready and not deleting at every event, against the budget's desiredHealthy at that moment.
+  rollout-watch.py timeline LOG T0 T1 PREFIX
+      For each node whose name starts with PREFIX: when (seconds after T0) its first pod started deleting, when its
+      last pod was gone, and how many of its pods were deleted in the window.
 """
 import json
 import os
@@ -45,8 +48,8 @@ def watch(kubectl, kubeconfig, namespace, log_path):
             for chunk in iter(lambda: proc.stdout.readline(), ""):
                 now = time.time()
                 buf += chunk
-                if chunk.rstrip() != "}":
-                    continue  # kubectl indents its JSON: only a closing brace at column 0 can end an event
+                if not chunk.rstrip().endswith("}"):
+                    continue  # an event (one line each with --output-watch-events) ends with a closing brace
                 while True:
                     stripped = buf.lstrip()
                     if not stripped:
@@ -176,10 +179,35 @@ def window(log_path, t0, t1, namespace):
     }))
 
 
+def timeline(log_path, t0, t1, prefix):
+    lines = [json.loads(l) for l in open(log_path) if l.strip()]
+    lines.sort(key=lambda l: l["t"])
+    nodes = {}
+    deleting = set()
+    for l in lines:
+        if l["kind"] != "pods" or not (l.get("node") or "").startswith(prefix) or not t0 <= l["t"] <= t1:
+            continue
+        n = nodes.setdefault(l["node"], {"first": None, "last": None, "pods": 0})
+        key = (l["ns"], l["name"])
+        if l["deleting"] and key not in deleting:
+            deleting.add(key)
+            n["pods"] += 1
+            n["first"] = l["t"] - t0 if n["first"] is None else n["first"]
+        if l["type"] == "DELETED":
+            n["last"] = l["t"] - t0
+    for name in sorted(nodes, key=lambda k: nodes[k]["first"] if nodes[k]["first"] is not None else 1e9):
+        n = nodes[name]
+        first = "-" if n["first"] is None else f"{n['first']:.1f}"
+        last = "-" if n["last"] is None else f"{n['last']:.1f}"
+        print(f"  {name:10} first eviction +{first:>6} s, last pod gone +{last:>6} s, {n['pods']} pods")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "watch":
         watch(*sys.argv[2:6])
     elif sys.argv[1] == "window":
         window(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5])
+    elif sys.argv[1] == "timeline":
+        timeline(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5])
     else:
         sys.exit(__doc__)

@@ -271,7 +271,10 @@ test('in the browser: choose nodes by label and by card, one plan, then pause, r
   await page.locator('[data-testid="connection-state"][data-state="live"]').waitFor({ timeout: 30_000 });
 
   // By label selector: every node the filters show.
-  await page.fill('[data-testid="label-filter"]', `drainboard.dev/pool=${p.id}`);
+  await page.fill('[data-testid="label-filter"]', `drainboard.dev/pool in (${p.id}`);
+  await page.locator('[data-testid="label-filter-error"]').waitFor({ timeout: 5_000 });
+  assert.equal(await page.locator('[data-testid="node-row"]').count(), 0, 'an unreadable selector matches no node');
+  await page.fill('[data-testid="label-filter"]', `drainboard.dev/pool in (${p.id}, other), !no-such-label`);
   await page.locator('[data-testid="node-row"]').nth(2).waitFor({ timeout: 15_000 });
   await page.locator('[data-testid="select-shown"]').click();
   assert.equal(await page.locator('[data-testid="selected-count"]').getAttribute('data-count'), '3');

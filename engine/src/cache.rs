@@ -46,8 +46,9 @@ const NODE_LEASE_NAMESPACE: &str = "kube-node-lease";
 /// to list; the answer after that is an error that says to try again.
 pub const FIRST_LIST_LIMIT: Duration = Duration::from_secs(90);
 
-/// How long changes are gathered before the cards are computed again: Lease renewals alone change a large
-/// cluster's cards hundreds of times a second, and viewers need them a few times a second at most.
+/// The least time between two computations of the cards: Lease renewals alone change a large cluster's cards
+/// hundreds of times a second, and viewers need them a few times a second at most. A change after a quiet spell
+/// does not wait for it.
 const CARDS_COALESCE: Duration = Duration::from_millis(100);
 
 /// How long a cache stays after its last use by default, so that a page load followed by its event stream, or a
@@ -262,10 +263,13 @@ impl ClusterCache {
                 let mut builder = CardBuilder::default();
                 loop {
                     cards_tx.send_replace(Arc::new(builder.build(&n, &p, &l, counted_pods.load(Ordering::Relaxed))));
+                    let built = Instant::now();
                     if changes.changed().await.is_err() {
                         return;
                     }
-                    tokio::time::sleep(CARDS_COALESCE).await;
+                    // A change after a quiet spell is built at once; the changes that follow it within the window
+                    // wait for its end together, so a busy cluster still costs one build per window.
+                    tokio::time::sleep_until(built + CARDS_COALESCE).await;
                     changes.mark_unchanged();
                 }
             }

@@ -179,13 +179,14 @@ async fn run(
     tracing::info!(nodes = progress.borrow().nodes.len(), "rollout started");
     let mut look = tokio::time::interval(LOOK_EVERY);
     let uncordon_when_back = progress.borrow().options.uncordon_when_back;
-    // The nodes' status (Ready, boot id, cordon), read from the cache of the person who started it.
-    let cache = match uncordon_when_back {
-        true => engine.cache(&identity).await.ok(),
-        false => None,
-    };
-    let card = |name: &str| cache.as_ref().and_then(|c| c.node_card(name));
+    // The nodes' status (Ready, boot id, cordon), read from the cache of the person who started it; asked for
+    // again on each round until it is there.
+    let mut cache = None;
     loop {
+        if uncordon_when_back && cache.is_none() {
+            cache = engine.cache(&identity).await.ok();
+        }
+        let card = |name: &str| cache.as_ref().and_then(|c| c.node_card(name));
         // Where each draining node's drain is now.
         progress.send_if_modified(|p| {
             let mut changed = false;

@@ -38,6 +38,11 @@ const ENDPOINTS: &[&str] = &[
 ];
 
 fn router() -> Router {
+    router_with(leptos::config::LeptosOptions::builder().output_name("drainboard").build())
+}
+
+/// The whole router, for `options`' site, with an engine whose API server is unreachable.
+pub(crate) fn router_with(options: leptos::config::LeptosOptions) -> Router {
     let config = kube::Config::new("https://127.0.0.1:9".parse().expect("a URL"));
     let client = kube::Client::try_from(config.clone()).expect("a client, even for an address where nothing listens");
     let identity = Identity { cluster: "https://127.0.0.1:9".into(), user: "fuzz".into() };
@@ -52,7 +57,6 @@ fn router() -> Router {
     });
     let tasks = Tasks::new(tokio::runtime::Handle::current());
     let engine = Engine::new(access, &tasks, Duration::ZERO, DrainLimits::default());
-    let options = leptos::config::LeptosOptions::builder().output_name("drainboard").build();
     web::router(
         options,
         crate::contexts::Contexts::only(engine),
@@ -84,7 +88,7 @@ fn json() -> impl Strategy<Value = Value> {
 
 /// A request body: the functions' own argument names with any values, or any text at all.
 fn body() -> impl Strategy<Value = (String, &'static str)> {
-    let keys = prop::sample::select(vec!["node", "id", "options", "reason", "confirm", "first"]);
+    let keys = prop::sample::select(vec!["node", "nodes", "id", "options", "reason", "confirm", "first", "paused"]);
     let option_keys = prop::sample::select(vec![
         "force",
         "timeout_seconds",

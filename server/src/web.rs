@@ -116,3 +116,43 @@ pub fn router(
         // Outermost: a refused request reaches nothing else, not even a new context's connection.
         .layer(axum::middleware::from_fn_with_state(hosts, guard::layer))
 }
+
+#[cfg(test)]
+mod tests {
+    use axum::{body::Body, http::Request};
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+
+    /// The site's files are compressed ahead of time in a release build (`cargo leptos build --precompress`): the
+    /// precompressed file is served as it is, so no request pays for compressing the wasm; without one, the file is
+    /// compressed on the fly.
+    #[tokio::test]
+    async fn precompressed_site_files_are_served_as_they_are() {
+        let site = tempfile::tempdir().unwrap();
+        std::fs::create_dir(site.path().join("pkg")).unwrap();
+        let wasm = vec![7u8; 64 * 1024];
+        std::fs::write(site.path().join("pkg/drainboard.wasm"), &wasm).unwrap();
+        std::fs::write(site.path().join("pkg/drainboard.wasm.br"), b"brotli bytes made ahead of time").unwrap();
+        let options = leptos::config::LeptosOptions::builder()
+            .output_name("drainboard")
+            .site_root(site.path().to_string_lossy().to_string())
+            .build();
+        let get = |encoding: &'static str| {
+            Request::get("/pkg/drainboard.wasm")
+                .header("host", "localhost")
+                .header("accept-encoding", encoding)
+                .body(Body::empty())
+                .unwrap()
+        };
+        let res = crate::fuzz::router_with(options.clone()).oneshot(get("br, gzip")).await.unwrap();
+        assert_eq!(res.status(), 200);
+        assert_eq!(res.headers()["content-encoding"], "br");
+        let body = res.into_body().collect().await.unwrap().to_bytes();
+        assert_eq!(&body[..], b"brotli bytes made ahead of time", "the precompressed file, not a new compression");
+
+        let res = crate::fuzz::router_with(options).oneshot(get("gzip")).await.unwrap();
+        assert_eq!(res.headers()["content-encoding"], "gzip", "no .gz file: compressed on the fly");
+        let body = res.into_body().collect().await.unwrap().to_bytes();
+        assert!(body.len() < wasm.len() / 10, "{} bytes", body.len());
+    }
+}

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use domain::{
-    board::{self, Board},
+    board::Board,
     progress::DrainState,
     rollout::{Back, RolloutNode, RolloutProgress, RolloutState, Step},
 };
@@ -66,14 +66,8 @@ pub fn RolloutBar(current: Memo<Board>, filters: Filters) -> impl IntoView {
     let actions = expect_context::<Actions>();
     let Selection(chosen) = expect_context::<Selection>();
     let shown = Memo::new(move |_| {
-        let (name, label, status) = (filters.name.get(), filters.label.get(), filters.status.get());
-        current.with(|b| {
-            b.cards
-                .values()
-                .filter(|c| board::matches(c, &name, &label, status))
-                .map(|c| c.name.clone())
-                .collect::<Vec<_>>()
-        })
+        let filter = filters.filter();
+        current.with(|b| b.cards.values().filter(|c| filter.matches(c)).map(|c| c.name.clone()).collect::<Vec<_>>())
     });
     let count = move || chosen.with(BTreeSet::len);
     view! {

@@ -28,6 +28,11 @@ pub struct Filters {
 }
 
 impl Filters {
+    /// The filters as the domain reads them (tracked).
+    pub fn filter(&self) -> board::Filter {
+        board::Filter::new(&self.name.get(), &self.label.get(), self.status.get())
+    }
+
     pub fn new() -> Self {
         Filters {
             name: RwSignal::new(String::new()),
@@ -114,6 +119,14 @@ fn Toolbar(filters: Filters, live: LiveBoard) -> impl IntoView {
                 prop:value=filters.label
                 on:input=set(filters.label)
             />
+            {move || {
+                let filter = board::Filter::new("", &filters.label.get(), StatusFilter::All);
+                filter.selector_error().map(|e| view! {
+                    <small class="error" role="alert" data-testid="label-filter-error">
+                        {t_string!(i18n, drain.selector_error, error = e.to_string())}
+                    </small>
+                })
+            }}
             <select
                 data-testid="status-filter"
                 aria-label=t_string!(i18n, board.status_filter)
@@ -149,10 +162,9 @@ pub fn Cards(
     let page = filters.page;
     // Names only: a keystroke in the filter must not copy thousands of cards. Only the page's cards are cloned.
     let shown = Memo::new(move |_| {
-        let (name, label, status) = (filters.name.get(), filters.label.get(), filters.status.get());
+        let filter = filters.filter();
         current.with(|board| {
-            let mut matching: Vec<_> =
-                board.cards.values().filter(|c| board::matches(c, &name, &label, status)).collect();
+            let mut matching: Vec<_> = board.cards.values().filter(|c| filter.matches(c)).collect();
             matching.sort_by_key(|c| board::display_rank(c));
             matching.into_iter().map(|c| c.name.clone()).collect::<Vec<String>>()
         })
