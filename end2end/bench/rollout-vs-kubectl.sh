@@ -198,7 +198,6 @@ reset() { # the starting state: one pod of every Deployment on every node to dra
 
 now() { date +%s.%N; }
 since() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.3f}')" "$1" "$2"; }
-pod_names() { kc get pods -n "$ns" -o name | sort; }
 
 run_kubectl() {
   local t0; t0=$(now)
@@ -242,7 +241,6 @@ for round in $(seq 1 "$rounds"); do
   for k in $(seq 0 $((${#tools[@]} - 1))); do order+=("${tools[$(((k + round - 1) % ${#tools[@]}))]}"); done
   for tool in "${order[@]}"; do
     reset
-    before=$(pod_names)
     case $tool in
       kubectl) span=$(run_kubectl) ;;
       drainboard-1) span=$(run_rollout "$polite_url" 1) ;;
@@ -260,9 +258,9 @@ print(sum(1 for p in json.load(sys.stdin)["items"] if (p["spec"].get("nodeName")
     [ "$left" -eq 0 ] || { echo "$tool left $left pods on the drained nodes" >&2; exit 1; }
     cordoned=$(kc get node "${drain_nodes[@]}" -o jsonpath='{range .items[*]}{.spec.unschedulable}{"\n"}{end}' | grep -c true || true)
     [ "$cordoned" -eq "$drained" ] || { echo "$tool left $((drained - cordoned)) nodes uncordoned" >&2; exit 1; }
-    evicted=$(comm -13 <(echo "$before") <(pod_names) | wc -l)
     sleep 1 # the watch's last lines
     w=$(python3 "$root/end2end/bench/rollout-watch.py" window "$work/watch.jsonl" "$t0" "$t2" "$ns")
+    evicted=$(echo "$w" | python3 -c 'import json,sys; print(json.load(sys.stdin)["evictions"])')
     times[$tool]+="$t "
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$tool" "$t0" "$t1" "$t2" "$evicted" >> "$work/runs.tsv"
     { echo "round $round $tool $t s"; python3 "$root/end2end/bench/rollout-watch.py" timeline "$work/watch.jsonl" "$t0" "$t2" roll-; } >> "$work/timelines.txt"

@@ -6,7 +6,8 @@
       --output-watch-events -o json`, restarted if the API server ends a watch) and appends each event, with the
       time it was read, as one JSON line to LOG. Runs until killed.
   rollout-watch.py window LOG T0 T1 NAMESPACE
-      What the log says of the moments T0..T1 (seconds since the epoch), as one JSON object:
+      What the log says of the moments T0..T1 (seconds since the epoch), as one JSON object: how many pods of
+      NAMESPACE started deleting (were evicted) in the window;
       - from the budgets' own status: events in the window where status.currentHealthy < status.desiredHealthy
         (any budget of the cluster), how many separate spells that made, the least disruptionsAllowed and the least
         currentHealthy - desiredHealthy of NAMESPACE's budgets;
@@ -145,6 +146,7 @@ def window(log_path, t0, t1, namespace):
                 min_allowed = allowed if min_allowed is None else min(min_allowed, allowed)
 
     started = False
+    evicted = set()  # the pods of NAMESPACE that started deleting in the window
     for l in lines:
         if l["t"] > t1:
             break
@@ -164,6 +166,8 @@ def window(log_path, t0, t1, namespace):
                 if in_window:
                     pdb_check(key, l)
         else:
+            if in_window and l["ns"] == namespace and l["deleting"] and not pods.get(key, {}).get("deleting"):
+                evicted.add(key)
             if l["type"] == "DELETED":
                 pods.pop(key, None)
             else:
@@ -171,6 +175,7 @@ def window(log_path, t0, t1, namespace):
         if in_window:
             pod_check(True)
     print(json.dumps({
+        "evictions": len(evicted),
         "pdb_violation_events": violation_events, "pdb_violation_spells": spells,
         "min_disruptions_allowed": min_allowed, "min_healthy_margin": min_margin,
         "pod_violation_events": pod_violation_events, "pod_violation_spells": pod_spells,

@@ -35,7 +35,6 @@ pub fn CapacitySection(#[prop(into)] nodes: Signal<Vec<String>>) -> impl IntoVie
     view! {
         <section class="capacity" data-testid="capacity">
             <h3>{t_string!(i18n, capacity.title)}</h3>
-            <p class="hint">{t_string!(i18n, capacity.note)}</p>
             <button
                 type="button"
                 data-testid="capacity-check"
@@ -44,6 +43,7 @@ pub fn CapacitySection(#[prop(into)] nodes: Signal<Vec<String>>) -> impl IntoVie
             >
                 {move || if busy.get() { t_string!(i18n, capacity.checking) } else { t_string!(i18n, capacity.check) }}
             </button>
+            <p class="hint">{t_string!(i18n, capacity.note)}</p>
             {move || match check.value().get() {
                 None => None,
                 Some(Err(error)) => Some(view! {

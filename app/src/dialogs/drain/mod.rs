@@ -76,10 +76,12 @@ pub fn DrainDialog(
     view! {
         <Modal title testid="drain-dialog" wide=true on_close=close>
             <div class="drain-layout">
-                <PreviewSection node feed options planned />
+                <div>
+                    <PreviewSection node feed options planned />
+                    <CapacitySection nodes=Signal::stored(vec![node.get_value()]) />
+                </div>
                 <OptionsForm form node destructive />
             </div>
-            <CapacitySection nodes=Signal::stored(vec![node.get_value()]) />
             {move || planned.with(|p| matches!(p, Some(Ok(p)) if p.is_blocked())).then(|| view! {
                 <p class="hint" data-testid="blocked-hint">{t_string!(i18n, drain.blocked_hint)}</p>
             })}
