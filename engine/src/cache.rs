@@ -16,12 +16,11 @@ use std::{
 };
 
 use domain::{
-    capacity::{self, CapacityReport, Fate, NodeRoom, PodNeeds},
+    capacity::{self, CapacityReport, Fate, NodeRoom},
     node::NodeCard,
-    pod::{PodRef, PodSummary},
     preview::PdbInfo,
 };
-use futures::StreamExt;
+use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::{
     coordination::v1::Lease,
     core::v1::{Node, Pod},
@@ -37,7 +36,13 @@ use kube::{
 };
 use tokio::{sync::watch, task::JoinHandle, time::Instant};
 
-use crate::{Error, Identity, Result, cards::CardBuilder, tasks::Tasks, trim};
+use crate::{
+    Error, Identity, Result,
+    cards::CardBuilder,
+    pods::{CachedPod, Shared},
+    tasks::Tasks,
+    trim,
+};
 
 /// The namespace of node heartbeat Leases.
 const NODE_LEASE_NAMESPACE: &str = "kube-node-lease";
@@ -73,7 +78,7 @@ struct Held {
 /// One identity's view of the cluster, kept current by four watches.
 pub struct ClusterCache {
     nodes: Store<Node>,
-    pods: Store<Pod>,
+    pods: Store<CachedPod>,
     leases: Store<Lease>,
     /// PodDisruptionBudgets, for the drain dialog's live preview of which evictions will wait.
     pdbs: Store<PodDisruptionBudget>,
@@ -215,12 +220,15 @@ impl ClusterCache {
         let pod_changes = Arc::new(AtomicU64::new(0));
         let pdb_changes = Arc::new(AtomicU64::new(0));
         let mut handles = vec![
-            reflect(tasks, Api::<Node>::all(client.clone()), node_writer, trim::node, feed.clone(), None),
+            reflect(tasks, Api::<Node>::all(client.clone()), node_writer, trimmed(trim::node), feed.clone(), None),
             reflect(
                 tasks,
                 Api::<Pod>::all(client.clone()),
                 pod_writer,
-                trim::pod,
+                {
+                    let shared = Shared::default();
+                    move |pod| CachedPod::new(pod, &shared)
+                },
                 feed.clone(),
                 Some(pod_changes.clone()),
             ),
@@ -228,7 +236,7 @@ impl ClusterCache {
                 tasks,
                 Api::<Lease>::namespaced(client.clone(), NODE_LEASE_NAMESPACE),
                 lease_writer,
-                trim::lease,
+                trimmed(trim::lease),
                 feed.clone(),
                 None,
             ),
@@ -236,7 +244,7 @@ impl ClusterCache {
                 tasks,
                 Api::<PodDisruptionBudget>::all(client),
                 pdb_writer,
-                trim::pdb,
+                trimmed(trim::pdb),
                 feed,
                 Some(pdb_changes.clone()),
             ),
@@ -349,9 +357,9 @@ impl ClusterCache {
         CardBuilder::default().build(&self.nodes, &self.pods, &self.leases, 0)
     }
 
-    /// The cached pods (trimmed) on `node`.
-    pub fn pods_on(&self, node: &str) -> Vec<Arc<Pod>> {
-        self.pods.state_filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node))
+    /// The cached pods on `node`.
+    pub fn pods_on(&self, node: &str) -> Vec<Arc<CachedPod>> {
+        self.pods.state_filter(|p| p.node() == Some(node))
     }
 
     /// The capacity check of draining `draining`: every other schedulable node's room, less what its pods request,
@@ -368,18 +376,17 @@ impl ClusterCache {
             .collect();
         let (mut moving, mut gone) = (Vec::new(), Vec::new());
         for pod in self.pods.state() {
-            let summary = PodSummary::from(pod.as_ref());
-            let Some(node) = summary.node_name.as_deref() else { continue };
+            let Some(node) = pod.node() else { continue };
             if draining.contains(node) {
-                match capacity::fate(&summary) {
-                    Fate::Recreated => moving.push((node.to_string(), PodNeeds::from(pod.as_ref()))),
-                    Fate::Gone => gone.push(summary.key()),
+                match pod.fate() {
+                    Fate::Recreated => moving.push((node.to_string(), pod.needs())),
+                    Fate::Gone => gone.push(pod.key()),
                     Fate::Stays => {}
                 }
             } else if let Some(room) = rooms.get_mut(node)
-                && !summary.phase.is_terminal()
+                && !pod.phase().is_terminal()
             {
-                room.take(&PodNeeds::from(pod.as_ref()));
+                room.take(&pod.needs());
             }
         }
         capacity::check(moving, rooms.into_values().collect(), gone)
@@ -387,7 +394,7 @@ impl ClusterCache {
 
     /// The namespaces of the cached pods.
     pub fn pod_namespaces(&self) -> BTreeSet<String> {
-        self.pods.state().iter().filter_map(|pod| pod.metadata.namespace.clone()).collect()
+        self.pods.state().iter().map(|pod| pod.namespace().to_string()).collect()
     }
 
     /// `node`'s card from the cache now, without its pods and Lease: what a rollout reads of a node it awaits.
@@ -425,24 +432,29 @@ impl Drop for ClusterCache {
 
 /// Runs a reflector for `api` into `writer`, trimming objects as they arrive and bumping `version` (and `count`,
 /// when given) on each change.
-fn reflect<K>(
+fn reflect<S, K>(
     tasks: &Tasks,
-    api: Api<K>,
+    api: Api<S>,
     writer: reflector::store::Writer<K>,
-    trim: fn(&mut K),
+    keep: impl Fn(S) -> K + Send + 'static,
     feed: Feed,
     count: Option<Arc<AtomicU64>>,
 ) -> JoinHandle<()>
 where
-    K: Resource + Clone + std::fmt::Debug + serde::de::DeserializeOwned + Send + Sync + 'static,
+    S: Resource + Clone + std::fmt::Debug + serde::de::DeserializeOwned + Send + Sync + 'static,
+    S::DynamicType: Default,
+    K: Resource + Clone + Send + Sync + 'static,
     K::DynamicType: Default + Eq + std::hash::Hash + Clone + Send + Sync,
 {
     let shutdown = tasks.shutdown_signal().clone();
     tasks.spawn(async move {
         let probe_api = api.clone();
-        let stream = watcher(api, watcher::Config::default()).backoff(cache_backoff()).modify(trim).reflect(writer);
+        let stream = watcher(api, watcher::Config::default())
+            .backoff(cache_backoff())
+            .map_ok(move |event| kept(event, &keep))
+            .reflect(writer);
         let mut stream = std::pin::pin!(stream.take_until(shutdown.cancelled_owned()));
-        let kind = K::kind(&Default::default()).to_string();
+        let kind = S::kind(&Default::default()).to_string();
         // While this kind's watch is failing: a watch that resumes from where it was sends nothing until something
         // changes (a quiet kind may not change for minutes), so a small list every few seconds says when the API
         // server answers for this kind again.
@@ -484,6 +496,25 @@ where
             }
         }
     })
+}
+
+/// A watch event with its object converted to what the store keeps, as it arrives.
+fn kept<S, K>(event: watcher::Event<S>, keep: &impl Fn(S) -> K) -> watcher::Event<K> {
+    match event {
+        watcher::Event::Apply(o) => watcher::Event::Apply(keep(o)),
+        watcher::Event::Delete(o) => watcher::Event::Delete(keep(o)),
+        watcher::Event::Init => watcher::Event::Init,
+        watcher::Event::InitApply(o) => watcher::Event::InitApply(keep(o)),
+        watcher::Event::InitDone => watcher::Event::InitDone,
+    }
+}
+
+/// A trimming in place as a conversion.
+fn trimmed<K>(trim: fn(&mut K)) -> impl Fn(K) -> K {
+    move |mut o| {
+        trim(&mut o);
+        o
+    }
 }
 
 /// The API's message when a watch error is a refusal (401, 403): the identity may not list or watch the kind.

@@ -4,16 +4,13 @@
 use std::{collections::HashMap, sync::Arc};
 
 use domain::{
-    PodSummary,
     eviction::{NO_EXECUTE, pod_eviction},
     node::{NodeCard, PodEta},
-    pod::PodPhase,
 };
-use k8s_openapi::api::{
-    coordination::v1::Lease,
-    core::v1::{Node, Pod},
-};
+use k8s_openapi::api::{coordination::v1::Lease, core::v1::Node};
 use kube::runtime::reflector::Store;
+
+use crate::pods::CachedPod;
 
 /// Builds every node's card, with its Lease's renew time, its count of unfinished pods and, for a node with
 /// `NoExecute` taints, when each of its pods goes; sorted by name. It remembers what it can between rounds: the
@@ -22,7 +19,7 @@ use kube::runtime::reflector::Store;
 pub struct CardBuilder {
     /// The pod change count `by_node` was grouped at; `None` before the first round.
     pods_seen: Option<u64>,
-    by_node: HashMap<String, Vec<Arc<Pod>>>,
+    by_node: HashMap<String, Vec<Arc<CachedPod>>>,
     /// The same pods counted per namespace, for people who may see some namespaces only.
     namespaces_by_node: HashMap<String, std::collections::BTreeMap<String, usize>>,
     /// Each node's card as read from the Node alone, by name, with the resourceVersion it was read at.
@@ -33,7 +30,7 @@ impl CardBuilder {
     pub fn build(
         &mut self,
         nodes: &Store<Node>,
-        pods: &Store<Pod>,
+        pods: &Store<CachedPod>,
         leases: &Store<Lease>,
         pod_changes: u64,
     ) -> Vec<NodeCard> {
@@ -41,13 +38,12 @@ impl CardBuilder {
             self.by_node.clear();
             self.namespaces_by_node.clear();
             for pod in pods.state() {
-                let finished = PodPhase::parse(pod.status.as_ref().and_then(|s| s.phase.as_deref())).is_terminal();
-                if let Some(node) = pod.spec.as_ref().and_then(|s| s.node_name.clone())
-                    && !finished
+                if let Some(node) = pod.node()
+                    && !pod.phase().is_terminal()
                 {
-                    let namespace = pod.metadata.namespace.clone().unwrap_or_default();
-                    *self.namespaces_by_node.entry(node.clone()).or_default().entry(namespace).or_default() += 1;
-                    self.by_node.entry(node).or_default().push(pod);
+                    let namespace = pod.namespace().to_string();
+                    *self.namespaces_by_node.entry(node.to_string()).or_default().entry(namespace).or_default() += 1;
+                    self.by_node.entry(node.to_string()).or_default().push(pod);
                 }
             }
             self.pods_seen = Some(pod_changes);
@@ -79,13 +75,10 @@ impl CardBuilder {
                 if card.taints.iter().any(|t| t.effect == NO_EXECUTE) {
                     card.pod_evictions = on_node
                         .iter()
-                        .map(|pod| {
-                            let pod = PodSummary::from(pod.as_ref());
-                            PodEta {
-                                eviction: pod_eviction(&card.taints, &pod.tolerations),
-                                namespace: pod.namespace,
-                                name: pod.name,
-                            }
+                        .map(|pod| PodEta {
+                            eviction: pod_eviction(&card.taints, pod.tolerations()),
+                            namespace: pod.namespace().to_string(),
+                            name: pod.name().to_string(),
                         })
                         .collect();
                     card.pod_evictions.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));

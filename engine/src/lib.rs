@@ -25,12 +25,13 @@ mod error;
 pub mod history;
 pub mod lease;
 pub mod metrics;
+pub mod pods;
 pub mod retry;
 pub mod rollout;
 pub mod signin;
 pub mod tasks;
 pub mod token;
-mod trim;
+pub mod trim;
 
 pub use access::{Caller, Identity, KubeAccess};
 pub use engine::{Engine, Visibility};

@@ -23,8 +23,7 @@ impl PreviewSource {
 
     /// The inputs now.
     pub async fn inputs(&mut self, cache: &ClusterCache) -> PreviewInputs {
-        let mut pods: Vec<PodSummary> =
-            cache.pods_on(&self.node).iter().map(|p| PodSummary::from(p.as_ref())).collect();
+        let mut pods: Vec<PodSummary> = cache.pods_on(&self.node).iter().map(|p| p.summary()).collect();
         pods.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
         let mut daemonsets = BTreeMap::new();
         for pod in &pods {
