@@ -88,7 +88,11 @@ test('the metrics move after a drain: its outcome, its evictions by answer, and 
     return ['Cordoning', 'Planning', 'Evicting'].includes(p.state) ? null : p;
   });
   assert.equal(done.state, 'Drained');
-  const after = await scrape();
+  // The drain's end is counted and logged as it ends, which may come a moment after its state says so.
+  const after = await waitFor('the drain counted', 10_000, async () => {
+    const text = await scrape();
+    return series(text, 'drainboard_drains_total{outcome="Drained"}') > series(before, 'drainboard_drains_total{outcome="Drained"}') ? text : null;
+  });
   assert.equal(series(after, 'drainboard_drains_total{outcome="Drained"}') - series(before, 'drainboard_drains_total{outcome="Drained"}'), 1);
   assert.equal(series(after, 'drainboard_eviction_requests_total{answer="201"}') - series(before, 'drainboard_eviction_requests_total{answer="201"}'), 3,
     'one accepted eviction per pod');
@@ -96,6 +100,7 @@ test('the metrics move after a drain: its outcome, its evictions by answer, and 
   assert.equal(series(after, starts) - series(before, starts), 1);
   assert.ok(series(after, 'drainboard_http_request_duration_seconds_count{method="POST",route="/api/drains/status",status="200"}') >= 1);
   // --log-format json: one object per line, and the drain's lines carry its id and node in their span.
+  await waitFor('the drain ended line', 10_000, () => server.logs().includes('drain ended'));
   const lines = server.logs().split('\n').filter((l) => l.trim());
   const objects = lines.map((l) => JSON.parse(l));
   const ended = objects.find((o) => o.fields?.message === 'drain ended');

@@ -1,6 +1,7 @@
 //! `drainboard`: serves the dashboard and acts on the cluster with the operator's kubeconfig credentials.
 
 mod cli;
+mod compress;
 mod contexts;
 mod error;
 mod events;

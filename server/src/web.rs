@@ -102,8 +102,9 @@ pub fn router(
         .layer(always(header::REFERRER_POLICY, "same-origin"))
         .layer(always(header::X_FRAME_OPTIONS, "DENY"))
         // The wasm bundle is large; compressing it cuts the first load several times over. Event streams are
-        // left alone by the layer (it does not compress text/event-stream).
+        // left alone by the layer (it does not compress text/event-stream): they are compressed event by event.
         .layer(CompressionLayer::new())
+        .layer(axum::middleware::from_fn(crate::compress::event_streams))
         // Who the request acts as; in team mode, nothing but the sign-in page and its endpoints without a session.
         .layer(axum::middleware::from_fn_with_state(sessions, session::layer))
         // How long each answer took, by route: outermost of the routed layers, so that it times them all.
