@@ -26,6 +26,38 @@ pub struct Condition {
     pub last_transition: Option<jiff::Timestamp>,
 }
 
+/// A condition as the API writes it in `status.conditions`, for the card's JSON view. The browser writes it when
+/// the view is opened, so that the cards on the wire do not carry every condition twice.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiCondition<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_heartbeat_time: Option<jiff::Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_transition_time: Option<jiff::Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
+    status: &'a str,
+    #[serde(rename = "type")]
+    type_: &'a str,
+}
+
+impl Condition {
+    /// This condition in the API's own form and field order.
+    pub fn as_api(&self) -> ApiCondition<'_> {
+        ApiCondition {
+            last_heartbeat_time: self.last_heartbeat,
+            last_transition_time: self.last_transition,
+            message: self.message.as_deref(),
+            reason: self.reason.as_deref(),
+            status: &self.status,
+            type_: &self.type_,
+        }
+    }
+}
+
 /// How a condition reads for an operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ConditionHealth {
@@ -67,8 +99,6 @@ pub struct NodeCard {
     /// `status.allocatable` for cpu, memory and pods, as quantities.
     pub allocatable: std::collections::BTreeMap<String, String>,
     pub conditions: Vec<Condition>,
-    /// `status.conditions` as JSON, for copying.
-    pub conditions_json: String,
     /// Pods on the node that have not finished.
     pub pod_count: usize,
     pub labels: std::collections::BTreeMap<String, String>,
@@ -211,7 +241,6 @@ impl NodeCard {
                 })
                 .unwrap_or_default(),
             conditions,
-            conditions_json: serde_json::to_string_pretty(&api_conditions).unwrap_or_default(),
             pod_count: 0,
             pods_by_namespace: Default::default(),
             labels,
@@ -368,6 +397,26 @@ mod tests {
             ]}
         })));
         assert_eq!((card.name.as_str(), card.ready, card.unschedulable), ("n1", ReadyStatus::Ready, true));
+    }
+
+    #[cfg(feature = "k8s")]
+    #[test]
+    fn conditions_are_written_back_as_the_api_wrote_them() {
+        let conditions = serde_json::json!([
+            {"lastHeartbeatTime": "2026-11-30T10:00:00Z", "lastTransitionTime": "2026-11-30T09:00:00Z",
+             "message": "kubelet is posting ready status", "reason": "KubeletReady", "status": "True", "type": "Ready"},
+            {"status": "False", "type": "MemoryPressure"}
+        ]);
+        let card = NodeCard::from_node(&node(
+            serde_json::json!({"metadata": {"name": "n1"}, "status": {"conditions": conditions}}),
+        ));
+        let api: Vec<ApiCondition> = card.conditions.iter().map(Condition::as_api).collect();
+        assert_eq!(serde_json::to_value(&api).unwrap(), conditions);
+        assert_eq!(
+            serde_json::to_string(&api[1]).unwrap(),
+            r#"{"status":"False","type":"MemoryPressure"}"#,
+            "the API's field order, and no empty fields"
+        );
     }
 
     #[cfg(feature = "k8s")]

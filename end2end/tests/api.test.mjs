@@ -154,3 +154,29 @@ test('the board snapshot can carry only its first cards, with the counts of them
   assert.equal(first.partial.cordoned, full.json.upsert.filter((c) => c.unschedulable).length);
   assert.equal(first.partial.not_ready, full.json.upsert.filter((c) => c.ready !== 'Ready').length);
 });
+
+test('a card on the wire is small: its conditions once, structured, and the event stream is gzipped', { timeout: 60_000 }, async () => {
+  const res = await fetch(`${server.url}/api/board`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const text = await res.text();
+  const board = JSON.parse(text);
+  assert.ok(board.upsert.length >= 4);
+  for (const card of board.upsert) {
+    assert.equal(card.conditions_json, undefined, 'no second copy of the conditions as JSON text');
+    assert.ok(JSON.stringify(card).length <= 2500, `${card.name}: ${JSON.stringify(card).length} bytes`);
+  }
+  // The event stream, asked for with gzip as browsers do, answers gzipped; its first event is the whole board.
+  const controller = new AbortController();
+  const stream = await fetch(`${server.url}/api/board/events`, { headers: { 'accept-encoding': 'gzip' }, signal: controller.signal });
+  assert.equal(stream.headers.get('content-encoding'), 'gzip');
+  const reader = stream.body.getReader();
+  let received = '';
+  while (!received.includes('\n\n')) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    received += new TextDecoder().decode(value);
+  }
+  controller.abort();
+  const first = JSON.parse(received.split('\n').find((l) => l.startsWith('data:')).slice(5));
+  assert.equal(first.full, true);
+  assert.equal(first.upsert.length, board.upsert.length);
+});

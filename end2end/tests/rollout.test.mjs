@@ -270,6 +270,12 @@ test('in the browser: choose nodes by label and by card, one plan, then pause, r
   await page.locator('[data-testid="nodes-page"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
   await page.locator('[data-testid="connection-state"][data-state="live"]').waitFor({ timeout: 30_000 });
 
+  // A card's conditions as the API's JSON, written when opened.
+  const first = page.locator('[data-testid="node-row"]').first();
+  await first.locator('.conditions-json summary').click();
+  const json = JSON.parse(await first.locator('[data-testid="conditions-json"]').textContent());
+  assert.ok(json.some((c) => c.type === 'Ready' && c.status === 'True' && c.lastHeartbeatTime), JSON.stringify(json));
+
   // By label selector: every node the filters show.
   await page.fill('[data-testid="label-filter"]', `drainboard.dev/pool in (${p.id}`);
   await page.locator('[data-testid="label-filter-error"]').waitFor({ timeout: 5_000 });

@@ -39,7 +39,7 @@ async fn one_cache_per_identity_follows_the_cluster() {
     assert_eq!(node_2.pod_count, on_node_2.lines().count());
     assert_eq!(node_2.zone.as_deref(), Some("zone-b"));
     assert_eq!(node_2.roles, ["worker"]);
-    assert!(node_2.conditions_json.contains("\"KubeletReady\""), "{}", node_2.conditions_json);
+    assert!(node_2.conditions.iter().any(|c| c.reason.as_deref() == Some("KubeletReady")), "{:?}", node_2.conditions);
 
     // Pods are kept compact: what the countdowns, the drain and the capacity check read, not the API's object.
     let pods = cache.pods_on("node-2");

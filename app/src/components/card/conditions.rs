@@ -1,4 +1,4 @@
-use domain::node::{ConditionHealth, NodeCard};
+use domain::node::{ApiCondition, Condition, ConditionHealth, NodeCard};
 use leptos::prelude::*;
 
 use crate::i18n::{t_string, use_i18n};
@@ -7,6 +7,14 @@ use crate::i18n::{t_string, use_i18n};
 #[component]
 pub fn Conditions(card: Memo<NodeCard>) -> impl IntoView {
     let i18n = use_i18n();
+    // Written when first opened: the cards on the wire carry the conditions once, structured.
+    let opened = RwSignal::new(false);
+    let json = move || {
+        card.with(|c| {
+            let api: Vec<ApiCondition> = c.conditions.iter().map(Condition::as_api).collect();
+            serde_json::to_string_pretty(&api).unwrap_or_default()
+        })
+    };
     view! {
         <table class="conditions" data-testid="conditions-table">
             <caption class="visually-hidden">{t_string!(i18n, card.conditions)}</caption>
@@ -27,7 +35,7 @@ pub fn Conditions(card: Memo<NodeCard>) -> impl IntoView {
                 }).collect_view()}
             </tbody>
         </table>
-        <details class="conditions-json">
+        <details class="conditions-json" on:toggle=move |_| opened.set(true)>
             <summary>{t_string!(i18n, card.conditions_json)}</summary>
             <button
                 type="button"
@@ -35,13 +43,13 @@ pub fn Conditions(card: Memo<NodeCard>) -> impl IntoView {
                 on:click=move |_| {
                     #[cfg(feature = "hydrate")]
                     if let Some(window) = web_sys::window() {
-                        let _ = window.navigator().clipboard().write_text(&card.with(|c| c.conditions_json.clone()));
+                        let _ = window.navigator().clipboard().write_text(&json());
                     }
                 }
             >
                 {t_string!(i18n, card.copy)}
             </button>
-            <pre data-testid="conditions-json">{move || card.with(|c| c.conditions_json.clone())}</pre>
+            <pre data-testid="conditions-json">{move || opened.get().then(json)}</pre>
         </details>
     }
 }
