@@ -104,6 +104,7 @@ impl From<engine::Error> for AppError {
             Error::TooMany(why) => AppError::TooMany(why),
             Error::Conflict(why) => AppError::Conflict(why),
             Error::Forbidden(why) => AppError::Api { code: 403, message: why },
+            Error::Internal(why) => AppError::Api { code: 500, message: why },
         }
     }
 }

@@ -44,7 +44,12 @@ pub struct Engine {
     /// Team mode: what of the shared cache each person may read, asked of the API server and kept for
     /// [`READ_CHECK_TTL`].
     readers: Arc<std::sync::Mutex<std::collections::HashMap<Identity, (std::time::Instant, Reader)>>>,
+    /// Capacity checks running at once: each walks every cached pod, off the async workers.
+    capacity_checks: Arc<tokio::sync::Semaphore>,
 }
+
+/// How many capacity checks run at once; more wait their turn.
+const CAPACITY_CHECKS_AT_ONCE: usize = 2;
 
 /// What of the shared cache a person may read (team mode).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -138,6 +143,7 @@ impl Engine {
             audit: Audit::default(),
             shared,
             readers: Default::default(),
+            capacity_checks: Arc::new(tokio::sync::Semaphore::new(CAPACITY_CHECKS_AT_ONCE)),
         }
     }
 
@@ -556,8 +562,18 @@ impl Engine {
         if let Some(missing) = nodes.iter().find(|n| !cache.has_node(n)) {
             return Err(Error::NotFound(no_such_node(missing)));
         }
-        let draining: BTreeSet<&str> = nodes.iter().map(String::as_str).collect();
-        Ok(visibility.capacity(cache.capacity(&draining)))
+        // A large cluster's check takes a while of CPU: on a blocking thread, a few at a time, so that it never
+        // holds up the streams and drains that share the async workers.
+        let _turn =
+            self.capacity_checks.acquire().await.map_err(|_| Error::Invalid("the server is stopping".into()))?;
+        let draining: BTreeSet<String> = nodes.iter().cloned().collect();
+        let report = tokio::task::spawn_blocking(move || {
+            let draining: BTreeSet<&str> = draining.iter().map(String::as_str).collect();
+            cache.capacity(&draining)
+        })
+        .await
+        .map_err(|e| Error::Internal(format!("the capacity check failed: {e}")))?;
+        Ok(visibility.capacity(report))
     }
 
     /// What `identity` may not do, asked of the API server, with the permission each action lacks.

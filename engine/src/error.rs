@@ -25,6 +25,9 @@ pub enum Error {
     /// Over a limit of what may run at once; the message says which, and to wait.
     #[error("{0}")]
     TooMany(String),
+    /// A fault of the server's own (a task that panicked): the message says what failed.
+    #[error("{0}")]
+    Internal(String),
     /// A new cache did not finish its first list in time.
     #[error("the cluster's nodes and pods did not finish listing within {0} s; try again shortly")]
     NotListed(u64),
