@@ -193,7 +193,40 @@ cmd_up() {
 
   # The Lease is renewed every quarter of its duration; keep that well inside the node-monitor grace period.
   local lease=$(( grace * 4 / 5 )); [ "$lease" -ge 4 ] || lease=4
-  start "$D" kwok "$bin/kwok" --kubeconfig="$D/admin.kubeconfig" --config="$bin/kwok-stages.yaml" \
+  # kwok's fast stages delete a pod at once. A pod annotated pod-delete.stage.kwok.x-k8s.io/delay (such as "10s")
+  # is deleted after that delay instead, as a real pod that takes its time to shut down: the benchmarks use it.
+  python3 - "$bin/kwok-stages.yaml" "$D/kwok-stages.yaml" <<'PY'
+import sys
+delay = '.metadata.annotations["pod-delete.stage.kwok.x-k8s.io/delay"]'
+docs = [d for d in open(sys.argv[1]).read().split('---\n') if d.strip()]
+for i, doc in enumerate(docs):
+    if 'name: pod-delete\n' in doc:
+        docs[i] = doc.replace("      operator: 'Exists'\n",
+                              f"      operator: 'Exists'\n    - key: '{delay}'\n      operator: 'DoesNotExist'\n", 1)
+docs.append(f"""apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: pod-delete-delayed
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: 'Exists'
+    - key: '{delay}'
+      operator: 'Exists'
+  delay:
+    durationMilliseconds: 1000
+    durationFrom:
+      expressionFrom: '{delay}'
+  next:
+    delete: true
+""")
+open(sys.argv[2], 'w').write('---\n'.join(docs))
+PY
+  start "$D" kwok "$bin/kwok" --kubeconfig="$D/admin.kubeconfig" --config="$D/kwok-stages.yaml" \
     --manage-all-nodes=false --manage-nodes-with-label-selector="$KWOK_LABEL_KEY=$KWOK_LABEL_VALUE" \
     --node-lease-duration-seconds="$lease" --cidr=10.244.0.0/16 --node-ip=192.0.2.20
 

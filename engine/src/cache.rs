@@ -407,6 +407,12 @@ impl ClusterCache {
         self.nodes.get(&reflector::ObjectRef::new(node)).is_some()
     }
 
+    /// The status of budget `name` in `namespace` now.
+    pub fn pdb_status(&self, namespace: &str, name: &str) -> Option<domain::progress::PdbStatus> {
+        let budget = self.pdbs.get(&reflector::ObjectRef::new(name).within(namespace))?;
+        PdbInfo::from_k8s(&budget).map(|info| info.status)
+    }
+
     /// The PodDisruptionBudgets of `namespaces`, with their selectors and status now, sorted for a stable preview.
     /// (Two budgets covering one pod make its eviction fail; the drain says so.)
     pub fn pdbs_in(&self, namespaces: &BTreeSet<String>) -> Vec<PdbInfo> {

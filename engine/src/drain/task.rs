@@ -250,6 +250,8 @@ impl Drain {
         // Answers in a row that say nothing about the pod: the API server unreachable, restarting (5xx with a
         // Retry-After), or a 404 for a pod that is still there.
         let mut troubles = 0u32;
+        // The budget that refused the last eviction, to watch while waiting to retry.
+        let mut budget = None;
         loop {
             if self.cancel.is_cancelled() {
                 return;
@@ -276,11 +278,16 @@ impl Drain {
                     trouble_backoff(troubles)
                 }
                 Err(kube::Error::Api(status)) if status.code == 429 && budget_refusal(&status) => {
-                    // A PDB allows no disruption (retry every 5 s, as kubectl), or is still being processed (the
-                    // API names a Retry-After, which client-go honours).
+                    // A PDB allows no disruption (retry within 5 s, as kubectl, and as soon as the watched budget
+                    // allows one again), or is still being processed (the API names a Retry-After, which
+                    // client-go honours).
                     troubles = 0;
-                    let wait = ops::retry_after(&status).unwrap_or(EVICT_RETRY_DELAY);
+                    let asked = ops::retry_after(&status);
+                    let wait = asked.unwrap_or(EVICT_RETRY_DELAY);
                     let pdb = self.covering_pdb(&current).await;
+                    if asked.is_none() {
+                        budget = pdb.clone().map(|pdb| (current.namespace.clone(), pdb));
+                    }
                     let retry_at = Timestamp::now() + wait;
                     self.set_pod(uid, PodState::Blocked { pdb, message: status.message.clone(), retry_at });
                     wait
@@ -329,7 +336,7 @@ impl Drain {
                 }
                 Err(err) => return self.set_pod(uid, PodState::Failed(api_message(&err))),
             };
-            if !self.pause(wait, deadline).await {
+            if !self.pause_for_budget(wait, deadline, budget.take()).await {
                 return self.stopped(uid, deadline);
             }
             // Retry with the pod as it is now: gone, replaced, or starting to terminate.
@@ -428,6 +435,38 @@ impl Drain {
                 () = self.cancel.cancelled() => return,
                 () = sleep_until(deadline) => return self.set_pod(uid, PodState::Failed(self.timeout_message())),
                 () = sleep_until(give_up_at.map(to_instant)) => {},
+            }
+        }
+    }
+
+    /// Sleeps before retrying an eviction that `budget` (its namespace, and its status when it refused) held up:
+    /// at most `wait`, and less once the cache sees the budget change and allow a disruption, which is when a
+    /// replacement pod became ready. kubectl waits the whole 5 s every time; a rollout of many nodes under tight
+    /// budgets spends most of its time in those waits. False when the drain was cancelled or ran out of time.
+    async fn pause_for_budget(
+        &self,
+        wait: Duration,
+        deadline: Option<Instant>,
+        budget: Option<(String, domain::progress::PdbStatus)>,
+    ) -> bool {
+        let (Some(cache), Some((namespace, seen))) = (&self.cache, budget) else {
+            return self.pause(wait, deadline).await;
+        };
+        let until = Instant::now() + wait;
+        let mut changes = cache.changes();
+        loop {
+            tokio::select! {
+                changed = changes.changed() => {
+                    if changed.is_err() {
+                        return self.pause(until.saturating_duration_since(Instant::now()), deadline).await;
+                    }
+                    if cache.pdb_status(&namespace, &seen.name).is_some_and(|now| now != seen && now.disruptions_allowed > 0) {
+                        return true;
+                    }
+                }
+                () = tokio::time::sleep_until(until) => return true,
+                () = self.cancel.cancelled() => return false,
+                () = sleep_until(deadline) => return false,
             }
         }
     }
