@@ -84,6 +84,8 @@ function follow(srv, id) {
   const timeline = [];
   let final;
   let stopped = false;
+  // A test that fails before the drain ends must not leave this loop polling: the file would never finish.
+  cleanups.push(() => { stopped = true; });
   const loop = (async () => {
     while (!stopped) {
       try {
@@ -209,9 +211,12 @@ test('etcd paused for 10 s mid-drain: the drain ends Drained, node empty', { tim
   assert.deepEqual(s.podsOnNode(), []);
 });
 
-// Fault: etcd SIGSTOPped for 10 s while an eviction is blocked by a budget, so that its retries hang in the API
-// server. Expect: once etcd is back and the budget allows (scale up), Drained, node empty.
-test('etcd paused for 10 s while an eviction is blocked by a budget: then Drained once the budget allows', { timeout: 300_000 }, async () => {
+// Fault: etcd SIGSTOPped for 6 s while an eviction is blocked by a budget, so that its retries hang in the API
+// server. Expect: once etcd is back and the budget allows (scale up), Drained, node empty. Shorter than the
+// cluster's 10 s node-monitor grace period on purpose: a longer pause makes the node Unknown, the controller marks
+// its pods not Ready, and the Eviction API then lets an unhealthy pod go while the budget's status still counts it,
+// which is the API's rule, not the drain's doing.
+test('etcd paused for 6 s while an eviction is blocked by a budget: then Drained once the budget allows', { timeout: 300_000 }, async () => {
   const srv = await drainboard();
   const s = await setUp('rf-etcd-pdb', 2, { pdb: 2 });
   const { id } = await post(srv, '/api/drains/start', { node: s.node, options: { timeout_seconds: 120 } });
@@ -220,7 +225,7 @@ test('etcd paused for 10 s while an eviction is blocked by a budget: then Draine
   let resumed = false;
   try {
     cluster('pause-etcd');
-    await sleep(10_000);
+    await sleep(6_000);
     cluster('resume-etcd');
     resumed = true;
   } finally {
@@ -228,7 +233,9 @@ test('etcd paused for 10 s while an eviction is blocked by a budget: then Draine
   }
   await sleep(1_000);
   assert.ok(running(f.last().state), `still running: ${JSON.stringify(f.last())}`);
-  assert.ok(!f.timeline.some((t) => t.pods.some(([, st]) => st === 'Failed' || st === 'Gone')), 'nothing failed or went');
+  const bad = f.timeline.find((t) => t.pods.some(([, st]) => st === 'Failed' || st === 'Gone'));
+  if (bad) console.log(`etcd-pdb: ${JSON.stringify(bad)}\n${srv.logs().split('\n').slice(-30).join('\n')}`);
+  assert.ok(!bad, `nothing failed or went: ${JSON.stringify(bad)}`);
   assert.equal(s.podsOnNode().length, 2, 'the budget still holds both pods');
   s.scale(4);
   const final = await f.wait(90_000);
