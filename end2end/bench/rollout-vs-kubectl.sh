@@ -4,15 +4,21 @@
 # PodDisruptionBudget of maxUnavailable 1, and 4 spare nodes give the evicted pods somewhere to go. Every round runs:
 #   kubectl      `kubectl drain <10 nodes> --ignore-daemonsets --delete-emptydir-data` (cordons all, then drains
 #                one node after the other);
-#   drainboard-N a rollout at max_parallel N, from a server held to kubectl's pace (--api-qps 5 --api-burst 10);
+#   drainboard-N a rollout at max_parallel N, from a server held to kubectl's pace (--api-qps 5 --api-burst 10),
+#                for each N of --parallel (such as 5,10);
 #   drainboard-1 the same at max_parallel 1;
-#   default-N    (unless --no-default-pace) a rollout at max_parallel N from a server at its default pace.
+#   default-N    (unless --no-default-pace) a rollout at max_parallel N (the first of --parallel) from a server at
+#                its default pace.
 # Before every run the pods are put back: scaled to 0, the spares cordoned, scaled up (one pod of every Deployment
 # on every node to drain), the spares uncordoned, and every budget back to its full count. One watch of every budget
 # of the cluster (and of the pods, rollout-watch.py) runs throughout; each run's window, from its start until the
 # budgets are full again, is checked for a moment with status.currentHealthy < status.desiredHealthy.
-#   end2end/bench/rollout-vs-kubectl.sh [--rounds 3] [--parallel 5] [--deployments 10] [--replicas 10]
-#                                       [--no-default-pace] [--server target/release/drainboard] [--keep DIR]
+#   end2end/bench/rollout-vs-kubectl.sh [--rounds 3] [--parallel 5[,10…]] [--deployments 10] [--replicas 10]
+#                                       [--shutdown 10s] [--no-default-pace] [--server target/release/drainboard]
+#                                       [--keep DIR]
+# --shutdown DURATION (default 10s) puts pod-delete.stage.kwok.x-k8s.io/delay: "DURATION" on the pod templates, so
+# that an evicted pod is gone only after DURATION, as a real pod that takes its time to shut down (the local
+# cluster's kwok stages, end2end/cluster/cluster.sh, since e0d60c9); 0 leaves it out: pods go at once.
 # --keep DIR keeps the watch's log (watch.jsonl), each run's window (runs.tsv) and each node's timeline per run
 # (timelines.txt) there.
 # Uses the cluster in $DRAINBOARD_CLUSTER_DIR when set; otherwise starts one and stops it at the end. Its own 14
@@ -21,7 +27,7 @@ set -euo pipefail
 shopt -s inherit_errexit
 root=$(cd "$(dirname "$0")/../.." && pwd)
 rounds=3 parallel=5 deployments=10 replicas=10 default_pace=1 server=$root/target/release/drainboard
-drained=10 spares=4 keep=""
+drained=10 spares=4 keep="" shutdown=10s
 while [ $# -gt 0 ]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
@@ -31,9 +37,14 @@ while [ $# -gt 0 ]; do
     --no-default-pace) default_pace=0; shift ;;
     --server) server=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
+    --shutdown) shutdown=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
+[[ $shutdown =~ ^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$|^0$ ]] ||
+  { echo "--shutdown takes a duration such as 10s, or 0" >&2; exit 2; }
+[[ $parallel =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "--parallel takes numbers such as 5 or 5,10" >&2; exit 2; }
+IFS=, read -r -a parallels <<< "$parallel"
 [ -x "$server" ] || { echo "build the server first: cargo build --release -p drainboard" >&2; exit 1; }
 
 cleanup() { :; }
@@ -95,7 +106,10 @@ kc wait --for=condition=Ready node -l "drainboard.dev/pool=$pool" --timeout=60s 
 for _ in $(seq 1 150); do kc get serviceaccount default -n "$ns" >/dev/null 2>&1 && break; sleep 0.2; done
 
 # Deployments d1…dN of R pods, spread over the hostnames (a preference, so that the evicted pods always have a
-# place), each with its budget of maxUnavailable 1; created at 0 replicas, scaled up by reset.
+# place), each with its budget of maxUnavailable 1; created at 0 replicas, scaled up by reset. With --shutdown, an
+# evicted pod is deleted by kwok only after that delay.
+annotations=""
+[ "$shutdown" = 0 ] || annotations=", annotations: {pod-delete.stage.kwok.x-k8s.io/delay: \"$shutdown\"}"
 manifest=""
 for d in $(seq 1 "$deployments"); do
   manifest+="apiVersion: apps/v1
@@ -105,7 +119,7 @@ spec:
   replicas: 0
   selector: {matchLabels: {app: d$d}}
   template:
-    metadata: {labels: {app: d$d}}
+    metadata: {labels: {app: d$d}$annotations}
     spec:
       nodeSelector: {drainboard.dev/pool: $pool}
       tolerations: [{key: drainboard.dev/bench, operator: Exists, effect: NoSchedule}]
@@ -231,10 +245,12 @@ if r["state"] != "Finished" or bad:
 
 median() { sort -n | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
-tools=(kubectl "drainboard-$parallel" drainboard-1)
-[ "$default_pace" = 1 ] && tools+=("default-$parallel")
+tools=(kubectl)
+for n in "${parallels[@]}"; do [ "$n" = 1 ] || tools+=("drainboard-$n"); done
+tools+=(drainboard-1)
+[ "$default_pace" = 1 ] && tools+=("default-${parallels[0]}")
 declare -A times
-echo "nodes ${drain_nodes[*]} (spares ${spare_nodes[*]}); $deployments Deployments of $replicas, budgets maxUnavailable 1"
+echo "nodes ${drain_nodes[*]} (spares ${spare_nodes[*]}); $deployments Deployments of $replicas, budgets maxUnavailable 1, shutdown $shutdown"
 for round in $(seq 1 "$rounds"); do
   # Rotate which goes first, so that none always runs on a warmer cluster.
   order=()
@@ -243,9 +259,8 @@ for round in $(seq 1 "$rounds"); do
     reset
     case $tool in
       kubectl) span=$(run_kubectl) ;;
-      drainboard-1) span=$(run_rollout "$polite_url" 1) ;;
-      drainboard-*) span=$(run_rollout "$polite_url" "$parallel") ;;
-      default-*) span=$(run_rollout "$fast_url" "$parallel") ;;
+      drainboard-*) span=$(run_rollout "$polite_url" "${tool#drainboard-}") ;;
+      default-*) span=$(run_rollout "$fast_url" "${tool#default-}") ;;
     esac
     read -r t0 t1 <<< "$span"
     t=$(since "$t0" "$t1")
@@ -272,13 +287,17 @@ for tool in "${tools[@]}"; do
   med[$tool]=$(printf '%s\n' ${times[$tool]} | median)
   printf 'median %-13s %7.2f s  (%s)\n' "$tool" "${med[$tool]}" "${times[$tool]% }"
 done
-k=${med[kubectl]} n=${med[drainboard-$parallel]} one=${med[drainboard-1]}
-python3 -c "
+k=${med[kubectl]} one=${med[drainboard-1]}
+python3 -c "import sys; print(f'ratio drainboard-1/kubectl {float(sys.argv[1]) / float(sys.argv[2]):.3f}')" "$one" "$k"
+for n in "${parallels[@]}"; do
+  [ "$n" = 1 ] && continue
+  python3 -c "
 import sys
 k, n, one = map(float, sys.argv[1:4])
-print(f'ratio drainboard-{sys.argv[4]}/kubectl {n / k:.3f}, drainboard-1/kubectl {one / k:.3f}, drainboard-{sys.argv[4]}/drainboard-1 {n / one:.3f}')" \
-  "$k" "$n" "$one" "$parallel"
+print(f'ratio drainboard-{sys.argv[4]}/kubectl {n / k:.3f}, drainboard-{sys.argv[4]}/drainboard-1 {n / one:.3f}')" \
+    "$k" "${med[drainboard-$n]}" "$one" "$n"
+done
 if [ "$default_pace" = 1 ]; then
   python3 -c "import sys; print(f'ratio default-{sys.argv[3]}/kubectl {float(sys.argv[1]) / float(sys.argv[2]):.3f}')" \
-    "${med[default-$parallel]}" "$k" "$parallel"
+    "${med[default-${parallels[0]}]}" "$k" "${parallels[0]}"
 fi
