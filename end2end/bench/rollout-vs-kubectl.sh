@@ -6,7 +6,7 @@
 #                one node after the other);
 #   drainboard-N a rollout at max_parallel N, from a server held to kubectl's pace (--api-qps 5 --api-burst 10),
 #                for each N of --parallel (such as 5,10);
-#   drainboard-1 the same at max_parallel 1;
+#   drainboard-1 the same at max_parallel 1 (unless --no-single);
 #   default-N    (unless --no-default-pace) a rollout at max_parallel N (the first of --parallel) from a server at
 #                its default pace.
 # Before every run the pods are put back: scaled to 0, the spares cordoned, scaled up (one pod of every Deployment
@@ -14,7 +14,8 @@
 # of the cluster (and of the pods, rollout-watch.py) runs throughout; each run's window, from its start until the
 # budgets are full again, is checked for a moment with status.currentHealthy < status.desiredHealthy.
 #   end2end/bench/rollout-vs-kubectl.sh [--rounds 3] [--parallel 5[,10…]] [--deployments 10] [--replicas 10]
-#                                       [--shutdown 10s] [--no-default-pace] [--server target/release/drainboard]
+#                                       [--shutdown 10s] [--no-default-pace] [--no-single]
+#                                       [--server target/release/drainboard]
 #                                       [--keep DIR]
 # --shutdown DURATION (default 10s) puts pod-delete.stage.kwok.x-k8s.io/delay: "DURATION" on the pod templates, so
 # that an evicted pod is gone only after DURATION, as a real pod that takes its time to shut down (the local
@@ -26,7 +27,7 @@
 set -euo pipefail
 shopt -s inherit_errexit
 root=$(cd "$(dirname "$0")/../.." && pwd)
-rounds=3 parallel=5 deployments=10 replicas=10 default_pace=1 server=$root/target/release/drainboard
+rounds=3 parallel=5 deployments=10 replicas=10 default_pace=1 single=1 server=$root/target/release/drainboard
 drained=10 spares=4 keep="" shutdown=10s
 while [ $# -gt 0 ]; do
   case $1 in
@@ -35,6 +36,7 @@ while [ $# -gt 0 ]; do
     --deployments) deployments=$2; shift 2 ;;
     --replicas) replicas=$2; shift 2 ;;
     --no-default-pace) default_pace=0; shift ;;
+    --no-single) single=0; shift ;;
     --server) server=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
     --shutdown) shutdown=$2; shift 2 ;;
@@ -247,7 +249,7 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else pr
 
 tools=(kubectl)
 for n in "${parallels[@]}"; do [ "$n" = 1 ] || tools+=("drainboard-$n"); done
-tools+=(drainboard-1)
+[ "$single" = 1 ] && tools+=(drainboard-1)
 [ "$default_pace" = 1 ] && tools+=("default-${parallels[0]}")
 declare -A times
 echo "nodes ${drain_nodes[*]} (spares ${spare_nodes[*]}); $deployments Deployments of $replicas, budgets maxUnavailable 1, shutdown $shutdown"
@@ -287,14 +289,15 @@ for tool in "${tools[@]}"; do
   med[$tool]=$(printf '%s\n' ${times[$tool]} | median)
   printf 'median %-13s %7.2f s  (%s)\n' "$tool" "${med[$tool]}" "${times[$tool]% }"
 done
-k=${med[kubectl]} one=${med[drainboard-1]}
-python3 -c "import sys; print(f'ratio drainboard-1/kubectl {float(sys.argv[1]) / float(sys.argv[2]):.3f}')" "$one" "$k"
+k=${med[kubectl]} one=${med[drainboard-1]:-0}
+[ "$single" = 1 ] &&
+  python3 -c "import sys; print(f'ratio drainboard-1/kubectl {float(sys.argv[1]) / float(sys.argv[2]):.3f}')" "$one" "$k"
 for n in "${parallels[@]}"; do
   [ "$n" = 1 ] && continue
   python3 -c "
 import sys
 k, n, one = map(float, sys.argv[1:4])
-print(f'ratio drainboard-{sys.argv[4]}/kubectl {n / k:.3f}, drainboard-{sys.argv[4]}/drainboard-1 {n / one:.3f}')" \
+print(f'ratio drainboard-{sys.argv[4]}/kubectl {n / k:.3f}' + (f', drainboard-{sys.argv[4]}/drainboard-1 {n / one:.3f}' if one else ''))" \
     "$k" "${med[drainboard-$n]}" "$one" "$n"
 done
 if [ "$default_pace" = 1 ]; then
