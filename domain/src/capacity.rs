@@ -229,20 +229,16 @@ fn term_matches(term: &NodeSelectorTerm, node: &NodeRoom) -> bool {
         && term.fields.iter().all(|r| requirement_matches(r, &name))
 }
 
+/// A node selector requirement: a label selector's operators, and `Gt`/`Lt`, which compare integers.
 fn requirement_matches(r: &Requirement, labels: &BTreeMap<String, String>) -> bool {
-    let value = labels.get(&r.key);
-    let number = |s: &str| s.parse::<i64>().ok();
-    let compare = |ord: std::cmp::Ordering| match (value.and_then(|v| number(v)), r.values.as_slice()) {
-        (Some(have), [want]) => number(want).is_some_and(|want| have.cmp(&want) == ord),
-        _ => false,
+    let ord = match r.operator.as_str() {
+        "Gt" => std::cmp::Ordering::Greater,
+        "Lt" => std::cmp::Ordering::Less,
+        _ => return r.matches(labels),
     };
-    match r.operator.as_str() {
-        "In" => value.is_some_and(|v| r.values.contains(v)),
-        "NotIn" => value.is_none_or(|v| !r.values.contains(v)),
-        "Exists" => value.is_some(),
-        "DoesNotExist" => value.is_none(),
-        "Gt" => compare(std::cmp::Ordering::Greater),
-        "Lt" => compare(std::cmp::Ordering::Less),
+    let number = |s: &str| s.parse::<i64>().ok();
+    match (labels.get(&r.key).and_then(|v| number(v)), r.values.as_slice()) {
+        (Some(have), [want]) => number(want).is_some_and(|want| have.cmp(&want) == ord),
         _ => false,
     }
 }

@@ -26,16 +26,22 @@ impl LabelSelector {
     /// a selector it cannot parse.
     pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
         self.match_labels.iter().all(|(k, v)| labels.get(k) == Some(v))
-            && self.match_expressions.iter().all(|r| {
-                let value = labels.get(&r.key);
-                match r.operator.as_str() {
-                    "In" => value.is_some_and(|v| r.values.contains(v)),
-                    "NotIn" => value.is_none_or(|v| !r.values.contains(v)),
-                    "Exists" => value.is_some(),
-                    "DoesNotExist" => value.is_none(),
-                    _ => false,
-                }
-            })
+            && self.match_expressions.iter().all(|r| r.matches(labels))
+    }
+}
+
+impl Requirement {
+    /// Whether `labels` satisfy this requirement: `In`, `NotIn`, `Exists` or `DoesNotExist`. Any other operator
+    /// matches nothing here (node selectors add `Gt` and `Lt`: `capacity` reads those).
+    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+        let value = labels.get(&self.key);
+        match self.operator.as_str() {
+            "In" => value.is_some_and(|v| self.values.contains(v)),
+            "NotIn" => value.is_none_or(|v| !self.values.contains(v)),
+            "Exists" => value.is_some(),
+            "DoesNotExist" => value.is_none(),
+            _ => false,
+        }
     }
 }
 
