@@ -386,7 +386,7 @@ impl ClusterCache {
             } else if let Some(room) = rooms.get_mut(node)
                 && !pod.phase().is_terminal()
             {
-                room.take(&pod.needs());
+                room.take(pod.requests());
             }
         }
         capacity::check(moving, rooms.into_values().collect(), gone)
@@ -405,6 +405,11 @@ impl ClusterCache {
     /// Whether `node` is in the cache.
     pub fn has_node(&self, node: &str) -> bool {
         self.nodes.get(&reflector::ObjectRef::new(node)).is_some()
+    }
+
+    /// A counter that moves when a PodDisruptionBudget changes.
+    pub fn pdb_changes(&self) -> u64 {
+        self.pdb_changes.load(Ordering::Relaxed)
     }
 
     /// The status of budget `name` in `namespace` now.

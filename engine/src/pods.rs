@@ -89,6 +89,12 @@ impl CachedPod {
         }
     }
 
+    /// The pod's requests and scheduling rules without its name and tolerations: enough for the room it takes on
+    /// its node ([`domain::capacity::NodeRoom::take`]), without copying anything.
+    pub fn requests(&self) -> &PodNeeds {
+        &self.needs
+    }
+
     /// What the capacity check reads of this pod, whole.
     pub fn needs(&self) -> PodNeeds {
         PodNeeds {

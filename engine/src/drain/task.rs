@@ -454,14 +454,20 @@ impl Drain {
         };
         let until = Instant::now() + wait;
         let mut changes = cache.changes();
+        let mut budgets_seen = cache.pdb_changes();
         loop {
             tokio::select! {
                 changed = changes.changed() => {
                     if changed.is_err() {
                         return self.pause(until.saturating_duration_since(Instant::now()), deadline).await;
                     }
-                    if cache.pdb_status(&namespace, &seen.name).is_some_and(|now| now != seen && now.disruptions_allowed > 0) {
-                        return true;
+                    // Most changes are Lease renewals: the budget is looked up only when some budget changed.
+                    let budgets_now = cache.pdb_changes();
+                    if budgets_now != budgets_seen {
+                        budgets_seen = budgets_now;
+                        if cache.pdb_status(&namespace, &seen.name).is_some_and(|now| now != seen && now.disruptions_allowed > 0) {
+                            return true;
+                        }
                     }
                 }
                 () = tokio::time::sleep_until(until) => return true,
