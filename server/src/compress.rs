@@ -29,7 +29,7 @@ fn accepts_gzip(request: &Request) -> bool {
         .any(|coding| {
             let mut parts = coding.split(';').map(str::trim);
             let name = parts.next().unwrap_or_default();
-            let refused = parts.any(|p| p.replace(' ', "") == "q=0" || p.replace(' ', "") == "q=0.0");
+            let refused = parts.any(|p| p.strip_prefix("q=").and_then(|q| q.trim().parse::<f32>().ok()) == Some(0.0));
             (name.eq_ignore_ascii_case("gzip") || name == "*") && !refused
         })
 }
@@ -134,6 +134,8 @@ mod tests {
     #[tokio::test]
     async fn other_answers_and_clients_that_refuse_gzip_are_left_alone() {
         let response = router().oneshot(get_with("/events", "br, gzip;q=0")).await.unwrap();
+        assert!(response.headers().get(header::CONTENT_ENCODING).is_none());
+        let response = router().oneshot(get_with("/events", "gzip; q=0.000")).await.unwrap();
         assert!(response.headers().get(header::CONTENT_ENCODING).is_none());
         let response = router().oneshot(get_with("/events", "identity")).await.unwrap();
         assert!(response.headers().get(header::CONTENT_ENCODING).is_none());
