@@ -76,3 +76,30 @@ fn parameters_are_read_with_their_formatters_left_out() {
     let found = keys::params("{{ a }} and {{b}} and {{ when, datetime }} but not { c }");
     assert_eq!(found.into_iter().collect::<Vec<_>>(), ["a", "b", "when"]);
 }
+
+/// The Japanese catalogue speaks as the seed guide does: ドレーン (not ドレイン), and cordon, uncordon and eviction
+/// kept in English, as the guide keeps them. A message written later in other words would read as another
+/// operation to someone who knows the guide.
+#[test]
+fn japanese_keeps_the_seed_guides_words() {
+    fn texts(value: &Value, key: String, out: &mut Vec<(String, String)>) {
+        match value {
+            Value::Object(map) => map.iter().for_each(|(k, v)| texts(v, format!("{key}.{k}"), out)),
+            Value::String(text) => out.push((key, text.clone())),
+            _ => {}
+        }
+    }
+    let mut all = Vec::new();
+    texts(&catalogue("ja"), String::new(), &mut all);
+    let stray: Vec<String> = all
+        .iter()
+        .flat_map(|(key, text)| {
+            ["ドレイン", "コードン", "退避", "立ち退"]
+                .into_iter()
+                .filter(|w| text.contains(w))
+                .map(move |w| format!("{key}: {w}"))
+        })
+        .collect();
+    assert_eq!(stray, Vec::<String>::new());
+    assert!(all.iter().filter(|(_, t)| t.contains("ドレーン")).count() >= 10, "the guide's word is used throughout");
+}
