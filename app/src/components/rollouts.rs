@@ -4,7 +4,6 @@
 use std::collections::BTreeSet;
 
 use domain::{
-    board::Board,
     progress::DrainState,
     rollout::{Back, RolloutNode, RolloutProgress, RolloutState, Step},
 };
@@ -13,6 +12,7 @@ use leptos::prelude::*;
 use crate::{
     dialogs::{Actions, Dialog},
     i18n::{I18n, drain_state_text, t_string, use_i18n},
+    live::Current,
     pages::board::Filters,
     rollouts::{CancelRollout, PauseRollout, RolloutNodeBack, list_rollouts},
 };
@@ -61,7 +61,7 @@ pub fn SelectBox(name: String) -> impl IntoView {
 /// The bar above the cards: select every node the filters show (the label filter is a label selector), clear,
 /// and open the rollout dialog for the chosen nodes.
 #[component]
-pub fn RolloutBar(current: Memo<Board>, filters: Filters) -> impl IntoView {
+pub fn RolloutBar(current: Current, filters: Filters) -> impl IntoView {
     let i18n = use_i18n();
     let actions = expect_context::<Actions>();
     let Selection(chosen) = expect_context::<Selection>();

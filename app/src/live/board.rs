@@ -70,11 +70,29 @@ impl LiveBoard {
     }
 
     /// The cards to show: the live board once it has arrived, the server's snapshot before.
-    pub fn current(&self, snapshot: &BoardUpdate) -> Board {
-        self.board.get().unwrap_or_else(|| {
-            let mut b = Board::default();
-            b.apply(snapshot.clone(), snapshot.server_time);
-            b
+    pub fn current(&self, snapshot: &BoardUpdate) -> Current {
+        let mut first = Board::default();
+        first.apply(snapshot.clone(), snapshot.server_time);
+        Current { live: self.board, snapshot: StoredValue::new(first) }
+    }
+}
+
+/// The board the page shows, read in place. A `Memo<Board>` would clone all 5,000 cards of a large cluster (and
+/// compare them) on every update; this borrows the live board, or the server's snapshot until the stream's first
+/// board arrives, and tracks the live board.
+#[derive(Clone, Copy)]
+pub struct Current {
+    live: RwSignal<Option<Board>>,
+    snapshot: StoredValue<Board>,
+}
+
+impl Current {
+    /// Reads the board the page shows (tracked).
+    pub fn with<T>(&self, f: impl FnOnce(&Board) -> T) -> T {
+        let snapshot = self.snapshot;
+        self.live.with(|live| match live {
+            Some(board) => f(board),
+            None => snapshot.with_value(|board| f(board)),
         })
     }
 }
@@ -93,6 +111,61 @@ mod stream {
     /// How long to wait before opening a new stream once the browser has given up on one.
     const RETRY: std::time::Duration = std::time::Duration::from_secs(2);
 
+    /// Updates held for the next frame beyond which they are applied at once. A hidden tab gets no frames, and its
+    /// queue must not grow for as long as it stays hidden.
+    const MAX_PENDING: usize = 200;
+
+    /// Board updates waiting for the next animation frame. At 100 updates a second the page then re-renders once
+    /// a frame, not once an update, and a keystroke never queues behind a backlog of renders.
+    #[derive(Clone, Copy)]
+    struct Pending {
+        /// Each with the browser's clock when it arrived, from which the board learns the clocks' offset.
+        updates: StoredValue<Vec<(BoardUpdate, Timestamp)>, LocalStorage>,
+        scheduled: StoredValue<bool, LocalStorage>,
+    }
+
+    impl Pending {
+        fn new() -> Self {
+            Pending { updates: StoredValue::new_local(Vec::new()), scheduled: StoredValue::new_local(false) }
+        }
+
+        /// Queues an update; a full board replaces everything queued before it.
+        fn push(self, update: BoardUpdate, live: LiveBoard) {
+            let len = self
+                .updates
+                .try_update_value(|queue| {
+                    if update.full {
+                        queue.clear();
+                    }
+                    queue.push((update, Timestamp::now()));
+                    queue.len()
+                })
+                .unwrap_or(0);
+            if len >= MAX_PENDING {
+                self.flush(live);
+            } else if !self.scheduled.try_get_value().unwrap_or(true) {
+                self.scheduled.set_value(true);
+                request_animation_frame(move || self.flush(live));
+            }
+        }
+
+        /// Applies every queued update in one change of the board.
+        fn flush(self, live: LiveBoard) {
+            let _ = self.scheduled.try_set_value(false);
+            let Some(queue) = self.updates.try_update_value(std::mem::take) else { return };
+            if queue.is_empty() {
+                return;
+            }
+            live.board.update(|b| {
+                let board = b.get_or_insert_with(Board::default);
+                for (update, arrived) in queue {
+                    board.apply(update, arrived);
+                }
+            });
+            live.connection.set(Connection::Live);
+        }
+    }
+
     /// Follows `/api/board/events` for as long as the page lives, reconnecting for ever. Every error shows
     /// Reconnecting at once, while the browser retries by itself; when it gives up (the stream is closed), a new
     /// one is opened after a pause. Every connection starts with a full board, so a reconnect resyncs.
@@ -105,6 +178,7 @@ mod stream {
     }
 
     fn open(holder: StoredValue<Option<Listening>, LocalStorage>, live: LiveBoard) {
+        let pending = Pending::new();
         let listening = dom::listen(
             &crate::context::api("/api/board/events"),
             &["board", "drains", "health"],
@@ -122,8 +196,7 @@ mod stream {
                     return;
                 }
                 let Ok(update) = serde_json::from_str::<BoardUpdate>(&text) else { return };
-                live.board.update(|b| b.get_or_insert_with(Board::default).apply(update, Timestamp::now()));
-                live.connection.set(Connection::Live);
+                pending.push(update, live);
             },
             move |closed| {
                 live.connection.set(Connection::Reconnecting);

@@ -7,4 +7,4 @@ pub(crate) mod dom;
 pub mod preview;
 pub mod progress;
 
-pub use board::{Connection, DrainsByNode, LiveBoard};
+pub use board::{Connection, Current, DrainsByNode, LiveBoard};

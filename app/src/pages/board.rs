@@ -1,7 +1,7 @@
 //! The node board: a card per node, rendered on the server from one snapshot of its first page, then kept live by
 //! the board's event stream. Filters and paging run in the browser.
 
-use domain::board::{self, Board, StatusFilter};
+use domain::board::{self, StatusFilter};
 use jiff::Timestamp;
 use leptos::prelude::*;
 
@@ -15,7 +15,7 @@ use crate::{
     },
     dialogs::{Actions, DialogHost},
     i18n::{t_string, use_i18n},
-    live::{DrainsByNode, LiveBoard},
+    live::{Current, DrainsByNode, LiveBoard},
 };
 
 /// What the board's filters hold.
@@ -69,7 +69,7 @@ pub fn BoardPage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match snapshot.await {
                         Ok(snap) => {
-                            let current = Memo::new(move |_| live.current(&snap));
+                            let current = live.current(&snap);
                             view! {
                                 <RolloutBar current filters />
                                 <Cards current now=live.now drains=live.drains filters />
@@ -153,7 +153,7 @@ fn Toolbar(filters: Filters, live: LiveBoard) -> impl IntoView {
 /// The counts, the page of cards that match the filters, and the pager.
 #[component]
 pub fn Cards(
-    current: Memo<Board>,
+    current: Current,
     now: RwSignal<Timestamp>,
     drains: RwSignal<DrainsByNode>,
     filters: Filters,

@@ -38,7 +38,7 @@ pub fn NodePage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match snapshot.await {
                         Ok(snap) => {
-                            let current = Memo::new(move |_| live.current(&snap));
+                            let current = live.current(&snap);
                             let exists = move || current.with(|b| b.cards.contains_key(&name()));
                             view! {
                                 <Show

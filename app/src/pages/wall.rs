@@ -24,7 +24,7 @@ pub fn WallPage() -> impl IntoView {
             <Suspense fallback=move || view! { <p>{t_string!(i18n, app.loading_nodes)}</p> }>
                 {move || Suspend::new(async move {
                     snapshot.await.ok().map(|snap| {
-                        let current = Memo::new(move |_| live.current(&snap));
+                        let current = live.current(&snap);
                         view! { <Cards current now=live.now drains=live.drains filters=Filters::new() /> }
                     })
                 })}

@@ -10,10 +10,7 @@ mod facts;
 mod header;
 mod heartbeats;
 
-use domain::{
-    ReadyStatus,
-    board::{Board, BoardSettings},
-};
+use domain::{ReadyStatus, board::BoardSettings};
 use jiff::Timestamp;
 use leptos::prelude::*;
 
@@ -22,14 +19,14 @@ pub use drain::CardDrain;
 
 use crate::{
     i18n::{I18n, age_text},
-    live::DrainsByNode,
+    live::{Current, DrainsByNode},
 };
 
 /// One card, following its node in the live board by name.
 #[component]
 pub fn CardView(
     name: String,
-    current: Memo<Board>,
+    current: Current,
     now: RwSignal<Timestamp>,
     drains: RwSignal<DrainsByNode>,
 ) -> impl IntoView {
