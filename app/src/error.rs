@@ -101,6 +101,7 @@ impl From<engine::Error> for AppError {
             Error::Invalid(why) => AppError::Invalid(why),
             err @ Error::NotSignedIn { .. } => AppError::NotSignedIn(err.to_string()),
             err @ Error::NotListed(_) => AppError::Connection(err.to_string()),
+            Error::Unavailable(why) => AppError::Connection(why),
             Error::TooMany(why) => AppError::TooMany(why),
             Error::Conflict(why) => AppError::Conflict(why),
             Error::Forbidden(why) => AppError::Api { code: 403, message: why },

@@ -28,6 +28,9 @@ pub enum Error {
     /// A fault of the server's own (a task that panicked): the message says what failed.
     #[error("{0}")]
     Internal(String),
+    /// Something the action needs cannot be had now (the node's Lease); the message says what, and to try again.
+    #[error("{0}")]
+    Unavailable(String),
     /// A new cache did not finish its first list in time.
     #[error("the cluster's nodes and pods did not finish listing within {0} s; try again shortly")]
     NotListed(u64),

@@ -57,10 +57,24 @@ pub struct Leases {
     holder: String,
 }
 
-/// The Lease's name for `node`, if it fits in a name.
-fn name(node: &str) -> Option<String> {
-    let name = format!("drainboard-drain.{node}");
-    (name.len() <= 253).then_some(name)
+/// The start of every drain Lease's name.
+const PREFIX: &str = "drainboard-drain.";
+
+/// The Lease's name for `node`: `drainboard-drain.<node>`. A node name too long for that (over 236 characters) keeps
+/// its start and gains a digest of the whole, so that every node still has a Lease of its own and no node goes
+/// undrained for want of one.
+fn name(node: &str) -> String {
+    let name = format!("{PREFIX}{node}");
+    if name.len() <= 253 {
+        return name;
+    }
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(node.as_bytes());
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let keep = 253 - PREFIX.len() - 1 - hex.len();
+    // Node names are ASCII (RFC 1123); `get` keeps this from panicking on anything else.
+    let start = node.get(..keep).unwrap_or("node").trim_end_matches(['.', '-']);
+    format!("{PREFIX}{start}-{hex}")
 }
 
 impl Leases {
@@ -80,9 +94,7 @@ impl Leases {
 
     /// Takes `node`'s Lease if nobody else holds a live one.
     pub async fn acquire(&self, node: &str) -> Result<Claim, kube::Error> {
-        let Some(name) = name(node) else {
-            return Ok(Claim::Acquired);
-        };
+        let name = name(node);
         for _ in 0..3 {
             let now = Timestamp::now();
             let result = match self.api.get_opt(&name).await? {
@@ -131,9 +143,7 @@ impl Leases {
     /// Renews `node`'s Lease, publishing `summary` on it. False when another server holds it now: this one must
     /// stop.
     pub async fn renew(&self, node: &str, summary: Option<&DrainSummary>) -> Result<bool, kube::Error> {
-        let Some(name) = name(node) else {
-            return Ok(true);
-        };
+        let name = name(node);
         let Some(mut lease) = self.api.get_opt(&name).await? else {
             return Ok(false);
         };
@@ -153,9 +163,7 @@ impl Leases {
 
     /// Lets `node`'s Lease go, if this server holds it.
     pub async fn release(&self, node: &str) {
-        let Some(name) = name(node) else {
-            return;
-        };
+        let name = name(node);
         if let Ok(Some(lease)) = self.api.get_opt(&name).await
             && lease.spec.as_ref().and_then(|s| s.holder_identity.as_deref()) == Some(self.holder.as_str())
             && let Err(err) = self.api.delete(&name, &Default::default()).await
@@ -166,9 +174,7 @@ impl Leases {
 
     /// The other server that holds a live Lease on `node`, if one does.
     pub async fn held_elsewhere(&self, node: &str) -> Result<Option<String>, kube::Error> {
-        let Some(name) = name(node) else {
-            return Ok(None);
-        };
+        let name = name(node);
         let Some(lease) = self.api.get_opt(&name).await? else {
             return Ok(None);
         };
@@ -235,9 +241,10 @@ impl Leases {
 }
 
 /// The drain another server runs under `lease`, if it is live at `now`, held by someone other than `holder`, and
-/// carries a summary that adds up.
+/// carries a summary that adds up. The summary names its node, and the Lease must be that node's: one node's Lease
+/// cannot speak for another.
 fn elsewhere(lease: &Lease, holder: &str, now: Timestamp) -> Option<DrainSummary> {
-    let node = lease.metadata.name.as_deref()?.strip_prefix("drainboard-drain.")?;
+    let lease_name = lease.metadata.name.as_deref()?;
     let spec = lease.spec.as_ref()?;
     let other = spec.holder_identity.as_deref().filter(|h| !h.is_empty() && *h != holder)?;
     if !live(spec, now) {
@@ -247,7 +254,12 @@ fn elsewhere(lease: &Lease, holder: &str, now: Timestamp) -> Option<DrainSummary
     if text.len() > MAX_SUMMARY_BYTES {
         return None;
     }
-    serde_json::from_str::<DrainSummary>(text).ok()?.from_lease(other, node)
+    let summary = serde_json::from_str::<DrainSummary>(text).ok()?;
+    if name(&summary.node) != lease_name {
+        return None;
+    }
+    let node = summary.node.clone();
+    summary.from_lease(other, &node)
 }
 
 /// Whether a Lease was renewed within its duration at `now`.
@@ -322,13 +334,27 @@ mod tests {
             elsewhere(&lease("other/1", "2026-11-30T11:59:55Z", summary("n1", 4)), "me/1", now).is_none(),
             "4 of 3"
         );
+        let long = "n".repeat(240);
+        let mut under_digest = lease("other/1", "2026-11-30T11:59:55Z", summary(&long, 1));
+        under_digest.metadata.name = Some(name(&long));
+        assert_eq!(elsewhere(&under_digest, "me/1", now).map(|s| s.node), Some(long), "a long name's Lease");
         let huge = format!("{{\"pad\": \"{}\"}}", "x".repeat(MAX_SUMMARY_BYTES));
         assert!(elsewhere(&lease("other/1", "2026-11-30T11:59:55Z", huge), "me/1", now).is_none(), "too large");
     }
 
     #[test]
-    fn names_fit_or_there_is_no_lease() {
-        assert_eq!(name("node-3").as_deref(), Some("drainboard-drain.node-3"));
-        assert_eq!(name(&"a".repeat(253)), None);
+    fn every_node_has_a_lease_name_of_its_own() {
+        assert_eq!(name("node-3"), "drainboard-drain.node-3");
+        let fits = "a".repeat(236);
+        assert_eq!(name(&fits), format!("drainboard-drain.{fits}"), "236 characters fit as they are");
+        let long = |tail: &str| format!("{}{tail}", "a.b-".repeat(62));
+        let (one, two) = (name(&long("x1")), name(&long("x2")));
+        assert_ne!(one, two, "two long names that share their start still differ");
+        for n in [&one, &two, &name(&"a".repeat(253))] {
+            assert!(n.len() <= 253, "{} characters", n.len());
+            assert!(domain::input::node_name(n).is_ok(), "a valid name: {n}");
+        }
+        assert_eq!(name(&long("x1")), one, "the same node, the same name");
+        assert!(!name("é".repeat(200).as_str()).is_empty(), "no panic on a name that is not ASCII");
     }
 }

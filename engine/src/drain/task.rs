@@ -595,7 +595,14 @@ async fn renew(
         }
         // Every other server shows the drain from this: its progress, at most one renewal behind.
         let summary = domain::progress::DrainSummary::from(&*progress.borrow());
-        match leases.renew(&node, Some(&summary)).await {
+        // The deadline holds whatever the call does: an answer that asks to retry after a minute, or one that never
+        // comes, must not keep this drain evicting past it.
+        let left = crate::lease::GIVE_UP_AFTER.saturating_sub(last_renewed.elapsed());
+        let Ok(renewed) = tokio::time::timeout(left, leases.renew(&node, Some(&summary))).await else {
+            tracing::error!(%node, "the node's Lease could not be renewed in time; stopping this drain");
+            break;
+        };
+        match renewed {
             Ok(true) => last_renewed = Instant::now(),
             Ok(false) => {
                 tracing::error!(%node, "another server holds the node's Lease now; stopping this drain");
