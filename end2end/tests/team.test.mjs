@@ -175,6 +175,22 @@ test('bob, a viewer, is refused by the API server as himself, and his permission
   const board = await call('board', { cookie });
   assert.equal(board.status, 200, 'a viewer reads the board');
   assert.ok(board.body.upsert.some((c) => c.name === node));
+  // A drain is refused before the server writes anything with its own identity: no Lease, no Event, no history
+  // entry saying bob started one. The audit log file (this machine's) has his attempts, refused.
+  const drain = await call('drains/start', { cookie, body: { node, reason: 'not mine to do' } });
+  assert.equal(drain.status, 403, JSON.stringify(drain.body));
+  assert.match(drain.body.Api.message, /team-bob may not drain node-2: lacks patch nodes, create pods\/eviction; ask for the drainboard-maintainer role/);
+  assert.equal(unschedulable(), '', `${node} unchanged`);
+  assert.throws(() => kubectl('get', 'lease', '-n', 'default', `drainboard-drain.${node}`), /NotFound|not found/, 'no Lease taken');
+  const lines = existsSync(auditLog) ? readFileSync(auditLog, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+  const bobs = lines.filter((e) => e.user === 'team-bob' && e.node === node);
+  assert.deepEqual(bobs.map((e) => [e.action, e.outcome?.slice(0, 9)]), [['Cordon', 'refused: '], ['DrainStarted', 'refused: ']]);
+  assert.match(bobs[1].outcome, /lacks patch nodes/);
+  const events = JSON.parse(kubectl('get', 'events.events.k8s.io', '-n', 'default', '--field-selector', `regarding.name=${node}`, '-o', 'json')).items;
+  assert.ok(!events.some((e) => e.note?.includes('team-bob')), 'no Event names bob');
+  const history = await call('nodes/history', { cookie, body: { node } });
+  assert.equal(history.status, 200, JSON.stringify(history.body));
+  assert.ok(!JSON.stringify(history.body).includes('team-bob'), JSON.stringify(history.body));
 });
 
 test('a cross-origin request with a valid session cookie is refused, and changes nothing', { timeout: 60_000 }, async () => {
@@ -243,6 +259,12 @@ test('a drain whose person\'s credentials stop working ends "credentials expired
     const status = async (who) => (await call('drains/status', { cookie: who, body: { id: started.body.id } })).body;
     await waitFor('an eviction blocked by the budget', 30_000, async () =>
       (await status(cookie)).pods?.some((p) => typeof p.state === 'object' && 'Blocked' in p.state));
+    // Stopping someone else's drain takes the rights that draining takes: bob, a viewer, may not.
+    const { cookie: bobsCookie } = await signIn({ kubeconfig: bob });
+    const stop = await call('drains/cancel', { cookie: bobsCookie, body: { id: started.body.id } });
+    assert.equal(stop.status, 403, JSON.stringify(stop.body));
+    assert.match(stop.body.Api.message, /team-bob may not stop a drain system:serviceaccount:default:team-shortlived started: lacks patch nodes/);
+    assert.equal((await status(cookie)).state, 'Evicting', 'the drain goes on');
     kubectl('delete', 'serviceaccount', 'team-shortlived', '-n', 'default');
     const { cookie: alicesCookie } = await signIn({ kubeconfig: alice });
     const ended = await waitFor('the drain to end', 60_000, async () => {
@@ -268,6 +290,24 @@ test('a drain whose person\'s credentials stop working ends "credentials expired
     assert.equal(done.state, 'Drained', JSON.stringify(done.state));
     assert.equal(done.started_by, 'team-alice');
     assert.deepEqual(s.podsOnNode(), []);
+    // Alice's drain is on the record as hers, with its reason, in the node's annotation, the audit log and an Event.
+    const record = await waitFor('the drain\'s final record on the node', 15_000, () => {
+      const text = kubectl('get', 'node', s.node, '-o', 'jsonpath={.metadata.annotations.drainboard\\.dev/drain}');
+      const r = text ? JSON.parse(text) : null;
+      return r?.state === 'Drained' ? r : null;
+    });
+    assert.deepEqual([record.startedBy, record.reason, record.id], ['team-alice', 'kernel update', resumed.body.id]);
+    const lines = readFileSync(auditLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.node === s.node);
+    const resumedLine = lines.find((e) => e.action === 'DrainResumed');
+    assert.deepEqual([resumedLine?.user, resumedLine?.reason, resumedLine?.drain_id], ['team-alice', 'kernel update', resumed.body.id]);
+    await waitFor('the ended drain on the audit log', 15_000, () => readFileSync(auditLog, 'utf8').includes(`"drain_id":"${resumed.body.id}"`)
+      && readFileSync(auditLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).some((e) => e.action === 'DrainEnded' && e.drain_id === resumed.body.id));
+    const notes = await waitFor('the resume\'s Event', 15_000, () => {
+      const items = JSON.parse(kubectl('get', 'events.events.k8s.io', '-n', 'default', '--field-selector', `regarding.name=${s.node}`, '-o', 'json')).items;
+      const found = items.filter((e) => e.reason === 'DrainboardDrainResumed').map((e) => e.note);
+      return found.length ? found : null;
+    });
+    assert.ok(notes.some((n) => n.startsWith(`team-alice resumed draining ${s.node}`) && n.includes('kernel update')), JSON.stringify(notes));
   } finally {
     s.cleanup();
   }
@@ -377,6 +417,7 @@ test('in the browser: sign in through the page, see who you are, and a viewer fi
     assert.equal(await a.page.locator('[data-testid="signed-in-as"]').textContent(), 'Signed in as team-alice');
     const b = await signInAs(bob);
     assert.equal(await b.page.locator('[data-testid="signed-in-as"]').textContent(), 'Signed in as team-bob');
+    assert.equal(await b.page.locator('[data-testid="signed-in-groups"]').textContent(), '(system:authenticated)', 'the groups RBAC judges him by');
     await b.page.fill('[data-testid="node-filter"]', node);
     const card = b.page.locator(`[data-testid="node-row"][data-node="${node}"]`);
     await card.locator('[data-testid="action-drain"]:not([data-reason="Checking your permissions…"])').waitFor({ timeout: 15_000 });

@@ -165,7 +165,10 @@ impl KubeAccess {
         let identity = Identity { cluster: cluster.clone(), user: person.username.clone() };
         let id = new_session(sessions, false, person.clone(), identity.clone());
         // The latest sign-in's credentials serve the person's calls (and their cache, once it starts).
-        self.inner.clients.write().unwrap_or_else(|p| p.into_inner()).insert(identity.clone(), client);
+        let sessions = lock(sessions);
+        let mut clients = self.inner.clients.write().unwrap_or_else(|p| p.into_inner());
+        clients.insert(identity.clone(), client);
+        keep_live(&mut clients, &sessions);
         Ok((id, person, identity))
     }
 
@@ -263,6 +266,12 @@ fn stale(session: &Session) -> bool {
 
 fn forget_stale(sessions: &mut HashMap<String, Session>) {
     sessions.retain(|_, s| !stale(s));
+}
+
+/// Keeps the credentials of those with a session left, and drops the rest: a session that went stale, or made room
+/// at the cap, must not leave its person's credentials in memory. (A drain keeps its own client until it ends.)
+fn keep_live<C>(clients: &mut HashMap<Identity, C>, sessions: &HashMap<String, Session>) {
+    clients.retain(|identity, _| sessions.values().any(|s| !stale(s) && &s.identity == identity));
 }
 
 /// Keeps a new session and returns its id: 256 random bits, hex. The oldest idle session makes room at the cap.
@@ -542,6 +551,23 @@ mod tests {
         }
         assert!(results[..20].iter().all(|r| matches!(r, Err(Error::Invalid(_)))), "the burst is checked as usual");
         assert!(matches!(results[20], Err(Error::TooMany(_))), "then held back");
+    }
+
+    #[test]
+    fn credentials_go_with_the_last_live_session_of_their_person() {
+        let who = |user: &str| Identity { cluster: "c".into(), user: user.into() };
+        // (An idle session cannot be made here: on a machine up for less than 12 h there is no Instant that old.)
+        let session = |user: &str| Session {
+            wall: false,
+            person: Person { username: user.into(), groups: Vec::new() },
+            identity: who(user),
+            last_seen: Instant::now(),
+            started: Instant::now(),
+        };
+        let sessions = HashMap::from([("a1".to_owned(), session("alice")), ("a2".to_owned(), session("alice"))]);
+        let mut clients = HashMap::from([(who("alice"), ()), (who("bob"), ())]);
+        keep_live(&mut clients, &sessions);
+        assert_eq!(clients.into_keys().map(|i| i.user).collect::<Vec<_>>(), ["alice"], "bob has no session left");
     }
 
     #[test]

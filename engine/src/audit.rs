@@ -60,10 +60,17 @@ impl Audit {
         self.history.as_ref()
     }
 
-    /// Records `entry`: a line in the file, then the node's history, then an Event on the node.
-    pub async fn record(&self, entry: AuditEntry) {
+    /// Records an attempt that was refused or failed (its `outcome` says how) in the audit log file and the server's
+    /// log only. The node's Events and history are written with the server's own identity, so a person without the
+    /// rights must not be able to drive those writes (or push real entries out of the bounded history) by trying.
+    pub fn record_refused(&self, entry: &AuditEntry) {
+        self.record_here(entry);
+    }
+
+    /// The file and the server's log: what stays on this machine.
+    fn record_here(&self, entry: &AuditEntry) {
         if let Some(file) = &self.file
-            && let Ok(mut line) = serde_json::to_string(&entry)
+            && let Ok(mut line) = serde_json::to_string(entry)
         {
             line.push('\n');
             let mut file = file.lock().unwrap_or_else(|p| p.into_inner());
@@ -72,6 +79,11 @@ impl Audit {
             }
         }
         tracing::info!(user = %entry.user, node = %entry.node, action = ?entry.action, reason = ?entry.reason, outcome = ?entry.outcome, "audit");
+    }
+
+    /// Records `entry`: a line in the file, then the node's history, then an Event on the node.
+    pub async fn record(&self, entry: AuditEntry) {
+        self.record_here(&entry);
         if let Some(history) = &self.history
             && let Err(err) = history.append(&entry).await
         {

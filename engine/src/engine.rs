@@ -372,13 +372,18 @@ impl Engine {
     ) -> Result<CordonOutcome> {
         let client = self.client(identity)?;
         let record = CordonRecord { by: identity.user.clone(), at: jiff::Timestamp::now(), reason: reason.clone() };
-        let outcome = ops::set_unschedulable(&client, node, unschedulable, DryRun::None, Some(&record))
-            .await
-            .map_err(|err| Error::not_found_as(err, || no_such_node(node)))?;
+        let action = if unschedulable { AuditAction::Cordon } else { AuditAction::Uncordon };
+        let mut entry = AuditEntry::new(&identity.user, action, node);
+        entry.reason = reason;
+        let outcome = match ops::set_unschedulable(&client, node, unschedulable, DryRun::None, Some(&record)).await {
+            Ok(outcome) => outcome,
+            Err(err) => {
+                let err = Error::not_found_as(err, || no_such_node(node));
+                self.record_refused(entry, &err);
+                return Err(err);
+            }
+        };
         if outcome == CordonOutcome::Changed {
-            let action = if unschedulable { AuditAction::Cordon } else { AuditAction::Uncordon };
-            let mut entry = AuditEntry::new(&identity.user, action, node);
-            entry.reason = reason;
             self.audit.record(entry).await;
         }
         Ok(outcome)
@@ -409,8 +414,25 @@ impl Engine {
             .get(&node)
             .await
             .map_err(|err| Error::not_found_as(err, || no_such_node(&node)))?;
-        let cache = self.cache(identity).await.ok();
         let real = options.dry_run == DryRun::None;
+        // In team mode the server's own identity writes the Lease, the history and the Event of a drain, so a
+        // person who may not drain gets a 403 here, before any of those is written; the API server would refuse
+        // their cordon anyway, but only after the record said they had started.
+        if real && self.is_team() {
+            let lacking = self.permissions(identity).await?;
+            if let Some(missing) = lacking.drain.as_deref().or(lacking.delete_pods_for(&options)) {
+                let err = Error::Forbidden(format!(
+                    "{} may not drain {node}: lacks {missing}; ask for the drainboard-maintainer role",
+                    identity.user
+                ));
+                let mut entry = AuditEntry::new(&identity.user, action, &node);
+                entry.reason = reason;
+                entry.options = Some(options);
+                self.record_refused(entry, &err);
+                return Err(err);
+            }
+        }
+        let cache = self.cache(identity).await.ok();
         let entry = real.then(|| {
             let mut entry = AuditEntry::new(&identity.user, action, &node);
             entry.reason = reason.clone();
@@ -429,7 +451,16 @@ impl Engine {
                          it once that server's Lease on the node has expired ({LEASE_SECONDS} s after it stops)"
                     )));
                 }
-                // Without the Lease (no rights to it, say) the drain still runs; replicas cannot agree on it.
+                // In team mode, replicas may serve the same cluster, and only the Lease keeps two of them from
+                // draining one node at once: without it, no drain. A local server is the operator's alone, so it
+                // drains on, and says so in its log.
+                Err(err) if self.is_team() => {
+                    return Err(Error::Unavailable(format!(
+                        "could not take {node}'s Lease, which keeps two servers from draining it at once: {}; \
+                         check the server's rights to Leases in its namespace (API.md), then try again",
+                        crate::access::api_message(&err)
+                    )));
+                }
                 Err(err) => {
                     tracing::warn!(%node, error = %crate::access::api_message(&err), "could not take the node's Lease")
                 }
@@ -487,7 +518,12 @@ impl Engine {
     /// who may cordon it (patch nodes), as the API server says; a viewer cannot stop a colleague's drain.
     pub async fn cancel_drain(&self, identity: &Identity, id: &str) -> Result<()> {
         let progress = self.drain_progress(id)?;
-        self.may_change(identity, &progress.started_by, "stop a drain").await?;
+        if let Err(err) = self.may_change(identity, &progress.started_by, "stop a drain").await {
+            let mut entry = AuditEntry::new(&identity.user, AuditAction::DrainCancelled, &progress.node);
+            entry.drain_id = Some(progress.id.clone());
+            self.record_refused(entry, &err);
+            return Err(err);
+        }
         if !self.drains.cancel(id) {
             return Err(no_such_drain(id));
         }
@@ -500,20 +536,26 @@ impl Engine {
         Ok(())
     }
 
+    /// Puts an action that was refused or failed on the audit log file, with why (see `Audit::record_refused`).
+    fn record_refused(&self, mut entry: AuditEntry, err: &Error) {
+        entry.outcome = Some(format!("refused: {err}"));
+        self.audit.record_refused(&entry);
+    }
+
     /// Whether `identity` may change the course of what `started_by` started (stop a drain, pause or stop a
-    /// rollout): in team mode, only its starter or someone who may cordon nodes (patch nodes), as the API server
-    /// says. A viewer cannot stop a colleague's work.
+    /// rollout): in team mode, only its starter or someone who may drain (patch nodes, list pods, create
+    /// pods/eviction), as the API server says. Stopping a drain decides a node's fate as much as starting one; a
+    /// viewer cannot stop a colleague's work.
     pub(crate) async fn may_change(&self, identity: &Identity, started_by: &str, what: &str) -> Result<()> {
         if !self.is_team() || started_by == identity.user {
             return Ok(());
         }
-        if may(&self.client(identity)?, "patch", "", "nodes", None).await? {
-            Ok(())
-        } else {
-            Err(Error::Forbidden(format!(
-                "{} may not patch nodes, so may not {what} {started_by} started",
+        match self.permissions(identity).await?.drain {
+            None => Ok(()),
+            Some(missing) => Err(Error::Forbidden(format!(
+                "{} may not {what} {started_by} started: lacks {missing}, which draining takes",
                 identity.user
-            )))
+            ))),
         }
     }
 
