@@ -171,11 +171,12 @@ impl NodeCard {
         card
     }
 
-    /// Whether the node has stood cordoned longer than `limit_seconds` with no drain running on it: a cordon
-    /// someone forgot, which keeps capacity out of the cluster. Judged from the cordon record, so only cordons
-    /// made through Drainboard are timed.
-    pub fn cordon_forgotten(&self, now: jiff::Timestamp, limit_seconds: u64) -> bool {
-        let draining = self.drain_record.as_ref().is_some_and(|r| r.state.is_running());
+    /// Whether the node has stood cordoned longer than `limit_seconds` with no drain running on it (`draining`: a
+    /// live drain, on this server or another's Lease): a cordon someone forgot, which keeps capacity out of the
+    /// cluster. The drain record on the node is not asked, since one left saying "running" by a server that stopped
+    /// would silence the warning for ever. Judged from the cordon record, so only cordons made through Drainboard
+    /// are timed.
+    pub fn cordon_forgotten(&self, now: jiff::Timestamp, limit_seconds: u64, draining: bool) -> bool {
         self.unschedulable && !draining && self.cordon_record.as_ref().is_some_and(|c| c.older_than(now, limit_seconds))
     }
 }
@@ -433,15 +434,17 @@ mod tests {
         let now: jiff::Timestamp = "2026-11-30T12:00:00Z".parse().unwrap();
         let old = CordonRecord { by: "alice".into(), at: "2026-11-28T12:00:00Z".parse().unwrap(), reason: None };
         let card = NodeCard { unschedulable: true, cordon_record: Some(old.clone()), ..Default::default() };
-        assert!(card.cordon_forgotten(now, 24 * 3600));
-        assert!(!card.cordon_forgotten(now, 3 * 24 * 3600), "not past a longer limit");
+        assert!(card.cordon_forgotten(now, 24 * 3600, false));
+        assert!(!card.cordon_forgotten(now, 3 * 24 * 3600, false), "not past a longer limit");
         let uncordoned = NodeCard { unschedulable: false, ..card.clone() };
-        assert!(!uncordoned.cordon_forgotten(now, 24 * 3600));
-        let draining = NodeCard {
+        assert!(!uncordoned.cordon_forgotten(now, 24 * 3600, false));
+        assert!(!card.cordon_forgotten(now, 24 * 3600, true), "a drain running on it is not forgetting it");
+        // A record left saying "running" by a server that stopped is no drain.
+        let stuck = NodeCard {
             drain_record: Some(DrainRecord {
                 id: "d".into(),
                 started_by: "alice".into(),
-                started_at: now,
+                started_at: "2026-11-28T12:00:00Z".parse().unwrap(),
                 reason: None,
                 options: Default::default(),
                 state: DrainState::Evicting,
@@ -450,8 +453,8 @@ mod tests {
             }),
             ..card.clone()
         };
-        assert!(!draining.cordon_forgotten(now, 24 * 3600), "a drain running on it is not forgetting it");
+        assert!(stuck.cordon_forgotten(now, 24 * 3600, false), "a stuck record does not silence the warning");
         let unrecorded = NodeCard { cordon_record: None, ..card };
-        assert!(!unrecorded.cordon_forgotten(now, 24 * 3600), "a cordon made elsewhere is not timed");
+        assert!(!unrecorded.cordon_forgotten(now, 24 * 3600, false), "a cordon made elsewhere is not timed");
     }
 }

@@ -1,5 +1,6 @@
 // Who cordoned a node, when and why: recorded on the node in the cordon's own patch, shown on its card, removed by
-// the uncordon; and a cordon left standing past --stale-cordon with no drain running is flagged as forgotten.
+// the uncordon; and a cordon left standing past --stale-cordon with no drain running (a record left saying
+// "running" is none) is flagged as forgotten.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -70,6 +71,12 @@ test('a cordon standing past --stale-cordon with no drain running is flagged as 
   assert.equal(await warning.textContent(), 'Cordoned for over 2h with no drain running: is it still needed?');
   assert.match(await page.locator('[data-testid="card-cordon-text"]').textContent(), /^Cordoned by alice, 3h ago$/);
   await page.locator('[data-testid="card-cordon"]').screenshot({ path: join(artifactsDir, 'card-cordon-forgotten.png') });
+  // A drain record left saying "running" by a server that stopped does not silence it: no drain runs.
+  const stuck = { id: 'gone-1', startedBy: 'alice', startedAt: at, reason: null, options: {}, state: 'Evicting', podsLeft: 1, finishedAt: null };
+  kubectl('annotate', '--overwrite', 'node', s.node, `drainboard.dev/drain=${JSON.stringify(stuck)}`);
+  await page.locator('[data-testid="card-drain"][data-state="Interrupted"]').waitFor({ timeout: 15_000 });
+  assert.equal(await warning.count(), 1, 'still flagged while the stuck record reads as interrupted');
+  kubectl('annotate', 'node', s.node, 'drainboard.dev/drain-');
   // A record that is not one (too long, not JSON) is ignored rather than shown.
   kubectl('annotate', '--overwrite', 'node', s.node, `drainboard.dev/cordon=${'x'.repeat(5000)}`);
   await page.locator('[data-testid="card-cordon"]').waitFor({ state: 'detached', timeout: 15_000 });

@@ -1,25 +1,28 @@
-use domain::{board::BoardSettings, node::NodeCard};
+use domain::{board::BoardSettings, node::NodeCard, progress::DrainSummary};
 use jiff::{SignedDuration, Timestamp};
 use leptos::prelude::*;
 
 use crate::i18n::{age_text, t_string, use_i18n};
 
 /// Who cordoned the node, how long ago and why, from the record the cordon wrote on the node; and a warning when
-/// the cordon has stood past `--stale-cordon` with no drain running, since a forgotten cordon keeps capacity out
+/// the cordon has stood past `--stale-cordon` with no drain running (here, or on another server's Lease), since a forgotten cordon keeps capacity out
 /// of the cluster.
 #[component]
 pub fn CardCordon(
     card: Memo<NodeCard>,
     server_now: Signal<Timestamp>,
     settings: Signal<BoardSettings>,
+    drain: Signal<Option<DrainSummary>>,
 ) -> impl IntoView {
     let i18n = use_i18n();
     let record = Memo::new(move |_| card.with(|c| c.cordon_record.clone()));
+    let draining = Memo::new(move |_| drain.with(|d| d.as_ref().is_some_and(|d| d.state.is_running())));
     move || {
         record.get().map(|record| {
             let who = record.by.clone();
             let age = age_text(i18n, server_now.get().duration_since(record.at));
-            let forgotten = card.with(|c| c.cordon_forgotten(server_now.get(), settings.get().stale_cordon_seconds));
+            let forgotten = card
+                .with(|c| c.cordon_forgotten(server_now.get(), settings.get().stale_cordon_seconds, draining.get()));
             let limit = age_text(
                 i18n,
                 SignedDuration::from_secs(i64::try_from(settings.get().stale_cordon_seconds).unwrap_or(i64::MAX)),

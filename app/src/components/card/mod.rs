@@ -49,7 +49,7 @@ pub fn CardView(
             data-ready=move || card.with(|c| c.ready.label())
         >
             <header::CardHeader name card server_now />
-            <cordon::CardCordon card server_now settings />
+            <cordon::CardCordon card server_now settings drain />
             <CardDrain card drain />
             <CardActions card drain />
             <countdowns::Countdowns card server_now settings />
