@@ -1,12 +1,13 @@
 // The manifests in deploy/: the API server accepts them (a server-side dry run, the pod under the "restricted" Pod
 // Security Standard); the ServiceAccount gets exactly the rights listed in API.md and nothing more; the people's
-// roles can (maintainer) and cannot (viewer) drain; and the real server, run as that ServiceAccount with the
-// kubeconfig the manifests mount, serves the board, cordons and drains for a signed-in maintainer, and writes its
-// history, audit Events and drain Leases with no refusal.
+// roles can (maintainer) and cannot (viewer) drain; and the real server, run as in a pod (no kubeconfig, the
+// ServiceAccount's token mounted where the kubelet puts it), takes the in-cluster config, refuses to start without
+// --team, and serves the board, cordons and drains for a signed-in maintainer, writing its history, audit Events
+// and drain Leases with no refusal.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import {
@@ -118,7 +119,7 @@ test('the manifests pass a server-side dry run, and the pod meets the restricted
   const pod = deployment.spec.template.spec;
   const [container] = pod.containers;
   const args = container.args;
-  for (const flag of ['--team', '--namespace=$(POD_NAMESPACE)', '--kubeconfig=/etc/drainboard/kubeconfig/kubeconfig']) {
+  for (const flag of ['--team', '--namespace=$(POD_NAMESPACE)']) {
     assert.ok(args.includes(flag), `${flag} in ${args}`);
   }
   const env = Object.fromEntries(container.env.map((e) => [e.name, e]));
@@ -245,22 +246,24 @@ test('drainboard-maintainer may drain (a real kubectl drain as that user); drain
   assert.equal(kubectl('get', 'node', s.spare, '-o', 'jsonpath={.spec.unschedulable}'), '', 'the spare is untouched');
 });
 
-test('the server run as the ServiceAccount, with the kubeconfig the manifests mount, serves a maintainer with no refusal', { timeout: 120_000 }, async () => {
+test('in a pod with no kubeconfig the server is its ServiceAccount (the in-cluster config), refuses to start without --team, and serves a maintainer with no refusal', { timeout: 120_000 }, async () => {
   kubectl('apply', '-f', join(deployDir, 'namespace.yaml'), '-f', join(deployDir, 'serviceaccount.yaml'), '-f', join(deployDir, 'people.yaml'));
   run(['create', 'clusterrolebinding', `deploy-test-${MAINTAINER}`, '--clusterrole=drainboard-maintainer', `--user=${MAINTAINER}`]);
+  const deployment = rendered().find((o) => o.kind === 'Deployment');
+  const args = deployment.spec.template.spec.containers[0].args;
+  assert.ok(!args.some((a) => a.startsWith('--kubeconfig')), `the pod names no kubeconfig: ${args.join(' ')}`);
+  assert.equal(deployment.spec.template.spec.automountServiceAccountToken, true);
+  // What the kubelet mounts in the pod: the ServiceAccount's token, the cluster's CA and the namespace.
   const dir = requireEnv('DRAINBOARD_CLUSTER_DIR');
-  // The deployment's kubeconfig, its paths pointed where the pod's ServiceAccount token and CA would be.
-  const tokenFile = join(dir, 'deploy-sa.token');
-  writeFileSync(tokenFile, kubectl('create', 'token', 'drainboard', '-n', NS, '--duration=1h').trim());
-  const mounted = rendered().find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'drainboard-kubeconfig').data.kubeconfig;
-  assert.match(mounted, /tokenFile: \/var\/run\/secrets\/kubernetes\.io\/serviceaccount\/token/);
-  const apiServer = kubectl('config', 'view', '--minify', '-o', 'jsonpath={.clusters[0].cluster.server}').trim();
-  const kubeconfig = join(dir, 'deploy-sa.kubeconfig');
-  writeFileSync(kubeconfig, mounted
-    .replace('https://kubernetes.default.svc', apiServer)
-    .replace('/var/run/secrets/kubernetes.io/serviceaccount/ca.crt', join(dir, 'pki', 'ca.crt'))
-    .replace('/var/run/secrets/kubernetes.io/serviceaccount/token', tokenFile));
+  const files = mkdtempSync(join(dir, 'deploy-sa-'));
+  writeFileSync(join(files, 'token'), kubectl('create', 'token', 'drainboard', '-n', NS, '--duration=1h').trim());
+  writeFileSync(join(files, 'ca.crt'), readFileSync(join(dir, 'pki', 'ca.crt')));
+  writeFileSync(join(files, 'namespace'), NS);
+  const apiServer = new URL(kubectl('config', 'view', '--minify', '-o', 'jsonpath={.clusters[0].cluster.server}').trim());
+  const inCluster = { files, host: apiServer.hostname, port: apiServer.port };
 
+  // Every request would act as the pod's ServiceAccount: the server will not start so.
+  await assert.rejects(startDrainboard([], { inCluster }), /exited with 1:[\s\S]*running in a pod with the pod's service account: add --team/);
   const s = await scenario('deploy-sa');
   cleanups.push(() => s.cleanup());
   s.deployment('web', 2);
@@ -270,9 +273,10 @@ test('the server run as the ServiceAccount, with the kubeconfig the manifests mo
   const probePort = await freePort();
   const server = await startDrainboard(
     ['--team', '--insecure-http', '--namespace', NS, '--probe-addr', `127.0.0.1:${probePort}`],
-    { kubeconfig },
+    { inCluster },
   );
   cleanups.push(() => server.stop());
+  assert.match(server.logs(), /the pod's service account \(in-cluster\)/, 'connected through the in-cluster config');
   // Ready: the shared cache, made with the ServiceAccount's rights, has listed nodes, pods, Leases and budgets.
   await waitFor('/readyz', 30_000, async () => (await fetch(`http://127.0.0.1:${probePort}/readyz`)).status === 200);
 

@@ -2,7 +2,8 @@
 // port, and kubectl against the local control plane. The test command (../../test-all) sets the environment.
 import { spawn, execFileSync } from 'node:child_process';
 import { before, after } from 'node:test';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -30,13 +31,25 @@ export function kubectl(...args) {
  * and waits for the exit; `stop('SIGKILL')` ends it at once, like a crash. `kubeconfig` defaults to the test
  * cluster's admin.
  */
-export async function startDrainboard(extraArgs = [], { addr = '127.0.0.1:0', kubeconfig = requireEnv('KUBECONFIG') } = {}) {
+export async function startDrainboard(extraArgs = [], { addr = '127.0.0.1:0', kubeconfig = requireEnv('KUBECONFIG'), inCluster } = {}) {
   const bin = requireEnv('DRAINBOARD_BIN');
-  const child = spawn(bin, ['--addr', addr, '--kubeconfig', kubeconfig, ...extraArgs], {
-    cwd: repoRoot,
-    env: { ...process.env, LEPTOS_SITE_ROOT: requireEnv('LEPTOS_SITE_ROOT') },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  let command = bin;
+  let args = ['--addr', addr, '--kubeconfig', kubeconfig, ...extraArgs];
+  let env = { ...process.env, LEPTOS_SITE_ROOT: requireEnv('LEPTOS_SITE_ROOT') };
+  if (inCluster) {
+    // As in a pod: no kubeconfig anywhere, the API server named by KUBERNETES_SERVICE_HOST/PORT, and the
+    // ServiceAccount's token, CA and namespace at /var/run/secrets/kubernetes.io/serviceaccount. Those files
+    // appear in a mount namespace of the server's own (a tmpfs over /run), so the machine's /run is untouched.
+    const { files, host, port } = inCluster;
+    const home = mkdtempSync(join(tmpdir(), 'drainboard-home-'));
+    const dir = '/run/secrets/kubernetes.io/serviceaccount';
+    const setup = `mount -t tmpfs tmpfs /run && mkdir -p ${dir} && cp "$DRAINBOARD_SA_FILES"/* ${dir}/ && exec "$0" "$@"`;
+    command = 'unshare';
+    args = ['--mount', '--propagation', 'private', 'sh', '-c', setup, bin, '--addr', addr, ...extraArgs];
+    env = { ...env, HOME: home, KUBERNETES_SERVICE_HOST: host, KUBERNETES_SERVICE_PORT: String(port), DRAINBOARD_SA_FILES: files };
+    delete env.KUBECONFIG;
+  }
+  const child = spawn(command, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => { stderr += d; });
   const url = await new Promise((resolve, reject) => {
