@@ -51,12 +51,27 @@ test('the probes answer a kubelet\'s request by pod IP, show nothing else, and s
   assert.equal(scraped.status, 200);
   assert.match(scraped.body, /^drainboard_watches_started_total 4$/m);
   assert.match(scraped.body, /^# EOF$/m);
+  // A board stream open is a viewer, counted while it stays open.
+  const viewers = async () => Number((await get(port, '/metrics', podIp)).body.match(/^drainboard_board_viewers (\d+)$/m)?.[1]);
+  assert.equal(await viewers(), 0);
+  const stream = new AbortController();
+  const opened = await fetch(`${server.url}/api/board/events`, { signal: stream.signal });
+  assert.equal(opened.status, 200);
+  await waitFor('the viewer counted', 10_000, async () => (await viewers()) === 1);
+  stream.abort();
+  await waitFor('the viewer gone', 10_000, async () => (await viewers()) === 0);
   // The API server goes away: the page says so, and the pod stays ready.
   proxy.rule({ method: 'GET', path: /./, times: 1_000_000, status: 503, body: status(503, 'ServiceUnavailable', 'down') });
   proxy.cut('GET', /./);
   await new Promise((r) => setTimeout(r, 3_000));
   assert.equal((await get(port, '/readyz', podIp)).status, 200, 'still ready with the API server away');
   assert.equal((await get(port, '/healthz', podIp)).status, 200);
+  // Each failed watch is counted by kind.
+  const errors = await waitFor('failed watches counted', 20_000, async () => {
+    const found = [...(await get(port, '/metrics', podIp)).body.matchAll(/^drainboard_watch_errors_total\{kind="(\w+)"\} (\d+)$/gm)];
+    return found.length ? found : null;
+  });
+  assert.ok(errors.every(([, kind, n]) => ['Node', 'Pod', 'Lease', 'PodDisruptionBudget'].includes(kind) && Number(n) >= 1), JSON.stringify(errors));
 });
 
 /** One series' value in a scrape, 0 when it is not there yet. */
@@ -94,15 +109,17 @@ test('the metrics move after a drain: its outcome, its evictions by answer, and 
     return series(text, 'drainboard_drains_total{outcome="Drained"}') > series(before, 'drainboard_drains_total{outcome="Drained"}') ? text : null;
   });
   assert.equal(series(after, 'drainboard_drains_total{outcome="Drained"}') - series(before, 'drainboard_drains_total{outcome="Drained"}'), 1);
-  assert.equal(series(after, 'drainboard_eviction_requests_total{answer="201"}') - series(before, 'drainboard_eviction_requests_total{answer="201"}'), 3,
-    'one accepted eviction per pod');
+  const accepted = 'drainboard_eviction_requests_total{answer="201",attempt="first"}';
+  assert.equal(series(after, accepted) - series(before, accepted), 3, 'one accepted eviction per pod, each at its first try');
   const starts = 'drainboard_http_request_duration_seconds_count{method="POST",route="/api/drains/start",status="200"}';
   assert.equal(series(after, starts) - series(before, starts), 1);
   assert.ok(series(after, 'drainboard_http_request_duration_seconds_count{method="POST",route="/api/drains/status",status="200"}') >= 1);
   // --log-format json: one object per line, and the drain's lines carry its id and node in their span.
   await waitFor('the drain ended line', 10_000, () => server.logs().includes('drain ended'));
   const lines = server.logs().split('\n').filter((l) => l.trim());
-  const objects = lines.map((l) => JSON.parse(l));
+  // Every line is JSON, whatever wrote it; one that is not fails with the line itself, to show what wrote it.
+  const objects = lines.map((l) => { try { return JSON.parse(l); } catch { assert.fail(`not a JSON line: ${l}\nin:\n${lines.join('\n')}`); } });
+  assert.deepEqual(objects.filter((o) => o.fields?.message === 'panicked').map((o) => o.fields), [], 'no panic');
   const ended = objects.find((o) => o.fields?.message === 'drain ended');
   assert.ok(ended, `a "drain ended" line in:\n${lines.slice(-10).join('\n')}`);
   assert.deepEqual({ name: ended.span.name, id: ended.span.id, node: ended.span.node }, { name: 'drain', id: started.body.id, node: s.node });

@@ -18,10 +18,12 @@ pub struct OutcomeLabels {
     pub outcome: String,
 }
 
-/// An eviction attempt's answer: the HTTP status code, or `none` when no answer came.
+/// An eviction request's answer (the HTTP status code, or `none` when no answer came), and whether it was the
+/// pod's first request or a retry after a refusal.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct AnswerLabels {
     pub answer: String,
+    pub attempt: &'static str,
 }
 
 /// A cache watch's kind.
@@ -43,7 +45,7 @@ pub struct Metrics {
     registry: Registry,
     /// Real drains that ended, by outcome.
     pub drains: Family<OutcomeLabels, Counter>,
-    /// Eviction requests sent (first tries and retries), by answer.
+    /// Eviction requests sent, by answer and attempt (first or retry).
     pub evictions: Family<AnswerLabels, Counter>,
     /// Cache watches started.
     pub watches_started: Counter,
@@ -69,7 +71,7 @@ impl Metrics {
         let evictions = Family::default();
         registry.register(
             "eviction_requests",
-            "Eviction requests sent, first tries and retries, by answer (HTTP status, or none)",
+            "Eviction requests sent, by answer (HTTP status, or none) and attempt (first, or retry after a refusal)",
             evictions.clone(),
         );
         let watches_started = Counter::default();
@@ -108,10 +110,12 @@ impl Metrics {
         self.drains.get_or_create(&OutcomeLabels { outcome: outcome.to_owned() }).inc();
     }
 
-    /// Counts an eviction request by its answer's status code, or `None` for no answer.
-    pub fn eviction_answered(&self, status: Option<u16>) {
+    /// Counts an eviction request by its answer's status code (`None` for no answer), and whether it `retried`
+    /// an earlier request for the same pod.
+    pub fn eviction_answered(&self, status: Option<u16>, retried: bool) {
         let answer = status.map_or_else(|| "none".to_owned(), |code| code.to_string());
-        self.evictions.get_or_create(&AnswerLabels { answer }).inc();
+        let attempt = if retried { "retry" } else { "first" };
+        self.evictions.get_or_create(&AnswerLabels { answer, attempt }).inc();
     }
 
     /// Counts a failed cache watch of `kind`.
@@ -131,8 +135,10 @@ mod tests {
     fn the_scrape_names_each_series_with_its_labels() {
         let metrics = Metrics::new();
         metrics.drain_ended("Drained");
-        metrics.eviction_answered(Some(429));
-        metrics.eviction_answered(None);
+        metrics.eviction_answered(Some(429), false);
+        metrics.eviction_answered(Some(429), true);
+        metrics.eviction_answered(Some(201), true);
+        metrics.eviction_answered(None, false);
         metrics.watch_failed("Pod");
         metrics.viewers.set(3);
         metrics
@@ -142,8 +148,10 @@ mod tests {
         let text = metrics.encode();
         for line in [
             r#"drainboard_drains_total{outcome="Drained"} 1"#,
-            r#"drainboard_eviction_requests_total{answer="429"} 1"#,
-            r#"drainboard_eviction_requests_total{answer="none"} 1"#,
+            r#"drainboard_eviction_requests_total{answer="429",attempt="first"} 1"#,
+            r#"drainboard_eviction_requests_total{answer="429",attempt="retry"} 1"#,
+            r#"drainboard_eviction_requests_total{answer="201",attempt="retry"} 1"#,
+            r#"drainboard_eviction_requests_total{answer="none",attempt="first"} 1"#,
             r#"drainboard_watch_errors_total{kind="Pod"} 1"#,
             "drainboard_board_viewers 3",
             r#"drainboard_http_request_duration_seconds_count{method="POST",route="/api/board",status="200"} 1"#,

@@ -49,6 +49,19 @@ async fn main() -> ExitCode {
         cli::LogFormat::Text => log.init(),
         cli::LogFormat::Json => log.json().with_current_span(true).with_span_list(false).init(),
     }
+    // A panic is logged like everything else (one JSON object with --log-format json), with the span it happened
+    // in (a drain's id and node), rather than as loose text that a log pipeline cannot read.
+    std::panic::set_hook(Box::new(|info| {
+        let location = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_default();
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let thread = std::thread::current().name().unwrap_or("unnamed").to_owned();
+        tracing::error!(panic = %message, %location, %thread, "panicked");
+    }));
     match run(args).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
@@ -121,12 +134,16 @@ async fn run(args: cli::Args) -> Result<(), Error> {
     let listener =
         tokio::net::TcpListener::bind(args.addr).await.map_err(|source| Error::Bind { addr: args.addr, source })?;
     let local = listener.local_addr().map_err(Error::Serve)?;
-    // The one line on stdout: scripts and tests read the URL from it.
+    // Both addresses are bound before either is announced: whoever reads the line may probe at once.
+    let probe_listener = match args.probe_addr {
+        Some(addr) => Some(tokio::net::TcpListener::bind(addr).await.map_err(|source| Error::Bind { addr, source })?),
+        None => None,
+    };
+    // The one line on stdout that scripts and tests read the URL from.
     let scheme = if tls.is_some() { "https" } else { "http" };
     println!("Drainboard is serving on {scheme}://{local}");
     let shutdown = tasks.shutdown_signal().clone();
-    if let Some(addr) = args.probe_addr {
-        let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| Error::Bind { addr, source })?;
+    if let Some(listener) = probe_listener {
         let local = listener.local_addr().map_err(Error::Serve)?;
         println!("Drainboard probes on http://{local}");
         let shutdown = shutdown.clone();

@@ -131,7 +131,16 @@ const MAX_ANSWER_BYTES: usize = 64 * 1024;
 /// Sent raw, so that the answer's `Retry-After` header is read: client-go waits what the header says, and the
 /// API server's own throttling names its delay only there. The header's value (when it holds whole seconds)
 /// goes into the Status's `details.retryAfterSeconds`, where [`retry_after`] reads it.
-pub async fn evict(client: &Client, namespace: &str, name: &str, options: &DrainOptions) -> Result<(), kube::Error> {
+///
+/// `retry` says whether an earlier request for this pod was refused; the metrics count first tries and retries
+/// apart.
+pub async fn evict(
+    client: &Client,
+    namespace: &str,
+    name: &str,
+    options: &DrainOptions,
+    retry: bool,
+) -> Result<(), kube::Error> {
     let mut url = format!("/api/v1/namespaces/{namespace}/pods/{name}/eviction");
     if options.dry_run == DryRun::Server {
         url.push_str("?dryRun=All");
@@ -148,7 +157,7 @@ pub async fn evict(client: &Client, namespace: &str, name: &str, options: &Drain
         .body(kube::client::Body::from(serde_json::to_vec(&body).map_err(kube::Error::SerdeError)?))
         .map_err(kube::Error::HttpError)?;
     let answer = client.send(request).await;
-    crate::metrics::METRICS.eviction_answered(answer.as_ref().ok().map(|a| a.status().as_u16()));
+    crate::metrics::METRICS.eviction_answered(answer.as_ref().ok().map(|a| a.status().as_u16()), retry);
     let answer = answer?;
     let code = answer.status();
     if code.is_success() {

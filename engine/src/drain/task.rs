@@ -252,6 +252,7 @@ impl Drain {
         let mut troubles = 0u32;
         // The budget that refused the last eviction, to watch while waiting to retry.
         let mut budget = None;
+        let mut retry = false;
         loop {
             if self.cancel.is_cancelled() {
                 return;
@@ -262,7 +263,8 @@ impl Drain {
             let answer = {
                 let _slot = self.in_flight.acquire().await;
                 self.pacer.ready().await;
-                ops::evict(&self.client, &pod.namespace, &pod.name, &self.options).await
+                ops::evict(&self.client, &pod.namespace, &pod.name, &self.options, std::mem::replace(&mut retry, true))
+                    .await
             };
             let wait = match answer {
                 Ok(()) => break,
