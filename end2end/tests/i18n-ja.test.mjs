@@ -55,6 +55,17 @@ test('Japanese from Accept-Language; the switcher changes to English and back, a
   assert.match(await text(card.locator('[data-testid="node-name"] ~ [data-testid="node-ready"]')), /^(Ready|NotReady|Unknown)$/);
   assert.equal(await text(card.locator('[data-testid="action-drain"]')), 'ドレーン');
   await page.screenshot({ path: join(artifactsDir, 'i18n-ja-board.png') });
+  // The rolling maintenance dialog speaks as the guide does too.
+  await page.locator('[data-testid="select-shown"]').click();
+  await page.locator('[data-testid="open-rollout"]').click();
+  const rollout = page.locator('[data-testid="rollout-dialog"]');
+  await rollout.locator('[data-testid="rollout-plan-node"]').first().waitFor({ timeout: 15_000 });
+  assert.match(await text(rollout.locator('h2').first()), /^\d+台のノードのローリングドレーン$/);
+  assert.match(await text(rollout.locator('[data-testid="rollout-draining-note"]')), /そのノード自身のドレーンが始まるときにcordonされます/);
+  assert.match(await text(rollout.locator('[data-testid="rollout-plan-node"]').first()), /eviction \d+、拒否 \d+、PodDisruptionBudget待ち \d+/);
+  await page.screenshot({ path: join(artifactsDir, 'i18n-ja-rollout-dialog.png') });
+  await rollout.locator('[data-testid="dialog-cancel"]').click();
+  await page.locator('[data-testid="clear-selection"]').click();
 
   await choose(page, 'en');
   assert.equal(await lang(page), 'en');

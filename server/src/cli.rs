@@ -55,8 +55,9 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
 
-    /// Serve the probes (`/healthz`, `/readyz`) on this address too, outside the Host allowlist and the session
-    /// rule, for kubelets. Port 0 picks a free port; the URL is printed on stdout.
+    /// Serve the probes (`/healthz`, `/readyz`) and the Prometheus metrics (`/metrics`) on this address too,
+    /// outside the Host allowlist and the session rule, for kubelets and scrapers (which name the pod's IP as
+    /// Host). Port 0 picks a free port; the URL is printed on stdout.
     #[arg(long, value_name = "ADDR")]
     pub probe_addr: Option<SocketAddr>,
 

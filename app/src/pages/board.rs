@@ -113,6 +113,7 @@ fn Toolbar(filters: Filters, live: LiveBoard) -> impl IntoView {
             </label>
             <input
                 type="search"
+                class="label-filter"
                 data-testid="label-filter"
                 aria-label=t_string!(i18n, board.label_filter)
                 placeholder=t_string!(i18n, board.label_filter_placeholder)
