@@ -35,7 +35,7 @@ COPY . .
 # The server for musl (statically linked: nothing to load at run time); the wasm as ./run --release builds it.
 ENV PATH=/src/end2end/node_modules/.bin:$PATH \
     LEPTOS_BIN_TARGET_TRIPLE=x86_64-unknown-linux-musl
-RUN cargo leptos build --release \
+RUN cargo leptos build --release --precompress \
  && mkdir -p /out/etc \
  && cp target/x86_64-unknown-linux-musl/release/drainboard /out/drainboard \
  && strip /out/drainboard \
@@ -45,8 +45,8 @@ RUN cargo leptos build --release \
  && ldd /out/drainboard 2>&1 | grep -qE 'statically linked|not a dynamic executable'
 
 # An empty base: the binary, the site, and a passwd entry for the user. No shell, no package manager, no CA bundle
-# (the server trusts only the CA its kubeconfig names). Nothing is written to the filesystem: it runs with a
-# read-only root (the audit log, if asked for, goes to a volume).
+# (the server trusts only the cluster's CA, from the ServiceAccount the kubelet mounts). Nothing is written to the
+# filesystem: it runs with a read-only root (the audit log, if asked for, goes to a volume).
 FROM scratch
 COPY --from=build /out/ /
 ENV LEPTOS_SITE_ROOT=/site \

@@ -515,7 +515,8 @@ impl Engine {
     /// Asks a running drain to stop.
     ///
     /// Stopping a drain changes what happens to a node, so in team mode a person who did not start it must be one
-    /// who may cordon it (patch nodes), as the API server says; a viewer cannot stop a colleague's drain.
+    /// who may drain it (see [`Self::may_change`]), as the API server says; a viewer cannot stop a colleague's
+    /// drain.
     pub async fn cancel_drain(&self, identity: &Identity, id: &str) -> Result<()> {
         let progress = self.drain_progress(id)?;
         if let Err(err) = self.may_change(identity, &progress.started_by, "stop a drain").await {

@@ -83,8 +83,8 @@ impl Engine {
         self.rollouts().progress(id).ok_or_else(|| no_such(id))
     }
 
-    /// Cancels, pauses or resumes a rollout as `identity`: in team mode, someone else's needs the right to cordon
-    /// nodes, as stopping their drain does.
+    /// Cancels, pauses or resumes a rollout as `identity`: in team mode, someone else's needs the rights to drain,
+    /// as stopping their drain does.
     pub async fn change_rollout(&self, identity: &Identity, id: &str, change: Change) -> Result<()> {
         let progress = self.rollout_progress(id)?;
         self.may_change(identity, &progress.started_by, "change a rollout").await?;
