@@ -75,8 +75,13 @@ enum Mode {
         attempts: governor::DefaultDirectRateLimiter,
         /// `--wall-token`: the secret an unattended wall screen signs in with, if the server has one.
         wall_token: Option<secrecy::SecretString>,
+        /// When stale sessions and their credentials were last swept.
+        swept: Mutex<Instant>,
     },
 }
+
+/// How often a request sweeps the sessions that went stale, and the credentials of people left with none.
+const SWEEP_EVERY: Duration = Duration::from_secs(60);
 
 /// A signed-in person: who the API server says they are, and when they were last seen.
 struct Session {
@@ -120,6 +125,7 @@ impl KubeAccess {
             base: Box::new(connected.config),
             cluster: connected.identity.cluster,
             sessions: Default::default(),
+            swept: Mutex::new(Instant::now()),
             attempts: governor::RateLimiter::direct(
                 governor::Quota::per_second(SIGN_INS_PER_SECOND).allow_burst(SIGN_IN_BURST),
             ),
@@ -197,10 +203,18 @@ impl KubeAccess {
 
     /// Who a session id belongs to, if it is current. Each use keeps it from going idle.
     pub fn session(&self, id: &str) -> Option<Caller> {
-        let Mode::Team { sessions, .. } = &self.inner.mode else {
+        let Mode::Team { sessions, swept, .. } = &self.inner.mode else {
             return None;
         };
         let mut sessions = lock(sessions);
+        // Sessions nobody uses again go stale silently: a minute's sweep keeps their credentials from staying.
+        let mut swept = lock(swept);
+        if swept.elapsed() >= SWEEP_EVERY {
+            *swept = Instant::now();
+            forget_stale(&mut sessions);
+            keep_live(&mut self.inner.clients.write().unwrap_or_else(|p| p.into_inner()), &sessions);
+        }
+        drop(swept);
         let session = sessions.get_mut(id)?;
         if stale(session) {
             sessions.remove(id);
@@ -271,7 +285,9 @@ fn forget_stale(sessions: &mut HashMap<String, Session>) {
 /// Keeps the credentials of those with a session left, and drops the rest: a session that went stale, or made room
 /// at the cap, must not leave its person's credentials in memory. (A drain keeps its own client until it ends.)
 fn keep_live<C>(clients: &mut HashMap<Identity, C>, sessions: &HashMap<String, Session>) {
-    clients.retain(|identity, _| sessions.values().any(|s| !stale(s) && &s.identity == identity));
+    let live: std::collections::HashSet<&Identity> =
+        sessions.values().filter(|s| !stale(s)).map(|s| &s.identity).collect();
+    clients.retain(|identity, _| live.contains(identity));
 }
 
 /// Keeps a new session and returns its id: 256 random bits, hex. The oldest idle session makes room at the cap.
