@@ -642,6 +642,7 @@ export async function startStandin(opts = {}) {
       for (const t of timers) clearInterval(t);
       response.end();
     };
+    w.end = end;
     response.on('close', end);
     const gvk = { kind: r.kind, apiVersion: r.group ? `${r.group}/${r.version}` : r.version };
     const bookmark = () => {
@@ -798,12 +799,14 @@ export async function startStandin(opts = {}) {
     flip, startStream, stopStream, streamState,
     requests: () => Object.fromEntries([...counts].sort()),
     stats: () => ({ ...stats, rv, watches: watchers.size }),
+    // Ends every watch and connection; resolves once the server has closed, or after a second at most.
     stop: () => new Promise((resolve) => {
       stopStream();
       if (background) clearInterval(background);
-      for (const w of [...watchers]) { watchers.delete(w); w.res.destroy(); }
+      for (const w of [...watchers]) { w.end(); w.res.destroy(); }
       server.close(() => resolve());
       server.closeAllConnections();
+      setTimeout(resolve, 1000).unref();
     }),
   };
 }
@@ -818,7 +821,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     kubeconfig: args.kubeconfig, renewEvery: Number(args['renew-every'] ?? 0),
   });
   console.log(`standin serving on ${api.url} kubeconfig ${api.kubeconfig}`);
-  const bye = async () => { await api.stop(); process.exit(0); };
-  process.on('SIGTERM', bye);
-  process.on('SIGINT', bye);
+  // Nothing to save: the sockets go with the process.
+  process.on('SIGTERM', () => process.exit(0));
+  process.on('SIGINT', () => process.exit(0));
 }
