@@ -90,7 +90,7 @@ pub struct ClusterCache {
     /// Changes of pods and of PodDisruptionBudgets, counted apart from the rest.
     pod_changes: Arc<AtomicU64>,
     pdb_changes: Arc<AtomicU64>,
-    cards: watch::Receiver<Arc<Vec<NodeCard>>>,
+    cards: watch::Receiver<Arc<Vec<Arc<NodeCard>>>>,
     /// Since when the watches cannot reach the API server; `None` while they can.
     lost_since: watch::Receiver<Option<jiff::Timestamp>>,
     /// The kinds the identity may not list (kind → the API's message).
@@ -300,7 +300,7 @@ impl ClusterCache {
 
     /// The cards, recomputed after changes (at most every 100 ms) and shared by every viewer. Empty until the
     /// cache is ready.
-    pub fn live_cards(&self) -> watch::Receiver<Arc<Vec<NodeCard>>> {
+    pub fn live_cards(&self) -> watch::Receiver<Arc<Vec<Arc<NodeCard>>>> {
         self.cards.clone()
     }
 
@@ -354,7 +354,11 @@ impl ClusterCache {
 
     /// Every node's card, computed now.
     pub fn cards(&self) -> Vec<NodeCard> {
-        CardBuilder::default().build(&self.nodes, &self.pods, &self.leases, 0)
+        CardBuilder::default()
+            .build(&self.nodes, &self.pods, &self.leases, 0)
+            .into_iter()
+            .map(Arc::unwrap_or_clone)
+            .collect()
     }
 
     /// The cached pods on `node`.

@@ -74,10 +74,12 @@ pub enum Visibility {
 
 impl Visibility {
     /// The cards as the viewer sees them.
-    pub fn cards(&self, cards: &[NodeCard]) -> Vec<NodeCard> {
+    pub fn cards(&self, cards: &[Arc<NodeCard>]) -> Vec<Arc<NodeCard>> {
         match self {
             Visibility::All => cards.to_vec(),
-            Visibility::Namespaces(namespaces) => cards.iter().map(|card| card.visible_to(namespaces)).collect(),
+            Visibility::Namespaces(namespaces) => {
+                cards.iter().map(|card| Arc::new(card.visible_to(namespaces))).collect()
+            }
         }
     }
 
@@ -358,8 +360,8 @@ impl Engine {
         let (cache, visibility) = self.view(identity).await?;
         cache.ready_for_request().await?;
         let live = cache.live_cards().borrow().clone();
-        let cards = if live.is_empty() { Arc::new(cache.cards()) } else { live };
-        Ok(visibility.cards(&cards))
+        let cards = if live.is_empty() { Arc::new(cache.cards().into_iter().map(Arc::new).collect()) } else { live };
+        Ok(visibility.cards(&cards).into_iter().map(Arc::unwrap_or_clone).collect())
     }
 
     /// Cordons (`true`) or uncordons a node, as `identity`. A cordon records who made it and why on the node.

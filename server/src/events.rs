@@ -143,10 +143,10 @@ pub async fn board_events(
 struct BoardFeed {
     /// Held so the cache lives as long as the stream.
     _cache: Arc<ClusterCache>,
-    cards: tokio::sync::watch::Receiver<Arc<Vec<domain::node::NodeCard>>>,
+    cards: tokio::sync::watch::Receiver<Arc<Vec<Arc<domain::node::NodeCard>>>>,
     /// What of the cards the viewer may see.
     visibility: Visibility,
-    sent: BTreeMap<String, domain::node::NodeCard>,
+    sent: BTreeMap<String, Arc<domain::node::NodeCard>>,
     first: bool,
     settings: BoardSettings,
     drains: DrainRegistry,
