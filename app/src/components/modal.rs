@@ -17,7 +17,9 @@ pub fn Modal(
     #[cfg(feature = "hydrate")]
     Effect::new(move |_| {
         if let Some(el) = dialog_ref.get() {
-            dom::focus_first(&el);
+            // On the next frame: a dialog whose code loads on first use is mounted by its Suspense after this
+            // runs, and an element not yet in the document cannot take focus.
+            request_animation_frame(move || dom::focus_first(&el));
         }
     });
     let title_id = format!("{testid}-title");

@@ -34,14 +34,24 @@ pub fn DialogHost(server_now: Signal<Timestamp>) -> impl IntoView {
         });
     }
     move || {
-        actions.dialog.get().map(|dialog| match dialog {
-            Dialog::Cordon(node) => view! { <CordonDialog node cordon=true /> }.into_any(),
-            Dialog::Uncordon(node) => view! { <CordonDialog node cordon=false /> }.into_any(),
-            Dialog::Drain(node) => view! { <DrainDialog node /> }.into_any(),
-            Dialog::Resume(node, record) => view! { <DrainDialog node resume=*record /> }.into_any(),
-            Dialog::Progress(id) => view! { <ProgressPanel id server_now /> }.into_any(),
-            Dialog::Rollout(nodes) => view! { <RolloutDialog nodes /> }.into_any(),
+        actions.dialog.get().map(|dialog| {
+            view! { <Suspense fallback=|| ()>{Suspend::new(dialog_view(dialog, server_now))}</Suspense> }
         })
+    }
+}
+
+/// The open dialog. Its code loads when a dialog first opens: in the release build (`cargo leptos build --split`)
+/// the dialogs, the drain planner and the capacity check are a part of the wasm of their own, so that the board's
+/// first load does not carry them. Elsewhere this is an ordinary function.
+#[lazy]
+fn dialog_view(dialog: Dialog, server_now: Signal<Timestamp>) -> AnyView {
+    match dialog {
+        Dialog::Cordon(node) => view! { <CordonDialog node cordon=true /> }.into_any(),
+        Dialog::Uncordon(node) => view! { <CordonDialog node cordon=false /> }.into_any(),
+        Dialog::Drain(node) => view! { <DrainDialog node /> }.into_any(),
+        Dialog::Resume(node, record) => view! { <DrainDialog node resume=*record /> }.into_any(),
+        Dialog::Progress(id) => view! { <ProgressPanel id server_now /> }.into_any(),
+        Dialog::Rollout(nodes) => view! { <RolloutDialog nodes /> }.into_any(),
     }
 }
 
