@@ -34,7 +34,8 @@ COPY --from=npm /src/end2end/node_modules end2end/node_modules
 COPY . .
 # The server for musl (statically linked: nothing to load at run time); the wasm as ./run --release builds it.
 ENV PATH=/src/end2end/node_modules/.bin:$PATH \
-    LEPTOS_BIN_TARGET_TRIPLE=x86_64-unknown-linux-musl
+    LEPTOS_BIN_TARGET_TRIPLE=x86_64-unknown-linux-musl \
+    RUSTFLAGS="--cfg erase_components"
 RUN cargo leptos build --release --precompress --split \
  && mkdir -p /out/etc \
  && cp target/x86_64-unknown-linux-musl/release/drainboard /out/drainboard \
