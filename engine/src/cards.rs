@@ -17,10 +17,11 @@ use crate::pods::CachedPod;
 
 /// Builds every node's card, with its Lease's renew time, its count of unfinished pods and, for a node with
 /// `NoExecute` taints, when each of its pods goes; sorted by name. It remembers what it can between rounds: the
-/// pods grouped by node until a pod changes, each node's own part of the card until the node changes, and each
-/// whole card until one of its inputs (the node, its Lease's renewal, its pods) changes. An unchanged card is the
-/// same `Arc` as in the last round, so that a round at 5,000 nodes copies nothing but the cards that changed, and
-/// the streams that compare rounds see the rest as equal by pointer.
+/// pods grouped by node until a pod changes, and each card until one of its inputs (the node, its Lease's renewal,
+/// its pods) changes. An unchanged card is the same `Arc` as in the last round, so that a round at 5,000 nodes
+/// copies nothing but the cards that changed, and the streams that compare rounds see the rest as equal by pointer.
+/// A card whose node did not change is remade from its last version rather than from the Node, so that one copy
+/// of each card is kept.
 #[derive(Default)]
 pub struct CardBuilder {
     /// The pod change count `by_node` was grouped at; `None` before the first round.
@@ -28,9 +29,7 @@ pub struct CardBuilder {
     by_node: HashMap<String, Vec<Arc<CachedPod>>>,
     /// The same pods counted per namespace, for people who may see some namespaces only.
     namespaces_by_node: HashMap<String, std::collections::BTreeMap<String, usize>>,
-    /// Each node's card as read from the Node alone, by name, with the resourceVersion it was read at.
-    from_nodes: HashMap<String, (Option<String>, NodeCard)>,
-    /// Each node's last whole card, with what it was built from.
+    /// Each node's last card, with what it was built from.
     built: HashMap<String, Built>,
 }
 
@@ -86,7 +85,6 @@ impl CardBuilder {
             .collect();
         let nodes = nodes.state();
         let names: HashSet<&str> = nodes.iter().filter_map(|n| n.metadata.name.as_deref()).collect();
-        self.from_nodes.retain(|name, _| names.contains(name.as_str()));
         self.built.retain(|name, _| names.contains(name.as_str()));
         let mut cards: Vec<Arc<NodeCard>> = nodes
             .iter()
@@ -95,18 +93,17 @@ impl CardBuilder {
                 let version = node.metadata.resource_version.clone();
                 let lease_renewed = renewed.get(&name).copied();
                 let on_node = self.by_node.get(&name).map(Vec::as_slice).unwrap_or_default();
-                if let Some(built) = self.built.get(&name)
+                let last = self.built.get(&name);
+                if let Some(built) = last
                     && built.holds(&version, lease_renewed, on_node)
                 {
                     return built.card.clone();
                 }
-                let mut card = match self.from_nodes.get(&name) {
-                    Some((seen, card)) if *seen == version && version.is_some() => card.clone(),
-                    _ => {
-                        let card = NodeCard::from_node(node);
-                        self.from_nodes.insert(name.clone(), (version.clone(), card.clone()));
-                        card
-                    }
+                // The node's own part is read again only when the node changed; every field set below is set
+                // whatever the card held before.
+                let mut card = match last {
+                    Some(built) if built.version == version && version.is_some() => NodeCard::clone(&built.card),
+                    _ => NodeCard::from_node(node),
                 };
                 card.lease_renewed = lease_renewed;
                 card.pod_count = on_node.len();
@@ -121,6 +118,8 @@ impl CardBuilder {
                         })
                         .collect();
                     card.pod_evictions.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+                } else {
+                    card.pod_evictions.clear();
                 }
                 let card = Arc::new(card);
                 let built = Built { version, renewed: lease_renewed, pods: on_node.to_vec(), card: card.clone() };
@@ -207,6 +206,6 @@ mod tests {
         node_writer.apply_watcher_event(&Event::Delete(node("n1", "1")));
         let gone = builder.build(&nodes, &pods, &leases, 2);
         assert_eq!(gone.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["n2", "n3"]);
-        assert!(!builder.built.contains_key("n1") && !builder.from_nodes.contains_key("n1"));
+        assert!(!builder.built.contains_key("n1"));
     }
 }
