@@ -20,7 +20,7 @@ const node = 'node-3';
 const harness = (action) => execFileSync(join(root, 'end2end', 'cluster', 'cluster.sh'), [action, dir, node]);
 
 const server = spawn(serverBin, ['--kubeconfig', kubeconfig, '--addr', '127.0.0.1:0'], {
-  cwd: root, env: { ...process.env, LEPTOS_SITE_ROOT: join(root, 'target', 'site') }, stdio: ['ignore', 'pipe', 'ignore'],
+  cwd: root, env: { ...process.env, LEPTOS_SITE_ROOT: process.env.LEPTOS_SITE_ROOT ?? join(root, 'target', 'site') }, stdio: ['ignore', 'pipe', 'ignore'],
 });
 const url = await new Promise((resolve) => {
   let out = '';

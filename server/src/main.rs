@@ -1,5 +1,9 @@
 //! `drainboard`: serves the dashboard and acts on the cluster with the operator's kubeconfig credentials.
 
+/// See server/Cargo.toml: why not the system's allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod cli;
 mod compress;
 mod contexts;
