@@ -2,7 +2,7 @@
 // port, and kubectl against the local control plane. The test command (../../test-all) sets the environment.
 import { spawn, execFileSync } from 'node:child_process';
 import { before, after } from 'node:test';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,12 +36,13 @@ export async function startDrainboard(extraArgs = [], { addr = '127.0.0.1:0', ku
   let command = bin;
   let args = ['--addr', addr, '--kubeconfig', kubeconfig, ...extraArgs];
   let env = { ...process.env, LEPTOS_SITE_ROOT: requireEnv('LEPTOS_SITE_ROOT') };
+  let home;
   if (inCluster) {
     // As in a pod: no kubeconfig anywhere, the API server named by KUBERNETES_SERVICE_HOST/PORT, and the
     // ServiceAccount's token, CA and namespace at /var/run/secrets/kubernetes.io/serviceaccount. Those files
     // appear in a mount namespace of the server's own (a tmpfs over /run), so the machine's /run is untouched.
     const { files, host, port } = inCluster;
-    const home = mkdtempSync(join(tmpdir(), 'drainboard-home-'));
+    home = mkdtempSync(join(tmpdir(), 'drainboard-home-'));
     const dir = '/run/secrets/kubernetes.io/serviceaccount';
     const setup = `mount -t tmpfs tmpfs /run && mkdir -p ${dir} && cp "$DRAINBOARD_SA_FILES"/* ${dir}/ && exec "$0" "$@"`;
     command = 'unshare';
@@ -50,6 +51,7 @@ export async function startDrainboard(extraArgs = [], { addr = '127.0.0.1:0', ku
     delete env.KUBECONFIG;
   }
   const child = spawn(command, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (home) child.once('exit', () => rmSync(home, { recursive: true, force: true }));
   let stderr = '';
   child.stderr.on('data', (d) => { stderr += d; });
   const url = await new Promise((resolve, reject) => {

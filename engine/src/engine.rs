@@ -539,9 +539,11 @@ impl Engine {
         Ok(())
     }
 
-    /// Puts an action that was refused or failed on the audit log file, with why (see `Audit::record_refused`).
+    /// Puts an action that was refused or failed on the audit log file, with why (see `Audit::record_refused`):
+    /// "refused" when the person lacked the rights, "failed" for anything else (an unknown node, a lost API server).
     fn record_refused(&self, mut entry: AuditEntry, err: &Error) {
-        entry.outcome = Some(format!("refused: {err}"));
+        let refused = matches!(err, Error::Forbidden(_)) || matches!(err.api_code(), Some(401 | 403));
+        entry.outcome = Some(format!("{}: {err}", if refused { "refused" } else { "failed" }));
         self.audit.record_refused(&entry);
     }
 

@@ -255,7 +255,9 @@ fn elsewhere(lease: &Lease, holder: &str, now: Timestamp) -> Option<DrainSummary
         return None;
     }
     let summary = serde_json::from_str::<DrainSummary>(text).ok()?;
-    if name(&summary.node) != lease_name {
+    // Whoever may write Leases in the namespace wrote this: the node it names must be a node name, and this Lease
+    // that node's.
+    if domain::input::node_name(&summary.node).is_err() || name(&summary.node) != lease_name {
         return None;
     }
     let node = summary.node.clone();
@@ -338,6 +340,9 @@ mod tests {
         let mut under_digest = lease("other/1", "2026-11-30T11:59:55Z", summary(&long, 1));
         under_digest.metadata.name = Some(name(&long));
         assert_eq!(elsewhere(&under_digest, "me/1", now).map(|s| s.node), Some(long), "a long name's Lease");
+        let mut not_a_name = lease("other/1", "2026-11-30T11:59:55Z", summary("n1/status", 1));
+        not_a_name.metadata.name = Some(name("n1/status"));
+        assert!(elsewhere(&not_a_name, "me/1", now).is_none(), "a summary naming no node");
         let huge = format!("{{\"pad\": \"{}\"}}", "x".repeat(MAX_SUMMARY_BYTES));
         assert!(elsewhere(&lease("other/1", "2026-11-30T11:59:55Z", huge), "me/1", now).is_none(), "too large");
     }
