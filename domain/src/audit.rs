@@ -16,9 +16,19 @@ pub enum AuditAction {
     DrainEnded,
     DrainCancelled,
     DrainResumed,
+    /// The node's Ready condition stopped being True (the server's own record, at the condition's transition
+    /// time): not a person's action, so never an Event; the node controller writes its own.
+    NodeNotReady,
+    /// The node's Ready condition is True again after [`AuditAction::NodeNotReady`].
+    NodeReady,
 }
 
 impl AuditAction {
+    /// A change of the node's own health, which the server records, rather than something a person did.
+    pub fn is_health(self) -> bool {
+        matches!(self, AuditAction::NodeNotReady | AuditAction::NodeReady)
+    }
+
     /// The Event's reason: short, CamelCase, as the Events of other controllers are.
     pub fn reason(self) -> &'static str {
         match self {
@@ -28,6 +38,8 @@ impl AuditAction {
             AuditAction::DrainEnded => "DrainboardDrainEnded",
             AuditAction::DrainCancelled => "DrainboardDrainCancelled",
             AuditAction::DrainResumed => "DrainboardDrainResumed",
+            AuditAction::NodeNotReady => "DrainboardNodeNotReady",
+            AuditAction::NodeReady => "DrainboardNodeReady",
         }
     }
 
@@ -39,6 +51,8 @@ impl AuditAction {
             AuditAction::DrainEnded => "'s drain ended on",
             AuditAction::DrainCancelled => "cancelled the drain of",
             AuditAction::DrainResumed => "resumed draining",
+            AuditAction::NodeNotReady => "saw NotReady:",
+            AuditAction::NodeReady => "saw Ready again:",
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod capacity;
 pub mod context;
 pub mod drain;
 pub mod eviction;
+pub mod fleet;
 pub mod input;
 pub mod node;
 pub mod pod;
@@ -18,6 +19,7 @@ pub mod preview;
 pub mod progress;
 pub mod rollout;
 pub mod selector;
+pub mod timeline;
 
 pub use node::ReadyStatus;
 pub use pod::{PodRef, PodSummary};

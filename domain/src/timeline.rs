@@ -1,0 +1,290 @@
+//! The maintenance timeline: a node's last day as spans of time (cordoned, draining, not Ready) read from its
+//! durable history, so that what happened an hour ago is still on the screen after a restart.
+//!
+//! The history holds events (a cordon, a drain's start and end); a span pairs them. The window is given, not read
+//! from a clock, and an event whose pair lies before the window starts its span at the window's edge.
+
+use std::collections::BTreeMap;
+
+use jiff::{SignedDuration, Timestamp};
+use serde::{Deserialize, Serialize};
+
+use crate::audit::{AuditAction, AuditEntry};
+
+/// How far back the timeline reaches.
+pub const WINDOW: SignedDuration = SignedDuration::from_hours(24);
+
+/// What a span of a node's time was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SpanKind {
+    /// From a cordon to its uncordon.
+    Cordoned,
+    /// From a drain's start (or resume) to its end.
+    Drain,
+    /// From the node's Ready condition going False or Unknown to its coming back.
+    NotReady,
+}
+
+impl SpanKind {
+    /// A stable name, for CSS classes and tests.
+    pub fn key(self) -> &'static str {
+        match self {
+            SpanKind::Cordoned => "cordoned",
+            SpanKind::Drain => "drain",
+            SpanKind::NotReady => "not-ready",
+        }
+    }
+}
+
+/// One span on a node's line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimelineSpan {
+    pub kind: SpanKind,
+    /// The start, or the window's start when the span began before it.
+    pub from: Timestamp,
+    /// Whether the span began before the window (its start is not in it).
+    pub began_before: bool,
+    /// The end; `None` while it lasts.
+    pub to: Option<Timestamp>,
+    /// Who started it (a cordon or a drain); empty for a node's own failure.
+    pub by: String,
+    /// The drain's id, for its record.
+    pub drain_id: Option<String>,
+    /// How a drain ended, in words; the reason the node gave for a failure.
+    pub outcome: Option<String>,
+    /// Whether a drain that ended emptied the node; `None` while it runs, and for other spans.
+    pub ok: Option<bool>,
+    /// The reason the person gave.
+    pub reason: Option<String>,
+}
+
+impl TimelineSpan {
+    /// How long it lasted, or has lasted until `now`.
+    pub fn duration(&self, now: Timestamp) -> SignedDuration {
+        self.to.unwrap_or(now).duration_since(self.from)
+    }
+}
+
+/// One node's line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimelineRow {
+    pub node: String,
+    /// In order of their start.
+    pub spans: Vec<TimelineSpan>,
+    /// The node's newest entry: rows are shown newest first.
+    pub latest: Timestamp,
+}
+
+/// The timeline of `entries` (any nodes, any order) in the window from `since` to `now`: a row per node with an
+/// entry in the window, the most recently active first, at most `limit` rows.
+pub fn timeline(entries: &[AuditEntry], since: Timestamp, now: Timestamp, limit: usize) -> Vec<TimelineRow> {
+    let mut by_node: BTreeMap<&str, Vec<&AuditEntry>> = BTreeMap::new();
+    for entry in entries.iter().filter(|e| e.at <= now) {
+        by_node.entry(entry.node.as_str()).or_default().push(entry);
+    }
+    let mut rows: Vec<TimelineRow> = by_node
+        .into_iter()
+        .filter_map(|(node, mut entries)| {
+            entries.sort_by_key(|e| e.at);
+            let latest = entries.last()?.at;
+            let spans = spans(&entries, since);
+            (latest >= since && !spans.is_empty()).then(|| TimelineRow { node: node.to_owned(), spans, latest })
+        })
+        .collect();
+    rows.sort_by(|a, b| b.latest.cmp(&a.latest).then_with(|| a.node.cmp(&b.node)));
+    rows.truncate(limit);
+    rows
+}
+
+/// One node's entries, oldest first, paired into spans; those that ended before `since` are left out.
+fn spans(entries: &[&AuditEntry], since: Timestamp) -> Vec<TimelineSpan> {
+    let mut done: Vec<TimelineSpan> = Vec::new();
+    let mut open: BTreeMap<&'static str, TimelineSpan> = BTreeMap::new();
+    let start = |kind: SpanKind, e: &AuditEntry| TimelineSpan {
+        kind,
+        from: e.at.max(since),
+        began_before: e.at < since,
+        to: None,
+        by: e.user.clone(),
+        drain_id: e.drain_id.clone(),
+        outcome: None,
+        ok: None,
+        reason: e.reason.clone(),
+    };
+    // An end whose start is not in the history: the span began before anything kept.
+    let orphan = |kind: SpanKind, e: &AuditEntry| TimelineSpan {
+        from: since.min(e.at),
+        began_before: true,
+        by: String::new(),
+        reason: None,
+        ..start(kind, e)
+    };
+    for e in entries {
+        match e.action {
+            AuditAction::Cordon => {
+                open.entry("cordon").or_insert_with(|| start(SpanKind::Cordoned, e));
+            }
+            AuditAction::Uncordon => {
+                let mut span = open.remove("cordon").unwrap_or_else(|| orphan(SpanKind::Cordoned, e));
+                span.to = Some(e.at);
+                done.push(span);
+            }
+            AuditAction::DrainStarted | AuditAction::DrainResumed => {
+                // A drain left open by a server that stopped ends where the next one starts.
+                if let Some(mut left) = open.remove("drain") {
+                    left.to = Some(e.at);
+                    done.push(left);
+                }
+                open.insert("drain", start(SpanKind::Drain, e));
+            }
+            AuditAction::DrainEnded => {
+                let mut span = open.remove("drain").unwrap_or_else(|| orphan(SpanKind::Drain, e));
+                span.to = Some(e.at);
+                span.outcome = e.outcome.clone();
+                span.ok = Some(match &e.ended {
+                    Some(state) => state.is_final_ok(),
+                    None => e.outcome.as_deref() == Some("Drained"),
+                });
+                if span.drain_id.is_none() {
+                    span.drain_id = e.drain_id.clone();
+                }
+                done.push(span);
+            }
+            // The drain's own end follows, with its outcome.
+            AuditAction::DrainCancelled => {}
+            AuditAction::NodeNotReady => {
+                open.entry("health").or_insert_with(|| TimelineSpan {
+                    outcome: e.reason.clone(),
+                    reason: None,
+                    ..start(SpanKind::NotReady, e)
+                });
+            }
+            AuditAction::NodeReady => {
+                let mut span = open.remove("health").unwrap_or_else(|| orphan(SpanKind::NotReady, e));
+                span.to = Some(e.at);
+                done.push(span);
+            }
+        }
+    }
+    done.extend(open.into_values());
+    done.retain(|s| s.to.is_none_or(|to| to >= since));
+    done.sort_by_key(|s| s.from);
+    done
+}
+
+/// Where `t` falls in the window from `since` to `now`, in thousandths of its width (0 at `since`, 1,000 at `now`).
+pub fn position(t: Timestamp, since: Timestamp, now: Timestamp) -> u16 {
+    crate::fleet::elapsed_permille(since, now, t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::progress::DrainState;
+
+    fn at(hours_ago: i64) -> Timestamp {
+        Timestamp::from_second(100 * 3600 - hours_ago * 3600).unwrap()
+    }
+
+    fn entry(node: &str, action: AuditAction, hours_ago: i64) -> AuditEntry {
+        let mut e = AuditEntry::new("alice", action, node);
+        e.at = at(hours_ago);
+        e
+    }
+
+    fn ended(node: &str, hours_ago: i64, state: DrainState) -> AuditEntry {
+        let mut e = entry(node, AuditAction::DrainEnded, hours_ago);
+        e.outcome = Some(state.outcome_text());
+        e.ended = Some(state);
+        e.drain_id = Some("d1".into());
+        e
+    }
+
+    #[test]
+    fn events_pair_into_spans_with_durations_and_outcomes() {
+        let mut start = entry("n1", AuditAction::DrainStarted, 5);
+        start.drain_id = Some("d1".into());
+        start.reason = Some("kernel".into());
+        let entries = vec![
+            entry("n1", AuditAction::Uncordon, 2),
+            entry("n1", AuditAction::Cordon, 6),
+            ended("n1", 4, DrainState::Drained),
+            start,
+        ];
+        let rows = timeline(&entries, at(24), at(0), 10);
+        assert_eq!(rows.len(), 1);
+        let spans = &rows[0].spans;
+        assert_eq!(spans.iter().map(|s| s.kind).collect::<Vec<_>>(), [SpanKind::Cordoned, SpanKind::Drain]);
+        let drain = &spans[1];
+        assert_eq!((drain.from, drain.to), (at(5), Some(at(4))));
+        assert_eq!(drain.duration(at(0)), SignedDuration::from_hours(1));
+        assert_eq!(drain.ok, Some(true));
+        assert_eq!(drain.drain_id.as_deref(), Some("d1"));
+        assert_eq!(drain.reason.as_deref(), Some("kernel"));
+        assert_eq!(spans[0].to, Some(at(2)));
+        assert_eq!(rows[0].latest, at(2));
+    }
+
+    #[test]
+    fn open_spans_last_until_now_and_failed_drains_are_not_ok() {
+        let mut down = entry("n2", AuditAction::NodeNotReady, 3);
+        down.reason = Some("NodeStatusUnknown".into());
+        down.user = String::new();
+        let entries =
+            vec![down, entry("n2", AuditAction::DrainStarted, 2), ended("n2", 1, DrainState::Failed("x".into()))];
+        let rows = timeline(&entries, at(24), at(0), 10);
+        let spans = &rows[0].spans;
+        assert_eq!(spans[0].kind, SpanKind::NotReady);
+        assert_eq!(spans[0].to, None);
+        assert_eq!(spans[0].outcome.as_deref(), Some("NodeStatusUnknown"));
+        assert_eq!(spans[0].duration(at(0)), SignedDuration::from_hours(3));
+        assert_eq!(spans[1].ok, Some(false));
+    }
+
+    #[test]
+    fn the_window_clips_old_spans_and_an_orphan_end_starts_at_its_edge() {
+        let entries = vec![
+            entry("old", AuditAction::Cordon, 40),
+            entry("old", AuditAction::Uncordon, 30),
+            entry("edge", AuditAction::Cordon, 30),
+            entry("edge", AuditAction::Uncordon, 10),
+            entry("orphan", AuditAction::NodeReady, 5),
+        ];
+        let rows = timeline(&entries, at(24), at(0), 10);
+        let names: Vec<_> = rows.iter().map(|r| r.node.as_str()).collect();
+        assert_eq!(names, ["orphan", "edge"], "newest first; nothing of the window in `old`");
+        let edge = &rows[1].spans[0];
+        assert!(edge.began_before);
+        assert_eq!((edge.from, edge.to), (at(24), Some(at(10))));
+        let orphan = &rows[0].spans[0];
+        assert_eq!((orphan.kind, orphan.from, orphan.began_before), (SpanKind::NotReady, at(24), true));
+    }
+
+    #[test]
+    fn a_drain_left_open_ends_where_the_next_starts_and_rows_are_limited() {
+        let entries = vec![
+            entry("a", AuditAction::DrainStarted, 6),
+            entry("a", AuditAction::DrainResumed, 3),
+            entry("b", AuditAction::Cordon, 2),
+            entry("c", AuditAction::Cordon, 1),
+            // From the future (a clock that runs ahead): left out.
+            entry("d", AuditAction::Cordon, -5),
+        ];
+        let rows = timeline(&entries, at(24), at(0), 2);
+        assert_eq!(rows.iter().map(|r| r.node.as_str()).collect::<Vec<_>>(), ["c", "b"]);
+        let all = timeline(&entries, at(24), at(0), 10);
+        let a = all.iter().find(|r| r.node == "a").unwrap();
+        assert_eq!(a.spans.len(), 2);
+        assert_eq!(a.spans[0].to, Some(at(3)));
+        assert_eq!(a.spans[1].to, None);
+        assert!(timeline(&[], at(24), at(0), 10).is_empty());
+    }
+
+    #[test]
+    fn positions_run_across_the_window() {
+        assert_eq!(position(at(24), at(24), at(0)), 0);
+        assert_eq!(position(at(12), at(24), at(0)), 500);
+        assert_eq!(position(at(30), at(24), at(0)), 0);
+        assert_eq!(position(at(0), at(24), at(0)), 1000);
+    }
+}
