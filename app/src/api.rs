@@ -10,6 +10,7 @@ use domain::{
     drain::DrainOptions,
     preview::{Preview, PreviewInputs},
     progress::{CordonOutcome, DrainProgress, DrainStarted, NodeDrainRecord},
+    timeline::RecentHistory,
 };
 use leptos::{prelude::*, server_fn::codec::Json};
 
@@ -204,6 +205,31 @@ async fn history(node: String) -> Result<Vec<domain::audit::AuditEntry>, AppErro
     // Only someone the server lets in may read it (team mode: a signed-in person).
     caller()?;
     Ok(engine().history(node).await?)
+}
+
+/// The last day's maintenance of the most recently active nodes, for the timeline: every node's durable history
+/// from the last 24 hours (cordons, drains, uncordons, and the node's own failures), served from the server's
+/// memory. `POST /api/history/recent` with `{"nodes": N}` (optional: 1 to 500 nodes, 50 by default).
+#[server(prefix = "/api", endpoint = "history/recent", input = Json)]
+pub async fn maintenance_timeline(#[server(default)] nodes: Option<usize>) -> Result<RecentHistory, AppError> {
+    respond(recent(nodes).await)
+}
+
+#[cfg(feature = "ssr")]
+async fn recent(nodes: Option<usize>) -> Result<RecentHistory, AppError> {
+    use domain::timeline::{MAX_NODES, most_active};
+    let nodes = nodes.unwrap_or(50);
+    if !(1..=MAX_NODES).contains(&nodes) {
+        return Err(AppError::Invalid(format!("\"nodes\" must be 1 to {MAX_NODES}; got {nodes}")));
+    }
+    caller()?;
+    let engine = engine();
+    let now = jiff::Timestamp::now();
+    Ok(RecentHistory {
+        server_time: Some(now),
+        kept: engine.history_changes().is_some(),
+        entries: most_active(engine.recent_history(now), nodes),
+    })
 }
 
 /// What the requesting identity may do, asked of the API server (SelfSubjectAccessReview), so that the page can

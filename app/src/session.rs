@@ -108,7 +108,15 @@ mod ssr {
     }
 }
 
-/// The `Set-Cookie` value of a new session: its id only, out of scripts' reach, sent back to this site only.
+/// The `Set-Cookie` value of a wall screen's session: its id only, out of scripts' reach, sent back to this site
+/// only.
+#[cfg(feature = "ssr")]
+pub fn wall_cookie(session: &str) -> String {
+    // As long as browsers keep a cookie (400 days): the session lasts as long as the server's wall token.
+    format!("{SESSION_COOKIE}={session}; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age={}", 400 * 86_400)
+}
+
+/// The `Set-Cookie` value of a person's new session, in the same form.
 #[cfg(feature = "ssr")]
 pub fn session_cookie(session: &str) -> String {
     format!(

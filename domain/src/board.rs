@@ -189,6 +189,24 @@ pub fn node_deadline(card: &NodeCard, settings: &BoardSettings) -> Option<Timest
     node_eviction_deadline(card.ready, card.ready_since, SignedDuration::from_secs(settings.eviction_timeout_seconds))
 }
 
+/// How much of the node-level countdown has passed at `now`, in thousandths: from the Ready condition's change
+/// to the deadline. What its bar fills with.
+pub fn node_countdown_permille(card: &NodeCard, settings: &BoardSettings, now: Timestamp) -> Option<u16> {
+    let deadline = node_deadline(card, settings)?;
+    Some(crate::fleet::elapsed_permille(card.ready_since?, deadline, now))
+}
+
+/// How much of the wait for the first pod eviction has passed at `now`, in thousandths: from the earliest
+/// `timeAdded` of the node's NoExecute taints to the eviction.
+pub fn pod_countdown_permille(card: &NodeCard, now: Timestamp) -> Option<u16> {
+    let start =
+        card.taints.iter().filter(|t| t.effect == crate::eviction::NO_EXECUTE).filter_map(|t| t.time_added).min()?;
+    match earliest_pod_eviction(card)?.0 {
+        PodEviction::At(at) => Some(crate::fleet::elapsed_permille(start, at, now)),
+        _ => Some(1000),
+    }
+}
+
 /// The earliest pod eviction on a card, and how many pods will go at some point.
 pub fn earliest_pod_eviction(card: &NodeCard) -> Option<(PodEviction, usize)> {
     let going: Vec<PodEviction> = card
@@ -387,6 +405,11 @@ mod tests {
         let mut c = card("n", ReadyStatus::Unknown, false);
         c.ready_since = Some(ts("2026-11-30T12:00:00Z"));
         assert_eq!(node_deadline(&c, &BoardSettings::default()), Some(ts("2026-11-30T12:05:00Z")));
+        let at = |t: &str| node_countdown_permille(&c, &BoardSettings::default(), ts(t));
+        assert_eq!((at("2026-11-30T12:00:00Z"), at("2026-11-30T12:01:00Z")), (Some(0), Some(200)));
+        assert_eq!(at("2026-11-30T13:00:00Z"), Some(1000));
+        let now = ts("2026-11-30T12:00:15Z");
+        assert_eq!(pod_countdown_permille(&c, now), None, "no pods going: no bar");
         let eta = |name: &str, eviction| PodEta { namespace: "ns".into(), name: name.into(), eviction };
         c.pod_evictions = vec![
             eta("ds", PodEviction::Never),
@@ -394,6 +417,14 @@ mod tests {
             eta("api", PodEviction::At(ts("2026-11-30T12:00:30Z"))),
         ];
         assert_eq!(earliest_pod_eviction(&c), Some((PodEviction::At(ts("2026-11-30T12:00:30Z")), 2)));
+        assert_eq!(pod_countdown_permille(&c, now), None, "no NoExecute taint to start from");
+        c.taints.push(crate::eviction::Taint {
+            key: "node.kubernetes.io/unreachable".into(),
+            value: None,
+            effect: "NoExecute".into(),
+            time_added: Some(ts("2026-11-30T12:00:00Z")),
+        });
+        assert_eq!(pod_countdown_permille(&c, now), Some(500));
         c.pod_evictions.push(eta("bare", PodEviction::Immediately));
         assert_eq!(earliest_pod_eviction(&c), Some((PodEviction::Immediately, 3)));
         assert_eq!(clock(SignedDuration::from_secs(192)), "3:12");

@@ -338,10 +338,8 @@ mod tests {
         let drains = BTreeMap::from([("n4".to_string(), summary("n4", DrainState::Evicting))]);
         cards[3].unschedulable = true;
         let groups = layout(&cards, &drains, DEFAULT_GROUP_LABEL);
-        let shape: Vec<(Option<&str>, Vec<&str>)> = groups
-            .iter()
-            .map(|g| (g.value.as_deref(), g.cells.iter().map(|c| c.name.as_str()).collect()))
-            .collect();
+        let shape: Vec<(Option<&str>, Vec<&str>)> =
+            groups.iter().map(|g| (g.value.as_deref(), g.cells.iter().map(|c| c.name.as_str()).collect())).collect();
         assert_eq!(shape, vec![(Some("a"), vec!["n3"]), (Some("b"), vec!["n1", "n4"]), (None, vec!["n2"])]);
         assert_eq!(groups[1].cells[1].state, MapState::Draining);
         assert_eq!(groups[1].counts(), BTreeMap::from([(MapState::Draining, 1)]));

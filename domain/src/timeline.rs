@@ -172,6 +172,32 @@ fn spans(entries: &[&AuditEntry], since: Timestamp) -> Vec<TimelineSpan> {
     done
 }
 
+/// The most nodes a timeline asks for: a wall screen shows a dozen, the board's timeline a page.
+pub const MAX_NODES: usize = 500;
+
+/// What `POST /api/history/recent` answers: the last day's entries of the most recently active nodes, and the
+/// server's clock, which the window is read against.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecentHistory {
+    pub server_time: Option<Timestamp>,
+    /// Whether the server keeps a history at all (it needs an identity of its own that may write it).
+    pub kept: bool,
+    pub entries: Vec<AuditEntry>,
+}
+
+/// The entries of the `nodes` nodes whose newest entry is newest, in their order.
+pub fn most_active(entries: Vec<AuditEntry>, nodes: usize) -> Vec<AuditEntry> {
+    let mut newest: BTreeMap<&str, Timestamp> = BTreeMap::new();
+    for e in &entries {
+        let t = newest.entry(e.node.as_str()).or_insert(e.at);
+        *t = (*t).max(e.at);
+    }
+    let mut ranked: Vec<(&str, Timestamp)> = newest.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let keep: std::collections::BTreeSet<String> = ranked.into_iter().take(nodes).map(|(n, _)| n.to_owned()).collect();
+    entries.into_iter().filter(|e| keep.contains(&e.node)).collect()
+}
+
 /// Where `t` falls in the window from `since` to `now`, in thousandths of its width (0 at `since`, 1,000 at `now`).
 pub fn position(t: Timestamp, since: Timestamp, now: Timestamp) -> u16 {
     crate::fleet::elapsed_permille(since, now, t)
@@ -278,6 +304,20 @@ mod tests {
         assert_eq!(a.spans[0].to, Some(at(3)));
         assert_eq!(a.spans[1].to, None);
         assert!(timeline(&[], at(24), at(0), 10).is_empty());
+    }
+
+    #[test]
+    fn only_the_most_recently_active_nodes_are_sent() {
+        let entries = vec![
+            entry("a", AuditAction::Cordon, 9),
+            entry("b", AuditAction::Cordon, 5),
+            entry("a", AuditAction::Uncordon, 1),
+            entry("c", AuditAction::Cordon, 3),
+        ];
+        let kept = most_active(entries.clone(), 2);
+        let nodes: Vec<_> = kept.iter().map(|e| e.node.as_str()).collect();
+        assert_eq!(nodes, ["a", "a", "c"]);
+        assert!(most_active(entries, 0).is_empty());
     }
 
     #[test]

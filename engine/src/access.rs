@@ -47,6 +47,17 @@ pub struct Caller {
 /// Who a wall screen's session says it is.
 pub const WALL_USER: &str = "wall screen";
 
+/// How a wall screen's session id starts; a person's is hex only.
+const WALL_SESSION_PREFIX: &str = "wall-";
+
+/// The wall screen's session id for `token`: a digest of it, so that the id does not give the token away.
+fn wall_session_id(token: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::new().chain_update(b"drainboard wall session v1\n").chain_update(token.as_bytes()).finalize();
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("{WALL_SESSION_PREFIX}{hex}")
+}
+
 /// The shortest `--wall-token` accepted: 32 characters, at least 128 bits when random.
 pub const MIN_WALL_TOKEN: usize = 32;
 
@@ -197,8 +208,21 @@ impl KubeAccess {
         if !matches {
             return Err(Error::Forbidden("that is not this server's wall token".into()));
         }
-        let person = Person { username: WALL_USER.into(), groups: Vec::new() };
-        Ok(new_session(sessions, true, person, reader))
+        let _ = (sessions, reader);
+        Ok(wall_session_id(token))
+    }
+
+    /// Whether `id` is the wall screen's session: the one derived from this server's `--wall-token`. It is kept
+    /// nowhere, so it outlives a restart of the server, and every replica with the same token accepts it: an
+    /// unattended screen comes back by itself. Changing the token ends it.
+    pub fn is_wall_session(&self, id: &str) -> bool {
+        use secrecy::ExposeSecret;
+        use subtle::ConstantTimeEq;
+        let Mode::Team { wall_token: Some(token), .. } = &self.inner.mode else {
+            return false;
+        };
+        id.starts_with(WALL_SESSION_PREFIX)
+            && bool::from(wall_session_id(token.expose_secret()).as_bytes().ct_eq(id.as_bytes()))
     }
 
     /// Who a session id belongs to, if it is current. Each use keeps it from going idle.
@@ -584,6 +608,16 @@ mod tests {
         let mut clients = HashMap::from([(who("alice"), ()), (who("bob"), ())]);
         keep_live(&mut clients, &sessions);
         assert_eq!(clients.into_keys().map(|i| i.user).collect::<Vec<_>>(), ["alice"], "bob has no session left");
+    }
+
+    #[test]
+    fn a_wall_session_is_derived_from_the_token_and_gives_it_nothing_away() {
+        let token = "a".repeat(40);
+        let id = wall_session_id(&token);
+        assert!(id.starts_with(WALL_SESSION_PREFIX));
+        assert!(!id.contains(&token));
+        assert_eq!(id, wall_session_id(&token), "the same on every server with the token, and after a restart");
+        assert_ne!(id, wall_session_id(&"b".repeat(40)));
     }
 
     #[test]

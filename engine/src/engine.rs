@@ -46,6 +46,8 @@ pub struct Engine {
     readers: Arc<std::sync::Mutex<std::collections::HashMap<Identity, (std::time::Instant, Reader)>>>,
     /// Capacity checks running at once: each walks every cached pod, off the async workers.
     capacity_checks: Arc<tokio::sync::Semaphore>,
+    /// The last day of every node's history, for the maintenance timeline; kept when the history is.
+    recent: Option<crate::recent::Recent>,
 }
 
 /// How many capacity checks run at once; more wait their turn.
@@ -146,6 +148,7 @@ impl Engine {
             shared,
             readers: Default::default(),
             capacity_checks: Arc::new(tokio::sync::Semaphore::new(CAPACITY_CHECKS_AT_ONCE)),
+            recent: None,
         }
     }
 
@@ -160,6 +163,29 @@ impl Engine {
         self.drains = self.drains.with_audit(audit.clone());
         self.audit = audit;
         self
+    }
+
+    /// The same engine, following its audit trail's history for the maintenance timeline (with the history's own
+    /// identity), and recording in it each change of a node's health as its shared cache sees them.
+    pub fn with_recent_history(mut self) -> Self {
+        let Some(history) = self.audit.history() else { return self };
+        let recent = crate::recent::Recent::follow(history, &self.tasks);
+        if let Some((_, cache)) = &self.shared {
+            crate::health::record(&self.tasks, cache.live_cards(), history.clone(), recent.clone());
+        }
+        self.recent = Some(recent);
+        self
+    }
+
+    /// Every node's history of the last day before `now`, oldest first (empty when the server keeps none). It is
+    /// served from memory: the server's own watch of the history objects.
+    pub fn recent_history(&self, now: jiff::Timestamp) -> Vec<AuditEntry> {
+        self.recent.as_ref().map(|r| r.entries(now)).unwrap_or_default()
+    }
+
+    /// Moves at each change of any node's history; `None` when the server keeps none.
+    pub fn history_changes(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        self.recent.as_ref().map(|r| r.changes())
     }
 
     /// The node's maintenance history, newest first (empty when the server keeps none).
@@ -223,6 +249,12 @@ impl Engine {
 
     /// Who a session id belongs to, if it is current.
     pub fn session(&self, id: &str) -> Option<crate::Caller> {
+        if self.access.is_wall_session(id)
+            && let Some((reader, _)) = &self.shared
+        {
+            let person = crate::signin::Person { username: crate::access::WALL_USER.into(), groups: Vec::new() };
+            return Some(crate::Caller { identity: reader.clone(), person: Some(person), session: None, wall: true });
+        }
         self.access.session(id)
     }
 

@@ -32,6 +32,16 @@ pub fn object_name(node: &str) -> Option<String> {
     (name.len() <= 253).then_some(name)
 }
 
+/// The node whose history `object_name` names, if it is one of ours.
+pub(crate) fn node_of(object_name: &str) -> Option<&str> {
+    object_name.strip_prefix("drainboard-history.").filter(|n| domain::input::node_name(n).is_ok())
+}
+
+/// The label every history object carries, as a selector.
+pub(crate) fn selector() -> String {
+    format!("{LABEL}=drainboard")
+}
+
 /// Where histories are kept, and with which identity.
 #[derive(Clone)]
 pub struct History {
@@ -44,7 +54,7 @@ impl History {
         History { client, namespace: namespace.into() }
     }
 
-    fn api(&self) -> Api<ConfigMap> {
+    pub(crate) fn api(&self) -> Api<ConfigMap> {
         Api::namespaced(self.client.clone(), &self.namespace)
     }
 
@@ -57,6 +67,10 @@ impl History {
         for _ in 0..5 {
             let current = api.get_opt(&name).await?;
             let mut entries = current.as_ref().map(read).unwrap_or_default();
+            // Another replica recorded this very entry (a node's health change, which every replica sees).
+            if entries.iter().any(|e| same(e, entry)) {
+                return Ok(());
+            }
             entries.push(entry.clone());
             let excess = entries.len().saturating_sub(KEEP);
             entries.drain(..excess);
@@ -104,13 +118,21 @@ impl History {
     }
 }
 
+/// Whether two entries record the same thing: the same action on the same node by the same person at the same
+/// instant, for the same drain.
+fn same(a: &AuditEntry, b: &AuditEntry) -> bool {
+    a.at == b.at && a.action == b.action && a.node == b.node && a.user == b.user && a.drain_id == b.drain_id
+}
+
 /// The entries an object holds. Anyone who may edit ConfigMaps there could have written it, so a malformed one
 /// reads as empty and every entry is bounded on the way out.
-fn read(object: &ConfigMap) -> Vec<AuditEntry> {
+pub(crate) fn read(object: &ConfigMap) -> Vec<AuditEntry> {
     let Some(text) = object.data.as_ref().and_then(|d| d.get(KEY)) else {
         return Vec::new();
     };
-    let mut entries: Vec<AuditEntry> = serde_json::from_str(text).unwrap_or_default();
+    // Entry by entry: one a newer server wrote in a form this one does not know is left out, not the whole list.
+    let values: Vec<serde_json::Value> = serde_json::from_str(text).unwrap_or_default();
+    let mut entries: Vec<AuditEntry> = values.into_iter().filter_map(|v| serde_json::from_value(v).ok()).collect();
     let excess = entries.len().saturating_sub(KEEP);
     entries.drain(..excess);
     let fits = |e: &AuditEntry| {

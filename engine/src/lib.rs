@@ -5,7 +5,8 @@
 //! - [`cache`]: how the cluster's nodes, pods, Leases and budgets stay fresh, one set of watches per identity.
 //! - [`signin`]: team mode's sign-in: what a person may paste, and who the API server says they are.
 //! - [`token`]: `drainboard token`, the sign-in helper that runs a person's exec plugin on their own machine.
-//! - [`history`]: each node's durable maintenance history, in a ConfigMap of the server's namespace.
+//! - [`history`]: each node's durable maintenance history, in a ConfigMap of the server's namespace; [`recent`]
+//!   keeps its last day in memory for the timeline, and [`health`] records each node's failures in it.
 //! - [`retry`]: client-go's Retry-After retries, for every call but the eviction (whose loop does its own).
 //! - [`lease`]: the per-node Leases through which replicas agree on who drains a node.
 //! - [`cards`]: how those caches become node cards.
@@ -22,10 +23,12 @@ pub mod cards;
 pub mod drain;
 mod engine;
 mod error;
+pub mod health;
 pub mod history;
 pub mod lease;
 pub mod metrics;
 pub mod pods;
+pub mod recent;
 pub mod retry;
 pub mod rollout;
 pub mod signin;

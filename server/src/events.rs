@@ -106,7 +106,8 @@ impl Streams {
 /// `GET /api/board/events`: one `board` event with every card at once (so a reconnecting viewer resyncs), then
 /// one with just the changed and removed cards after each change. Viewers with the same identity share one cache.
 /// Alongside, `drains` events carry every drain of the cluster the cards show (who started it, why, how far),
-/// first at once and then after each change, so everyone sees the drains anyone starts.
+/// first at once and then after each change, so everyone sees the drains anyone starts. A `history` event carries
+/// a number that moves whenever any node's durable history changes, for pages that show the timeline.
 pub async fn board_events(
     State(streams): State<Streams>,
     Extension(engine): Extension<Engine>,
@@ -130,6 +131,7 @@ pub async fn board_events(
         cluster: identity.cluster,
         drains_sent: None,
         lost_sent: None,
+        history: engine.history_changes(),
         _viewer: Viewer::new(),
     };
     let stream = futures::stream::unfold(board, |mut board| async move {
@@ -159,6 +161,9 @@ struct BoardFeed {
     lost_since: tokio::sync::watch::Receiver<Option<jiff::Timestamp>>,
     /// What the viewer was last told of it; a new viewer assumes the API server answers.
     lost_sent: Option<jiff::Timestamp>,
+    /// Moves at each change of any node's durable history (`None` when the server keeps none): the viewer is told
+    /// the new version, and asks for the timeline again if it shows one.
+    history: Option<tokio::sync::watch::Receiver<u64>>,
     _viewer: Viewer,
 }
 
@@ -182,7 +187,21 @@ impl BoardFeed {
                     return Some(event);
                 }
             }
+            if !self.first
+                && let Some(history) = self.history.as_mut()
+                && history.has_changed().unwrap_or(false)
+            {
+                let version = *history.borrow_and_update();
+                return Some(Event::default().event("history").data(version.to_string()));
+            }
+            let history_changed = async {
+                match self.history.as_mut() {
+                    Some(history) => history.changed().await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
+                changed = history_changed => changed.ok()?,
                 changed = self.cards.changed() => {
                     // Waits for the first computation after the cache is ready, then for each recomputation.
                     changed.ok()?;

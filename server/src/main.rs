@@ -205,7 +205,7 @@ fn build_engine(args: &cli::Args, tasks: &Tasks, connected: access::Connected) -
         Some(client) => audit.with_history(engine::history::History::new(client, args.namespace.clone())),
         None => audit,
     };
-    let engine = engine.with_audit(audit);
+    let engine = engine.with_audit(audit).with_recent_history();
     // Replicas agree on who drains a node through a Lease per node, in the same namespace.
     let engine = match engine.server_client() {
         Some(client) => engine.with_leases(engine::lease::Leases::new(client, &args.namespace)),

@@ -58,11 +58,12 @@ pub async fn layer(State(engine): State<Engine>, mut request: Request, next: Nex
     next.run(request).await
 }
 
-/// What a wall screen's session may ask for: its page, the board, and who it is.
+/// What a wall screen's session may ask for: its page, the board, the timeline, and who it is.
 fn wall_may(method: &Method, path: &str) -> bool {
     matches!(
         (method.as_str(), path),
-        ("GET", "/wall" | "/api/board/events") | ("POST", "/api/board" | "/api/session/me" | "/api/session/sign-out")
+        ("GET", "/wall" | "/api/board/events")
+            | ("POST", "/api/board" | "/api/history/recent" | "/api/session/me" | "/api/session/sign-out")
     ) || open_to_anyone(path)
 }
 
@@ -81,7 +82,7 @@ fn wall_token(query: Option<&str>) -> Option<String> {
 fn wall_sign_in(engine: &Engine, token: &str) -> Response {
     match engine.wall_sign_in(token) {
         Ok(id) => {
-            let cookie = app::session::session_cookie(&id);
+            let cookie = app::session::wall_cookie(&id);
             ([(header::SET_COOKIE, cookie)], Redirect::to("/wall")).into_response()
         }
         Err(err) => {
@@ -150,6 +151,7 @@ mod tests {
             (Method::GET, "/wall"),
             (Method::GET, "/api/board/events"),
             (Method::POST, "/api/board"),
+            (Method::POST, "/api/history/recent"),
             (Method::POST, "/api/session/me"),
             (Method::GET, "/pkg/drainboard.wasm"),
         ] {

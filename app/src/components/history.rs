@@ -64,5 +64,9 @@ fn what(i18n: I18n, entry: &AuditEntry) -> String {
         AuditAction::DrainEnded => t_string!(i18n, history.drain_ended, who, outcome).to_string(),
         AuditAction::DrainCancelled => t_string!(i18n, history.drain_cancelled, who).to_string(),
         AuditAction::DrainResumed => t_string!(i18n, history.drain_resumed, who).to_string(),
+        AuditAction::NodeNotReady => {
+            t_string!(i18n, history.node_not_ready, outcome = entry.reason.clone().unwrap_or_default()).to_string()
+        }
+        AuditAction::NodeReady => t_string!(i18n, history.node_ready).to_string(),
     }
 }

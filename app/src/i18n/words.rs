@@ -134,3 +134,16 @@ pub fn phase_text(i18n: I18n, phase: PodPhase) -> String {
         PodPhase::Unknown => t_string!(i18n, detail.phase_unknown).to_string(),
     }
 }
+
+/// A fleet map cell's state, as the legend and the cell's label say it.
+pub fn map_state_text(i18n: I18n, state: domain::fleet::MapState) -> String {
+    use domain::fleet::MapState;
+    match state {
+        MapState::Ready => t_string!(i18n, map.ready).to_string(),
+        MapState::Cordoned => t_string!(i18n, map.cordoned).to_string(),
+        MapState::Draining => t_string!(i18n, map.draining).to_string(),
+        MapState::Drained => t_string!(i18n, map.drained).to_string(),
+        MapState::NotReady => t_string!(i18n, map.not_ready).to_string(),
+        MapState::Unknown => t_string!(i18n, map.unknown).to_string(),
+    }
+}

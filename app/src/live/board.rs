@@ -35,6 +35,8 @@ pub struct LiveBoard {
     pub api_lost: RwSignal<Option<Timestamp>>,
     /// Set once the page has hydrated; the browser tests wait for it.
     pub hydrated: RwSignal<bool>,
+    /// Moves whenever any node's durable history changes (the stream's `history` event): a timeline reads again.
+    pub history: RwSignal<u64>,
 }
 
 impl LiveBoard {
@@ -47,6 +49,7 @@ impl LiveBoard {
             connection: RwSignal::new(Connection::Connecting),
             api_lost: RwSignal::new(None),
             hydrated: RwSignal::new(false),
+            history: RwSignal::new(0),
         };
         Effect::new(move |_| {
             live.hydrated.set(true);
@@ -181,8 +184,14 @@ mod stream {
         let pending = Pending::new();
         let listening = dom::listen(
             &crate::context::api("/api/board/events"),
-            &["board", "drains", "health"],
+            &["board", "drains", "health", "history"],
             move |kind, text| {
+                if kind == "history" {
+                    if let Ok(version) = text.trim().parse::<u64>() {
+                        live.history.set(version);
+                    }
+                    return;
+                }
                 if kind == "health" {
                     if let Ok(health) = serde_json::from_str::<domain::board::ApiHealth>(&text) {
                         live.api_lost.set(health.lost_since);

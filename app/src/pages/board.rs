@@ -1,15 +1,19 @@
 //! The node board: a card per node, rendered on the server from one snapshot of its first page, then kept live by
 //! the board's event stream. Filters and paging run in the browser.
 
-use domain::board::{self, StatusFilter};
+use domain::{
+    board::{self, StatusFilter},
+    fleet::DEFAULT_GROUP_LABEL,
+};
 use jiff::Timestamp;
 use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
 
 use super::PAGE_SIZE;
 use crate::{
     api::board_snapshot,
     components::{
-        ConnectionBadge, Notice,
+        ConnectionBadge, FleetMap, Notice, Timeline,
         card::CardView,
         rollouts::{RolloutBar, RolloutsPanel, Selection},
     },
@@ -59,12 +63,18 @@ pub fn BoardPage() -> impl IntoView {
     let actions = Actions::new();
     provide_context(actions);
     provide_context(Selection::new());
+    let query = use_query_map();
+    let view_of = move || query.with(|q| BoardView::from_query(q.get_str("view")));
+    let group = Signal::derive(move || {
+        query.with(|q| q.get_str("group").map(str::to_owned)).unwrap_or_else(|| DEFAULT_GROUP_LABEL.to_owned())
+    });
     view! {
         <section class="nodes-page" data-testid="nodes-page" data-hydrated=move || live.hydrated.get().to_string()>
             <Toolbar filters live />
             <Notice notice=actions.notice />
             <DialogHost server_now=live.server_now() />
             <RolloutsPanel />
+            <Views current=Signal::derive(view_of) />
             <Suspense fallback=move || view! { <p data-testid="nodes-loading">{t_string!(i18n, app.loading_nodes)}</p> }>
                 {move || Suspend::new(async move {
                     match snapshot.await {
@@ -72,7 +82,15 @@ pub fn BoardPage() -> impl IntoView {
                             let current = live.current(&snap);
                             view! {
                                 <RolloutBar current filters />
-                                <Cards current now=live.now drains=live.drains filters />
+                                {move || match view_of() {
+                                    BoardView::Cards => view! { <Cards current now=live.now drains=live.drains filters /> }.into_any(),
+                                    BoardView::Map => view! {
+                                        <GroupBy current group />
+                                        <FleetMap current drains=live.drains group filters links=true />
+                                    }
+                                    .into_any(),
+                                    BoardView::Timeline => ().into_any(),
+                                }}
                             }
                             .into_any()
                         }
@@ -85,8 +103,120 @@ pub fn BoardPage() -> impl IntoView {
                     }
                 })}
             </Suspense>
+            {move || (view_of() == BoardView::Timeline).then(|| view! {
+                <Timeline version=live.history now=live.now nodes=TIMELINE_NODES links=true />
+            })}
         </section>
     }
+}
+
+/// How many nodes the board's timeline shows.
+const TIMELINE_NODES: usize = 50;
+
+/// What the board shows: the cards, the fleet map or the timeline (`?view=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoardView {
+    Cards,
+    Map,
+    Timeline,
+}
+
+impl BoardView {
+    fn from_query(value: Option<&str>) -> Self {
+        match value {
+            Some("map") => BoardView::Map,
+            Some("timeline") => BoardView::Timeline,
+            _ => BoardView::Cards,
+        }
+    }
+
+    fn key(self) -> &'static str {
+        match self {
+            BoardView::Cards => "cards",
+            BoardView::Map => "map",
+            BoardView::Timeline => "timeline",
+        }
+    }
+}
+
+/// The links between the board's views. Each is an address (`?view=map`), so a view can be bookmarked, and a wall
+/// browser or a colleague opens the same one.
+#[component]
+fn Views(current: Signal<BoardView>) -> impl IntoView {
+    let i18n = use_i18n();
+    let link = move |view: BoardView, text: String| {
+        view! {
+            <a
+                href=format!("?view={}", view.key())
+                data-testid=format!("view-{}", view.key())
+                aria-current=move || (current.get() == view).then_some("page")
+            >
+                {text}
+            </a>
+        }
+    };
+    view! {
+        <nav class="views" aria-label=t_string!(i18n, view.label)>
+            {link(BoardView::Cards, t_string!(i18n, view.cards).to_string())}
+            {link(BoardView::Map, t_string!(i18n, view.map).to_string())}
+            {link(BoardView::Timeline, t_string!(i18n, view.timeline).to_string())}
+        </nav>
+    }
+}
+
+/// The label the map groups by, with the keys the nodes carry to pick from. A change goes into the address.
+#[component]
+fn GroupBy(current: Current, group: Signal<String>) -> impl IntoView {
+    let i18n = use_i18n();
+    let keys = Memo::new(move |_| {
+        current.with(|b| {
+            let mut keys: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+            for card in b.cards.values() {
+                keys.extend(card.labels.keys().map(String::as_str));
+                if keys.len() >= MAX_LABEL_KEYS {
+                    break;
+                }
+            }
+            keys.into_iter().take(MAX_LABEL_KEYS).map(str::to_owned).collect::<Vec<_>>()
+        })
+    });
+    let navigate = leptos_router::hooks::use_navigate();
+    let location = leptos_router::hooks::use_location();
+    view! {
+        <label class="group-by">
+            {t_string!(i18n, map.group_by)} " "
+            <input
+                type="text"
+                list="label-keys"
+                data-testid="map-group-by"
+                prop:value=group
+                on:change=move |ev| {
+                    let key = event_target_value(&ev);
+                    let path = location.pathname.get_untracked();
+                    navigate(&format!("{path}?view=map&group={}", query_value(key.trim())), Default::default());
+                }
+            />
+            <datalist id="label-keys">
+                <For each=move || keys.get() key=|k| k.clone() let(k)>
+                    <option value=k></option>
+                </For>
+            </datalist>
+        </label>
+    }
+}
+
+/// The most label keys offered to group by.
+const MAX_LABEL_KEYS: usize = 200;
+
+/// `value` for a query string: every byte but the unreserved ones percent-encoded.
+fn query_value(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
+            other => format!("%{other:02X}"),
+        })
+        .collect()
 }
 
 /// The name, label and status filters, and the connection badge. Any change goes back to the first page.
@@ -203,5 +333,19 @@ pub fn Cards(
                 <button on:click=move |_| page.update(|p| *p = (*p + 1).min(pages() - 1))>{t_string!(i18n, board.next_page)}</button>
             </nav>
         </Show>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_label_key_goes_into_the_address_intact() {
+        assert_eq!(query_value("topology.kubernetes.io/zone"), "topology.kubernetes.io%2Fzone");
+        assert_eq!(query_value("a b&c=d"), "a%20b%26c%3Dd");
+        assert_eq!(BoardView::from_query(Some("map")), BoardView::Map);
+        assert_eq!(BoardView::from_query(Some("nonsense")), BoardView::Cards);
+        assert_eq!(BoardView::from_query(None), BoardView::Cards);
     }
 }

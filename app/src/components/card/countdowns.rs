@@ -35,10 +35,23 @@ pub fn Countdowns(
             _ => t_string!(i18n, card.pods_going_now).to_string(),
         })
     };
+    // Bars that fill with the time gone, readable at a glance; the text beside them says it for screen readers.
+    let node_share = move || card.with(|c| board::node_countdown_permille(c, &settings.get(), server_now.get()));
+    let pod_share = move || card.with(|c| board::pod_countdown_permille(c, server_now.get()));
     view! {
-        {move || node_countdown().map(|text| view! { <p class="countdown" data-testid="node-countdown">{text}</p> })}
+        {move || node_countdown().map(|text| view! {
+            <p class="countdown">
+                <meter class="countdown-bar" data-testid="node-countdown-bar" min="0" max="1000" high="800" optimum="0" value=node_share aria-label=t_string!(i18n, card.countdown_bar)></meter>
+                <span data-testid="node-countdown">{text}</span>
+            </p>
+        })}
         {move || pod_countdown().map(|text| view! {
-            <p class="countdown" data-testid="pod-countdown" title=t_string!(i18n, card.eta_estimate)>{text}</p>
+            <p class="countdown">
+                {move || pod_share().map(|v| view! {
+                    <meter class="countdown-bar" data-testid="pod-countdown-bar" min="0" max="1000" high="800" optimum="0" value=v aria-label=t_string!(i18n, card.countdown_bar)></meter>
+                })}
+                <span data-testid="pod-countdown" title=t_string!(i18n, card.eta_estimate)>{text}</span>
+            </p>
         })}
     }
 }

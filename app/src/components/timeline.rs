@@ -1,0 +1,164 @@
+//! The maintenance timeline: the last 24 hours of each recently maintained node as a line of spans (cordoned,
+//! draining, not Ready), from the durable history every replica writes, so it survives restarts. The spans are
+//! `domain::timeline`'s; this draws them with SVG (attributes, not inline styles, which the content security
+//! policy blocks) and writes them out in words for screen readers.
+
+use domain::timeline::{self, SpanKind, TimelineRow, TimelineSpan, WINDOW};
+use jiff::Timestamp;
+use leptos::prelude::*;
+
+use crate::{
+    api::maintenance_timeline,
+    i18n::{I18n, elapsed_text, t_string, use_i18n},
+};
+
+/// How often the timeline is read again with nothing new in the history: the window moves on by itself.
+const REFRESH_SECONDS: i64 = 300;
+
+/// The timeline of the `nodes` most recently maintained nodes. `version` moves at each change of any node's
+/// history (the board stream says so), and the timeline is read again then; `now` is the page's clock.
+#[component]
+pub fn Timeline(version: RwSignal<u64>, now: RwSignal<Timestamp>, nodes: usize, links: bool) -> impl IntoView {
+    let i18n = use_i18n();
+    let recent = Resource::new(
+        move || (version.get(), now.get().as_second() / REFRESH_SECONDS),
+        move |_| maintenance_timeline(Some(nodes)),
+    );
+    view! {
+        <section class="timeline" data-testid="timeline">
+            <h2>{t_string!(i18n, timeline.title)}</h2>
+            <Transition fallback=|| ()>
+                {move || Suspend::new(async move {
+                    match recent.await {
+                        Ok(r) if !r.kept => view! {
+                            <p class="muted" data-testid="timeline-not-kept">{t_string!(i18n, timeline.not_kept)}</p>
+                        }
+                        .into_any(),
+                        Ok(r) => {
+                            let now = r.server_time.unwrap_or_else(Timestamp::now);
+                            let since = now.checked_sub(WINDOW).unwrap_or(Timestamp::MIN);
+                            let rows = timeline::timeline(&r.entries, since, now, nodes);
+                            if rows.is_empty() {
+                                view! { <p class="muted" data-testid="timeline-empty">{t_string!(i18n, timeline.empty)}</p> }.into_any()
+                            } else {
+                                view! {
+                                    <ol class="timeline-rows">
+                                        {rows.into_iter().map(|row| view! { <Row row since now links /> }).collect_view()}
+                                    </ol>
+                                    <p class="timeline-axis muted" aria-hidden="true">
+                                        <span>{t_string!(i18n, timeline.axis_start)}</span>
+                                        <span>{t_string!(i18n, timeline.axis_end)}</span>
+                                    </p>
+                                }
+                                .into_any()
+                            }
+                        }
+                        Err(err) => view! {
+                            <p class="error" role="alert">{t_string!(i18n, timeline.failed, error = err.to_string())}</p>
+                        }
+                        .into_any(),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+/// One node's line: its name, its spans drawn across the window, and the same spans in words.
+#[component]
+fn Row(row: TimelineRow, since: Timestamp, now: Timestamp, links: bool) -> impl IntoView {
+    let i18n = use_i18n();
+    let node = row.node.clone();
+    let name = if links {
+        view! { <a class="timeline-node" href=crate::context::href(&format!("/nodes/{node}"))>{node.clone()}</a> }
+            .into_any()
+    } else {
+        view! { <span class="timeline-node">{node.clone()}</span> }.into_any()
+    };
+    let drawn = row
+        .spans
+        .iter()
+        .map(|s| view! { <SpanMark span=s.clone() node=node.clone() since now links /> })
+        .collect_view();
+    let words = row
+        .spans
+        .iter()
+        .map(|s| {
+            let text = span_text(i18n, s, now);
+            match record_href(&node, s).filter(|_| links) {
+                Some(href) => view! { <li><a href=href>{text}</a></li> }.into_any(),
+                None => view! { <li>{text}</li> }.into_any(),
+            }
+        })
+        .collect_view();
+    view! {
+        <li class="timeline-row" data-testid="timeline-row" data-node=node.clone()>
+            {name}
+            <svg class="timeline-track" viewBox="0 0 1000 30" preserveAspectRatio="none" aria-hidden="true">
+                <line class="timeline-mid" x1="500" y1="0" x2="500" y2="30"></line>
+                {drawn}
+            </svg>
+            <ul class="visually-hidden">{words}</ul>
+        </li>
+    }
+}
+
+/// The address of a drain's record: its node's page, which shows that drain in the node's history.
+fn record_href(node: &str, span: &TimelineSpan) -> Option<String> {
+    let id = span.drain_id.as_deref().filter(|_| span.kind == SpanKind::Drain)?;
+    let id: String = id.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+    Some(crate::context::href(&format!("/nodes/{node}?drain={id}")))
+}
+
+/// One span on the track, in its kind's lane; a drain's links to its record.
+#[component]
+fn SpanMark(span: TimelineSpan, node: String, since: Timestamp, now: Timestamp, links: bool) -> impl IntoView {
+    let i18n = use_i18n();
+    let from = timeline::position(span.from, since, now);
+    let to = timeline::position(span.to.unwrap_or(now), since, now);
+    // At least a few thousandths wide, so that a short drain is still a mark.
+    let width = to.saturating_sub(from).max(4);
+    let (y, height) = match span.kind {
+        SpanKind::Cordoned => (1, 7),
+        SpanKind::Drain => (10, 10),
+        SpanKind::NotReady => (22, 7),
+    };
+    let result = match span.ok {
+        Some(true) => "ok",
+        Some(false) => "failed",
+        None if span.to.is_none() => "running",
+        None => "",
+    };
+    let class = format!("span k-{} {result}", span.kind.key());
+    let title = span_text(i18n, &span, now);
+    let href = record_href(&node, &span).filter(|_| links);
+    view! {
+        <g class="timeline-span" data-testid="timeline-span" data-kind=span.kind.key() data-result=result data-drain-id=span.drain_id.clone()>
+            <a href=href>
+                <rect class=class x=from y=y width=width height=height rx="1"></rect>
+                <title>{title}</title>
+            </a>
+        </g>
+    }
+}
+
+/// A span in words: what, who, how long, and how it ended.
+fn span_text(i18n: I18n, span: &TimelineSpan, now: Timestamp) -> String {
+    let duration = elapsed_text(i18n, span.duration(now));
+    let who = if span.by.is_empty() { "?".to_string() } else { span.by.clone() };
+    let text = match (span.kind, span.to) {
+        (SpanKind::Cordoned, Some(_)) => t_string!(i18n, timeline.cordoned, who, duration).to_string(),
+        (SpanKind::Cordoned, None) => t_string!(i18n, timeline.cordoned_still, who, duration).to_string(),
+        (SpanKind::Drain, Some(_)) => {
+            let outcome = span.outcome.clone().unwrap_or_default();
+            t_string!(i18n, timeline.drain, who, duration, outcome).to_string()
+        }
+        (SpanKind::Drain, None) => t_string!(i18n, timeline.drain_running, who, duration).to_string(),
+        (SpanKind::NotReady, Some(_)) => t_string!(i18n, timeline.not_ready, duration).to_string(),
+        (SpanKind::NotReady, None) => t_string!(i18n, timeline.not_ready_still, duration).to_string(),
+    };
+    match span.reason.as_deref().or(span.outcome.as_deref().filter(|_| span.kind == SpanKind::NotReady)) {
+        Some(reason) => format!("{text} · {reason}"),
+        None => text,
+    }
+}

@@ -1,0 +1,147 @@
+//! Records each node's failures and recoveries in its durable history, so that the maintenance timeline shows
+//! when a node stopped being Ready and for how long, after Events have expired and after restarts.
+//!
+//! Every replica sees the nodes and may record the same change: an entry is stamped with the Ready condition's
+//! own transition time, so the same change makes the same entry, which the history appends once
+//! (`History::append` skips an entry it holds). The recorder starts only after the history's first list, so a
+//! recovery while no server ran is still paired with the failure before it.
+
+use std::{collections::HashMap, sync::Arc};
+
+use domain::node::NodeCard;
+use domain::{
+    ReadyStatus,
+    audit::{AuditAction, AuditEntry},
+};
+use jiff::Timestamp;
+use tokio::sync::watch;
+
+use crate::{history::History, recent::Recent, tasks::Tasks};
+
+/// The longest condition reason kept: reasons are short CamelCase words, and a node's status is anyone's input.
+const MAX_REASON_CHARS: usize = 128;
+
+/// What the recorder knows of a node's Ready condition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Health {
+    ready: ReadyStatus,
+    since: Option<Timestamp>,
+    reason: Option<String>,
+}
+
+/// The entry a node's health calls for, given the history's last health entry; `None` when the history already
+/// says it.
+fn entry_for(node: &str, health: &Health, last: Option<(AuditAction, Timestamp)>) -> Option<AuditEntry> {
+    let since = health.since?;
+    let action = match health.ready {
+        ReadyStatus::Ready => match last {
+            // Back after a failure the history holds, and not before it.
+            Some((AuditAction::NodeNotReady, down)) if down <= since => AuditAction::NodeReady,
+            _ => return None,
+        },
+        ReadyStatus::NotReady | ReadyStatus::Unknown => {
+            if last == Some((AuditAction::NodeNotReady, since)) {
+                return None;
+            }
+            // NotReady to Unknown is one failure going on, not a new one.
+            if let Some((AuditAction::NodeNotReady, down)) = last
+                && down >= since
+            {
+                return None;
+            }
+            AuditAction::NodeNotReady
+        }
+    };
+    let mut entry = AuditEntry::new("", action, node);
+    entry.at = since;
+    if action == AuditAction::NodeNotReady {
+        entry.reason = health.reason.as_ref().map(|r| r.chars().take(MAX_REASON_CHARS).collect());
+    }
+    Some(entry)
+}
+
+/// A card's Ready condition, as the recorder compares it.
+fn health_of(card: &NodeCard) -> Health {
+    let reason = card.conditions.iter().find(|c| c.type_ == "Ready").and_then(|c| c.reason.clone());
+    Health { ready: card.ready, since: card.ready_since, reason }
+}
+
+/// Follows `cards` (the server's own view of the nodes) until shutdown, appending each change of a node's health
+/// to its history. It adds no watch: the cards come from the cache the server keeps anyway.
+pub fn record(tasks: &Tasks, mut cards: watch::Receiver<Arc<Vec<Arc<NodeCard>>>>, history: History, recent: Recent) {
+    let shutdown = tasks.shutdown_signal().clone();
+    tasks.spawn(async move {
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            () = recent.synced() => {}
+        }
+        let mut seen: HashMap<String, Health> = HashMap::new();
+        loop {
+            let now = cards.borrow_and_update().clone();
+            for card in now.iter() {
+                let health = health_of(card);
+                if seen.get(&card.name) == Some(&health) {
+                    continue;
+                }
+                if let Some(entry) = entry_for(&card.name, &health, recent.last_health(&card.name))
+                    && let Err(err) = history.append(&entry).await
+                {
+                    // Not remembered as seen: the next round tries again.
+                    tracing::warn!(node = %card.name, error = %crate::access::api_message(&err), "could not record the node's health in its history");
+                    continue;
+                }
+                seen.insert(card.name.clone(), health);
+            }
+            tokio::select! {
+                () = shutdown.cancelled() => return,
+                changed = cards.changed() => if changed.is_err() { return },
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: i64) -> Timestamp {
+        Timestamp::from_second(s).unwrap()
+    }
+
+    fn health(ready: ReadyStatus, since: i64) -> Health {
+        Health { ready, since: Some(t(since)), reason: Some("KubeletNotReady".into()) }
+    }
+
+    #[test]
+    fn a_failure_is_recorded_once_and_a_recovery_only_after_one() {
+        let down = health(ReadyStatus::NotReady, 100);
+        let entry = entry_for("n1", &down, None).unwrap();
+        assert_eq!(
+            (entry.action, entry.at, entry.reason.as_deref()),
+            (AuditAction::NodeNotReady, t(100), Some("KubeletNotReady"))
+        );
+        assert!(entry_for("n1", &down, Some((AuditAction::NodeNotReady, t(100)))).is_none());
+        // A later failure after a recovery is new.
+        assert!(entry_for("n1", &health(ReadyStatus::Unknown, 300), Some((AuditAction::NodeReady, t(200)))).is_some());
+        // Going on from NotReady to Unknown is the same failure.
+        assert!(
+            entry_for("n1", &health(ReadyStatus::Unknown, 90), Some((AuditAction::NodeNotReady, t(100)))).is_none()
+        );
+
+        let up = health(ReadyStatus::Ready, 200);
+        let back = entry_for("n1", &up, Some((AuditAction::NodeNotReady, t(100)))).unwrap();
+        assert_eq!((back.action, back.at, back.reason), (AuditAction::NodeReady, t(200), None));
+        assert!(entry_for("n1", &up, None).is_none(), "a node that never failed records nothing");
+        assert!(entry_for("n1", &up, Some((AuditAction::NodeReady, t(200)))).is_none());
+        let no_time = Health { since: None, ..down };
+        assert!(entry_for("n1", &no_time, None).is_none());
+    }
+
+    #[test]
+    fn a_long_reason_is_cut() {
+        let mut down = health(ReadyStatus::NotReady, 100);
+        down.reason = Some("x".repeat(10_000));
+        let entry = entry_for("n1", &down, None).unwrap();
+        assert_eq!(entry.reason.unwrap().chars().count(), MAX_REASON_CHARS);
+    }
+}
