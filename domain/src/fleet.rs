@@ -151,6 +151,8 @@ pub fn layout<'a>(
 /// How large the map draws its cells: as large as still fits the whole fleet on one 1920×1080 screen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CellSize {
+    /// A few dozen nodes: cells a room can read.
+    Huge,
     Large,
     Medium,
     Small,
@@ -159,7 +161,8 @@ pub enum CellSize {
 impl CellSize {
     pub fn for_nodes(nodes: usize) -> Self {
         match nodes {
-            0..=400 => CellSize::Large,
+            0..=100 => CellSize::Huge,
+            101..=400 => CellSize::Large,
             401..=1500 => CellSize::Medium,
             _ => CellSize::Small,
         }
@@ -167,6 +170,7 @@ impl CellSize {
 
     pub fn key(self) -> &'static str {
         match self {
+            CellSize::Huge => "huge",
             CellSize::Large => "large",
             CellSize::Medium => "medium",
             CellSize::Small => "small",
@@ -353,7 +357,8 @@ mod tests {
 
     #[test]
     fn cells_get_smaller_as_the_fleet_grows() {
-        assert_eq!(CellSize::for_nodes(6), CellSize::Large);
+        assert_eq!(CellSize::for_nodes(6), CellSize::Huge);
+        assert_eq!(CellSize::for_nodes(300), CellSize::Large);
         assert_eq!(CellSize::for_nodes(1000), CellSize::Medium);
         assert_eq!(CellSize::for_nodes(5000), CellSize::Small);
         assert_eq!(CellSize::for_nodes(usize::MAX), CellSize::Small);
