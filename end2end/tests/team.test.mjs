@@ -16,7 +16,7 @@ const node = 'node-2';
 // Every endpoint that acts or reads for a person: each must answer 401 without a session.
 const ENDPOINTS = [
   'board', 'permissions', 'nodes/cordon', 'nodes/uncordon', 'drains', 'drains/start', 'drains/status',
-  'drains/cancel', 'drains/resume', 'drains/recorded', 'drains/preview', 'drains/preview-inputs', 'nodes/history',
+  'drains/cancel', 'drains/resume', 'drains/recorded', 'drains/preview', 'drains/preview-inputs', 'nodes/history', 'history/recent',
   'rollouts/start', 'rollouts/status', 'rollouts/cancel', 'rollouts/pause', 'rollouts/back', 'rollouts', 'capacity',
 ];
 

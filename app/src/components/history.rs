@@ -13,6 +13,9 @@ use crate::{
 pub fn NodeHistory(node: String, changes: Signal<String>) -> impl IntoView {
     let i18n = use_i18n();
     let history = Resource::new(move || (node.clone(), changes.get()), |(node, _)| node_history(node));
+    // A drain's record, opened from the timeline (`?drain=ID`): its entries stand out.
+    let query = leptos_router::hooks::use_query_map();
+    let selected = move || query.with(|q| q.get("drain"));
     view! {
         <section class="node-history" data-testid="node-history">
             <h2>{t_string!(i18n, history.title)}</h2>
@@ -24,7 +27,10 @@ pub fn NodeHistory(node: String, changes: Signal<String>) -> impl IntoView {
                         }
                         Ok(entries) => view! {
                             <ol class="history">
-                                {entries.into_iter().map(|e| view! { <Entry entry=e /> }).collect_view()}
+                                {entries.into_iter().map(|e| {
+                                    let chosen = e.drain_id.is_some() && e.drain_id == selected();
+                                    view! { <Entry entry=e chosen /> }
+                                }).collect_view()}
                             </ol>
                         }
                         .into_any(),
@@ -40,12 +46,18 @@ pub fn NodeHistory(node: String, changes: Signal<String>) -> impl IntoView {
 }
 
 #[component]
-fn Entry(entry: AuditEntry) -> impl IntoView {
+fn Entry(entry: AuditEntry, chosen: bool) -> impl IntoView {
     let i18n = use_i18n();
     let time = date_time_text(i18n, entry.at);
     let when = t_string!(i18n, history.at, time).to_string();
     view! {
-        <li data-testid="history-entry" data-action=format!("{:?}", entry.action)>
+        <li
+            data-testid="history-entry"
+            data-action=format!("{:?}", entry.action)
+            data-drain-id=entry.drain_id.clone()
+            class:chosen=chosen
+            aria-current=chosen.then_some("true")
+        >
             <time datetime=entry.at.to_string()>{when}</time>
             " · "
             <span>{what(i18n, &entry)}</span>

@@ -116,8 +116,10 @@ fn SpanMark(span: TimelineSpan, node: String, since: Timestamp, now: Timestamp, 
     let i18n = use_i18n();
     let from = timeline::position(span.from, since, now);
     let to = timeline::position(span.to.unwrap_or(now), since, now);
-    // At least a few thousandths wide, so that a short drain is still a mark.
-    let width = to.saturating_sub(from).max(4);
+    // At least a few thousandths wide, so that a short drain is still a mark, and inside the track at its right
+    // edge (now), where a mark outside would be clipped.
+    let width = to.saturating_sub(from).max(6);
+    let from = from.min(1000 - width);
     let (y, height) = match span.kind {
         SpanKind::Cordoned => (1, 7),
         SpanKind::Drain => (10, 10),
