@@ -238,9 +238,12 @@ test('sessions: another viewer sees the drain, a reopened page re-attaches, and 
   const wall = await other.context.newPage();
   await wall.setViewportSize({ width: 1920, height: 1080 });
   await wall.goto(`${ctx.server.url}/wall`);
-  const wallCard = wall.locator(`[data-testid="node-row"][data-node="${s.node}"]`);
-  await wallCard.locator('[data-testid="card-drain"][data-state="Evicting"]').waitFor({ timeout: 30_000 });
-  assert.equal(await wallCard.locator('[data-testid="action-drain"]').count(), 0, 'the wall has no controls');
+  const wallDrain = wall.locator(`[data-testid="wall-drain"][data-node="${s.node}"]`);
+  await wallDrain.waitFor({ timeout: 30_000 });
+  assert.match(await wallDrain.textContent(), /0\/2 pods/);
+  assert.equal(await wallDrain.locator('progress').getAttribute('max'), '2');
+  await wall.locator(`[data-testid="map-cell"][data-node="${s.node}"][data-state="draining"]`).waitFor({ timeout: 15_000 });
+  assert.equal(await wall.locator('button, [data-testid="action-drain"]').count(), 0, 'the wall has no controls');
   assert.ok(await wall.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no sideways scrolling on the wall');
   assert.ok(await other.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'none on the board at 1280×720');
   await wall.screenshot({ path: join(artifactsDir, 'wall-draining.png') });

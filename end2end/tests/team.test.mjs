@@ -521,7 +521,7 @@ test('a wall screen signs in with --wall-token, shows the board read-only, and c
     const tab = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
     await tab.goto(`${server.url}/wall?wall-token=${WALL_TOKEN}`);
     assert.equal(new URL(tab.url()).search, '', 'no token in the address');
-    await tab.locator(`[data-testid="node-row"][data-node="${node}"]`).waitFor({ timeout: 30_000 });
+    await tab.locator(`[data-testid="map-cell"][data-node="${node}"]`).waitFor({ timeout: 30_000 });
     await tab.locator('[data-testid="connection-state"][data-state="live"]').waitFor({ timeout: 30_000 });
     assert.equal(await tab.locator('[data-testid="action-cordon"]').count(), 0, 'no actions on the wall');
   } finally {

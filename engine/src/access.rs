@@ -47,15 +47,12 @@ pub struct Caller {
 /// Who a wall screen's session says it is.
 pub const WALL_USER: &str = "wall screen";
 
-/// How a wall screen's session id starts; a person's is hex only.
-const WALL_SESSION_PREFIX: &str = "wall-";
-
-/// The wall screen's session id for `token`: a digest of it, so that the id does not give the token away.
+/// The wall screen's session id for `token`: a digest of it, so that the id does not give the token away. It has
+/// the form of every session id (64 hex digits).
 fn wall_session_id(token: &str) -> String {
     use sha2::{Digest, Sha256};
     let digest = Sha256::new().chain_update(b"drainboard wall session v1\n").chain_update(token.as_bytes()).finalize();
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{WALL_SESSION_PREFIX}{hex}")
+    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The shortest `--wall-token` accepted: 32 characters, at least 128 bits when random.
@@ -221,8 +218,7 @@ impl KubeAccess {
         let Mode::Team { wall_token: Some(token), .. } = &self.inner.mode else {
             return false;
         };
-        id.starts_with(WALL_SESSION_PREFIX)
-            && bool::from(wall_session_id(token.expose_secret()).as_bytes().ct_eq(id.as_bytes()))
+        bool::from(wall_session_id(token.expose_secret()).as_bytes().ct_eq(id.as_bytes()))
     }
 
     /// Who a session id belongs to, if it is current. Each use keeps it from going idle.
@@ -614,7 +610,7 @@ mod tests {
     fn a_wall_session_is_derived_from_the_token_and_gives_it_nothing_away() {
         let token = "a".repeat(40);
         let id = wall_session_id(&token);
-        assert!(id.starts_with(WALL_SESSION_PREFIX));
+        assert!(id.len() == 64 && id.bytes().all(|b| b.is_ascii_hexdigit()), "the form of every session id");
         assert!(!id.contains(&token));
         assert_eq!(id, wall_session_id(&token), "the same on every server with the token, and after a restart");
         assert_ne!(id, wall_session_id(&"b".repeat(40)));
