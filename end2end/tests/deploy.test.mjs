@@ -167,7 +167,7 @@ test('the ServiceAccount may do exactly what API.md lists: no more', { timeout: 
     'kube-public': everywhere,
     [NS]: {
       ...everywhere,
-      configmaps: 'create get update',
+      configmaps: 'create get list update watch',
       'leases.coordination.k8s.io': 'create delete get list update watch',
     },
     'kube-node-lease': { ...everywhere, 'leases.coordination.k8s.io': 'list watch' },
