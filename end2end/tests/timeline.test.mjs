@@ -82,11 +82,12 @@ test('a drain and an uncordon, and the node\'s failure, are spans on the timelin
 
     // The drain's span opens its record: the node page, with that drain's entries marked.
     await row.locator('[data-testid="timeline-span"][data-kind="drain"] a').click();
-    await page.waitForURL(new RegExp(`/nodes/${s.node}\\?drain=${drainId}$`));
+    await page.waitForURL(new RegExp(`/nodes/${s.node}\\?record=${drainId}$`));
     const chosen = page.locator('[data-testid="history-entry"][aria-current="true"]');
     await chosen.first().waitFor({ timeout: 20_000 });
     const actions = await chosen.evaluateAll((els) => els.map((e) => e.dataset.action).sort());
     assert.deepEqual(actions, ['DrainEnded', 'DrainStarted']);
+    assert.equal(await page.locator('[data-testid="progress-panel"]').count(), 0, 'a record, not the live panel');
   } finally {
     await page.close();
     await server.stop();

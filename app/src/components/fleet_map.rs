@@ -21,7 +21,7 @@ pub fn FleetMap(
     current: Current,
     drains: RwSignal<DrainsByNode>,
     #[prop(into)] group: Signal<String>,
-    #[prop(optional)] filters: Option<Filters>,
+    filters: Option<Filters>,
     links: bool,
 ) -> impl IntoView {
     let i18n = use_i18n();
@@ -64,6 +64,8 @@ pub fn FleetMap(
             <p class="map-caption" data-testid="map-caption" aria-live="polite">{caption}</p>
         </section>
     }
+    // Erased, as a card is: the map's static view type is deep enough to stall the compiler where it is nested.
+    .into_any()
 }
 
 /// One group: its heading and its cells. It follows its group in the layout by value.

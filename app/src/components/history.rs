@@ -13,9 +13,9 @@ use crate::{
 pub fn NodeHistory(node: String, changes: Signal<String>) -> impl IntoView {
     let i18n = use_i18n();
     let history = Resource::new(move || (node.clone(), changes.get()), |(node, _)| node_history(node));
-    // A drain's record, opened from the timeline (`?drain=ID`): its entries stand out.
+    // A drain's record, opened from the timeline (`?record=ID`): its entries stand out.
     let query = leptos_router::hooks::use_query_map();
-    let selected = move || query.with(|q| q.get("drain"));
+    let selected = move || query.with(|q| q.get("record"));
     view! {
         <section class="node-history" data-testid="node-history">
             <h2>{t_string!(i18n, history.title)}</h2>

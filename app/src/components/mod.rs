@@ -23,5 +23,5 @@ pub use history::NodeHistory;
 pub use language::LanguageSwitcher;
 pub use modal::Modal;
 pub use notice::Notice;
-pub use timeline::Timeline;
+pub use timeline::{Timeline, timeline_view};
 pub use who::Who;

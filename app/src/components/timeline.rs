@@ -15,6 +15,13 @@ use crate::{
 /// How often the timeline is read again with nothing new in the history: the window moves on by itself.
 const REFRESH_SECONDS: i64 = 300;
 
+/// The timeline, its code loaded when it is first shown: in the release build (`cargo leptos build --split`) it is
+/// a part of the wasm of its own, as the dialogs are, so that the board's first load does not carry it.
+#[lazy]
+pub fn timeline_view(version: RwSignal<u64>, now: RwSignal<Timestamp>, nodes: usize, links: bool) -> AnyView {
+    view! { <Timeline version now nodes links /> }.into_any()
+}
+
 /// The timeline of the `nodes` most recently maintained nodes. `version` moves at each change of any node's
 /// history (the board stream says so), and the timeline is read again then; `now` is the page's clock.
 #[component]
@@ -103,11 +110,12 @@ fn Row(row: TimelineRow, since: Timestamp, now: Timestamp, links: bool) -> impl 
     }
 }
 
-/// The address of a drain's record: its node's page, which shows that drain in the node's history.
+/// The address of a drain's record: its node's page, which marks that drain's entries in the node's history
+/// (`?record=`; `?drain=` would open the live progress panel, which a finished drain may no longer have).
 fn record_href(node: &str, span: &TimelineSpan) -> Option<String> {
     let id = span.drain_id.as_deref().filter(|_| span.kind == SpanKind::Drain)?;
     let id: String = id.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
-    Some(crate::context::href(&format!("/nodes/{node}?drain={id}")))
+    Some(crate::context::href(&format!("/nodes/{node}?record={id}")))
 }
 
 /// One span on the track, in its kind's lane; a drain's links to its record.

@@ -13,9 +13,10 @@ use super::PAGE_SIZE;
 use crate::{
     api::board_snapshot,
     components::{
-        ConnectionBadge, FleetMap, Notice, Timeline,
+        ConnectionBadge, FleetMap, Notice,
         card::CardView,
         rollouts::{RolloutBar, RolloutsPanel, Selection},
+        timeline_view,
     },
     dialogs::{Actions, DialogHost},
     i18n::{t_string, use_i18n},
@@ -84,10 +85,11 @@ pub fn BoardPage() -> impl IntoView {
                                 <RolloutBar current filters />
                                 {move || match view_of() {
                                     BoardView::Cards => view! { <Cards current now=live.now drains=live.drains filters /> }.into_any(),
-                                    BoardView::Map => view! {
-                                        <GroupBy current group />
-                                        <FleetMap current drains=live.drains group filters links=true />
-                                    }
+                                    // Lazy parts render in the browser only, once hydrated: hydrating a part whose code
+                                    // is still loading would leave the server's HTML standing, no longer live.
+                                    BoardView::Map => (move || live.hydrated.get().then(|| view! {
+                                        <Suspense fallback=|| ()>{Suspend::new(map_view(current, live.drains, group, filters))}</Suspense>
+                                    }))
                                     .into_any(),
                                     BoardView::Timeline => ().into_any(),
                                 }}
@@ -103,8 +105,8 @@ pub fn BoardPage() -> impl IntoView {
                     }
                 })}
             </Suspense>
-            {move || (view_of() == BoardView::Timeline).then(|| view! {
-                <Timeline version=live.history now=live.now nodes=TIMELINE_NODES links=true />
+            {move || (view_of() == BoardView::Timeline && live.hydrated.get()).then(|| view! {
+                <Suspense fallback=|| ()>{Suspend::new(timeline_view(live.history, live.now, TIMELINE_NODES, true))}</Suspense>
             })}
         </section>
     }
@@ -164,6 +166,17 @@ fn Views(current: Signal<BoardView>) -> impl IntoView {
     }
 }
 
+/// The map view, its code loaded when first shown (a part of the wasm of its own with `--split`, as the dialogs
+/// are): the label to group by and the map.
+#[lazy]
+fn map_view(current: Current, drains: RwSignal<DrainsByNode>, group: Signal<String>, filters: Filters) -> AnyView {
+    view! {
+        <GroupBy current group />
+        <FleetMap current drains group filters=Some(filters) links=true />
+    }
+    .into_any()
+}
+
 /// The label the map groups by, with the keys the nodes carry to pick from. A change goes into the address.
 #[component]
 fn GroupBy(current: Current, group: Signal<String>) -> impl IntoView {
@@ -203,6 +216,7 @@ fn GroupBy(current: Current, group: Signal<String>) -> impl IntoView {
             </datalist>
         </label>
     }
+    .into_any()
 }
 
 /// The most label keys offered to group by.

@@ -36,25 +36,36 @@ pub fn WallPage() -> impl IntoView {
             <ConnectionBadge live />
             <Suspense fallback=move || view! { <p>{t_string!(i18n, app.loading_nodes)}</p> }>
                 {move || Suspend::new(async move {
-                    snapshot.await.ok().map(|snap| {
-                        let current = live.current(&snap);
-                        view! {
-                            <div class="wall-grid">
-                                <div class="wall-map">
-                                    <FleetMap current drains=live.drains group=DEFAULT_GROUP_LABEL.to_string() links=false />
-                                </div>
-                                <div class="wall-side">
-                                    <Drains live />
-                                    <CountingDown current now=live.server_now() />
-                                </div>
-                            </div>
-                        }
-                    })
+                    let snap = snapshot.await.ok()?;
+                    let current = live.current(&snap);
+                    // In the browser only, once hydrated: a lazy part hydrated while its code still loads would
+                    // leave the server's HTML standing, no longer live.
+                    Some(move || live.hydrated.get().then(|| view! {
+                        <Suspense fallback=|| ()>{Suspend::new(wall_view(live, current))}</Suspense>
+                    }))
                 })}
             </Suspense>
-            <Timeline version=live.history now=live.now nodes=TIMELINE_NODES links=false />
         </section>
     }
+}
+
+/// What the wall shows, its code loaded with the page (a part of the wasm of its own with `--split`, so that the
+/// board's first load does not carry it).
+#[lazy]
+fn wall_view(live: LiveBoard, current: Current) -> AnyView {
+    view! {
+        <div class="wall-grid">
+            <div class="wall-map">
+                <FleetMap current drains=live.drains group=DEFAULT_GROUP_LABEL.to_string() filters=None links=false />
+            </div>
+            <div class="wall-side">
+                <Drains live />
+                <CountingDown current now=live.server_now() />
+            </div>
+        </div>
+        <Timeline version=live.history now=live.now nodes=TIMELINE_NODES links=false />
+    }
+    .into_any()
 }
 
 /// The drains running now, each with a bar that fills as its pods go.
