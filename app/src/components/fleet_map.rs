@@ -56,8 +56,9 @@ pub fn FleetMap(
                 on:mouseover=move |ev| keys::on_hover(ev, caption, i18n)
                 on:focus=move |_| keys::on_focus(map, active, caption, i18n)
             >
-                <For each=move || layout.get() key=|g| g.value.clone() let(g)>
-                    <Group value=g.value layout links />
+                // Keyed by the groups' values alone: a cell's change must not copy every group to find the keys.
+                <For each=move || layout.with(|l| l.iter().map(|g| g.value.clone()).collect::<Vec<_>>()) key=|v| v.clone() let(value)>
+                    <Group value layout links />
                 </For>
             </div>
             <p id="fleet-map-help" class="muted map-help">{t_string!(i18n, map.help)}</p>
