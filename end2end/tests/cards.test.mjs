@@ -53,6 +53,10 @@ for (const [switchName, node, apiStatus, label] of [
       } else if (leftMs < -3_000) {
         assert.equal(nodeCountdown, 'eviction due');
       }
+      // Beside the text, a bar fills with the time gone, from Ready's change to the deadline (300 s).
+      const nodeBar = Number(await card.locator('[data-testid="node-countdown-bar"]').getAttribute('value'));
+      const expected = Math.min(1000, Math.max(0, (Date.now() - transition) / 300));
+      assert.ok(Math.abs(nodeBar - expected) <= 20, `the node's bar at ${nodeBar} of 1000, expected about ${expected.toFixed(0)}`);
       // The pod rule: the taint plus the pods' 10 s tolerations in the test cluster.
       const podCountdown = card.locator('[data-testid="pod-countdown"]');
       await podCountdown.waitFor({ timeout: 15_000 });
@@ -64,8 +68,13 @@ for (const [switchName, node, apiStatus, label] of [
       const ticking = card.locator('[data-testid="pod-countdown"]');
       const before = await ticking.textContent();
       if (before.startsWith('first pod eviction in')) {
+        const podBar = () => card.locator('[data-testid="pod-countdown-bar"]').getAttribute('value').then(Number);
+        const barBefore = await podBar();
         await page.waitForTimeout(1_500);
         assert.notEqual(await ticking.textContent(), before);
+        // A 10 s wait fills its bar by about 100 thousandths a second.
+        const barAfter = await podBar();
+        assert.ok(barAfter > barBefore && barAfter <= 1000, `the pod bar went from ${barBefore} to ${barAfter}`);
       }
       // DaemonSet pods never go; the list says so.
       await card.locator('[data-testid="pod-etas"] summary').click();

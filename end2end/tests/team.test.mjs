@@ -506,8 +506,12 @@ test('a wall screen signs in with --wall-token, shows the board read-only, and c
   assert.ok(board.body.upsert.some((c) => c.name === node), 'it reads the board from the shared cache');
   const page = await fetch(`${server.url}/wall`, { headers: { cookie, accept: 'text/html' } });
   assert.equal(page.status, 200);
+  // The timeline is on the wall too.
+  const timeline = await call('history/recent', { cookie, body: { nodes: 8 } });
+  assert.equal(timeline.status, 200, JSON.stringify(timeline.body));
+  assert.equal(timeline.body.kept, true);
   // Everything else is refused, before it reaches the API server.
-  for (const endpoint of ENDPOINTS.filter((e) => e !== 'board')) {
+  for (const endpoint of ENDPOINTS.filter((e) => e !== 'board' && e !== 'history/recent')) {
     const refused = await call(endpoint, { cookie, body: { node, id: 'x', options: {}, confirm: node } });
     assert.equal(refused.status, 403, `${endpoint}: ${JSON.stringify(refused.body)}`);
   }

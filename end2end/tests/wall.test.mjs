@@ -10,7 +10,7 @@ import {
 
 const WALL_TOKEN = [...crypto.getRandomValues(new Uint8Array(24))].map((b) => b.toString(16).padStart(2, '0')).join('');
 // A node of the seeded cluster that stops reporting while the wall looks.
-const FAILING = 'node-5';
+const FAILING = 'node-4';
 
 let s;
 let server;

@@ -60,6 +60,18 @@ fn entry_for(node: &str, health: &Health, last: Option<(AuditAction, Timestamp)>
     Some(entry)
 }
 
+/// The later of two health entries (this task's own on a tie: the history's copy of it is the same entry).
+fn newest(
+    history: Option<(AuditAction, Timestamp)>,
+    mine: Option<(AuditAction, Timestamp)>,
+) -> Option<(AuditAction, Timestamp)> {
+    match (history, mine) {
+        (Some(h), Some(m)) if h.1 > m.1 => Some(h),
+        (h, None) => h,
+        (_, m) => m,
+    }
+}
+
 /// A card's Ready condition, as the recorder compares it.
 fn health_of(card: &NodeCard) -> Health {
     let reason = card.conditions.iter().find(|c| c.type_ == "Ready").and_then(|c| c.reason.clone());
@@ -76,6 +88,9 @@ pub fn record(tasks: &Tasks, mut cards: watch::Receiver<Arc<Vec<Arc<NodeCard>>>>
             () = recent.synced() => {}
         }
         let mut seen: HashMap<String, Health> = HashMap::new();
+        // What this task appended: the history's watch brings it back a moment later, and a node that recovers
+        // within that moment must still be paired with the failure just recorded.
+        let mut mine: HashMap<String, (AuditAction, Timestamp)> = HashMap::new();
         loop {
             let now = cards.borrow_and_update().clone();
             for card in now.iter() {
@@ -83,12 +98,14 @@ pub fn record(tasks: &Tasks, mut cards: watch::Receiver<Arc<Vec<Arc<NodeCard>>>>
                 if seen.get(&card.name) == Some(&health) {
                     continue;
                 }
-                if let Some(entry) = entry_for(&card.name, &health, recent.last_health(&card.name))
-                    && let Err(err) = history.append(&entry).await
-                {
-                    // Not remembered as seen: the next round tries again.
-                    tracing::warn!(node = %card.name, error = %crate::access::api_message(&err), "could not record the node's health in its history");
-                    continue;
+                let last = newest(recent.last_health(&card.name), mine.get(&card.name).copied());
+                if let Some(entry) = entry_for(&card.name, &health, last) {
+                    if let Err(err) = history.append(&entry).await {
+                        // Not remembered as seen: the next round tries again.
+                        tracing::warn!(node = %card.name, error = %crate::access::api_message(&err), "could not record the node's health in its history");
+                        continue;
+                    }
+                    mine.insert(card.name.clone(), (entry.action, entry.at));
                 }
                 seen.insert(card.name.clone(), health);
             }
@@ -135,6 +152,20 @@ mod tests {
         assert!(entry_for("n1", &up, Some((AuditAction::NodeReady, t(200)))).is_none());
         let no_time = Health { since: None, ..down };
         assert!(entry_for("n1", &no_time, None).is_none());
+    }
+
+    #[test]
+    fn what_was_just_appended_counts_before_the_watch_brings_it_back() {
+        let down = (AuditAction::NodeNotReady, t(100));
+        let old = (AuditAction::NodeReady, t(50));
+        assert_eq!(newest(Some(old), Some(down)), Some(down));
+        assert_eq!(newest(Some(down), None), Some(down));
+        assert_eq!(newest(None, Some(down)), Some(down));
+        assert_eq!(newest(Some((AuditAction::NodeReady, t(200))), Some(down)), Some((AuditAction::NodeReady, t(200))));
+        // So a recovery right after a failure is recorded, although the history still shows the older entry.
+        let up = health(ReadyStatus::Ready, 120);
+        assert_eq!(entry_for("n1", &up, newest(Some(old), Some(down))).map(|e| e.action), Some(AuditAction::NodeReady));
+        assert!(entry_for("n1", &up, Some(old)).is_none());
     }
 
     #[test]
