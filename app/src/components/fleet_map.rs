@@ -52,9 +52,9 @@ pub fn FleetMap(
                 aria-describedby="fleet-map-help"
                 aria-activedescendant=move || active.get().map(|n| format!("cell-{n}"))
                 node_ref=map
-                on:keydown=move |ev| keys::on_key(ev, map, active, caption, i18n)
-                on:mouseover=move |ev| keys::on_hover(ev, caption, i18n)
-                on:focus=move |_| keys::on_focus(map, active, caption, i18n)
+                on:keydown=move |ev| keys::on_key(ev, map, active, caption)
+                on:mouseover=move |ev| keys::on_hover(ev, caption)
+                on:focus=move |_| keys::on_focus(map, active, caption)
             >
                 // Keyed by the groups' values alone: a cell's change must not copy every group to find the keys.
                 <For each=move || layout.with(|l| l.iter().map(|g| g.value.clone()).collect::<Vec<_>>()) key=|v| v.clone() let(value)>
@@ -172,6 +172,13 @@ mod keys {
         cell.get_attribute("aria-label")
     }
 
+    /// Where the active cell is among `all`.
+    #[cfg(feature = "hydrate")]
+    fn position_of(all: &[web_sys::HtmlElement], active: RwSignal<Option<String>>) -> Option<usize> {
+        let name = active.get_untracked()?;
+        all.iter().position(|c| c.get_attribute("data-node").as_deref() == Some(name.as_str()))
+    }
+
     /// Makes `to` the active cell: its highlight, the listbox's active descendant, and the caption.
     #[cfg(feature = "hydrate")]
     fn activate(all: &[web_sys::HtmlElement], to: usize, active: RwSignal<Option<String>>, caption: RwSignal<String>) {
@@ -191,14 +198,11 @@ mod keys {
         map: NodeRef<leptos::html::Div>,
         active: RwSignal<Option<String>>,
         caption: RwSignal<String>,
-        _i18n: I18n,
     ) {
         #[cfg(feature = "hydrate")]
         {
             let all = cells(map);
-            let from = active
-                .get_untracked()
-                .and_then(|name| all.iter().position(|c| c.get_attribute("data-node").as_deref() == Some(&name)));
+            let from = position_of(&all, active);
             if matches!(ev.key().as_str(), "Enter" | " ") {
                 if let Some(cell) = from.and_then(|i| all.get(i)) {
                     ev.prevent_default();
@@ -220,27 +224,18 @@ mod keys {
     }
 
     /// Focus on the map shows its first cell (or the one active before) as active.
-    pub fn on_focus(
-        map: NodeRef<leptos::html::Div>,
-        active: RwSignal<Option<String>>,
-        caption: RwSignal<String>,
-        _i18n: I18n,
-    ) {
+    pub fn on_focus(map: NodeRef<leptos::html::Div>, active: RwSignal<Option<String>>, caption: RwSignal<String>) {
         #[cfg(feature = "hydrate")]
         {
             let all = cells(map);
-            let at = active
-                .get_untracked()
-                .and_then(|name| all.iter().position(|c| c.get_attribute("data-node").as_deref() == Some(&name)))
-                .unwrap_or(0);
-            activate(&all, at, active, caption);
+            activate(&all, position_of(&all, active).unwrap_or(0), active, caption);
         }
         #[cfg(not(feature = "hydrate"))]
         let _ = (map, active, caption);
     }
 
     /// A pointer over a cell names it in the caption (the cell's title names it too).
-    pub fn on_hover(ev: leptos::ev::MouseEvent, caption: RwSignal<String>, _i18n: I18n) {
+    pub fn on_hover(ev: leptos::ev::MouseEvent, caption: RwSignal<String>) {
         #[cfg(feature = "hydrate")]
         {
             let cell = ev
