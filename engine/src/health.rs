@@ -60,6 +60,30 @@ fn entry_for(node: &str, health: &Health, last: Option<(AuditAction, Timestamp)>
     Some(entry)
 }
 
+/// How long the recorder holds back after a failed write: a server that may not write its history (or an API
+/// server that refuses) must not be asked again at every card round, for every node.
+#[derive(Debug, Default)]
+struct Backoff {
+    until: Option<std::time::Instant>,
+    pause: std::time::Duration,
+}
+
+impl Backoff {
+    const FIRST: std::time::Duration = std::time::Duration::from_secs(10);
+    const LONGEST: std::time::Duration = std::time::Duration::from_secs(300);
+
+    fn holds(&self, now: std::time::Instant) -> bool {
+        self.until.is_some_and(|until| now < until)
+    }
+
+    /// A write failed at `now`: the pause doubles, from 10 s to at most 5 minutes.
+    fn failed(&mut self, now: std::time::Instant) -> std::time::Duration {
+        self.pause = if self.pause.is_zero() { Self::FIRST } else { (self.pause * 2).min(Self::LONGEST) };
+        self.until = Some(now + self.pause);
+        self.pause
+    }
+}
+
 /// The later of two health entries (this task's own on a tie: the history's copy of it is the same entry).
 fn newest(
     history: Option<(AuditAction, Timestamp)>,
@@ -91,6 +115,7 @@ pub fn record(tasks: &Tasks, mut cards: watch::Receiver<Arc<Vec<Arc<NodeCard>>>>
         // What this task appended: the history's watch brings it back a moment later, and a node that recovers
         // within that moment must still be paired with the failure just recorded.
         let mut mine: HashMap<String, (AuditAction, Timestamp)> = HashMap::new();
+        let mut backoff = Backoff::default();
         loop {
             let now = cards.borrow_and_update().clone();
             for card in now.iter() {
@@ -100,11 +125,16 @@ pub fn record(tasks: &Tasks, mut cards: watch::Receiver<Arc<Vec<Arc<NodeCard>>>>
                 }
                 let last = newest(recent.last_health(&card.name), mine.get(&card.name).copied());
                 if let Some(entry) = entry_for(&card.name, &health, last) {
-                    if let Err(err) = history.append(&entry).await {
-                        // Not remembered as seen: the next round tries again.
-                        tracing::warn!(node = %card.name, error = %crate::access::api_message(&err), "could not record the node's health in its history");
+                    // Not remembered as seen while held back or after a failure: a later round tries again.
+                    if backoff.holds(std::time::Instant::now()) {
                         continue;
                     }
+                    if let Err(err) = history.append(&entry).await {
+                        let pause = backoff.failed(std::time::Instant::now());
+                        tracing::warn!(node = %card.name, error = %crate::access::api_message(&err), pause_seconds = pause.as_secs(), "could not record the node's health in its history; trying again after a pause");
+                        continue;
+                    }
+                    backoff = Backoff::default();
                     mine.insert(card.name.clone(), (entry.action, entry.at));
                 }
                 seen.insert(card.name.clone(), health);
@@ -166,6 +196,18 @@ mod tests {
         let up = health(ReadyStatus::Ready, 120);
         assert_eq!(entry_for("n1", &up, newest(Some(old), Some(down))).map(|e| e.action), Some(AuditAction::NodeReady));
         assert!(entry_for("n1", &up, Some(old)).is_none());
+    }
+
+    #[test]
+    fn failed_writes_hold_the_recorder_back_longer_each_time() {
+        let t0 = std::time::Instant::now();
+        let mut backoff = Backoff::default();
+        assert!(!backoff.holds(t0));
+        assert_eq!(backoff.failed(t0), std::time::Duration::from_secs(10));
+        assert!(backoff.holds(t0 + std::time::Duration::from_secs(9)));
+        assert!(!backoff.holds(t0 + std::time::Duration::from_secs(10)));
+        let pauses: Vec<u64> = (0..7).map(|_| backoff.failed(t0).as_secs()).collect();
+        assert_eq!(pauses, [20, 40, 80, 160, 300, 300, 300]);
     }
 
     #[test]
