@@ -148,6 +148,21 @@ pub fn layout<'a>(
     out
 }
 
+/// The group of `value` in a [`layout`] (groups in order of value, the unlabelled last), found by bisection: a map
+/// grouped by a label every node has its own value of (`kubernetes.io/hostname`) has as many groups as nodes, and
+/// each group looks itself up at every change.
+pub fn find_group<'a>(groups: &'a [MapGroup], value: &Option<String>) -> Option<&'a MapGroup> {
+    use std::cmp::Ordering;
+    // `None` sorts last here, where `Option`'s own order puts it first.
+    let order = |g: &MapGroup| match (&g.value, value) {
+        (Some(a), Some(b)) => a.cmp(b),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => Ordering::Equal,
+    };
+    groups.binary_search_by(order).ok().map(|i| &groups[i])
+}
+
 /// How large the map draws its cells: as large as still fits the whole fleet on one 1920×1080 screen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CellSize {
@@ -353,6 +368,12 @@ mod tests {
         assert_eq!((all.len(), all[0].value.clone(), all[0].cells.len()), (1, None, 4));
         assert_eq!(layout(&cards, &drains, &"k".repeat(MAX_LABEL_KEY + 1))[0].cells.len(), 4);
         assert!(layout(std::iter::empty(), &drains, "pool").is_empty());
+        // Each group is found by its value, the unlabelled too.
+        for g in &groups {
+            assert_eq!(find_group(&groups, &g.value), Some(g));
+        }
+        assert_eq!(find_group(&groups, &Some("zz".into())), None);
+        assert_eq!(find_group(&groups[..2], &None), None);
     }
 
     #[test]

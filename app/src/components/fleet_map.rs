@@ -75,13 +75,13 @@ fn Group(value: Option<String>, layout: Memo<Vec<MapGroup>>, links: bool) -> imp
     let i18n = use_i18n();
     let cells = {
         let value = value.clone();
-        move || layout.with(|l| l.iter().find(|g| g.value == value).map(|g| g.cells.clone()).unwrap_or_default())
+        move || layout.with(|l| fleet::find_group(l, &value).map(|g| g.cells.clone()).unwrap_or_default())
     };
     let heading = {
         let value = value.clone();
         move || {
             layout.with(|l| {
-                let group = l.iter().find(|g| g.value == value)?;
+                let group = fleet::find_group(l, &value)?;
                 let name = group.value.clone().unwrap_or_else(|| t_string!(i18n, map.no_label).to_string());
                 let count = t_string!(i18n, board.nodes, count = group.cells.len()).to_string();
                 let problems: Vec<String> = group

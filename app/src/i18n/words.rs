@@ -138,12 +138,13 @@ pub fn phase_text(i18n: I18n, phase: PodPhase) -> String {
 /// A fleet map cell's state, as the legend and the cell's label say it.
 pub fn map_state_text(i18n: I18n, state: domain::fleet::MapState) -> String {
     use domain::fleet::MapState;
+    // The states a card shows too are worded as the card words them.
     match state {
-        MapState::Ready => t_string!(i18n, map.ready).to_string(),
-        MapState::Cordoned => t_string!(i18n, map.cordoned).to_string(),
+        MapState::Ready => ready_text(i18n, ReadyStatus::Ready),
+        MapState::NotReady => ready_text(i18n, ReadyStatus::NotReady),
+        MapState::Unknown => ready_text(i18n, ReadyStatus::Unknown),
+        MapState::Cordoned => t_string!(i18n, card.cordoned).to_string(),
         MapState::Draining => t_string!(i18n, map.draining).to_string(),
         MapState::Drained => t_string!(i18n, map.drained).to_string(),
-        MapState::NotReady => t_string!(i18n, map.not_ready).to_string(),
-        MapState::Unknown => t_string!(i18n, map.unknown).to_string(),
     }
 }

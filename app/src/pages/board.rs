@@ -177,11 +177,17 @@ fn map_view(current: Current, drains: RwSignal<DrainsByNode>, group: Signal<Stri
     .into_any()
 }
 
-/// The label the map groups by, with the keys the nodes carry to pick from. A change goes into the address.
+/// The label the map groups by, with the keys the nodes carry to pick from once the field has focus. A change goes
+/// into the address.
 #[component]
 fn GroupBy(current: Current, group: Signal<String>) -> impl IntoView {
     let i18n = use_i18n();
+    // Gathered only once the field is used: otherwise every board update would walk every node's labels.
+    let offered = RwSignal::new(false);
     let keys = Memo::new(move |_| {
+        if !offered.get() {
+            return Vec::new();
+        }
         current.with(|b| {
             let mut keys: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
             for card in b.cards.values() {
@@ -203,6 +209,7 @@ fn GroupBy(current: Current, group: Signal<String>) -> impl IntoView {
                 list="label-keys"
                 data-testid="map-group-by"
                 prop:value=group
+                on:focus=move |_| offered.set(true)
                 on:change=move |ev| {
                     let key = event_target_value(&ev);
                     let path = location.pathname.get_untracked();
