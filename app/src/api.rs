@@ -227,7 +227,7 @@ async fn recent(nodes: Option<usize>) -> Result<RecentHistory, AppError> {
     let now = jiff::Timestamp::now();
     Ok(RecentHistory {
         server_time: Some(now),
-        kept: engine.history_changes().is_some(),
+        kept: engine.keeps_history(),
         entries: most_active(engine.recent_history(now), nodes),
     })
 }

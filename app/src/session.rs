@@ -55,7 +55,7 @@ mod ssr {
     use engine::signin::Credentials;
     use leptos::prelude::*;
 
-    use super::{SESSION_COOKIE, Who};
+    use super::Who;
     use crate::AppError;
 
     pub async fn sign_in(
@@ -85,7 +85,7 @@ mod ssr {
         {
             crate::api::engine().sign_out(&session);
         }
-        set_cookie(&format!("{SESSION_COOKIE}=; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=0"));
+        set_cookie(&super::cookie("", 0));
     }
 
     pub fn who() -> Option<Who> {
@@ -108,21 +108,23 @@ mod ssr {
     }
 }
 
-/// The `Set-Cookie` value of a wall screen's session: its id only, out of scripts' reach, sent back to this site
-/// only.
-#[cfg(feature = "ssr")]
-pub fn wall_cookie(session: &str) -> String {
-    // As long as browsers keep a cookie (400 days): the session lasts as long as the server's wall token.
-    format!("{SESSION_COOKIE}={session}; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age={}", 400 * 86_400)
-}
-
-/// The `Set-Cookie` value of a person's new session, in the same form.
+/// The `Set-Cookie` value of a person's new session: its id only, out of scripts' reach, sent back to this site
+/// only, for as long as a session lasts.
 #[cfg(feature = "ssr")]
 pub fn session_cookie(session: &str) -> String {
-    format!(
-        "{SESSION_COOKIE}={session}; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age={}",
-        engine::access::SESSION_LIFETIME.as_secs()
-    )
+    cookie(session, engine::access::SESSION_LIFETIME.as_secs())
+}
+
+/// The same for a wall screen's session, for as long as browsers keep a cookie (400 days): it lasts as long as the
+/// server's wall token.
+#[cfg(feature = "ssr")]
+pub fn wall_cookie(session: &str) -> String {
+    cookie(session, 400 * 86_400)
+}
+
+#[cfg(feature = "ssr")]
+fn cookie(session: &str, max_age_seconds: u64) -> String {
+    format!("{SESSION_COOKIE}={session}; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age={max_age_seconds}")
 }
 
 #[cfg(feature = "ssr")]

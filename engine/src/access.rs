@@ -83,6 +83,8 @@ enum Mode {
         attempts: governor::DefaultDirectRateLimiter,
         /// `--wall-token`: the secret an unattended wall screen signs in with, if the server has one.
         wall_token: Option<secrecy::SecretString>,
+        /// The wall screen's session id, derived once from the token (see [`wall_session_id`]).
+        wall_session: Option<String>,
         /// When stale sessions and their credentials were last swept.
         swept: Mutex<Instant>,
     },
@@ -93,7 +95,6 @@ const SWEEP_EVERY: Duration = Duration::from_secs(60);
 
 /// A signed-in person: who the API server says they are, and when they were last seen.
 struct Session {
-    wall: bool,
     person: Person,
     identity: Identity,
     last_seen: Instant,
@@ -128,8 +129,13 @@ impl KubeAccess {
 
     /// Team mode, with `wall_token` (at least [`MIN_WALL_TOKEN`] characters) for an unattended wall screen.
     pub fn team_with_wall(connected: Connected, wall_token: Option<secrecy::SecretString>) -> Self {
+        let wall_session = wall_token.as_ref().map(|t| {
+            use secrecy::ExposeSecret;
+            wall_session_id(t.expose_secret())
+        });
         let mode = Mode::Team {
             wall_token,
+            wall_session,
             base: Box::new(connected.config),
             cluster: connected.identity.cluster,
             sessions: Default::default(),
@@ -177,7 +183,7 @@ impl KubeAccess {
         let client = signin::client(base, auth)?;
         let person = signin::review(&client).await?;
         let identity = Identity { cluster: cluster.clone(), user: person.username.clone() };
-        let id = new_session(sessions, false, person.clone(), identity.clone());
+        let id = new_session(sessions, person.clone(), identity.clone());
         // The latest sign-in's credentials serve the person's calls (and their cache, once it starts).
         let sessions = lock(sessions);
         let mut clients = self.inner.clients.write().unwrap_or_else(|p| p.into_inner());
@@ -186,12 +192,12 @@ impl KubeAccess {
         Ok((id, person, identity))
     }
 
-    /// Signs a wall screen in with `--wall-token`: a session that reads the board as `reader` (the server's
-    /// read-only identity) and does nothing else. Refused without a wall token, or with another token.
-    pub fn wall_sign_in(&self, token: &str, reader: Identity) -> Result<String> {
+    /// Signs a wall screen in with `--wall-token`: the id of the wall's session ([`Self::is_wall_session`]).
+    /// Refused without a wall token, or with another token.
+    pub fn wall_sign_in(&self, token: &str) -> Result<String> {
         use secrecy::ExposeSecret;
         use subtle::ConstantTimeEq;
-        let Mode::Team { sessions, attempts, wall_token, .. } = &self.inner.mode else {
+        let Mode::Team { attempts, wall_token, wall_session, .. } = &self.inner.mode else {
             return Err(Error::Invalid(
                 "this server runs for one operator (local mode): there is no wall token".into(),
             ));
@@ -205,20 +211,18 @@ impl KubeAccess {
         if !matches {
             return Err(Error::Forbidden("that is not this server's wall token".into()));
         }
-        let _ = (sessions, reader);
-        Ok(wall_session_id(token))
+        Ok(wall_session.clone().unwrap_or_else(|| wall_session_id(token)))
     }
 
     /// Whether `id` is the wall screen's session: the one derived from this server's `--wall-token`. It is kept
     /// nowhere, so it outlives a restart of the server, and every replica with the same token accepts it: an
     /// unattended screen comes back by itself. Changing the token ends it.
     pub fn is_wall_session(&self, id: &str) -> bool {
-        use secrecy::ExposeSecret;
         use subtle::ConstantTimeEq;
-        let Mode::Team { wall_token: Some(token), .. } = &self.inner.mode else {
+        let Mode::Team { wall_session: Some(wall), .. } = &self.inner.mode else {
             return false;
         };
-        bool::from(wall_session_id(token.expose_secret()).as_bytes().ct_eq(id.as_bytes()))
+        bool::from(wall.as_bytes().ct_eq(id.as_bytes()))
     }
 
     /// Who a session id belongs to, if it is current. Each use keeps it from going idle.
@@ -245,7 +249,8 @@ impl KubeAccess {
             identity: session.identity.clone(),
             person: Some(session.person.clone()),
             session: Some(id.to_owned()),
-            wall: session.wall,
+            // A wall screen's session is not kept here (see `is_wall_session`).
+            wall: false,
         })
     }
 
@@ -311,7 +316,7 @@ fn keep_live<C>(clients: &mut HashMap<Identity, C>, sessions: &HashMap<String, S
 }
 
 /// Keeps a new session and returns its id: 256 random bits, hex. The oldest idle session makes room at the cap.
-fn new_session(sessions: &Mutex<HashMap<String, Session>>, wall: bool, person: Person, identity: Identity) -> String {
+fn new_session(sessions: &Mutex<HashMap<String, Session>>, person: Person, identity: Identity) -> String {
     let id = format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple());
     let mut sessions = lock(sessions);
     forget_stale(&mut sessions);
@@ -321,7 +326,7 @@ fn new_session(sessions: &Mutex<HashMap<String, Session>>, wall: bool, person: P
         sessions.remove(&oldest);
     }
     let now = Instant::now();
-    sessions.insert(id.clone(), Session { wall, person, identity, last_seen: now, started: now });
+    sessions.insert(id.clone(), Session { person, identity, last_seen: now, started: now });
     id
 }
 
@@ -594,7 +599,6 @@ mod tests {
         let who = |user: &str| Identity { cluster: "c".into(), user: user.into() };
         // (An idle session cannot be made here: on a machine up for less than 12 h there is no Instant that old.)
         let session = |user: &str| Session {
-            wall: false,
             person: Person { username: user.into(), groups: Vec::new() },
             identity: who(user),
             last_seen: Instant::now(),

@@ -183,6 +183,11 @@ impl Engine {
         self.recent.as_ref().map(|r| r.entries(now)).unwrap_or_default()
     }
 
+    /// Whether the server keeps a history (it needs an identity of its own that may write it).
+    pub fn keeps_history(&self) -> bool {
+        self.recent.is_some()
+    }
+
     /// Moves at each change of any node's history; `None` when the server keeps none.
     pub fn history_changes(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
         self.recent.as_ref().map(|r| r.changes())
@@ -261,10 +266,10 @@ impl Engine {
     /// Signs an unattended wall screen in with the server's `--wall-token` (team mode): a session that reads the
     /// board from the server's shared, read-only cache, and may do nothing else.
     pub fn wall_sign_in(&self, token: &str) -> Result<String> {
-        let Some((reader, _)) = &self.shared else {
+        if self.shared.is_none() {
             return Err(Error::Invalid("this server has no shared cache for a wall screen".into()));
-        };
-        self.access.wall_sign_in(token, reader.clone())
+        }
+        self.access.wall_sign_in(token)
     }
 
     /// Forgets a session.

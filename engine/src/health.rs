@@ -98,8 +98,19 @@ fn newest(
 
 /// A card's Ready condition, as the recorder compares it.
 fn health_of(card: &NodeCard) -> Health {
-    let reason = card.conditions.iter().find(|c| c.type_ == "Ready").and_then(|c| c.reason.clone());
-    Health { ready: card.ready, since: card.ready_since, reason }
+    Health { ready: card.ready, since: card.ready_since, reason: ready_reason(card).map(str::to_owned) }
+}
+
+/// The reason of a card's Ready condition.
+fn ready_reason(card: &NodeCard) -> Option<&str> {
+    card.conditions.iter().find(|c| c.type_ == "Ready").and_then(|c| c.reason.as_deref())
+}
+
+impl Health {
+    /// Whether `card` still says this, compared in place: every round walks every card, and almost none changed.
+    fn is(&self, card: &NodeCard) -> bool {
+        self.ready == card.ready && self.since == card.ready_since && self.reason.as_deref() == ready_reason(card)
+    }
 }
 
 /// Follows `cards` (the server's own view of the nodes) until shutdown, appending each change of a node's health
@@ -119,10 +130,10 @@ pub fn record(tasks: &Tasks, mut cards: watch::Receiver<Arc<Vec<Arc<NodeCard>>>>
         loop {
             let now = cards.borrow_and_update().clone();
             for card in now.iter() {
-                let health = health_of(card);
-                if seen.get(&card.name) == Some(&health) {
+                if seen.get(&card.name).is_some_and(|h| h.is(card)) {
                     continue;
                 }
+                let health = health_of(card);
                 let last = newest(recent.last_health(&card.name), mine.get(&card.name).copied());
                 if let Some(entry) = entry_for(&card.name, &health, last) {
                     // Not remembered as seen while held back or after a failure: a later round tries again.
@@ -208,6 +219,32 @@ mod tests {
         assert!(!backoff.holds(t0 + std::time::Duration::from_secs(10)));
         let pauses: Vec<u64> = (0..7).map(|_| backoff.failed(t0).as_secs()).collect();
         assert_eq!(pauses, [20, 40, 80, 160, 300, 300, 300]);
+    }
+
+    #[test]
+    fn a_card_is_compared_with_what_was_seen_in_place() {
+        let mut card = NodeCard {
+            name: "n1".into(),
+            ready: ReadyStatus::NotReady,
+            ready_since: Some(t(100)),
+            ..Default::default()
+        };
+        card.conditions.push(domain::node::Condition {
+            type_: "Ready".into(),
+            status: "False".into(),
+            reason: Some("KubeletNotReady".into()),
+            message: None,
+            last_heartbeat: None,
+            last_transition: Some(t(100)),
+        });
+        let seen = health_of(&card);
+        assert_eq!(seen, health(ReadyStatus::NotReady, 100));
+        assert!(seen.is(&card));
+        card.conditions[0].reason = Some("NodeStatusUnknown".into());
+        assert!(!seen.is(&card), "a new reason");
+        card.conditions[0].reason = Some("KubeletNotReady".into());
+        card.ready_since = Some(t(101));
+        assert!(!seen.is(&card), "a new transition");
     }
 
     #[test]
