@@ -10,7 +10,7 @@
 //   flips       100 Ready flips a second for 10 s (each node False, then True again), spread over the fleet:
 //               the cells' states change
 // and reports the longest task and the tasks over 50 ms in each window, and the page's scrollHeight.
-import { spawn } from 'node:child_process';
+import { child, waitForLine } from './children.mjs';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -24,21 +24,6 @@ const site = resolve(root, process.env.LEPTOS_SITE_ROOT ?? 'target/site-release'
 const log = (...a) => console.error('map-longtask:', ...a);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const children = new Set();
-process.on('exit', () => { for (const c of children) c.kill('SIGTERM'); });
-function child(cmd, args, opts = {}) {
-  const c = spawn('nice', ['-n', '10', cmd, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], ...opts });
-  children.add(c);
-  c.on('exit', () => children.delete(c));
-  return c;
-}
-function waitForLine(c, re, what) {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    c.stdout.on('data', (d) => { out += d; const m = out.match(re); if (m) resolve(m); });
-    c.on('exit', (code) => reject(new Error(`${what} exited with ${code}`)));
-  });
-}
 
 const standin = child(process.execPath, [join(root, 'end2end', 'bench', 'standin-api.mjs'), '--nodes', String(N), '--pods', String(P)]);
 standin.stderr.on('data', (d) => process.stderr.write(`[standin] ${d}`));

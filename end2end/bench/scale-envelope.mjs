@@ -29,7 +29,8 @@
 // --node-monitor-grace-period 1h: no heartbeat turns stale during the run. kubectl pages its lists by 500 and holds
 // itself to 5 requests a second (client-go's default), so `get pods -A` at 150,000 pods takes about a minute
 // whatever the API server does. Knobs: BENCH_FLIPS (50), BENCH_STREAM_RATE (100), BENCH_STREAM_SECONDS (10), CHROMIUM.
-import { spawn, execFile } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { child, waitForLine } from './children.mjs';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname, resolve } from 'node:path';
@@ -58,27 +59,6 @@ const ms = (x) => (Number.isFinite(x) ? `${x.toFixed(0)} ms` : '–');
 const lt = (x) => (x === 0 ? '< 50 ms' : ms(x));
 const mib = (kb) => `${(kb / 1024).toFixed(1)} MiB`;
 
-// Children still running when this process exits (after an error) are stopped with it.
-const children = new Set();
-process.on('exit', () => { for (const c of children) c.kill('SIGTERM'); });
-function child(cmd, args, opts = {}) {
-  const c = spawn('nice', ['-n', '10', cmd, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], ...opts });
-  children.add(c);
-  c.on('exit', () => children.delete(c));
-  c.stop = () => new Promise((done) => {
-    if (c.exitCode !== null || c.signalCode !== null) return done();
-    c.once('exit', done);
-    c.kill('SIGTERM');
-  });
-  return c;
-}
-function waitForLine(c, re, what) {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    c.stdout.on('data', (d) => { out += d; const m = out.match(re); if (m) resolve(m); });
-    c.on('exit', (code) => reject(new Error(`${what} exited with ${code}`)));
-  });
-}
 
 // ---- The stand-in ----------------------------------------------------------------------------------------------
 const standin = child(process.execPath, [join(root, 'end2end', 'bench', 'standin-api.mjs'), '--nodes', String(N), '--pods', String(P)]);
