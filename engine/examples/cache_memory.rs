@@ -9,6 +9,10 @@
 //! them in every mode. Each object is written as the API server would send it, read from JSON as a watch event is,
 //! converted, and applied to a reflector store. Then the cards are built once, and the process prints its resident
 //! memory (VmRSS, VmHWM) and the time each step took. Run each mode in a process of its own.
+//!
+//! With `DHAT_OUT=FILE` it also writes a heap profile (dhat's JSON) of what is still allocated at the end, with the
+//! call stack of each allocation: `end2end/bench/dhat-summary.py FILE` says where the bytes go. Profiling slows it
+//! several times over, so use a tenth of the size for it.
 
 use std::time::Instant;
 
@@ -147,7 +151,7 @@ fn list<S: serde::de::DeserializeOwned, K>(
     make: impl Fn(usize) -> serde_json::Value,
     keep: impl Fn(S) -> K,
 ) where
-    K: kube::Resource + Clone,
+    K: reflector::Lookup + Clone,
     K::DynamicType: Eq + std::hash::Hash + Clone,
 {
     writer.apply_watcher_event(&Event::Init);
@@ -172,7 +176,14 @@ fn memory() -> (u64, u64) {
     (read("VmRSS:"), read("VmHWM:"))
 }
 
+/// Forwards to the system allocator, and records each allocation only while a profiler runs (`DHAT_OUT`).
+#[global_allocator]
+static ALLOCATOR: dhat::Alloc = dhat::Alloc;
+
 fn main() {
+    let profiler = std::env::var("DHAT_OUT")
+        .ok()
+        .map(|file| dhat::Profiler::builder().file_name(file).trim_backtraces(Some(16)).build());
     let args: Vec<String> = std::env::args().collect();
     let mode = args.get(1).map(String::as_str).unwrap_or("compact");
     let nodes: usize = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(5_000);
@@ -239,4 +250,6 @@ fn main() {
         cards_took.as_secs_f64(),
         start.elapsed().as_secs_f64(),
     );
+    // Written while the stores are still held: the profile's figures at the end are what the caches keep.
+    drop(profiler);
 }

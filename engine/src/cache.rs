@@ -458,16 +458,18 @@ fn reflect<S, K>(
 where
     S: Resource + Clone + std::fmt::Debug + serde::de::DeserializeOwned + Send + Sync + 'static,
     S::DynamicType: Default,
-    K: Resource + Clone + Send + Sync + 'static,
+    K: reflector::Lookup + Clone + Send + Sync + 'static,
     K::DynamicType: Default + Eq + std::hash::Hash + Clone + Send + Sync,
 {
     let shutdown = tasks.shutdown_signal().clone();
     tasks.spawn(async move {
         let probe_api = api.clone();
-        let stream = watcher(api, watcher::Config::default())
-            .backoff(cache_backoff())
-            .map_ok(move |event| kept(event, &keep))
-            .reflect(writer);
+        // `reflector` rather than `.reflect`: it needs only `Lookup`, so a store can key what it keeps without an
+        // `ObjectMeta` (see `pods::CachedPod`).
+        let stream = reflector::reflector(
+            writer,
+            watcher(api, watcher::Config::default()).backoff(cache_backoff()).map_ok(move |event| kept(event, &keep)),
+        );
         let mut stream = std::pin::pin!(stream.take_until(shutdown.cancelled_owned()));
         let kind = S::kind(&Default::default()).to_string();
         // While this kind's watch is failing: a watch that resumes from where it was sends nothing until something
