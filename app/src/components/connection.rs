@@ -17,7 +17,7 @@ pub fn ConnectionBadge(live: LiveBoard) -> impl IntoView {
             class=move || if connection.get() == Connection::Live && !lost() { "connection live" } else { "connection down" }
             role="status"
             data-testid="connection-state"
-            data-state=move || if lost() { "api-lost".to_string() } else { format!("{:?}", connection.get()).to_lowercase() }
+            data-state=move || if lost() { "api-lost" } else { connection.get().as_str() }
         >
             {move || match connection.get() {
                 Connection::Live if lost() => t_string!(i18n, board.api_lost),
@@ -27,7 +27,7 @@ pub fn ConnectionBadge(live: LiveBoard) -> impl IntoView {
             }}
         </span>
         {move || api_lost.get().filter(|_| lost()).map(|since| {
-            let time = since.strftime("%H:%M:%S").to_string();
+            let time = crate::i18n::clock_text(since);
             view! {
                 <p class="api-lost" role="alert" data-testid="api-lost" data-since=since.to_string()>
                     {t_string!(i18n, board.api_lost_since, time)}

@@ -103,7 +103,6 @@ const POLL: std::time::Duration = std::time::Duration::from_secs(1);
 /// Every rollout the server holds, latest first, followed once a second while the page is open.
 #[component]
 pub fn RolloutsPanel() -> impl IntoView {
-    let i18n = use_i18n();
     let rollouts = RwSignal::new(Vec::<RolloutProgress>::new());
     Effect::new(move |_| {
         let busy = StoredValue::new(false);
@@ -127,16 +126,29 @@ pub fn RolloutsPanel() -> impl IntoView {
             }
         });
     });
+    // The list is empty until the browser's first answer, so the server renders nothing here and hydration finds
+    // nothing to match: the panel's code can load when there is a rollout to show.
     view! {
         <Show when=move || rollouts.with(|r| !r.is_empty())>
-            <section class="rollouts" data-testid="rollouts">
-                <h2>{t_string!(i18n, rollout.panel)}</h2>
-                <For each=move || rollouts.with(|r| r.iter().map(|r| r.id.clone()).collect::<Vec<_>>()) key=|id| id.clone() let(id)>
-                    <RolloutView id rollouts />
-                </For>
-            </section>
+            <Suspense fallback=|| ()>{Suspend::new(rollouts_view(rollouts))}</Suspense>
         </Show>
     }
+}
+
+/// The panel itself, its code loaded when the first rollout appears (a part of the wasm of its own with `--split`):
+/// most boards have none running.
+#[lazy]
+fn rollouts_view(rollouts: RwSignal<Vec<RolloutProgress>>) -> AnyView {
+    let i18n = use_i18n();
+    view! {
+        <section class="rollouts" data-testid="rollouts">
+            <h2>{t_string!(i18n, rollout.panel)}</h2>
+            <For each=move || rollouts.with(|r| r.iter().map(|r| r.id.clone()).collect::<Vec<_>>()) key=|id| id.clone() let(id)>
+                <RolloutView id rollouts />
+            </For>
+        </section>
+    }
+    .into_any()
 }
 
 fn state_text(i18n: I18n, state: &RolloutState) -> String {

@@ -1,7 +1,7 @@
 //! Durations and dates in the page's language. The domain cuts a duration into units (`domain::board::Span`); the
-//! catalogue's `time` messages put them into words ("3m05s", "3分05秒"), and its `time.date_time` is the strftime
-//! pattern of a date ("2026-11-30 12:00:00", "2026年11月30日 12:00:00"), since the order of a date is the
-//! language's to choose.
+//! catalogue's `time` messages put them into words ("3m05s", "3分05秒"), and its `time.date_time` places a date's
+//! fields ("2026-11-30 12:00:00", "2026年11月30日 12:00:00"), since the order of a date is the language's to choose.
+//! Not a strftime pattern: jiff's strftime can print time zones, and that brings its time zone code into the wasm.
 
 use catalogue::Locale;
 use domain::board::{Span, elapsed, short_age};
@@ -46,10 +46,16 @@ fn span_in(locale: Locale, span: Span) -> String {
     }
 }
 
+/// The time of day of `t` in UTC, "09:07:01", the same in every language.
+pub fn clock_text(t: Timestamp) -> String {
+    let at = jiff::tz::Offset::UTC.to_datetime(t);
+    format!("{:02}:{:02}:{:02}", at.hour(), at.minute(), at.second())
+}
+
 fn date_time_in(locale: Locale, t: Timestamp) -> String {
-    let pattern = td_string!(locale, time.date_time);
-    // A pattern jiff cannot follow shows the moment as RFC 3339 rather than failing the page.
-    jiff::fmt::strtime::format(pattern, t).unwrap_or_else(|_| t.to_string())
+    let at = jiff::tz::Offset::UTC.to_datetime(t);
+    let (month, day) = (format!("{:02}", at.month()), format!("{:02}", at.day()));
+    td_string!(locale, time.date_time, year = at.year(), month, day, time = clock_text(t)).to_string()
 }
 
 #[cfg(test)]
@@ -84,7 +90,8 @@ mod tests {
     fn dates_follow_each_language() {
         let t: Timestamp = "2026-03-05T09:07:01Z".parse().unwrap();
         assert_eq!(date_time_in(Locale::en, t), "2026-03-05 09:07:01");
-        assert_eq!(date_time_in(Locale::ja, t), "2026年3月5日 09:07:01");
+        assert_eq!(date_time_in(Locale::ja, t), "2026年03月05日 09:07:01");
+        assert_eq!(clock_text("2026-03-05T23:59:59.9Z".parse().unwrap()), "23:59:59");
         // Debug builds' pseudo-locale wraps the pattern itself; what is around the fields stays as written.
         if let Ok(pseudo) = "en-XA".parse::<Locale>() {
             assert_eq!(date_time_in(pseudo, t), "⟦2026-03-05 09:07:01⟧");

@@ -23,6 +23,17 @@ pub enum Connection {
     Reconnecting,
 }
 
+impl Connection {
+    /// The state as the page's `data-state` names it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Connection::Connecting => "connecting",
+            Connection::Live => "live",
+            Connection::Reconnecting => "reconnecting",
+        }
+    }
+}
+
 /// What the board page, the node page and the wall share: the live board, the clock and the connection state.
 #[derive(Clone, Copy)]
 pub struct LiveBoard {

@@ -25,7 +25,6 @@ pub fn NodePage() -> impl IntoView {
     let live = LiveBoard::new();
     let actions = Actions::new();
     provide_context(actions);
-    let feed = follow_preview(&name());
     view! {
         <section class="node-detail" data-testid="node-detail" data-hydrated=move || live.hydrated.get().to_string()>
             <nav class="toolbar">
@@ -51,7 +50,7 @@ pub fn NodePage() -> impl IntoView {
                                         <CardView name=name() current now=live.now drains=live.drains />
                                     </div>
                                     <NodeHistory node=name() changes=Signal::derive(move || current.with(|b| {
-                                        b.cards.get(&name()).map(|c| format!("{:?}{:?}", c.cordon_record, c.drain_record)).unwrap_or_default()
+                                        b.cards.get(&name()).map(history_key).unwrap_or_default()
                                     })) />
                                 </Show>
                             }
@@ -65,9 +64,29 @@ pub fn NodePage() -> impl IntoView {
                 })}
             </Suspense>
             <h2>{t_string!(i18n, detail.pods_title)}</h2>
-            {move || feed.inputs.with(|i| i.as_ref().map(|i| view! { <NodePods inputs=i.clone() /> }))}
+            // In the browser only, once hydrated: the pods come from the preview stream, which only the browser
+            // follows, and the planner that reads them loads with this part.
+            {move || live.hydrated.get().then(|| view! { <Suspense fallback=|| ()>{Suspend::new(node_pods_view(name()))}</Suspense> })}
         </section>
     }
+}
+
+/// What moves when the node's history gains an entry: its cordon, and its drain's start and end. Not a drain's pods
+/// left, which change with every eviction and add no entry.
+fn history_key(card: &domain::node::NodeCard) -> String {
+    let cordoned = card.cordon_record.as_ref().map(|r| r.at.as_millisecond());
+    let drain =
+        card.drain_record.as_ref().map(|r| (r.id.as_str(), &r.state, r.finished_at.map(|t| t.as_millisecond())));
+    format!("{cordoned:?}{drain:?}")
+}
+
+/// The node's pods, following its preview stream, with the planner's verdict on each: its code loaded when a node
+/// page first shows it (a part of the wasm of its own with `--split`, shared with the drain dialog), so that the
+/// board's first load does not carry the planner.
+#[lazy]
+fn node_pods_view(node: String) -> AnyView {
+    let feed = follow_preview(&node);
+    (move || feed.inputs.with(|i| i.as_ref().map(|i| view! { <NodePods inputs=i.clone() /> }))).into_any()
 }
 
 /// What a drain with default options does with the pod `key`, in words.
@@ -106,5 +125,40 @@ fn NodePods(inputs: PreviewInputs) -> impl IntoView {
                 }).collect_view()}
             </tbody>
         </table>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use domain::{
+        node::NodeCard,
+        progress::{DrainRecord, DrainState},
+    };
+
+    use super::history_key;
+
+    #[test]
+    fn the_history_reloads_when_a_drain_starts_or_ends_not_with_each_eviction() {
+        let record = DrainRecord {
+            id: "d1".into(),
+            started_by: "ana".into(),
+            started_at: "2026-12-01T10:00:00Z".parse().unwrap(),
+            reason: None,
+            options: Default::default(),
+            state: DrainState::Evicting,
+            pods_left: 5,
+            finished_at: None,
+        };
+        let card = |record: Option<DrainRecord>| NodeCard { drain_record: record, ..NodeCard::default() };
+        let evicting = history_key(&card(Some(record.clone())));
+        assert_ne!(history_key(&card(None)), evicting, "a drain started");
+        assert_eq!(history_key(&card(Some(DrainRecord { pods_left: 4, ..record.clone() }))), evicting, "an eviction");
+        let ended = DrainRecord {
+            state: DrainState::Drained,
+            pods_left: 0,
+            finished_at: Some("2026-12-01T10:05:00Z".parse().unwrap()),
+            ..record
+        };
+        assert_ne!(history_key(&card(Some(ended))), evicting, "the drain ended");
     }
 }
