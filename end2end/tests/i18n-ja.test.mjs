@@ -1,5 +1,5 @@
 // Japanese, end to end. A browser whose language is Japanese (Accept-Language ja-JP) gets the whole UI in Japanese:
-// `<html lang="ja">`, the catalogue's words, ages such as "3秒前" and dates such as "2026年3月5日". The header's
+// `<html lang="ja">`, the catalogue's words, ages such as "3秒前" and dates such as "2026年03月05日". The header's
 // switcher changes the language and keeps the choice across a reload (a cookie the server reads before
 // Accept-Language). A node is drained through the Japanese dialog, and the panel and the node page say how it
 // ended in Japanese. Screenshots go to end2end/artifacts/.
@@ -165,7 +165,7 @@ test('a node is drained through the Japanese dialog, and its page tells the stor
   const rows = page.locator('[data-testid="history-entry"]');
   await waitFor('the drain in the history', 30_000, async () => (await rows.count()) >= 2);
   const history = await rows.evaluateAll((els) => els.map((e) => e.textContent.trim()));
-  assert.ok(history.every((row) => /^\d{4}年\d{1,2}月\d{1,2}日 \d\d:\d\d:\d\d UTC · /.test(row)), JSON.stringify(history));
+  assert.ok(history.every((row) => /^\d{4}年\d\d月\d\d日 \d\d:\d\d:\d\d UTC · /.test(row)), JSON.stringify(history));
   assert.ok(history.some((row) => /がドレーンを開始しました · 理由: カーネルのアップデート$/.test(row)), JSON.stringify(history));
   assert.equal(await text(page.locator('[data-testid="node-history"] h2')), '維持管理の履歴');
   await page.setViewportSize({ width: 1280, height: 1000 });
