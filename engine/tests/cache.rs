@@ -41,11 +41,23 @@ async fn one_cache_per_identity_follows_the_cluster() {
     assert_eq!(node_2.roles, ["worker"]);
     assert!(node_2.conditions.iter().any(|c| c.reason.as_deref() == Some("KubeletReady")), "{:?}", node_2.conditions);
 
-    // Pods are kept compact: what the countdowns, the drain and the capacity check read, not the API's object.
+    // Pods are kept compact (what the countdowns, the drain and the capacity check read, not the API's object),
+    // each under its own namespace and name.
     let pods = cache.pods_on("node-2");
     assert!(!pods.is_empty());
+    let (_, listed, _) = kubectl(&[
+        "get",
+        "pods",
+        "-A",
+        "--field-selector",
+        "spec.nodeName=node-2",
+        "-o",
+        "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{\"\\n\"}{end}",
+    ]);
     for pod in &pods {
-        assert!(kube::Resource::meta(pod.as_ref()).managed_fields.is_none());
+        assert!(listed.lines().any(|l| l == pod.key()), "{} not in {listed}", pod.key());
+        let summary = pod.summary();
+        assert_eq!((summary.namespace.as_str(), summary.name.as_str()), (pod.namespace(), pod.name()));
         assert_eq!(pod.node(), Some("node-2"));
     }
     assert!(pods.iter().any(|p| !p.tolerations().is_empty()));
