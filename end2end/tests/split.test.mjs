@@ -1,5 +1,6 @@
 // What the board's first load carries: the wasm the page needs and no more. The parts split off with `#[lazy]`
-// (dialogs, map, timeline, wall, the node page's pods and planner, the rollouts panel) load only when first shown.
+// (dialogs, map, timeline, wall, the node page's history, pods and planner, the rollouts panel) load only when first
+// shown.
 // Counts, not sizes: the sizes are the benchmark's (BENCHMARKS.md, P5).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,7 +22,7 @@ async function open(path) {
   return { context, page, wasm };
 }
 
-test('the board loads one wasm; the map and a dialog load their own parts when first shown', { timeout: 90_000 }, async () => {
+test("the board loads one wasm, and the map's part only when the map is first shown", { timeout: 90_000 }, async () => {
   const { context, page, wasm } = await open('/');
   try {
     await page.locator('[data-testid="nodes-page"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
@@ -40,12 +41,14 @@ test('the board loads one wasm; the map and a dialog load their own parts when f
   }
 });
 
-test("a node page loads its pods' part, and the rollouts panel's stays away while none runs", { timeout: 90_000 }, async () => {
+test("a node page loads its history's and its pods' parts, and the rollouts panel's stays away while none runs", { timeout: 90_000 }, async () => {
   const { context, page, wasm } = await open(`/nodes/${NODE}`);
   try {
     await page.locator('[data-testid="node-detail"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
     await page.locator('[data-testid="node-pods"]').waitFor({ timeout: 15_000 });
+    await page.locator('[data-testid="node-history"]').waitFor({ timeout: 15_000 });
     await waitFor("the pods' part", 5_000, async () => wasm.some((w) => w.startsWith('split_node_pods_view')));
+    assert.ok(wasm.some((w) => w.startsWith('split_node_history_view')), `the history's part: ${JSON.stringify(wasm)}`);
     assert.ok(!wasm.some((w) => w.startsWith('split_rollouts_view')), `no rollout runs: ${JSON.stringify(wasm)}`);
   } finally {
     await context.close();

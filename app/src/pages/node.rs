@@ -49,9 +49,14 @@ pub fn NodePage() -> impl IntoView {
                                     <div class="detail-card">
                                         <CardView name=name() current now=live.now drains=live.drains />
                                     </div>
-                                    <NodeHistory node=name() changes=Signal::derive(move || current.with(|b| {
-                                        b.cards.get(&name()).map(history_key).unwrap_or_default()
-                                    })) />
+                                    // In the browser only, once hydrated, as the pods below: the history's code
+                                    // loads with the node page, not with the board.
+                                    {move || live.hydrated.get().then(|| {
+                                        let changes = Signal::derive(move || current.with(|b| {
+                                            b.cards.get(&name()).map(history_key).unwrap_or_default()
+                                        }));
+                                        view! { <Suspense fallback=|| ()>{Suspend::new(node_history_view(name(), changes))}</Suspense> }
+                                    })}
                                 </Show>
                             }
                             .into_any()
@@ -78,6 +83,13 @@ fn history_key(card: &domain::node::NodeCard) -> String {
     let drain =
         card.drain_record.as_ref().map(|r| (r.id.as_str(), &r.state, r.finished_at.map(|t| t.as_millisecond())));
     format!("{cordoned:?}{drain:?}")
+}
+
+/// The node's maintenance history, its code loaded when a node page first shows it (a part of the wasm of its own
+/// with `--split`).
+#[lazy]
+fn node_history_view(node: String, changes: Signal<String>) -> AnyView {
+    view! { <NodeHistory node changes /> }.into_any()
 }
 
 /// The node's pods, following its preview stream, with the planner's verdict on each: its code loaded when a node
