@@ -4,21 +4,44 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { artifactsDir, launchBrowser, repoRoot, startDrainboard } from './support.mjs';
+import { artifactsDir, kubectl, launchBrowser, repoRoot, scenario, startDrainboard, waitFor } from './support.mjs';
 
 const axeSource = readFileSync(join(repoRoot, 'end2end', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 const NODE = 'node-2';
 
 let server;
 let browser;
+let s;
 before(async () => {
   server = await startDrainboard();
   browser = await launchBrowser();
+  // A finished drain, so that the timeline has a span that links to its record (what a timeline with nothing on
+  // it would not show axe).
+  s = await scenario('a11y');
+  s.deployment('web', 1);
+  await s.running(1);
+  s.openSpare();
+  assert.equal((await post('nodes/cordon', { node: s.node, reason: 'a11y' })).status, 200);
+  const started = await post('drains/start', { node: s.node, reason: 'a11y' });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  await waitFor('the drain to end', 90_000, async () =>
+    !['Cordoning', 'Planning', 'Evicting'].includes((await post('drains/status', { id: started.body.id })).body.state));
 });
 after(async () => {
   await browser?.close();
   await server?.stop();
+  if (s) {
+    try { kubectl('delete', 'configmap', '-n', 'default', `drainboard-history.${s.node}`, '--ignore-not-found'); } catch {}
+    s.cleanup();
+  }
 });
+
+async function post(path, body) {
+  const res = await fetch(`${server.url}/api/${path}`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json().catch(() => null) };
+}
 
 /** axe's serious and critical violations on the page as it is now, each with the elements it names. */
 async function violations(page) {
@@ -51,7 +74,7 @@ async function open(path, colorScheme, ready) {
 const cases = [
   ['the board\'s cards', '/', (p) => p.locator(`[data-testid="node-row"][data-node="${NODE}"]`).waitFor()],
   ['the fleet map', '/?view=map', (p) => p.locator(`[data-testid="map-cell"][data-node="${NODE}"]`).waitFor()],
-  ['the timeline', '/?view=timeline', (p) => p.locator('[data-testid="timeline"] h2').waitFor()],
+  ['the timeline', '/?view=timeline', (p) => p.locator(`[data-testid="timeline-row"][data-node="${s.node}"] [data-testid="timeline-span"][data-kind="drain"] a`).waitFor({ timeout: 20_000 })],
   ['the drain dialog', '/', async (p) => {
     const card = p.locator(`[data-testid="node-row"][data-node="${NODE}"]`);
     await card.locator('[data-testid="action-drain"]:not([disabled])').click();

@@ -264,6 +264,10 @@ test('sessions: another viewer sees the drain, a reopened page re-attaches, and 
   assert.ok(unschedulable(s.node));
   // And the other viewer sees the same ending.
   await other.page.locator('[data-testid="progress-panel"] [data-testid="progress-state"][data-state="Cancelled"]').waitFor({ timeout: 15_000 });
+  // The Cancel button that had focus is gone, so focus has fallen to the page; Escape still closes the panel.
+  assert.equal(await again.page.evaluate(() => document.activeElement === document.body), true, 'focus fell to the page');
+  await again.page.keyboard.press('Escape');
+  await panelAgain.waitFor({ state: 'detached', timeout: 5_000 });
   assert.deepEqual([...other.errors, ...again.errors], []);
   await again.context.close();
   await other.context.close();

@@ -3,7 +3,7 @@ use leptos::prelude::*;
 #[cfg(feature = "hydrate")]
 use crate::live::dom;
 
-/// A modal dialog: focus moves in and is trapped there, Escape or a click outside closes. Focus goes back to the
+/// A modal dialog: focus moves in and is trapped there, Escape (wherever focus is) or a click outside closes. Focus goes back to the
 /// opener in the dialog host, because one dialog may open another.
 #[component]
 pub fn Modal(
@@ -22,6 +22,23 @@ pub fn Modal(
             request_animation_frame(move || dom::focus_first(&el));
         }
     });
+    // Escape must close the dialog even when focus has fallen out of it. A focused button that goes away (the
+    // progress panel's Cancel, once the drain ends) leaves focus on the page's body, where the dialog's own
+    // handler below never hears the key. The dialog's handler marks the keys it takes, so this one acts only on
+    // the rest, and only for the topmost dialog: one press closes one dialog.
+    #[cfg(feature = "hydrate")]
+    {
+        let handle = window_event_listener(leptos::ev::keydown, move |ev| {
+            if ev.key() == "Escape"
+                && !ev.default_prevented()
+                && dialog_ref.get_untracked().is_some_and(|el| dom::is_topmost_modal(&el))
+            {
+                ev.prevent_default();
+                on_close.run(());
+            }
+        });
+        on_cleanup(move || handle.remove());
+    }
     let title_id = format!("{testid}-title");
     let labelled_by = title_id.clone();
     view! {

@@ -144,7 +144,9 @@ fn SpanMark(span: TimelineSpan, node: String, since: Timestamp, now: Timestamp, 
     let href = record_href(&node, &span).filter(|_| links);
     view! {
         <g class="timeline-span" data-testid="timeline-span" data-kind=span.kind.key() data-result=result data-drain-id=span.drain_id.clone()>
-            <a href=href>
+            // Out of the tab order: the track is hidden from screen readers, and the same link is in the words
+            // below it, which the keyboard reaches.
+            <a href=href tabindex="-1">
                 <rect class=class x=from y=y width=width height=height rx="1"></rect>
                 <title>{title}</title>
             </a>

@@ -70,6 +70,17 @@ pub fn focus_first(root: &web_sys::Element) {
     }
 }
 
+/// Whether `root` is the last modal dialog in the document: dialogs open on top of one another, so the last is the
+/// one the person sees and means.
+pub fn is_topmost_modal(root: &web_sys::Element) -> bool {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return false };
+    let Ok(list) = document.query_selector_all("[aria-modal='true']") else { return false };
+    list.length()
+        .checked_sub(1)
+        .and_then(|last| list.item(last))
+        .is_some_and(|last| last.is_same_node(Some(root.as_ref())))
+}
+
 /// Keeps Tab and Shift+Tab inside the dialog.
 pub fn trap_tab(root: &web_sys::Element, ev: &web_sys::KeyboardEvent) {
     let all = focusables(root);
