@@ -13,6 +13,7 @@ pub mod rollouts;
 #[cfg(feature = "ssr")]
 pub mod security;
 pub mod session;
+mod state;
 
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};

@@ -11,7 +11,7 @@ use leptos::prelude::*;
 use crate::{
     i18n::{I18n, map_state_text, t_string, use_i18n},
     live::{Current, DrainsByNode},
-    pages::board::Filters,
+    state::Filters,
 };
 
 /// The map of the cards that pass `filters` (all of them without), grouped by the label `group`. With `links`,

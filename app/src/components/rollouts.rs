@@ -13,31 +13,16 @@ use crate::{
     dialogs::{Actions, Dialog},
     i18n::{I18n, drain_state_text, t_string, use_i18n},
     live::Current,
-    pages::board::Filters,
     rollouts::{CancelRollout, PauseRollout, RolloutNodeBack, list_rollouts},
+    state::{Filters, Selection},
 };
-
-/// The nodes chosen for a rollout, shared by the cards and the bar.
-#[derive(Clone, Copy)]
-pub struct Selection(pub RwSignal<BTreeSet<String>>);
-
-impl Selection {
-    pub fn new() -> Self {
-        Selection(RwSignal::new(BTreeSet::new()))
-    }
-}
-
-impl Default for Selection {
-    fn default() -> Self {
-        Self::new()
-    }
-}
 
 /// A card's checkbox: present only where a [`Selection`] is (the board).
 #[component]
 pub fn SelectBox(name: String) -> impl IntoView {
     let i18n = use_i18n();
-    use_context::<Selection>().map(|Selection(chosen)| {
+    use_context::<Selection>().map(|selection| {
+        let Selection(chosen) = selection;
         let label = t_string!(i18n, rollout.select, node = &name).to_string();
         let (checked, toggled) = (name.clone(), name);
         view! {
@@ -48,10 +33,7 @@ pub fn SelectBox(name: String) -> impl IntoView {
                 aria-label=label
                 prop:checked=move || chosen.with(|c| c.contains(&checked))
                 on:change=move |ev| {
-                    let on = event_target_checked(&ev);
-                    chosen.update(|c| {
-                        if on { c.insert(toggled.clone()); } else { c.remove(&toggled); }
-                    });
+                    selection.set(&toggled, event_target_checked(&ev));
                 }
             />
         }

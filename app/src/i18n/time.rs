@@ -20,6 +20,11 @@ pub fn age_text(i18n: I18n, d: SignedDuration) -> String {
     span_text(i18n, short_age(d))
 }
 
+/// The age of a moment `t` (if known) at `now`, on the server's clock: "5m", "5分".
+pub fn age_since(i18n: I18n, now: Timestamp, t: Option<Timestamp>) -> Option<String> {
+    t.map(|t| age_text(i18n, now.duration_since(t)))
+}
+
 /// How long something took, for drain progress: "3m05s", "3分05秒".
 pub fn elapsed_text(i18n: I18n, d: SignedDuration) -> String {
     span_text(i18n, elapsed(d))

@@ -15,44 +15,14 @@ use crate::{
     components::{
         ConnectionBadge, FleetMap, Notice,
         card::CardView,
-        rollouts::{RolloutBar, RolloutsPanel, Selection},
+        rollouts::{RolloutBar, RolloutsPanel},
         timeline_view,
     },
     dialogs::{Actions, DialogHost},
     i18n::{t_string, use_i18n},
     live::{Current, DrainsByNode, LiveBoard},
+    state::{Filters, Selection, status_from_value, status_value},
 };
-
-/// What the board's filters hold.
-#[derive(Clone, Copy)]
-pub struct Filters {
-    pub name: RwSignal<String>,
-    pub label: RwSignal<String>,
-    pub status: RwSignal<StatusFilter>,
-    pub page: RwSignal<usize>,
-}
-
-impl Filters {
-    /// The filters as the domain reads them (tracked).
-    pub fn filter(&self) -> board::Filter {
-        board::Filter::new(&self.name.get(), &self.label.get(), self.status.get())
-    }
-
-    pub fn new() -> Self {
-        Filters {
-            name: RwSignal::new(String::new()),
-            label: RwSignal::new(String::new()),
-            status: RwSignal::new(StatusFilter::All),
-            page: RwSignal::new(0),
-        }
-    }
-}
-
-impl Default for Filters {
-    fn default() -> Self {
-        Self::new()
-    }
-}
 
 #[component]
 pub fn BoardPage() -> impl IntoView {
@@ -283,19 +253,14 @@ fn Toolbar(filters: Filters, live: LiveBoard) -> impl IntoView {
                 data-testid="status-filter"
                 aria-label=t_string!(i18n, board.status_filter)
                 on:change=move |ev| {
-                    filters.status.set(match event_target_value(&ev).as_str() {
-                        "problems" => StatusFilter::Problems,
-                        "cordoned" => StatusFilter::Cordoned,
-                        "ready" => StatusFilter::Ready,
-                        _ => StatusFilter::All,
-                    });
+                    filters.status.set(status_from_value(&event_target_value(&ev)));
                     filters.page.set(0);
                 }
             >
-                <option value="all">{t_string!(i18n, board.status_all)}</option>
-                <option value="problems">{t_string!(i18n, board.status_problems)}</option>
-                <option value="cordoned">{t_string!(i18n, board.status_cordoned)}</option>
-                <option value="ready">{t_string!(i18n, board.status_ready)}</option>
+                <option value=status_value(StatusFilter::All)>{t_string!(i18n, board.status_all)}</option>
+                <option value=status_value(StatusFilter::Problems)>{t_string!(i18n, board.status_problems)}</option>
+                <option value=status_value(StatusFilter::Cordoned)>{t_string!(i18n, board.status_cordoned)}</option>
+                <option value=status_value(StatusFilter::Ready)>{t_string!(i18n, board.status_ready)}</option>
             </select>
             <ConnectionBadge live />
         </div>

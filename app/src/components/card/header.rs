@@ -2,7 +2,7 @@ use domain::{ReadyStatus, node::NodeCard};
 use jiff::Timestamp;
 use leptos::prelude::*;
 
-use crate::i18n::{ready_text, t_string, use_i18n};
+use crate::i18n::{age_since, ready_text, t_string, use_i18n};
 
 /// The node's name (a link to its page), its Ready badge, Cordoned, and a line of roles, zone, version and age.
 #[component]
@@ -32,7 +32,7 @@ pub fn CardHeader(name: String, card: Memo<NodeCard>, server_now: Signal<Timesta
                 if let Some(v) = &c.kubelet_version { parts.push(v.clone()); }
                 parts.join(" · ")
             })}
-            " · " {move || super::age(i18n, server_now, card.with(|c| c.created)).unwrap_or_default()}
+            " · " {move || age_since(i18n, server_now.get(), card.with(|c| c.created)).unwrap_or_default()}
         </p>
     }
 }

@@ -2,7 +2,7 @@ use domain::{board::BoardSettings, node::NodeCard};
 use jiff::Timestamp;
 use leptos::prelude::*;
 
-use crate::i18n::{t_string, use_i18n};
+use crate::i18n::{age_since, t_string, use_i18n};
 
 /// The age of the node's Ready heartbeat and of its Lease renewal, marked stale past the grace period.
 #[component]
@@ -16,7 +16,7 @@ pub fn Heartbeats(
     let heartbeat_stale = move || card.with(|c| c.heartbeat_stale(server_now.get(), grace()));
     let lease_stale = move || card.with(|c| c.lease_stale(server_now.get(), grace()));
     let ago = move |t: Option<Timestamp>| {
-        super::age(i18n, server_now, t).map(|age| t_string!(i18n, card.ago, age).to_string()).unwrap_or_default()
+        age_since(i18n, server_now.get(), t).map(|age| t_string!(i18n, card.ago, age).to_string()).unwrap_or_default()
     };
     view! {
         <p class="heartbeats">

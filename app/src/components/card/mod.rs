@@ -17,10 +17,7 @@ use leptos::prelude::*;
 pub use actions::CardActions;
 pub use drain::CardDrain;
 
-use crate::{
-    i18n::{I18n, age_text},
-    live::{Current, DrainsByNode},
-};
+use crate::live::{Current, DrainsByNode};
 
 /// One card, following its node in the live board by name.
 #[component]
@@ -61,9 +58,4 @@ pub fn CardView(
     }
     // A card's static view type is deep; erasing it keeps the page's type within the compiler's limits.
     .into_any()
-}
-
-/// An age such as `5m` (`5分` in Japanese), on the server's clock.
-fn age(i18n: I18n, server_now: Signal<Timestamp>, t: Option<Timestamp>) -> Option<String> {
-    t.map(|t| age_text(i18n, server_now.get().duration_since(t)))
 }
