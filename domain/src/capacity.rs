@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::{eviction::Taint, pod::Toleration, selector::Requirement};
 
 /// The most nodes one check takes (as a rollout).
-pub const MAX_NODES: usize = crate::rollout::MAX_NODES;
+pub const MAX_NODES: usize = crate::input::MAX_NODES;
 
 /// One term of required node affinity: every requirement holds. Terms are ORed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -101,6 +101,18 @@ impl DestructiveOption {
     }
 }
 
+/// The destructive options that `options` turns on. The dialog asks for the node's name to be typed before a drain with any of them.
+pub fn destructive_options(options: &DrainOptions) -> Vec<DestructiveOption> {
+    [
+        (options.force, DestructiveOption::Force),
+        (options.delete_emptydir_data, DestructiveOption::DeleteEmptydirData),
+        (options.disable_eviction, DestructiveOption::DisableEviction),
+    ]
+    .into_iter()
+    .filter_map(|(on, option)| on.then_some(option))
+    .collect()
+}
+
 /// What looking up a pod's DaemonSet found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DaemonSetLookup {

@@ -6,8 +6,7 @@
 //! length.
 
 use crate::{
-    drain::{DrainOptions, DryRun},
-    preview::destructive_options,
+    drain::{DrainOptions, DryRun, destructive_options},
     selector::{LabelSelector, SelectorError},
 };
 
@@ -20,14 +19,17 @@ pub const MAX_SELECTOR_CHARS: usize = 1024;
 /// The longest grace period, timeout or skip-wait accepted: seven days. Longer waits are better not waited on.
 pub const MAX_SECONDS: u64 = 7 * 24 * 3600;
 
+/// The most nodes one request names (a rollout, a capacity check).
+pub const MAX_NODES: usize = 500;
+
 /// A number field that does not hold a whole number of seconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BadNumber;
 
 /// A list of nodes from a request (a rollout's, a capacity check's): each a valid node name, trimmed; 1 to
-/// [`crate::rollout::MAX_NODES`] of them; none twice.
+/// [`MAX_NODES`] of them; none twice.
 pub fn node_list(nodes: &[String]) -> Result<Vec<String>, String> {
-    let max = crate::rollout::MAX_NODES;
+    let max = MAX_NODES;
     if nodes.is_empty() || nodes.len() > max {
         return Err(format!("name 1 to {max} nodes; this request names {}", nodes.len()));
     }

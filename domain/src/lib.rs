@@ -7,6 +7,7 @@
 pub mod actions;
 pub mod audit;
 pub mod board;
+pub mod budget;
 pub mod capacity;
 pub mod context;
 pub mod drain;
@@ -17,9 +18,10 @@ pub mod node;
 pub mod pod;
 pub mod preview;
 pub mod progress;
+pub mod ready;
 pub mod rollout;
 pub mod selector;
 pub mod timeline;
 
-pub use node::ReadyStatus;
 pub use pod::{PodRef, PodSummary};
+pub use ready::ReadyStatus;

@@ -2,17 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The status of a node's `Ready` condition, as the node lifecycle controller reads it.
-///
-/// A missing `Ready` condition counts as `Unknown`: the kubelet (or kwok) has not reported yet, and the node
-/// lifecycle controller treats it the same way.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum ReadyStatus {
-    Ready,
-    NotReady,
-    #[default]
-    Unknown,
-}
+use crate::ReadyStatus;
 
 /// One row of a node's `status.conditions`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -113,26 +103,6 @@ pub struct NodeCard {
     /// namespaces only. Kept on the server; never sent.
     #[serde(skip)]
     pub pods_by_namespace: std::collections::BTreeMap<String, usize>,
-}
-
-impl ReadyStatus {
-    /// Reads a condition's `status` string (`"True"`, `"False"` or anything else).
-    pub fn from_condition_status(status: Option<&str>) -> Self {
-        match status {
-            Some("True") => Self::Ready,
-            Some("False") => Self::NotReady,
-            _ => Self::Unknown,
-        }
-    }
-
-    /// The label shown on the badge, matching what `kubectl get nodes` prints.
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Ready => "Ready",
-            Self::NotReady => "NotReady",
-            Self::Unknown => "Unknown",
-        }
-    }
 }
 
 impl Condition {

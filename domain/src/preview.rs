@@ -12,42 +12,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     PodRef, PodSummary,
+    budget::{PdbInfo, PdbStatus, covering_pdb},
     drain::{
-        DaemonSetLookup, Decision, DestructiveOption, DrainOption, DrainOptions, EvictNote, Refusal, SkipReason, plan,
+        DaemonSetLookup, Decision, DrainOption, DrainOptions, EvictNote, Refusal, SkipReason, destructive_options, plan,
     },
     pod::ControllerRef,
-    progress::PdbStatus,
     selector::{LabelSelector, SelectorError},
 };
 
-/// A PodDisruptionBudget with its selector, so the browser can tell which pods it covers.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PdbInfo {
-    pub namespace: String,
-    pub selector: LabelSelector,
-    pub status: PdbStatus,
-}
-
 crate::impl_pod_ref!(PreviewPod);
-
-#[cfg(feature = "k8s")]
-impl PdbInfo {
-    /// The budget as the preview and a blocked eviction read it; `None` for one without a name, namespace or
-    /// selector, which covers no pod. A status not yet written by the disruption controller reads as zeros.
-    pub fn from_k8s(pdb: &k8s_openapi::api::policy::v1::PodDisruptionBudget) -> Option<Self> {
-        let status = pdb.status.as_ref();
-        Some(PdbInfo {
-            namespace: pdb.metadata.namespace.clone()?,
-            selector: LabelSelector::from(pdb.spec.as_ref()?.selector.as_ref()?),
-            status: PdbStatus {
-                name: pdb.metadata.name.clone()?,
-                disruptions_allowed: status.and_then(|s| s.disruptions_allowed).unwrap_or(0),
-                current_healthy: status.and_then(|s| s.current_healthy).unwrap_or(0),
-                desired_healthy: status.and_then(|s| s.desired_healthy).unwrap_or(0),
-            },
-        })
-    }
-}
 
 /// What the preview of one node's drain is computed from.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -189,29 +162,6 @@ pub fn preview(inputs: &PreviewInputs, options: &DrainOptions) -> Result<Preview
     Ok(out)
 }
 
-/// The budget the eviction API would consult for a pod: the first in its namespace whose selector matches its
-/// labels. The dialog's preview and a blocked eviction's explanation both ask this.
-pub fn covering_pdb<'a>(
-    pdbs: &'a [PdbInfo],
-    namespace: &str,
-    labels: &BTreeMap<String, String>,
-) -> Option<&'a PdbInfo> {
-    pdbs.iter().find(|b| b.namespace == namespace && b.selector.matches(labels))
-}
-
-/// Options that destroy something that will not come back: data, bare pods, or the protection of budgets. The
-/// dialog asks for the node's name to be typed before a drain with any of them.
-pub fn destructive_options(options: &DrainOptions) -> Vec<DestructiveOption> {
-    [
-        (options.force, DestructiveOption::Force),
-        (options.delete_emptydir_data, DestructiveOption::DeleteEmptydirData),
-        (options.disable_eviction, DestructiveOption::DisableEviction),
-    ]
-    .into_iter()
-    .filter_map(|(on, option)| on.then_some(option))
-    .collect()
-}
-
 /// Whether the drain may be confirmed: nothing refused, the selector readable, and the node's name typed exactly
 /// when a destructive option is on.
 pub fn can_confirm(preview: &Result<Preview, SelectorError>, options: &DrainOptions, node: &str, typed: &str) -> bool {
@@ -224,7 +174,7 @@ pub fn can_confirm(preview: &Result<Preview, SelectorError>, options: &DrainOpti
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pod::PodPhase;
+    use crate::{drain::DestructiveOption, pod::PodPhase};
 
     fn pod(name: &str, owner: Option<(&str, &str)>, labels: &[(&str, &str)]) -> PodSummary {
         PodSummary {

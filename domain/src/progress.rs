@@ -3,16 +3,10 @@
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::drain::{DrainOptions, DrainPlan, DryRun};
-
-/// A PodDisruptionBudget as a blocked eviction explains it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PdbStatus {
-    pub name: String,
-    pub disruptions_allowed: i32,
-    pub current_healthy: i32,
-    pub desired_healthy: i32,
-}
+use crate::{
+    budget::PdbStatus,
+    drain::{DrainOptions, DrainPlan, DryRun},
+};
 
 /// Where one pod's eviction stands.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -10,8 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{drain::DrainOptions, progress::DrainState};
 
-/// The most nodes one rollout takes, and the most it drains at once.
-pub const MAX_NODES: usize = 500;
+/// The most nodes one rollout drains at once (it takes at most [`crate::input::MAX_NODES`]).
 pub const MAX_PARALLEL: u32 = 50;
 
 /// How a rollout goes.
@@ -176,7 +175,7 @@ pub fn confirm_word(nodes: usize) -> String {
     format!("{nodes} nodes")
 }
 
-/// Checks a rollout's request: 1 to [`MAX_NODES`] distinct, valid node names, a parallelism in range.
+/// Checks a rollout's request: 1 to [`crate::input::MAX_NODES`] distinct, valid node names, a parallelism in range.
 pub fn check(nodes: &[String], options: &RolloutOptions) -> Result<(), String> {
     crate::input::node_list(nodes)?;
     if options.max_parallel == 0 || options.max_parallel > MAX_PARALLEL {
@@ -188,6 +187,7 @@ pub fn check(nodes: &[String], options: &RolloutOptions) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::MAX_NODES;
 
     fn rollout(zones: &[&str], options: RolloutOptions) -> RolloutProgress {
         RolloutProgress {

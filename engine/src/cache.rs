@@ -16,9 +16,9 @@ use std::{
 };
 
 use domain::{
+    budget::PdbInfo,
     capacity::{self, CapacityReport, Fate, NodeRoom},
     node::NodeCard,
-    preview::PdbInfo,
 };
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::{
@@ -417,7 +417,7 @@ impl ClusterCache {
     }
 
     /// The status of budget `name` in `namespace` now.
-    pub fn pdb_status(&self, namespace: &str, name: &str) -> Option<domain::progress::PdbStatus> {
+    pub fn pdb_status(&self, namespace: &str, name: &str) -> Option<domain::budget::PdbStatus> {
         let budget = self.pdbs.get(&reflector::ObjectRef::new(name).within(namespace))?;
         PdbInfo::from_k8s(&budget).map(|info| info.status)
     }

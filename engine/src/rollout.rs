@@ -6,7 +6,7 @@
 use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use domain::{
-    node::ReadyStatus,
+    ReadyStatus,
     progress::DrainState,
     rollout::{self, Back, RolloutNode, RolloutOptions, RolloutProgress, RolloutState, Step},
 };

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use domain::{
     actions::may_drain,
-    preview::{Preview, destructive_options},
+    drain::destructive_options,
+    preview::Preview,
     rollout::{MAX_PARALLEL, RolloutOptions, confirm_word},
 };
 use leptos::prelude::*;

@@ -4,9 +4,10 @@
 use domain::{
     ReadyStatus,
     actions::Unavailable,
+    budget::PdbStatus,
     drain::{DestructiveOption, DrainOption, EvictNote, Refusal, SkipReason},
     pod::PodPhase,
-    progress::{DrainState, PdbStatus, PodState},
+    progress::{DrainState, PodState},
 };
 
 use super::{I18n, t_string};

@@ -4,10 +4,10 @@ use std::time::Duration;
 
 use domain::{
     PodSummary,
+    budget::{PdbInfo, PdbStatus, covering_pdb as covering},
     drain::{DaemonSetLookup, DrainOptions, DrainPlan, DryRun},
     pod::ControllerRef,
-    preview::{PdbInfo, covering_pdb as covering},
-    progress::{CORDON_ANNOTATION, CordonOutcome, CordonRecord, PdbStatus},
+    progress::{CORDON_ANNOTATION, CordonOutcome, CordonRecord},
 };
 use k8s_openapi::api::{
     apps::v1::DaemonSet,

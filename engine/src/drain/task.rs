@@ -449,7 +449,7 @@ impl Drain {
         &self,
         wait: Duration,
         deadline: Option<Instant>,
-        budget: Option<(String, domain::progress::PdbStatus)>,
+        budget: Option<(String, domain::budget::PdbStatus)>,
     ) -> bool {
         let (Some(cache), Some((namespace, seen))) = (&self.cache, budget) else {
             return self.pause(wait, deadline).await;
@@ -495,11 +495,11 @@ impl Drain {
     }
 
     /// The budget that covers `pod` now: from the cache when the drain has one, else listed from the API.
-    async fn covering_pdb(&self, pod: &PodSummary) -> Option<domain::progress::PdbStatus> {
+    async fn covering_pdb(&self, pod: &PodSummary) -> Option<domain::budget::PdbStatus> {
         match &self.cache {
             Some(cache) => {
                 let budgets = cache.pdbs_in(&std::iter::once(pod.namespace.clone()).collect());
-                domain::preview::covering_pdb(&budgets, &pod.namespace, &pod.labels).map(|b| b.status.clone())
+                domain::budget::covering_pdb(&budgets, &pod.namespace, &pod.labels).map(|b| b.status.clone())
             }
             None => ops::covering_pdb(&self.client, pod).await.ok().flatten(),
         }

@@ -5,8 +5,8 @@ mod preview;
 
 use domain::{
     actions::may_drain,
-    drain::DryRun,
-    preview::{Preview, can_confirm, destructive_options, preview},
+    drain::{DryRun, destructive_options},
+    preview::{Preview, can_confirm, preview},
     progress::DrainRecord,
     selector::SelectorError,
 };

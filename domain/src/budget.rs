@@ -1,0 +1,55 @@
+//! PodDisruptionBudgets as Drainboard reads them: a budget's status (what a blocked eviction explains) and its
+//! selector (which pods it covers). The drain's preview, a drain's progress and the engine's blocked evictions all
+//! read budgets here.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::selector::LabelSelector;
+
+/// A PodDisruptionBudget as a blocked eviction explains it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PdbStatus {
+    pub name: String,
+    pub disruptions_allowed: i32,
+    pub current_healthy: i32,
+    pub desired_healthy: i32,
+}
+
+/// A PodDisruptionBudget with its selector, so the browser can tell which pods it covers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PdbInfo {
+    pub namespace: String,
+    pub selector: LabelSelector,
+    pub status: PdbStatus,
+}
+
+#[cfg(feature = "k8s")]
+impl PdbInfo {
+    /// The budget as the preview and a blocked eviction read it; `None` for one without a name, namespace or
+    /// selector, which covers no pod. A status not yet written by the disruption controller reads as zeros.
+    pub fn from_k8s(pdb: &k8s_openapi::api::policy::v1::PodDisruptionBudget) -> Option<Self> {
+        let status = pdb.status.as_ref();
+        Some(PdbInfo {
+            namespace: pdb.metadata.namespace.clone()?,
+            selector: LabelSelector::from(pdb.spec.as_ref()?.selector.as_ref()?),
+            status: PdbStatus {
+                name: pdb.metadata.name.clone()?,
+                disruptions_allowed: status.and_then(|s| s.disruptions_allowed).unwrap_or(0),
+                current_healthy: status.and_then(|s| s.current_healthy).unwrap_or(0),
+                desired_healthy: status.and_then(|s| s.desired_healthy).unwrap_or(0),
+            },
+        })
+    }
+}
+
+/// The budget the eviction API would consult for a pod: the first in its namespace whose selector matches its
+/// labels. The dialog's preview and a blocked eviction's explanation both ask this.
+pub fn covering_pdb<'a>(
+    pdbs: &'a [PdbInfo],
+    namespace: &str,
+    labels: &BTreeMap<String, String>,
+) -> Option<&'a PdbInfo> {
+    pdbs.iter().find(|b| b.namespace == namespace && b.selector.matches(labels))
+}
