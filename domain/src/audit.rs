@@ -81,10 +81,10 @@ pub struct AuditEntry {
 }
 
 impl AuditEntry {
-    /// A new entry of `action` by `user` on `node`, now.
-    pub fn new(user: &str, action: AuditAction, node: &str) -> Self {
+    /// A new entry of `action` by `user` on `node` at `at` (the caller reads the clock: the domain does not).
+    pub fn new(user: &str, action: AuditAction, node: &str, at: Timestamp) -> Self {
         AuditEntry {
-            at: Timestamp::now(),
+            at,
             user: user.to_owned(),
             action,
             node: node.to_owned(),
@@ -115,10 +115,10 @@ mod tests {
 
     #[test]
     fn an_entry_reads_as_one_sentence_naming_the_person() {
-        let mut entry = AuditEntry::new("alice", AuditAction::Cordon, "node-3");
+        let mut entry = AuditEntry::new("alice", AuditAction::Cordon, "node-3", Timestamp::UNIX_EPOCH);
         entry.reason = Some("kernel 6.12".into());
         assert_eq!(entry.sentence(), "alice cordoned node-3 (reason: kernel 6.12)");
-        let mut ended = AuditEntry::new("bob", AuditAction::DrainEnded, "node-4");
+        let mut ended = AuditEntry::new("bob", AuditAction::DrainEnded, "node-4", Timestamp::UNIX_EPOCH);
         ended.outcome = Some("Drained".into());
         assert_eq!(ended.sentence(), "bob's drain ended on node-4: Drained");
     }

@@ -213,9 +213,7 @@ mod tests {
     }
 
     fn entry(node: &str, action: AuditAction, hours_ago: i64) -> AuditEntry {
-        let mut e = AuditEntry::new("alice", action, node);
-        e.at = at(hours_ago);
-        e
+        AuditEntry::new("alice", action, node, at(hours_ago))
     }
 
     fn ended(node: &str, hours_ago: i64, state: DrainState) -> AuditEntry {

@@ -156,10 +156,10 @@ mod tests {
         let path = dir.path().join("audit.jsonl");
         std::fs::write(&path, "{\"earlier\":true}\n").expect("an earlier line");
         let audit = Audit::new(Some(&path), None).expect("opened");
-        let mut entry = AuditEntry::new("alice", AuditAction::Cordon, "node-3");
+        let mut entry = AuditEntry::new("alice", AuditAction::Cordon, "node-3", jiff::Timestamp::now());
         entry.reason = Some("kernel \"6.12\"\nupdate".into());
         audit.record(entry.clone()).await;
-        audit.record(AuditEntry::new("bob", AuditAction::Uncordon, "node-3")).await;
+        audit.record(AuditEntry::new("bob", AuditAction::Uncordon, "node-3", jiff::Timestamp::now())).await;
         let text = std::fs::read_to_string(&path).expect("read back");
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3, "appended, one line each, even with a newline in the reason: {text}");
@@ -188,7 +188,7 @@ mod tests {
 
     #[test]
     fn the_event_names_the_node_the_person_and_the_outcome() {
-        let mut entry = AuditEntry::new("alice", AuditAction::DrainEnded, "node-3");
+        let mut entry = AuditEntry::new("alice", AuditAction::DrainEnded, "node-3", jiff::Timestamp::now());
         entry.outcome = Some("Failed: 1 of 2 pods could not be evicted".into());
         let event = event(&entry);
         assert_eq!(event.regarding.as_ref().and_then(|r| r.name.as_deref()), Some("node-3"));

@@ -412,7 +412,7 @@ impl Engine {
         let client = self.client(identity)?;
         let record = CordonRecord { by: identity.user.clone(), at: jiff::Timestamp::now(), reason: reason.clone() };
         let action = if unschedulable { AuditAction::Cordon } else { AuditAction::Uncordon };
-        let mut entry = AuditEntry::new(&identity.user, action, node);
+        let mut entry = AuditEntry::new(&identity.user, action, node, jiff::Timestamp::now());
         entry.reason = reason;
         let outcome = match ops::set_unschedulable(&client, node, unschedulable, DryRun::None, Some(&record)).await {
             Ok(outcome) => outcome,
@@ -464,7 +464,7 @@ impl Engine {
                     "{} may not drain {node}: lacks {missing}; ask for the drainboard-maintainer role",
                     identity.user
                 ));
-                let mut entry = AuditEntry::new(&identity.user, action, &node);
+                let mut entry = AuditEntry::new(&identity.user, action, &node, jiff::Timestamp::now());
                 entry.reason = reason;
                 entry.options = Some(options);
                 self.record_refused(entry, &err);
@@ -473,7 +473,7 @@ impl Engine {
         }
         let cache = self.cache(identity).await.ok();
         let entry = real.then(|| {
-            let mut entry = AuditEntry::new(&identity.user, action, &node);
+            let mut entry = AuditEntry::new(&identity.user, action, &node, jiff::Timestamp::now());
             entry.reason = reason.clone();
             entry.options = Some(options.clone());
             entry
@@ -559,7 +559,8 @@ impl Engine {
     pub async fn cancel_drain(&self, identity: &Identity, id: &str) -> Result<()> {
         let progress = self.drain_progress(id)?;
         if let Err(err) = self.may_change(identity, &progress.started_by, "stop a drain").await {
-            let mut entry = AuditEntry::new(&identity.user, AuditAction::DrainCancelled, &progress.node);
+            let mut entry =
+                AuditEntry::new(&identity.user, AuditAction::DrainCancelled, &progress.node, jiff::Timestamp::now());
             entry.drain_id = Some(progress.id.clone());
             self.record_refused(entry, &err);
             return Err(err);
@@ -568,7 +569,8 @@ impl Engine {
             return Err(no_such_drain(id));
         }
         if progress.options.dry_run == DryRun::None && progress.state.is_running() {
-            let mut entry = AuditEntry::new(&identity.user, AuditAction::DrainCancelled, &progress.node);
+            let mut entry =
+                AuditEntry::new(&identity.user, AuditAction::DrainCancelled, &progress.node, jiff::Timestamp::now());
             entry.drain_id = Some(progress.id.clone());
             entry.outcome = Some(format!("stopped; started by {}", progress.started_by));
             self.audit.record(entry).await;

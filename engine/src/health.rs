@@ -52,8 +52,7 @@ fn entry_for(node: &str, health: &Health, last: Option<(AuditAction, Timestamp)>
             AuditAction::NodeNotReady
         }
     };
-    let mut entry = AuditEntry::new("", action, node);
-    entry.at = since;
+    let mut entry = AuditEntry::new("", action, node, since);
     if action == AuditAction::NodeNotReady {
         entry.reason = health.reason.as_ref().map(|r| r.chars().take(MAX_REASON_CHARS).collect());
     }

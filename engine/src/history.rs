@@ -160,7 +160,7 @@ mod tests {
 
     #[test]
     fn a_history_is_read_as_a_claim() {
-        let entry = AuditEntry::new("alice", AuditAction::Cordon, "n1");
+        let entry = AuditEntry::new("alice", AuditAction::Cordon, "n1", jiff::Timestamp::now());
         let good = serde_json::to_string(&vec![entry.clone(); 3]).unwrap();
         assert_eq!(read(&object(&good)).len(), 3);
         assert!(read(&object("not json")).is_empty());

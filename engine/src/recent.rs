@@ -175,9 +175,7 @@ mod tests {
     }
 
     fn entry(node: &str, action: AuditAction, at: Timestamp) -> AuditEntry {
-        let mut e = AuditEntry::new("alice", action, node);
-        e.at = at;
-        e
+        AuditEntry::new("alice", action, node, at)
     }
 
     #[test]

@@ -112,8 +112,12 @@ impl Drain {
         let entry = {
             let p = self.progress.borrow();
             (p.options.dry_run == DryRun::None).then(|| {
-                let mut entry =
-                    domain::audit::AuditEntry::new(&p.started_by, domain::audit::AuditAction::DrainEnded, &p.node);
+                let mut entry = domain::audit::AuditEntry::new(
+                    &p.started_by,
+                    domain::audit::AuditAction::DrainEnded,
+                    &p.node,
+                    jiff::Timestamp::now(),
+                );
                 entry.outcome = Some(p.state.outcome_text());
                 crate::metrics::METRICS.drain_ended(p.state.label());
                 entry.ended = Some(p.state.clone());
