@@ -2,6 +2,7 @@
 """Finds import circles between the files of one crate, and prints each with the lines that close it.
 
 usage: import-cycles.py CRATE_SRC_DIR...   (e.g. app/src domain/src); exits 1 if any crate has a circle.
+       import-cycles.py --self-test         checks the reading of modules on a small made-up crate.
 
 A file depends on another when its code names an item of the other: through a `use` (`crate::`, `super::`,
 `self::`, a child module's name, or a module it imported), or through a path written in the code itself
@@ -366,7 +367,43 @@ def cycles(graph):
     return out
 
 
+SELF_TEST = {
+    # Four circles: a parent and its child, across two levels of `mod.rs`, through an inline module, and through a
+    # re-export at the root; and a file that only re-exports, or imports in its tests, which is in none.
+    "lib.rs": "pub mod a; pub mod c; mod w; mod x; mod y; mod z; mod door; pub use x::X;",
+    "a/mod.rs": "pub mod b; pub fn f() { b::g() }",
+    "a/b.rs": "pub fn g() { super::f() }",
+    "c/mod.rs": 'pub mod d; pub fn f() { let s = "{"; d::e::g() }',
+    "c/d/mod.rs": "pub mod e;",
+    "c/d/e.rs": "pub fn g() { let c = '}'; super::super::f() }",
+    "w.rs": "pub struct Q; mod inner { use super::super::z::Z; }",
+    "z.rs": "use crate::w::Q; pub struct Z;",
+    "x.rs": "pub struct X; fn h(_: crate::y::Y) {}",
+    "y.rs": "use crate::X; pub struct Y;",
+    "door.rs": "// crate::a::f\npub use crate::y::Y;\n#[cfg(test)]\nmod tests { use crate::z::Z; }",
+}
+
+
+def self_test():
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, text in SELF_TEST.items():
+            path = Path(tmp) / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        graph = {}
+        for a, b in Crate(tmp).edges():
+            graph.setdefault(a, set()).add(b)
+        found = sorted(sorted(str(Path(f).relative_to(tmp)) for f in comp) for comp, _ in cycles(graph))
+    want = [["a/b.rs", "a/mod.rs"], ["c/d/e.rs", "c/mod.rs"], ["w.rs", "z.rs"], ["x.rs", "y.rs"]]
+    print("self-test: ok" if found == want else f"self-test: found {found}, want {want}")
+    return 0 if found == want else 1
+
+
 def main(args):
+    if args == ["--self-test"]:
+        return self_test()
     if not args:
         print(__doc__, file=sys.stderr)
         return 2
