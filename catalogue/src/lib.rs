@@ -10,8 +10,9 @@
 //! It is a crate of its own because the generated code is large: a change to a component would otherwise compile
 //! it again, twice (server and browser).
 
-// The generated module holds every key of the catalogue, used or not.
-#[allow(dead_code, unused_imports, clippy::all)]
+// The generated module holds every key of the catalogue, used or not, and is leptos_i18n's code, not ours (its
+// `expect`s parse the catalogue's own compiled-in locale names).
+#[allow(dead_code, unused_imports, clippy::all, clippy::unwrap_used, clippy::expect_used)]
 mod generated {
     include!(concat!(env!("OUT_DIR"), "/i18n/mod.rs"));
 }

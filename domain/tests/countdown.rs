@@ -2,6 +2,7 @@
 //! translation of `processPodOnNode` and `getMinTolerationTime` (k8s.io/kubernetes v1.36,
 //! pkg/controller/tainteviction), fed the taints in the order they were added. For random taints and tolerations,
 //! extremes included, the countdown equals the model's scheduled deletion.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A test that cannot set up fails, with the reason.
 
 use domain::{
     eviction::{MAX_CONTROLLER_SECONDS, NO_EXECUTE, PodEviction, Taint, pod_eviction},

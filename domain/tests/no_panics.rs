@@ -1,5 +1,6 @@
 //! Property tests: whatever a request, a pod spec or a node annotation carries, the rules answer without
 //! panicking. Values come from anyone who may write a pod or patch a node, so every extreme is fair game.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A test that cannot set up fails, with the reason.
 
 use domain::{
     PodSummary,

@@ -13,6 +13,7 @@
 //! With `DHAT_OUT=FILE` it also writes a heap profile (dhat's JSON) of what is still allocated at the end, with the
 //! call stack of each allocation: `end2end/bench/dhat-summary.py FILE` says where the bytes go. Profiling slows it
 //! several times over, so use a tenth of the size for it.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A measurement that cannot set up stops, with the reason.
 
 use std::time::Instant;
 

@@ -1,5 +1,6 @@
 //! The per-identity cluster cache against the local control plane: one watch per resource however many viewers,
 //! cards that agree with the API server, Ready flips followed live, and pods trimmed.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A test that cannot set up fails, with the reason.
 
 mod support;
 

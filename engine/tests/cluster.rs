@@ -1,6 +1,7 @@
 //! Against the local control plane (started by the test command): the node cards the board is built from name the
 //! same nodes, with the same Ready states, as kubectl. (control_plane.rs checks that they follow nodes through
 //! NotReady and Unknown.)
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A test that cannot set up fails, with the reason.
 
 mod support;
 

@@ -4,6 +4,7 @@
 //!
 //! Each test works in its own namespace and pins its pods with `nodeName`, so tests don't disturb each other. The
 //! failure tests use node-3 and node-4, one per zone, so that no zone ever counts as disrupted.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A test that cannot set up fails, with the reason.
 
 mod support;
 

@@ -1,5 +1,6 @@
 //! The drain engine against the real control plane: one test per rule of kubectl's filter chain and eviction loop.
 //! Each test drains a kwok node of its own, so the tests run side by side.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A test that cannot set up fails, with the reason.
 
 mod support;
 

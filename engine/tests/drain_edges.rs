@@ -1,6 +1,7 @@
 //! Branches of kubectl's eviction loop, delete path and cordon that the happy paths of `drain.rs` do not reach, each
 //! against the real control plane (the numbers are the rows of docs/kubectl-parity.md). Each test drains a kwok node
 //! of its own.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A test that cannot set up fails, with the reason.
 
 mod support;
 

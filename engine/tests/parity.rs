@@ -1,6 +1,7 @@
 //! Parity with kubectl: the same node and options through `kubectl drain --dry-run=server` (the kubectl built
 //! from the pinned Kubernetes release) and through Drainboard's drain, comparing which pods each would evict and
 //! which it refuses.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A test that cannot set up fails, with the reason.
 
 mod support;
 

@@ -1,5 +1,6 @@
 //! A bad kubeconfig, context or server stops `drainboard` with one clear line that names what is wrong, a non-zero
 //! exit, and no panic.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A test that cannot set up fails, with the reason.
 
 use std::{net::TcpListener, path::Path, process::Command};
 
