@@ -91,6 +91,11 @@ mod tests {
 
     use super::*;
 
+    /// Signals live in an owner's arena (the server build sandboxes arenas per request), as a page's do.
+    fn in_owner(test: impl FnOnce()) {
+        Owner::new().with(test)
+    }
+
     fn card(name: &str, ready: ReadyStatus, cordoned: bool, pool: &str) -> NodeCard {
         NodeCard {
             name: name.into(),
@@ -112,44 +117,50 @@ mod tests {
 
     #[test]
     fn the_filters_read_every_field() {
-        let filters = Filters::new();
-        let web = card("web-1", ReadyStatus::Ready, false, "web");
-        let db = card("db-1", ReadyStatus::NotReady, true, "db");
-        assert!(filters.filter().matches(&web) && filters.filter().matches(&db));
+        in_owner(|| {
+            let filters = Filters::new();
+            let web = card("web-1", ReadyStatus::Ready, false, "web");
+            let db = card("db-1", ReadyStatus::NotReady, true, "db");
+            assert!(filters.filter().matches(&web) && filters.filter().matches(&db));
 
-        filters.name.set("  WEB ".into());
-        assert!(filters.filter().matches(&web) && !filters.filter().matches(&db));
+            filters.name.set("  WEB ".into());
+            assert!(filters.filter().matches(&web) && !filters.filter().matches(&db));
 
-        filters.name.set(String::new());
-        filters.label.set("pool=db".into());
-        assert!(!filters.filter().matches(&web) && filters.filter().matches(&db));
+            filters.name.set(String::new());
+            filters.label.set("pool=db".into());
+            assert!(!filters.filter().matches(&web) && filters.filter().matches(&db));
 
-        filters.label.set(String::new());
-        filters.status.set(StatusFilter::Problems);
-        assert!(!filters.filter().matches(&web) && filters.filter().matches(&db));
-        filters.status.set(StatusFilter::Cordoned);
-        assert!(!filters.filter().matches(&web) && filters.filter().matches(&db));
-        filters.status.set(StatusFilter::Ready);
-        assert!(filters.filter().matches(&web) && !filters.filter().matches(&db));
+            filters.label.set(String::new());
+            filters.status.set(StatusFilter::Problems);
+            assert!(!filters.filter().matches(&web) && filters.filter().matches(&db));
+            filters.status.set(StatusFilter::Cordoned);
+            assert!(!filters.filter().matches(&web) && filters.filter().matches(&db));
+            filters.status.set(StatusFilter::Ready);
+            assert!(filters.filter().matches(&web) && !filters.filter().matches(&db));
+        });
     }
 
     #[test]
     fn a_label_filter_that_cannot_be_read_matches_nothing_and_says_why() {
-        let filters = Filters::new();
-        filters.label.set("pool in (web".into());
-        let filter = filters.filter();
-        assert!(filter.selector_error().is_some());
-        assert!(!filter.matches(&card("web-1", ReadyStatus::Ready, false, "web")));
+        in_owner(|| {
+            let filters = Filters::new();
+            filters.label.set("pool in (web".into());
+            let filter = filters.filter();
+            assert!(filter.selector_error().is_some());
+            assert!(!filter.matches(&card("web-1", ReadyStatus::Ready, false, "web")));
+        });
     }
 
     #[test]
     fn a_checkbox_adds_and_removes_its_node_once() {
-        let selection = Selection::new();
-        selection.set("a", true);
-        selection.set("a", true);
-        selection.set("b", true);
-        selection.set("a", false);
-        selection.set("c", false);
-        assert_eq!(selection.0.get_untracked(), BTreeSet::from(["b".to_owned()]));
+        in_owner(|| {
+            let selection = Selection::new();
+            selection.set("a", true);
+            selection.set("a", true);
+            selection.set("b", true);
+            selection.set("a", false);
+            selection.set("c", false);
+            assert_eq!(selection.0.get_untracked(), BTreeSet::from(["b".to_owned()]));
+        });
     }
 }

@@ -174,3 +174,34 @@ fn span_text(i18n: I18n, span: &TimelineSpan, now: Timestamp) -> String {
         None => text,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span(kind: SpanKind, drain_id: Option<&str>) -> TimelineSpan {
+        TimelineSpan {
+            kind,
+            from: Timestamp::UNIX_EPOCH,
+            began_before: false,
+            to: None,
+            by: "alice".into(),
+            drain_id: drain_id.map(str::to_owned),
+            outcome: None,
+            ok: None,
+            reason: None,
+        }
+    }
+
+    #[test]
+    fn only_a_drain_links_to_its_record_and_its_id_cannot_break_out_of_the_address() {
+        assert_eq!(record_href("n1", &span(SpanKind::Drain, Some("d-1"))).as_deref(), Some("/nodes/n1?record=d-1"));
+        assert_eq!(
+            record_href("n1", &span(SpanKind::Drain, Some("d1&drain=x\"/><script>"))).as_deref(),
+            Some("/nodes/n1?record=d1drainxscript")
+        );
+        assert_eq!(record_href("n1", &span(SpanKind::Drain, None)), None);
+        assert_eq!(record_href("n1", &span(SpanKind::Cordoned, Some("d-1"))), None);
+        assert_eq!(record_href("n1", &span(SpanKind::NotReady, Some("d-1"))), None);
+    }
+}

@@ -201,3 +201,39 @@ fn Check(label: String, testid: &'static str, value: RwSignal<bool>) -> impl Int
         </label>
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Signals live in an owner's arena (the server build sandboxes arenas per request), as a page's do.
+    fn in_owner(test: impl FnOnce()) {
+        Owner::new().with(test)
+    }
+
+    #[test]
+    fn the_parallelism_is_a_whole_number_in_range() {
+        in_owner(|| {
+            let settings = Settings {
+                parallel: RwSignal::new(String::new()),
+                one_per_zone: RwSignal::new(false),
+                stop_on_failure: RwSignal::new(false),
+                uncordon_when_back: RwSignal::new(false),
+            };
+            let (max, over) = (MAX_PARALLEL.to_string(), (MAX_PARALLEL + 1).to_string());
+            for (typed, want) in [
+                ("1", Some(1)),
+                (" 3 ", Some(3)),
+                (max.as_str(), Some(MAX_PARALLEL)),
+                (over.as_str(), None),
+                ("0", None),
+                ("-1", None),
+                ("two", None),
+                ("", None),
+            ] {
+                settings.parallel.set(typed.to_owned());
+                assert_eq!(settings.parallel(), want, "{typed:?}");
+            }
+        });
+    }
+}

@@ -212,3 +212,54 @@ fn Field(label: String, help: String, testid: &'static str, value: RwSignal<Stri
         </label>
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Signals live in an owner's arena (the server build sandboxes arenas per request), as a page's do.
+    fn in_owner(test: impl FnOnce()) {
+        Owner::new().with(test)
+    }
+
+    #[test]
+    fn a_recorded_drain_fills_the_form_and_reads_back_the_same() {
+        in_owner(|| {
+            let recorded = DrainOptions {
+                force: true,
+                ignore_daemonsets: true,
+                delete_emptydir_data: false,
+                disable_eviction: true,
+                grace_period_seconds: Some(30),
+                timeout_seconds: Some(600),
+                skip_wait_for_delete_timeout_seconds: None,
+                pod_selector: Some("app=web".into()),
+                ..Default::default()
+            };
+            let form = DrainForm::new();
+            form.typed.set("node-1".into());
+            form.fill(&recorded, Some("kernel 6.12"));
+            assert_eq!(form.options(), Ok(recorded));
+            assert_eq!(form.reason_untracked().as_deref(), Some("kernel 6.12"));
+            assert_eq!(form.typed.get_untracked(), "node-1", "filling never types the node's name for the person");
+        });
+    }
+
+    #[test]
+    fn blank_fields_mean_the_defaults_and_a_bad_number_is_refused() {
+        in_owner(|| {
+            let form = DrainForm::new();
+            form.selector.set("   ".into());
+            form.reason.set(" \n ".into());
+            assert_eq!(form.options(), Ok(DrainOptions::default()));
+            assert_eq!(form.reason_untracked(), None);
+
+            form.selector.set(" app=web ".into());
+            assert_eq!(form.options().map(|o| o.pod_selector), Ok(Some("app=web".into())));
+            for bad in ["ten", "1.5", "99999999999999999999999"] {
+                form.grace.set(bad.into());
+                assert_eq!(form.options(), Err(BadNumber), "{bad:?}");
+            }
+        });
+    }
+}
