@@ -5,10 +5,10 @@
 //! The cookie holds only an opaque, unguessable session id (`HttpOnly`, `Secure`, `SameSite=Strict`); the
 //! credentials stay in the server's memory.
 
+use app::AppError;
 use axum::{
-    Json,
     extract::{Request, State},
-    http::{HeaderMap, Method, StatusCode, header},
+    http::{HeaderMap, Method, header},
     middleware::Next,
     response::{IntoResponse, Redirect, Response},
 };
@@ -41,7 +41,7 @@ pub async fn layer(State(engine): State<Engine>, mut request: Request, next: Nex
     match caller {
         Some(caller) if caller.wall && !wall_may(request.method(), request.uri().path()) => {
             let why = "a wall screen's session shows /wall and nothing else: sign in as yourself to act";
-            return (StatusCode::FORBIDDEN, Json(serde_json::json!({ "Forbidden": why }))).into_response();
+            return AppError::Forbidden(why.into()).into_response();
         }
         Some(caller) => {
             request.extensions_mut().insert(caller);
@@ -50,10 +50,7 @@ pub async fn layer(State(engine): State<Engine>, mut request: Request, next: Nex
         None if request.method() == Method::GET && wants_html(request.headers()) => {
             return Redirect::to("/sign-in").into_response();
         }
-        None => {
-            let body = serde_json::json!({"NotSignedIn": "sign in first: open /sign-in"});
-            return (StatusCode::UNAUTHORIZED, Json(body)).into_response();
-        }
+        None => return AppError::NotSignedIn("sign in first: open /sign-in".into()).into_response(),
     }
     next.run(request).await
 }
@@ -85,13 +82,8 @@ fn wall_sign_in(engine: &Engine, token: &str) -> Response {
             let cookie = app::session::wall_cookie(&id);
             ([(header::SET_COOKIE, cookie)], Redirect::to("/wall")).into_response()
         }
-        Err(err) => {
-            let status = match err {
-                engine::Error::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
-                _ => StatusCode::FORBIDDEN,
-            };
-            (status, Json(serde_json::json!({ "Forbidden": err.to_string() }))).into_response()
-        }
+        // A wrong token is 403, too many attempts 429, and local mode (no wall token) 400.
+        Err(err) => AppError::from(err).into_response(),
     }
 }
 
