@@ -12,6 +12,7 @@ use axum::{
     middleware::Next,
     response::{IntoResponse, Redirect, Response},
 };
+use cookie::Cookie;
 use engine::{Caller, Engine};
 
 use app::session::SESSION_COOKIE as COOKIE;
@@ -87,18 +88,18 @@ fn wall_sign_in(engine: &Engine, token: &str) -> Response {
     }
 }
 
-/// The session id in the request's cookie, if any.
+/// The session id in the request's cookie, if any: the first well-formed one, in any of its `Cookie` headers.
 pub fn session_id(headers: &HeaderMap) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE)
-        .map(|(_, value)| value.trim().to_string())
+        .flat_map(Cookie::split_parse)
+        .filter_map(Result::ok)
+        .filter(|cookie| cookie.name() == COOKIE)
+        .map(|cookie| cookie.value().to_owned())
         // A session id is 64 hex digits; anything else is not one of ours, and is not looked up.
-        .filter(|value| value.len() == 64 && value.bytes().all(|b| b.is_ascii_hexdigit()))
+        .find(|value| value.len() == 64 && value.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 fn wants_html(headers: &HeaderMap) -> bool {
@@ -123,6 +124,20 @@ mod tests {
         assert_eq!(session_id(&headers(&format!("{COOKIE}={}", "z".repeat(64)))), None);
         assert_eq!(session_id(&headers("other=1")), None);
         assert_eq!(session_id(&HeaderMap::new()), None);
+        // Spaces around the pair, and a cookie of a longer name that ends like ours, as a browser may send them.
+        assert_eq!(session_id(&headers(&format!(" x{COOKIE}=0;  {COOKIE}={id} ;theme=dark"))), Some(id.clone()));
+        assert_eq!(session_id(&headers(&format!("{COOKIE}={id}{id}"))), None, "128 digits is not an id");
+        assert_eq!(session_id(&headers(&format!("{COOKIE}=\"{id}\""))), None, "quoted is not ours");
+        assert_eq!(session_id(&headers(COOKIE)), None, "a name alone");
+    }
+
+    #[test]
+    fn every_cookie_header_is_read_and_a_malformed_id_is_passed_over() {
+        let id = "0123456789abcdef".repeat(4);
+        let mut both = HeaderMap::new();
+        both.append(header::COOKIE, format!("{COOKIE}=not-an-id").parse().expect("a header value"));
+        both.append(header::COOKIE, format!("theme=dark; {COOKIE}={id}").parse().expect("a header value"));
+        assert_eq!(session_id(&both), Some(id));
     }
 
     #[test]
