@@ -496,7 +496,9 @@ test('a wall screen signs in with --wall-token, shows the board read-only, and c
   assert.equal(res.status, 303);
   assert.equal(res.headers.get('location'), '/wall', 'the token leaves the address at once');
   const setCookie = res.headers.get('set-cookie');
-  assert.match(setCookie, /HttpOnly; Secure; SameSite=Strict/);
+  for (const attribute of ['HttpOnly', 'Secure', 'SameSite=Strict', 'Path=/']) {
+    assert.ok(setCookie.split('; ').includes(attribute), `${attribute} in ${setCookie}`);
+  }
   const cookie = setCookie.split(';')[0];
 
   const me = await call('session/me', { cookie });
