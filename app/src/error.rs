@@ -7,10 +7,15 @@ use leptos::server_fn::{
 use serde::{Deserialize, Serialize};
 
 /// What went wrong, in terms an operator can act on. Variants carry messages rather than source errors because
-/// they cross the wire to the browser.
+/// they cross the wire to the browser. Every answer that is not a success carries one, as its JSON body: server
+/// functions through their encoding, the HTTP layers and the event streams through [`IntoResponse`] (`ssr`), so
+/// the browser decodes them all the same way.
+///
+/// The wording says whose fault it is: only an answer the API server really gave reads "the Kubernetes API
+/// refused"; Drainboard's own refusals and faults say so in its own words.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 pub enum AppError {
-    /// The Kubernetes API answered with an error (permission denied, not found, conflict, ...).
+    /// The Kubernetes API answered with an error (permission denied, not found, conflict, its own failure, ...).
     #[error("the Kubernetes API refused: {message} ({code})")]
     Api { code: u16, message: String },
     /// The Kubernetes API could not be reached or the answer could not be read.
@@ -25,12 +30,23 @@ pub enum AppError {
     /// The request carries no identity the server holds credentials for.
     #[error("not signed in: {0}")]
     NotSignedIn(String),
+    /// Drainboard itself refuses the request: the person lacks a right it checks for, a wall screen asks for more
+    /// than the wall, another site's page tries to act. The message says which.
+    #[error("not allowed: {0}")]
+    Forbidden(String),
     /// The request conflicts with what runs (a drain of the node with other options).
     #[error("conflict: {0}")]
     Conflict(String),
     /// Over a limit of what may run at once (drains, streams); wait and try again.
     #[error("too many at once: {0}")]
     TooMany(String),
+    /// Something the request needs cannot be had now (the server is stopping, a node's Lease, a cache's first
+    /// list); the message says what, and to try again.
+    #[error("not available now: {0}")]
+    Unavailable(String),
+    /// A fault of Drainboard's own (a task that panicked): nothing the person or the API server did.
+    #[error("internal error: {0}")]
+    Internal(String),
     /// The server function machinery itself failed (request encoding, network between browser and server).
     #[error("{0}")]
     ServerFn(String),
@@ -38,19 +54,21 @@ pub enum AppError {
 
 impl AppError {
     /// The HTTP status that says what kind of failure this is, so that scripts need not read the body: 400 bad
-    /// input, 401 no credentials, 403/404/409 the API server's own refusal, 404 an unknown node or drain, 502 the
-    /// API server failed, 503 it cannot be reached.
+    /// input, 401 no credentials, 403 Drainboard's refusal, 404 an unknown node or drain, 403/404/409 and the
+    /// other 4xx the API server's own refusal with its code, 500 Drainboard's own fault, 502 the API server
+    /// failed, 503 it cannot be reached or the server cannot serve this now (stopping, a Lease, a first list).
     pub fn status(&self) -> u16 {
         match self {
             AppError::Api { code: code @ 400..=499, .. } => *code,
             AppError::Api { .. } => 502,
-            AppError::Connection(_) => 503,
+            AppError::Connection(_) | AppError::Unavailable(_) => 503,
             AppError::NotFound(_) => 404,
             AppError::Invalid(_) => 400,
             AppError::NotSignedIn(_) => 401,
+            AppError::Forbidden(_) => 403,
             AppError::TooMany(_) => 429,
             AppError::Conflict(_) => 409,
-            AppError::ServerFn(_) => 500,
+            AppError::Internal(_) | AppError::ServerFn(_) => 500,
         }
     }
 }
@@ -86,8 +104,22 @@ impl AppError {
     }
 }
 
-/// The one place an engine error becomes the browser's: an API server's refusal keeps its code and message, and
-/// everything else keeps its message under the variant the page acts on.
+/// The answer of an HTTP layer or an event stream that fails: the status of [`Self::status`], and the very body a
+/// server function's error has (its encoding's bytes and content type), so that the browser decodes a refusal of
+/// the session layer, the guard or the contexts layer as it decodes any other [`AppError`].
+#[cfg(feature = "ssr")]
+impl axum::response::IntoResponse for AppError {
+    fn into_response(self) -> axum::response::Response {
+        use axum::http::{StatusCode, header};
+        use leptos::server_fn::ContentType;
+        let status = StatusCode::from_u16(self.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        (status, [(header::CONTENT_TYPE, JsonEncoding::CONTENT_TYPE)], self.ser()).into_response()
+    }
+}
+
+/// The one place an engine error becomes the browser's. An answer of the API server keeps its code and message
+/// (a 4xx is its refusal, a 5xx its failure: 502); an API server that cannot be reached, or something that cannot
+/// be had now, is 503; Drainboard's own refusal is 403 and its own fault 500, each in its own words.
 #[cfg(feature = "ssr")]
 impl From<engine::Error> for AppError {
     fn from(err: engine::Error) -> Self {
@@ -100,12 +132,12 @@ impl From<engine::Error> for AppError {
             Error::NotFound(what) => AppError::NotFound(what),
             Error::Invalid(why) => AppError::Invalid(why),
             err @ Error::NotSignedIn { .. } => AppError::NotSignedIn(err.to_string()),
-            err @ Error::NotListed(_) => AppError::Connection(err.to_string()),
-            Error::Unavailable(why) => AppError::Connection(why),
+            err @ Error::NotListed(_) => AppError::Unavailable(err.to_string()),
+            Error::Unavailable(why) => AppError::Unavailable(why),
             Error::TooMany(why) => AppError::TooMany(why),
             Error::Conflict(why) => AppError::Conflict(why),
-            Error::Forbidden(why) => AppError::Api { code: 403, message: why },
-            Error::Internal(why) => AppError::Api { code: 500, message: why },
+            Error::Forbidden(why) => AppError::Forbidden(why),
+            Error::Internal(why) => AppError::Internal(why),
         }
     }
 }
@@ -120,20 +152,112 @@ mod tests {
         let cases = [
             (AppError::Invalid(String::new()), 400),
             (AppError::NotSignedIn(String::new()), 401),
+            (AppError::Forbidden(String::new()), 403),
             (api(403), 403),
             (api(404), 404),
             (AppError::NotFound(String::new()), 404),
             (AppError::Conflict(String::new()), 409),
             (api(409), 409),
+            (api(422), 422),
             (AppError::TooMany(String::new()), 429),
-            (api(500), 502),
-            (AppError::Connection(String::new()), 503),
+            (AppError::Internal(String::new()), 500),
             (AppError::ServerFn(String::new()), 500),
+            (api(500), 502),
+            (api(503), 502),
+            (AppError::Connection(String::new()), 503),
+            (AppError::Unavailable(String::new()), 503),
         ];
         for (error, status) in cases {
             assert_eq!(error.status(), status, "{error:?}");
         }
         let undecodable = AppError::from_server_fn_error(ServerFnErrorErr::Deserialization("eof".into()));
         assert!(matches!(&undecodable, AppError::Invalid(why) if why.contains("cannot be read")), "{undecodable:?}");
+    }
+
+    #[test]
+    fn only_an_answer_of_the_api_server_reads_as_its_refusal() {
+        let said_by_the_api = AppError::Api { code: 403, message: "pods is forbidden".into() };
+        assert!(said_by_the_api.to_string().starts_with("the Kubernetes API refused"), "{said_by_the_api}");
+        for own in [
+            AppError::Forbidden("team-bob may not drain node-2".into()),
+            AppError::Internal("the capacity check failed".into()),
+            AppError::Unavailable("the server is stopping".into()),
+            AppError::Connection("connection refused".into()),
+        ] {
+            assert!(!own.to_string().contains("Kubernetes API refused"), "{own}");
+        }
+    }
+}
+
+/// The engine's errors through the answer a request gets: the same mapping and response a server function, an
+/// HTTP layer and an event stream use.
+#[cfg(all(test, feature = "ssr"))]
+mod answers {
+    use std::{
+        pin::pin,
+        task::{Context, Poll, Waker},
+    };
+
+    use axum::response::IntoResponse;
+
+    use super::*;
+
+    /// The status, content type and body `error` answers with, decoded as the browser decodes it.
+    fn answer(error: engine::Error) -> (u16, String, AppError) {
+        let response = AppError::from(error).into_response();
+        let status = response.status().as_u16();
+        let kind = response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+        // A body held in memory is ready at the first poll.
+        let mut read = pin!(axum::body::to_bytes(response.into_body(), 64 * 1024));
+        let Poll::Ready(Ok(body)) = read.as_mut().poll(&mut Context::from_waker(Waker::noop())) else {
+            panic!("an error's body is in memory");
+        };
+        let decoded = serde_json::from_slice::<AppError>(&body).expect("the browser decodes it");
+        assert_eq!(decoded, AppError::de(body), "the server function client decodes it the same");
+        (status, kind, decoded)
+    }
+
+    #[test]
+    fn an_internal_fault_answers_500_in_drainboards_words() {
+        let (status, kind, error) = answer(engine::Error::Internal("the capacity check failed: it panicked".into()));
+        assert_eq!((status, kind.as_str()), (500, "application/json"));
+        assert_eq!(error, AppError::Internal("the capacity check failed: it panicked".into()));
+        assert!(!error.to_string().contains("Kubernetes"), "{error}");
+    }
+
+    #[test]
+    fn a_server_that_is_stopping_answers_503() {
+        let (status, _, error) = answer(engine::Error::Unavailable("the server is stopping".into()));
+        assert_eq!(status, 503);
+        assert_eq!(error, AppError::Unavailable("the server is stopping".into()));
+        let (status, _, error) = answer(engine::Error::NotListed(90));
+        assert_eq!(status, 503);
+        assert!(matches!(&error, AppError::Unavailable(why) if why.contains("90 s")), "{error:?}");
+    }
+
+    #[test]
+    fn drainboards_own_refusal_is_403_in_its_own_words() {
+        let why = "team-bob may not drain node-2: lacks patch nodes; ask for the drainboard-maintainer role";
+        let (status, _, error) = answer(engine::Error::Forbidden(why.into()));
+        assert_eq!(status, 403);
+        assert_eq!(error, AppError::Forbidden(why.into()));
+        assert_eq!(error.to_string(), format!("not allowed: {why}"));
+    }
+
+    #[test]
+    fn every_other_engine_error_keeps_its_kind() {
+        let cases = [
+            (engine::Error::NotFound("node n9 does not exist".into()), 404),
+            (engine::Error::Invalid("bad".into()), 400),
+            (engine::Error::NotSignedIn { user: "u".into(), cluster: "c".into() }, 401),
+            (engine::Error::Conflict("another drain".into()), 409),
+            (engine::Error::TooMany("wait".into()), 429),
+        ];
+        for (error, status) in cases {
+            let text = error.to_string();
+            let (answered, _, decoded) = answer(error);
+            assert_eq!(answered, status, "{text}");
+            assert!(decoded.to_string().ends_with(&text), "{decoded} carries {text}");
+        }
     }
 }

@@ -122,9 +122,20 @@ pub fn wall_cookie(session: &str) -> String {
     cookie(session, 400 * 86_400)
 }
 
+/// The session cookie, written by the `cookie` crate: the whole site (`Path=/`), out of scripts' reach
+/// (`HttpOnly`), over HTTPS only (`Secure`), never sent with another site's request (`SameSite=Strict`), and kept
+/// for `max_age_seconds` (0 clears it).
 #[cfg(feature = "ssr")]
 fn cookie(session: &str, max_age_seconds: u64) -> String {
-    format!("{SESSION_COOKIE}={session}; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age={max_age_seconds}")
+    use ::cookie::{Cookie, SameSite, time::Duration};
+    Cookie::build((SESSION_COOKIE, session))
+        .path("/")
+        .http_only(true)
+        .secure(true)
+        .same_site(SameSite::Strict)
+        .max_age(Duration::seconds(i64::try_from(max_age_seconds).unwrap_or(i64::MAX)))
+        .build()
+        .to_string()
 }
 
 #[cfg(feature = "ssr")]
@@ -133,4 +144,60 @@ fn respond<T>(result: Result<T, AppError>) -> Result<T, AppError> {
         error.set_status();
     }
     result
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    use ::cookie::{Cookie, SameSite};
+
+    use super::*;
+
+    /// The attributes a `Set-Cookie` value carries, read back as a browser reads them.
+    fn written(value: &str) -> Cookie<'static> {
+        Cookie::parse(value.to_owned()).expect("a Set-Cookie value")
+    }
+
+    fn assert_kept_from_scripts_and_other_sites(cookie: &Cookie<'_>) {
+        assert_eq!(cookie.name(), SESSION_COOKIE);
+        assert_eq!(cookie.path(), Some("/"));
+        assert_eq!(cookie.http_only(), Some(true));
+        assert_eq!(cookie.secure(), Some(true));
+        assert_eq!(cookie.same_site(), Some(SameSite::Strict));
+        assert_eq!(cookie.domain(), None, "this host only");
+        assert_eq!(cookie.expires(), None, "Max-Age alone says how long");
+    }
+
+    #[test]
+    fn a_session_cookie_holds_the_id_for_a_sessions_lifetime() {
+        let id = "ab".repeat(32);
+        let cookie = written(&session_cookie(&id));
+        assert_kept_from_scripts_and_other_sites(&cookie);
+        assert_eq!(cookie.value(), id);
+        let lifetime = i64::try_from(engine::access::SESSION_LIFETIME.as_secs()).expect("a day or so");
+        assert_eq!(cookie.max_age().map(|age| age.whole_seconds()), Some(lifetime));
+    }
+
+    #[test]
+    fn a_wall_screens_cookie_lasts_as_long_as_browsers_keep_one() {
+        let cookie = written(&wall_cookie(&"c".repeat(64)));
+        assert_kept_from_scripts_and_other_sites(&cookie);
+        assert_eq!(cookie.max_age().map(|age| age.whole_seconds()), Some(400 * 86_400));
+    }
+
+    #[test]
+    fn signing_out_clears_the_cookie_with_the_same_attributes() {
+        let value = cookie("", 0);
+        let cookie = written(&value);
+        assert_kept_from_scripts_and_other_sites(&cookie);
+        assert_eq!(cookie.value(), "");
+        assert_eq!(cookie.max_age().map(|age| age.whole_seconds()), Some(0));
+        assert!(value.contains("Max-Age=0"), "{value}");
+        assert_eq!(value, format!("{SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Secure; Path=/; Max-Age=0"));
+    }
+
+    #[test]
+    fn an_age_past_what_a_cookie_can_say_is_capped_not_wrapped() {
+        let cookie = written(&cookie("x", u64::MAX));
+        assert!(cookie.max_age().is_some_and(|age| age.whole_seconds() > 0), "{cookie}");
+    }
 }

@@ -90,7 +90,7 @@ test('another origin, a rebinding Host or a plain-text body cannot act', async (
   for (const [headers, why] of attempts) {
     const res = await post('nodes/cordon', { node: NODE }, headers);
     assert.equal(res.status, 403, JSON.stringify(headers));
-    assert.match(res.json.Refused, why);
+    assert.match(res.json.Forbidden, why);
   }
   // fetch() may not set Host; a raw request can, as a rebinding page's browser would.
   const { request } = await import('node:http');
@@ -106,6 +106,6 @@ test('another origin, a rebinding Host or a plain-text body cannot act', async (
     req.end(JSON.stringify({ node: NODE }));
   });
   assert.equal(answer.status, 403);
-  assert.match(answer.json.Refused, /Host "evil.example:\d+" is not allowed/);
+  assert.match(answer.json.Forbidden, /Host "evil.example:\d+" is not allowed/);
   untouched();
 });

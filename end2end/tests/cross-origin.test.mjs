@@ -174,7 +174,7 @@ test('a page on another local port cannot cordon or drain through the browser', 
     for (const form of forms) {
       assert.equal(form.headers['sec-fetch-site'], 'same-site', `${form.path} was sent as same-site`);
       assert.equal(form.status, 403, `${form.path}: ${form.body}`);
-      assert.match(JSON.parse(form.body).Refused, /a same-site page may not act on Drainboard/);
+      assert.match(JSON.parse(form.body).Forbidden, /a same-site page may not act on Drainboard/);
     }
     // The no-cors fetches are sent (the page sees only an opaque answer); the server refuses them.
     assert.deepEqual(results['no-cors cordon'], { type: 'opaque', status: 0 });
@@ -223,7 +223,7 @@ test('a DNS-rebinding name gets 403 for the page and for a same-origin POST from
     assert.equal(response.status(), 403);
     assert.match(response.headers()['content-type'], /application\/json/);
     const refusal = await response.json();
-    assert.equal(refusal.Refused,
+    assert.equal(refusal.Forbidden,
       `Host "rebind.test:${port}" is not allowed: open Drainboard by a loopback address, or start it with --allowed-host rebind.test`);
     assert.equal(new URL(page.url()).origin, origin);
 
@@ -246,7 +246,7 @@ test('a DNS-rebinding name gets 403 for the page and for a same-origin POST from
     assert.equal(headers.origin, origin);
     assert.equal(headers.host, `rebind.test:${port}`);
     assert.equal(answer.status, 403);
-    assert.match(JSON.parse(answer.body).Refused, /^Host "rebind\.test:\d+" is not allowed/);
+    assert.match(JSON.parse(answer.body).Forbidden, /^Host "rebind\.test:\d+" is not allowed/);
     assertUntouched(start);
   } finally {
     await rebinding.close();

@@ -179,7 +179,7 @@ test('bob, a viewer, is refused by the API server as himself, and his permission
   // entry saying bob started one. The audit log file (this machine's) has his attempts, refused.
   const drain = await call('drains/start', { cookie, body: { node, reason: 'not mine to do' } });
   assert.equal(drain.status, 403, JSON.stringify(drain.body));
-  assert.match(drain.body.Api.message, /team-bob may not drain node-2: lacks patch nodes, create pods\/eviction; ask for the drainboard-maintainer role/);
+  assert.match(drain.body.Forbidden, /team-bob may not drain node-2: lacks patch nodes, create pods\/eviction; ask for the drainboard-maintainer role/);
   assert.equal(unschedulable(), '', `${node} unchanged`);
   assert.throws(() => kubectl('get', 'lease', '-n', 'default', `drainboard-drain.${node}`), /NotFound|not found/, 'no Lease taken');
   const lines = existsSync(auditLog) ? readFileSync(auditLog, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
@@ -198,7 +198,7 @@ test('a cross-origin request with a valid session cookie is refused, and changes
   for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'https://evil.example' }, { 'sec-fetch-site': 'same-site' }]) {
     const res = await call('nodes/cordon', { cookie, body: { node }, headers });
     assert.equal(res.status, 403, JSON.stringify(headers));
-    assert.ok(res.body.Refused, JSON.stringify(res.body));
+    assert.ok(res.body.Forbidden, JSON.stringify(res.body));
   }
   assert.equal(unschedulable(), '', `${node} unchanged`);
 });
@@ -263,7 +263,7 @@ test('a drain whose person\'s credentials stop working ends "credentials expired
     const { cookie: bobsCookie } = await signIn({ kubeconfig: bob });
     const stop = await call('drains/cancel', { cookie: bobsCookie, body: { id: started.body.id } });
     assert.equal(stop.status, 403, JSON.stringify(stop.body));
-    assert.match(stop.body.Api.message, /team-bob may not stop a drain system:serviceaccount:default:team-shortlived started: lacks patch nodes/);
+    assert.match(stop.body.Forbidden, /team-bob may not stop a drain system:serviceaccount:default:team-shortlived started: lacks patch nodes/);
     assert.equal((await status(cookie)).state, 'Evicting', 'the drain goes on');
     kubectl('delete', 'serviceaccount', 'team-shortlived', '-n', 'default');
     const { cookie: alicesCookie } = await signIn({ kubeconfig: alice });
@@ -381,8 +381,8 @@ test('viewers share the server\'s watches: twenty who read everything add none, 
   assert.equal(board.status, 403, JSON.stringify(board.body));
   // He is told at the first refusal, which names the kinds refused so far (nodes, Leases or budgets, whichever
   // answered first), never the pods he may list.
-  assert.match(board.body.Api.message, /the API server refused (Node|Lease|PodDisruptionBudget)\b/);
-  assert.doesNotMatch(board.body.Api.message, /refused [^(]*\bPod\b/);
+  assert.match(board.body.Forbidden, /the API server refused (Node|Lease|PodDisruptionBudget)\b/);
+  assert.doesNotMatch(board.body.Forbidden, /refused [^(]*\bPod\b/);
   assert.equal(await watches(), before + 4, 'his own set of watches');
   kubectl('delete', 'namespace', carolNs, '--wait=false');
   for (const close of closers) close();
@@ -496,7 +496,9 @@ test('a wall screen signs in with --wall-token, shows the board read-only, and c
   assert.equal(res.status, 303);
   assert.equal(res.headers.get('location'), '/wall', 'the token leaves the address at once');
   const setCookie = res.headers.get('set-cookie');
-  assert.match(setCookie, /HttpOnly; Secure; SameSite=Strict/);
+  for (const attribute of ['HttpOnly', 'Secure', 'SameSite=Strict', 'Path=/']) {
+    assert.ok(setCookie.split('; ').includes(attribute), `${attribute} in ${setCookie}`);
+  }
   const cookie = setCookie.split(';')[0];
 
   const me = await call('session/me', { cookie });

@@ -112,7 +112,7 @@ test('`POST /api/history/recent` answers with the window\'s entries, and refuses
     for (const headers of [{ origin: 'http://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { 'content-type': 'text/plain' }]) {
       const refused = await post(server, 'history/recent', {}, headers);
       assert.equal(refused.status, 403, JSON.stringify(headers));
-      assert.ok(refused.body.Refused, JSON.stringify(refused.body));
+      assert.ok(refused.body.Forbidden, JSON.stringify(refused.body));
     }
   } finally {
     await server.stop();

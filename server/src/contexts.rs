@@ -15,11 +15,11 @@ use std::{
     sync::{Arc, Mutex},
 };
 
+use app::AppError;
 use app::context::{ContextList, ContextPath};
 use axum::{
-    Json,
     extract::{Request, State},
-    http::{StatusCode, Uri},
+    http::Uri,
     middleware::Next,
     response::{IntoResponse, Response},
 };
@@ -83,7 +83,7 @@ impl Contexts {
     }
 
     /// The engine of context `name`, connecting it on first use.
-    async fn engine(&self, name: &str) -> Result<Engine, Response> {
+    async fn engine(&self, name: &str) -> Result<Engine, AppError> {
         if name == self.inner.first_name {
             return Ok(self.inner.first.clone());
         }
@@ -93,7 +93,7 @@ impl Contexts {
             } else {
                 format!("no context {name:?} in the kubeconfig; it has: {}", self.inner.names.join(", "))
             };
-            return Err(refuse(StatusCode::NOT_FOUND, why));
+            return Err(AppError::NotFound(why));
         };
         let cell =
             self.inner.others.lock().unwrap_or_else(|p| p.into_inner()).entry(name.to_owned()).or_default().clone();
@@ -105,7 +105,7 @@ impl Contexts {
         .await
         .cloned()
         // Not kept: the next request tries again, as the cluster may be back.
-        .map_err(|err| refuse(StatusCode::BAD_GATEWAY, err.to_string()))
+        .map_err(not_connected)
     }
 }
 
@@ -120,8 +120,15 @@ fn links(first_name: &str, names: &[String]) -> Vec<(String, String)> {
         .collect()
 }
 
-fn refuse(status: StatusCode, why: String) -> Response {
-    (status, Json(serde_json::json!({ "NotFound": why }))).into_response()
+/// Why another context could not be served: its API server cannot be reached (503, as for the first context), or
+/// its entry of the kubeconfig, or the engine made for it, fails (500: the server's own setup, not the request).
+fn not_connected(err: crate::error::Error) -> AppError {
+    match err {
+        crate::error::Error::Connect(err @ engine::access::ConnectError::Unreachable { .. }) => {
+            AppError::Connection(err.to_string())
+        }
+        other => AppError::Internal(other.to_string()),
+    }
 }
 
 /// The layer: finds the request's context, and puts its engine and prefix in the request's extensions.
@@ -129,7 +136,7 @@ pub async fn layer(State(contexts): State<Contexts>, mut request: Request, next:
     let path = request.uri().path().to_owned();
     let split = match domain::context::split(&path) {
         Ok(split) => split,
-        Err(why) => return refuse(StatusCode::NOT_FOUND, why),
+        Err(why) => return AppError::NotFound(why).into_response(),
     };
     // Another context's first request connects it, which may run its exec plugin: not for a request another site
     // made (an image or a link on a foreign page), which the guard lets through as a GET. The address bar, a
@@ -140,13 +147,13 @@ pub async fn layer(State(contexts): State<Contexts>, mut request: Request, next:
         && site != "none"
     {
         let why = "another site's request cannot open a context: open the address yourself, or use the header's links";
-        return (StatusCode::FORBIDDEN, Json(serde_json::json!({ "Forbidden": why }))).into_response();
+        return AppError::Forbidden(why.into()).into_response();
     }
     let engine = match &split.name {
         None => contexts.first().clone(),
         Some(name) => match contexts.engine(name).await {
             Ok(engine) => engine,
-            Err(refused) => return refused,
+            Err(refused) => return refused.into_response(),
         },
     };
     // Server functions and streams have one address each; the prefix only chose the engine.
@@ -157,7 +164,7 @@ pub async fn layer(State(contexts): State<Contexts>, mut request: Request, next:
         };
         match rest.parse::<Uri>() {
             Ok(uri) => *request.uri_mut() = uri,
-            Err(_) => return refuse(StatusCode::NOT_FOUND, "not a valid address".into()),
+            Err(_) => return AppError::NotFound("not a valid address".into()).into_response(),
         }
     }
     let path = ContextPath {

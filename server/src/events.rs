@@ -8,9 +8,8 @@ use std::{
 
 use app::AppError;
 use axum::{
-    Extension, Json,
+    Extension,
     extract::{Path, State},
-    http::StatusCode,
     response::{
         IntoResponse, Response,
         sse::{Event, KeepAlive, Sse},
@@ -71,8 +70,8 @@ impl StreamLimits {
     }
 }
 
-/// A stream that could not be opened, answered as a server function's error is: its status, and the JSON body
-/// `API.md` documents.
+/// A stream that could not be opened, answered as a server function's error is (`AppError`'s response): its
+/// status, and the JSON body `API.md` documents.
 pub struct StreamError(AppError);
 
 impl From<engine::Error> for StreamError {
@@ -83,8 +82,7 @@ impl From<engine::Error> for StreamError {
 
 impl IntoResponse for StreamError {
     fn into_response(self) -> Response {
-        let status = StatusCode::from_u16(self.0.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        (status, Json(self.0)).into_response()
+        self.0.into_response()
     }
 }
 

@@ -8,14 +8,15 @@
 //! - Its body must be JSON, a form, or empty: a `text/plain` POST is what a foreign page can send without a
 //!   preflight, and no server function takes one.
 //!
-//! A refused request gets 403 and a JSON body that says why; it never reaches a handler.
+//! A refused request gets 403 and the JSON body of an `AppError::Forbidden` that says why; it never reaches a
+//! handler.
 
 use std::sync::Arc;
 
+use app::AppError;
 use axum::{
-    Json,
     extract::{Request, State},
-    http::{HeaderMap, Method, StatusCode, header},
+    http::{HeaderMap, Method, header},
     middleware::Next,
     response::{IntoResponse, Response},
 };
@@ -114,7 +115,7 @@ pub async fn layer(State(hosts): State<AllowedHosts>, request: Request, next: Ne
         None => next.run(request).await,
         Some(why) => {
             tracing::warn!(method = %request.method(), path = %request.uri().path(), %why, "request refused");
-            (StatusCode::FORBIDDEN, Json(serde_json::json!({ "Refused": why }))).into_response()
+            AppError::Forbidden(why).into_response()
         }
     }
 }

@@ -13,6 +13,8 @@ mod events;
 mod fuzz;
 mod guard;
 mod probes;
+#[cfg(test)]
+mod refusals;
 mod serve;
 mod session;
 mod web;

@@ -5,13 +5,14 @@
 //! The cookie holds only an opaque, unguessable session id (`HttpOnly`, `Secure`, `SameSite=Strict`); the
 //! credentials stay in the server's memory.
 
+use app::AppError;
 use axum::{
-    Json,
     extract::{Request, State},
-    http::{HeaderMap, Method, StatusCode, header},
+    http::{HeaderMap, Method, header},
     middleware::Next,
     response::{IntoResponse, Redirect, Response},
 };
+use cookie::Cookie;
 use engine::{Caller, Engine};
 
 use app::session::SESSION_COOKIE as COOKIE;
@@ -41,7 +42,7 @@ pub async fn layer(State(engine): State<Engine>, mut request: Request, next: Nex
     match caller {
         Some(caller) if caller.wall && !wall_may(request.method(), request.uri().path()) => {
             let why = "a wall screen's session shows /wall and nothing else: sign in as yourself to act";
-            return (StatusCode::FORBIDDEN, Json(serde_json::json!({ "Forbidden": why }))).into_response();
+            return AppError::Forbidden(why.into()).into_response();
         }
         Some(caller) => {
             request.extensions_mut().insert(caller);
@@ -50,10 +51,7 @@ pub async fn layer(State(engine): State<Engine>, mut request: Request, next: Nex
         None if request.method() == Method::GET && wants_html(request.headers()) => {
             return Redirect::to("/sign-in").into_response();
         }
-        None => {
-            let body = serde_json::json!({"NotSignedIn": "sign in first: open /sign-in"});
-            return (StatusCode::UNAUTHORIZED, Json(body)).into_response();
-        }
+        None => return AppError::NotSignedIn("sign in first: open /sign-in".into()).into_response(),
     }
     next.run(request).await
 }
@@ -85,28 +83,23 @@ fn wall_sign_in(engine: &Engine, token: &str) -> Response {
             let cookie = app::session::wall_cookie(&id);
             ([(header::SET_COOKIE, cookie)], Redirect::to("/wall")).into_response()
         }
-        Err(err) => {
-            let status = match err {
-                engine::Error::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
-                _ => StatusCode::FORBIDDEN,
-            };
-            (status, Json(serde_json::json!({ "Forbidden": err.to_string() }))).into_response()
-        }
+        // A wrong token is 403, too many attempts 429, and local mode (no wall token) 400.
+        Err(err) => AppError::from(err).into_response(),
     }
 }
 
-/// The session id in the request's cookie, if any.
+/// The session id in the request's cookie, if any: the first well-formed one, in any of its `Cookie` headers.
 pub fn session_id(headers: &HeaderMap) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE)
-        .map(|(_, value)| value.trim().to_string())
+        .flat_map(Cookie::split_parse)
+        .filter_map(Result::ok)
+        .filter(|cookie| cookie.name() == COOKIE)
+        .map(|cookie| cookie.value().to_owned())
         // A session id is 64 hex digits; anything else is not one of ours, and is not looked up.
-        .filter(|value| value.len() == 64 && value.bytes().all(|b| b.is_ascii_hexdigit()))
+        .find(|value| value.len() == 64 && value.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 fn wants_html(headers: &HeaderMap) -> bool {
@@ -131,6 +124,20 @@ mod tests {
         assert_eq!(session_id(&headers(&format!("{COOKIE}={}", "z".repeat(64)))), None);
         assert_eq!(session_id(&headers("other=1")), None);
         assert_eq!(session_id(&HeaderMap::new()), None);
+        // Spaces around the pair, and a cookie of a longer name that ends like ours, as a browser may send them.
+        assert_eq!(session_id(&headers(&format!(" x{COOKIE}=0;  {COOKIE}={id} ;theme=dark"))), Some(id.clone()));
+        assert_eq!(session_id(&headers(&format!("{COOKIE}={id}{id}"))), None, "128 digits is not an id");
+        assert_eq!(session_id(&headers(&format!("{COOKIE}=\"{id}\""))), None, "quoted is not ours");
+        assert_eq!(session_id(&headers(COOKIE)), None, "a name alone");
+    }
+
+    #[test]
+    fn every_cookie_header_is_read_and_a_malformed_id_is_passed_over() {
+        let id = "0123456789abcdef".repeat(4);
+        let mut both = HeaderMap::new();
+        both.append(header::COOKIE, format!("{COOKIE}=not-an-id").parse().expect("a header value"));
+        both.append(header::COOKIE, format!("theme=dark; {COOKIE}={id}").parse().expect("a header value"));
+        assert_eq!(session_id(&both), Some(id));
     }
 
     #[test]
