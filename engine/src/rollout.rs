@@ -24,7 +24,7 @@ const KEEP_ENDED: usize = 50;
 /// Every rollout this server runs or ran.
 #[derive(Clone, Default)]
 pub struct Rollouts {
-    inner: Arc<std::sync::Mutex<Inner>>,
+    inner: Arc<parking_lot::Mutex<Inner>>,
 }
 
 #[derive(Default)]
@@ -40,8 +40,8 @@ struct Entry {
 }
 
 impl Rollouts {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> parking_lot::MutexGuard<'_, Inner> {
+        self.inner.lock()
     }
 
     /// The rollout's progress now.
