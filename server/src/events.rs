@@ -3,7 +3,7 @@
 use std::{
     collections::{BTreeMap, HashMap},
     convert::Infallible,
-    sync::{Arc, Mutex},
+    sync::{Arc, Weak},
 };
 
 use app::AppError;
@@ -19,6 +19,7 @@ use axum::{
 use domain::board::{BoardSettings, diff};
 use engine::{Caller, Engine, Identity, Visibility, cache::ClusterCache, drain::DrainRegistry};
 use futures::{Stream, StreamExt};
+use parking_lot::Mutex;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_stream::wrappers::WatchStream;
 
@@ -36,7 +37,9 @@ pub struct Streams {
 pub struct StreamLimits {
     total: Arc<Semaphore>,
     per_identity: usize,
-    by_identity: Arc<Mutex<HashMap<Identity, Arc<Semaphore>>>>,
+    /// Each identity's places, held by its open streams' permits: an identity with none open leaves the map at
+    /// the next admission, so it holds no more identities than there are streams.
+    by_identity: Arc<Mutex<HashMap<Identity, Weak<Semaphore>>>>,
 }
 
 /// A place among the open streams, given back when the stream ends.
@@ -53,8 +56,16 @@ impl StreamLimits {
     /// A place for one more stream of `identity`'s, or 429 with what to do.
     fn admit(&self, identity: &Identity) -> Result<StreamPermit, StreamError> {
         let mine = {
-            let mut by_identity = self.by_identity.lock().unwrap_or_else(|p| p.into_inner());
-            by_identity.entry(identity.clone()).or_insert_with(|| Arc::new(Semaphore::new(self.per_identity))).clone()
+            let mut by_identity = self.by_identity.lock();
+            match by_identity.get(identity).and_then(Weak::upgrade) {
+                Some(mine) => mine,
+                None => {
+                    by_identity.retain(|_, places| places.strong_count() > 0);
+                    let mine = Arc::new(Semaphore::new(self.per_identity));
+                    by_identity.insert(identity.clone(), Arc::downgrade(&mine));
+                    mine
+                }
+            }
         };
         let mine = mine.try_acquire_owned().map_err(|_| {
             StreamError(AppError::TooMany(format!(
@@ -325,4 +336,30 @@ pub async fn drain_events(
             Ok(Event::default().event("progress").json_data(&progress).unwrap_or_default())
         });
     Ok(Sse::new(holding(stream, permit).take_until(streams.shutdown())).keep_alive(KeepAlive::default()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn who(user: &str) -> Identity {
+        Identity { cluster: "c".into(), user: user.into() }
+    }
+
+    #[test]
+    fn each_identity_has_its_places_and_leaves_with_its_last_stream() {
+        let limits = StreamLimits::new(10, 2);
+        let alice = [limits.admit(&who("alice")), limits.admit(&who("alice"))];
+        assert!(alice.iter().all(Result::is_ok));
+        assert!(limits.admit(&who("alice")).is_err(), "two per identity");
+        let bob = limits.admit(&who("bob"));
+        assert!(bob.is_ok(), "another identity has places of its own");
+        drop(alice);
+        drop(bob);
+        let carol = limits.admit(&who("carol"));
+        assert!(carol.is_ok());
+        let held: Vec<String> = limits.by_identity.lock().keys().map(|i| i.user.clone()).collect();
+        assert_eq!(held, ["carol"], "identities with no stream open are not kept");
+        assert!(limits.admit(&who("alice")).is_ok(), "and come back with places anew");
+    }
 }
