@@ -17,7 +17,7 @@ use axum::{
     },
 };
 use domain::board::{BoardSettings, diff};
-use engine::{Caller, Engine, Identity, Visibility, cache::ClusterCache, drain::DrainRegistry};
+use engine::{Caller, DrainFeed, Engine, Identity, Visibility, cache::ClusterCache};
 use futures::{Stream, StreamExt};
 use parking_lot::Mutex;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -110,7 +110,7 @@ fn holding<S: Stream>(stream: S, permit: StreamPermit) -> impl Stream<Item = S::
 impl Streams {
     /// Cancelled when the server shuts down: every stream ends then.
     fn shutdown(&self) -> tokio_util::sync::WaitForCancellationFutureOwned {
-        self.engine.tasks().shutdown_signal().clone().cancelled_owned()
+        self.engine.shutdown_signal().cancelled_owned()
     }
 }
 
@@ -124,10 +124,9 @@ pub async fn board_events(
     Extension(engine): Extension<Engine>,
     Extension(caller): Extension<Caller>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, StreamError> {
-    let engine = &engine;
-    let identity = caller.identity;
-    let permit = streams.limits.admit(&identity)?;
-    let (cache, visibility) = engine.view(&identity).await?;
+    let permit = streams.limits.admit(&caller.identity)?;
+    let acting = engine.acting_as(&caller);
+    let (cache, visibility) = acting.view().await?;
     let board = BoardFeed {
         visibility,
         cards: cache.live_cards(),
@@ -136,13 +135,10 @@ pub async fn board_events(
         sent: BTreeMap::new(),
         first: true,
         settings: streams.settings,
-        drains: engine.drains().clone(),
-        drain_changes: engine.drains().changes(),
-        elsewhere: engine.drains().elsewhere_changes(),
-        cluster: identity.cluster,
+        drains: acting.drain_feed(),
         drains_sent: None,
         lost_sent: None,
-        history: engine.history_changes(),
+        history: acting.history_changes(),
         _viewer: Viewer::new(),
     };
     let stream = futures::stream::unfold(board, |mut board| async move {
@@ -162,11 +158,8 @@ struct BoardFeed {
     sent: BTreeMap<String, Arc<domain::node::NodeCard>>,
     first: bool,
     settings: BoardSettings,
-    drains: DrainRegistry,
-    drain_changes: tokio::sync::watch::Receiver<u64>,
-    /// The drains other servers run (from their node Leases).
-    elsewhere: tokio::sync::watch::Receiver<Arc<Vec<domain::progress::DrainSummary>>>,
-    cluster: String,
+    /// The drains of the viewer's cluster, this server's and those other servers run (from their node Leases).
+    drains: DrainFeed,
     drains_sent: Option<Vec<domain::progress::DrainSummary>>,
     /// Since when the cache's watches cannot reach the API server.
     lost_since: tokio::sync::watch::Receiver<Option<jiff::Timestamp>>,
@@ -191,7 +184,7 @@ impl BoardFeed {
             }
             // The drains follow the first board, so a viewer never sees a drain for a card it does not have.
             if !self.first {
-                let drains = self.drains.summaries(&self.cluster);
+                let drains = self.drains.summaries();
                 if self.drains_sent.as_ref() != Some(&drains) {
                     let event = Event::default().event("drains").json_data(&drains).unwrap_or_default();
                     self.drains_sent = Some(drains);
@@ -227,8 +220,7 @@ impl BoardFeed {
                         return Some(Event::default().event("board").json_data(&update).unwrap_or_default());
                     }
                 }
-                changed = self.drain_changes.changed() => changed.ok()?,
-                changed = self.elsewhere.changed() => changed.ok()?,
+                changed = self.drains.changed() => changed.ok()?,
                 changed = self.lost_since.changed() => changed.ok()?,
             }
         }
@@ -275,10 +267,8 @@ pub async fn preview_events(
     Path(node): Path<String>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, StreamError> {
     let node = domain::input::node_name(&node).map_err(|why| StreamError(AppError::Invalid(why)))?.to_string();
-    let engine = &engine;
-    let identity = caller.identity;
-    let permit = streams.limits.admit(&identity)?;
-    let (cache, source, visibility) = engine.preview_source(&identity, node).await?;
+    let permit = streams.limits.admit(&caller.identity)?;
+    let (cache, source, visibility) = engine.acting_as(&caller).preview_source(node).await?;
     let changes = cache.live_cards();
     let state = (cache, changes, source, None::<domain::preview::PreviewInputs>, None::<u64>, visibility);
     let stream =
@@ -317,11 +307,7 @@ pub async fn drain_events(
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, StreamError> {
-    let rx = engine
-        .drains()
-        .subscribe(&id)
-        .ok_or_else(|| StreamError(AppError::NotFound(format!("no drain with id {id} on this server"))))?;
-    let visibility = engine.visibility(&caller.identity).await?;
+    let (rx, visibility) = engine.acting_as(&caller).follow_drain(&id).await?;
     let permit = streams.limits.admit(&caller.identity)?;
     let mut done = false;
     let stream = WatchStream::new(rx)

@@ -6,7 +6,7 @@
 //!
 //! The rooms: [`identity`] (who a call is made as), [`sessions`] (the session store and its expiry rule),
 //! [`connect`] (the kubeconfig or the pod's service account, checked at start-up). This file keeps the clients
-//! and the modes that decide whose they are, and the access reviews.
+//! and the modes that decide whose they are. The access reviews are in [`crate::authz`].
 
 mod connect;
 mod identity;
@@ -233,44 +233,6 @@ impl KubeAccess {
             .cloned()
             .ok_or_else(|| Error::NotSignedIn { user: identity.user.clone(), cluster: identity.cluster.clone() })
     }
-}
-
-/// Whether the client's identity may `verb` the resource, cluster-wide, asked of the API server.
-pub async fn may(client: &Client, verb: &str, group: &str, resource: &str, subresource: Option<&str>) -> Result<bool> {
-    may_in(client, None, verb, group, resource, subresource).await
-}
-
-/// Whether the client's identity may `verb` the resource in `namespace` (cluster-wide with `None`), asked of the
-/// API server.
-pub async fn may_in(
-    client: &Client,
-    namespace: Option<&str>,
-    verb: &str,
-    group: &str,
-    resource: &str,
-    subresource: Option<&str>,
-) -> Result<bool> {
-    use k8s_openapi::api::authorization::v1::{
-        ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
-    };
-    let review = SelfSubjectAccessReview {
-        spec: SelfSubjectAccessReviewSpec {
-            resource_attributes: Some(ResourceAttributes {
-                verb: Some(verb.into()),
-                group: Some(group.into()),
-                resource: Some(resource.into()),
-                subresource: subresource.map(Into::into),
-                namespace: namespace.map(Into::into),
-                ..Default::default()
-            }),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let answer = kube::Api::<SelfSubjectAccessReview>::all(client.clone())
-        .create(&kube::api::PostParams::default(), &review)
-        .await?;
-    Ok(answer.status.is_some_and(|s| s.allowed))
 }
 
 /// The message of an API error, or the error and its sources for anything else.
