@@ -145,9 +145,14 @@ impl<'a> Acting<'a> {
             return Err(Error::NotFound(no_such_node(missing)));
         }
         // A large cluster's check takes a while of CPU: on a blocking thread, a few at a time, so that it never
-        // holds up the streams and drains that share the async workers.
-        let _turn =
-            self.engine.capacity_checks.acquire().await.map_err(|_| Error::Invalid("the server is stopping".into()))?;
+        // holds up the streams and drains that share the async workers. The semaphore is closed only as the
+        // server stops.
+        let _turn = self
+            .engine
+            .capacity_checks
+            .acquire()
+            .await
+            .map_err(|_| Error::Unavailable("the server is stopping".into()))?;
         let draining: BTreeSet<String> = nodes.iter().cloned().collect();
         let report = tokio::task::spawn_blocking(move || {
             let draining: BTreeSet<&str> = draining.iter().map(String::as_str).collect();
