@@ -3,8 +3,9 @@
 //! each action lacks). One room, so that a reviewer finds every question asked of the API server's authorizer in
 //! one place, and one rule for how long an answer is trusted.
 //!
-//! Answers are kept per identity for a short time ([`READ_CHECK_TTL`], [`PERMISSION_TTL`]) in bounded caches:
-//! a page asks on every load, and a hundred viewers must not cost the authorizer a hundred rounds a minute.
+//! Answers are kept per identity for a short time ([`READ_CHECK_TTL`], [`PERMISSION_TTL`]) in bounded caches: a
+//! stream or a page asks what a person may read on every load, and a rollout asks what they may do for every node
+//! it starts; a hundred viewers must not cost the authorizer a hundred rounds a minute.
 
 use std::{collections::BTreeSet, sync::Arc, time::Duration};
 
@@ -134,12 +135,12 @@ impl Authz {
         Ok(answer)
     }
 
-    /// What `identity`, acting through `client`, may not do, with the permission each action lacks: four reviews,
-    /// sent together.
+    /// What `identity`, acting through `client`, may not do, with the permission each action lacks, as the
+    /// API server answers now: four reviews, sent together. The answer is kept for [`Self::kept_permissions`].
+    ///
+    /// Asked afresh each time, since it is what the page asks for, and a person's call that reaches the API server
+    /// is how the server learns their credentials stopped working (their sessions are then forgotten).
     pub async fn permissions(&self, identity: &Identity, client: &Client) -> Result<Lacking> {
-        if let Some(answer) = self.permissions.get(identity) {
-            return Ok(answer);
-        }
         let (patch_nodes, list_pods, evict, delete_pods) = futures::try_join!(
             may(client, "patch", "", "nodes", None),
             may(client, "list", "", "pods", None),
@@ -149,6 +150,17 @@ impl Authz {
         let answer = lacking(patch_nodes, list_pods, evict, delete_pods);
         self.permissions.insert(identity.clone(), answer.clone());
         Ok(answer)
+    }
+
+    /// [`Self::permissions`], answered from the last answer when it is at most [`PERMISSION_TTL`] old: for the
+    /// checks an action makes before the server writes on the person's behalf, which a rollout makes for every
+    /// node it starts. The person's own calls to the API server still carry their credentials, so a role taken away
+    /// meanwhile is refused there.
+    pub async fn kept_permissions(&self, identity: &Identity, client: &Client) -> Result<Lacking> {
+        match self.permissions.get(identity) {
+            Some(answer) => Ok(answer),
+            None => self.permissions(identity, client).await,
+        }
     }
 }
 

@@ -100,9 +100,14 @@ impl<'a> Acting<'a> {
         self.engine.authz.reader(self.identity, &self.client()?, shared).await
     }
 
-    /// What the caller may not do, asked of the API server, with the permission each action lacks.
+    /// What the caller may not do, asked of the API server now, with the permission each action lacks.
     pub async fn permissions(&self) -> Result<Lacking> {
         self.engine.authz.permissions(self.identity, &self.client()?).await
+    }
+
+    /// The same, from the answer of the last few seconds if there is one: for an action's own check.
+    pub(crate) async fn kept_permissions(&self) -> Result<Lacking> {
+        self.engine.authz.kept_permissions(self.identity, &self.client()?).await
     }
 
     /// The client that acts as the caller.

@@ -84,7 +84,7 @@ impl Acting<'_> {
         // person who may not drain gets a 403 here, before any of those is written; the API server would refuse
         // their cordon anyway, but only after the record said they had started.
         if real && engine.is_team() {
-            let lacking = self.permissions().await?;
+            let lacking = self.kept_permissions().await?;
             if let Some(missing) = lacking.drain.as_deref().or(lacking.delete_pods_for(&options)) {
                 let err = Error::Forbidden(format!(
                     "{} may not drain {node}: lacks {missing}; ask for the drainboard-maintainer role",
@@ -182,7 +182,7 @@ impl Acting<'_> {
         if !self.engine.is_team() || started_by == user {
             return Ok(());
         }
-        match self.permissions().await?.drain {
+        match self.kept_permissions().await?.drain {
             None => Ok(()),
             Some(missing) => Err(Error::Forbidden(format!(
                 "{user} may not {what} {started_by} started: lacks {missing}, which draining takes"
