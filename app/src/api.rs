@@ -26,8 +26,8 @@ pub async fn board_snapshot(#[server(default)] first: Option<usize>) -> Result<B
 
 #[cfg(feature = "ssr")]
 async fn board(first: Option<usize>) -> Result<BoardUpdate, AppError> {
-    let engine = engine();
-    let cards = engine.cards(&caller()?.identity).await?;
+    let (engine, caller) = (engine(), caller()?);
+    let cards = engine.acting_as(&caller).cards().await?;
     let (upsert, partial) = match first {
         Some(n) if n < cards.len() => {
             let (first, all) = domain::board::first_cards(cards, n);
@@ -67,7 +67,8 @@ async fn set_unschedulable(
 ) -> Result<CordonOutcome, AppError> {
     let node = input(node_name(node.trim()))?;
     let reason = input(domain::input::reason(reason.as_deref()))?;
-    Ok(engine().set_unschedulable(&caller()?.identity, node, unschedulable, reason).await?)
+    let (engine, caller) = (engine(), caller()?);
+    Ok(engine.acting_as(&caller).set_unschedulable(node, unschedulable, reason).await?)
 }
 
 /// Starts draining a node, as a server task, and answers at once with its id. If that node is already being
@@ -96,15 +97,15 @@ async fn start(
     self::input(input::drain_options(&options))?;
     self::input(input::consent(&options, &node, confirm.as_deref()))?;
     let reason = self::input(input::reason(reason.as_deref()))?;
-    let engine = engine();
-    Ok(engine.start_drain(&caller()?.identity, node, options, reason).await?)
+    let (engine, caller) = (engine(), caller()?);
+    Ok(engine.acting_as(&caller).start_drain(node, options, reason).await?)
 }
 
 /// The progress of a drain. `POST /api/drains/status` with `{"id": "..."}`.
 #[server(prefix = "/api", endpoint = "drains/status", input = Json)]
 pub async fn drain_status(id: String) -> Result<DrainProgress, AppError> {
     let engine = engine();
-    respond(async { Ok(engine.drain_progress_as(&caller()?.identity, &id).await?) }.await)
+    respond(async { Ok(engine.acting_as(&caller()?).drain_progress(&id).await?) }.await)
 }
 
 /// Cancels a running drain: retries and waits stop, the node stays cordoned, and the drain ends as cancelled
@@ -116,14 +117,15 @@ pub async fn cancel_drain(id: String) -> Result<(), AppError> {
 
 #[cfg(feature = "ssr")]
 async fn cancel(id: String) -> Result<(), AppError> {
-    Ok(engine().cancel_drain(&caller()?.identity, &id).await?)
+    let (engine, caller) = (engine(), caller()?);
+    Ok(engine.acting_as(&caller).cancel_drain(&id).await?)
 }
 
 /// Every drain this server holds, newest first. `POST /api/drains`.
 #[server(prefix = "/api", endpoint = "drains")]
 pub async fn list_drains() -> Result<Vec<DrainProgress>, AppError> {
     let engine = engine();
-    respond(async { Ok(engine.drains_as(&caller()?.identity).await?) }.await)
+    respond(async { Ok(engine.acting_as(&caller()?).drains().await?) }.await)
 }
 
 /// The drains recorded on the nodes (annotation `drainboard.dev/drain`), including those another replica ran.
@@ -132,7 +134,7 @@ pub async fn list_drains() -> Result<Vec<DrainProgress>, AppError> {
 #[server(prefix = "/api", endpoint = "drains/recorded")]
 pub async fn recorded_drains() -> Result<Vec<NodeDrainRecord>, AppError> {
     let engine = engine();
-    respond(async { Ok(engine.recorded_drains(&caller()?.identity).await?) }.await)
+    respond(async { Ok(engine.acting_as(&caller()?).recorded_drains().await?) }.await)
 }
 
 /// Starts a drain of the node again with the options and reason of the drain recorded on it, for scripts. The
@@ -154,12 +156,12 @@ async fn resume(node: String, confirm: Option<String>) -> Result<DrainStarted, A
             "resuming re-runs the options recorded on the node: send \"confirm\": \"{node}\" to go ahead"
         )));
     }
-    let engine = engine();
-    let identity = caller()?.identity;
-    let record = engine.recorded_drain(&identity, &node).await?;
+    let (engine, caller) = (engine(), caller()?);
+    let acting = engine.acting_as(&caller);
+    let record = acting.recorded_drain(&node).await?;
     self::input(input::drain_options(&record.options))?;
     let reason = self::input(input::reason(record.reason.as_deref()))?;
-    Ok(engine.resume_drain(&identity, node, record.options, reason).await?)
+    Ok(acting.resume_drain(node, record.options, reason).await?)
 }
 
 /// What a drain of the node would do with these options, planned from the live cache exactly as the drain
@@ -187,8 +189,8 @@ pub async fn drain_preview_inputs(node: String) -> Result<PreviewInputs, AppErro
 
 #[cfg(feature = "ssr")]
 async fn preview_inputs(node: String) -> Result<PreviewInputs, AppError> {
-    let engine = engine();
-    Ok(engine.preview_inputs(&caller()?.identity, input(node_name(node.trim()))?.to_string()).await?)
+    let (engine, caller) = (engine(), caller()?);
+    Ok(engine.acting_as(&caller).preview_inputs(input(node_name(node.trim()))?.to_string()).await?)
 }
 
 /// The node's maintenance history, newest first: every cordon, uncordon, drain start and end, cancel and resume
@@ -203,8 +205,8 @@ pub async fn node_history(node: String) -> Result<Vec<domain::audit::AuditEntry>
 async fn history(node: String) -> Result<Vec<domain::audit::AuditEntry>, AppError> {
     let node = input(node_name(node.trim()))?;
     // Only someone the server lets in may read it (team mode: a signed-in person).
-    caller()?;
-    Ok(engine().history(node).await?)
+    let (engine, caller) = (engine(), caller()?);
+    Ok(engine.acting_as(&caller).history(node).await?)
 }
 
 /// The last day's maintenance of the most recently active nodes, for the timeline: every node's durable history
@@ -222,13 +224,13 @@ async fn recent(nodes: Option<usize>) -> Result<RecentHistory, AppError> {
     if !(1..=MAX_NODES).contains(&nodes) {
         return Err(AppError::Invalid(format!("\"nodes\" must be 1 to {MAX_NODES}; got {nodes}")));
     }
-    caller()?;
-    let engine = engine();
+    let (engine, caller) = (engine(), caller()?);
+    let acting = engine.acting_as(&caller);
     let now = jiff::Timestamp::now();
     Ok(RecentHistory {
         server_time: Some(now),
-        kept: engine.keeps_history(),
-        entries: most_active(engine.recent_history(now), nodes),
+        kept: acting.keeps_history(),
+        entries: most_active(acting.recent_history(now), nodes),
     })
 }
 
@@ -237,7 +239,7 @@ async fn recent(nodes: Option<usize>) -> Result<RecentHistory, AppError> {
 #[server(prefix = "/api", endpoint = "permissions")]
 pub async fn permissions() -> Result<Lacking, AppError> {
     let engine = engine();
-    respond(async { Ok(engine.permissions(&caller()?.identity).await?) }.await)
+    respond(async { Ok(engine.acting_as(&caller()?).permissions().await?) }.await)
 }
 
 /// Local mode: every context of the operator's kubeconfig, each with its board's address, and which one the
@@ -293,7 +295,7 @@ pub(crate) fn respond<T>(result: Result<T, AppError>) -> Result<T, AppError> {
     // is forgotten, so that the next page asks them to sign in again.
     let result = match (result, caller()) {
         (Err(AppError::Api { code: 401, .. }), Ok(caller)) if caller.person.is_some() => {
-            engine().forget(&caller.identity);
+            engine().acting_as(&caller).forget_sessions();
             Err(AppError::NotSignedIn("your credentials expired or were revoked: sign in again".into()))
         }
         (result, _) => result,

@@ -34,8 +34,8 @@ async fn start(
     let word = domain::rollout::confirm_word(nodes.len());
     input::consent(&options.drain, &word, confirm.as_deref()).map_err(invalid)?;
     let reason = input::reason(reason.as_deref()).map_err(invalid)?;
-    let engine = crate::api::engine();
-    Ok(engine.start_rollout(&crate::api::caller()?.identity, nodes, options, reason).await?)
+    let (engine, caller) = (crate::api::engine(), crate::api::caller()?);
+    Ok(engine.acting_as(&caller).start_rollout(nodes, options, reason).await?)
 }
 
 /// A rollout's progress: each node's step (queued, draining with its drain's id, ended, not started) and the
@@ -44,8 +44,8 @@ async fn start(
 pub async fn rollout_status(id: String) -> Result<RolloutProgress, AppError> {
     crate::api::respond(
         async {
-            crate::api::caller()?;
-            Ok(crate::api::engine().rollout_progress(&id)?)
+            let (engine, caller) = (crate::api::engine(), crate::api::caller()?);
+            Ok(engine.acting_as(&caller).rollout_progress(&id)?)
         }
         .await,
     )
@@ -71,8 +71,8 @@ pub async fn pause_rollout(id: String, paused: bool) -> Result<(), AppError> {
 pub async fn list_rollouts() -> Result<Vec<RolloutProgress>, AppError> {
     crate::api::respond(
         async {
-            crate::api::caller()?;
-            Ok(crate::api::engine().rollouts_list())
+            let (engine, caller) = (crate::api::engine(), crate::api::caller()?);
+            Ok(engine.acting_as(&caller).rollouts())
         }
         .await,
     )
@@ -86,8 +86,8 @@ pub async fn rollout_node_back(id: String, node: String) -> Result<(), AppError>
     crate::api::respond(
         async {
             let node = domain::input::node_name(node.trim()).map_err(AppError::Invalid)?.to_owned();
-            let caller = crate::api::caller()?;
-            Ok(crate::api::engine().rollout_node_back(&caller.identity, &id, &node).await?)
+            let (engine, caller) = (crate::api::engine(), crate::api::caller()?);
+            Ok(engine.acting_as(&caller).rollout_node_back(&id, &node).await?)
         }
         .await,
     )
@@ -102,8 +102,8 @@ pub async fn capacity_check(nodes: Vec<String>) -> Result<domain::capacity::Capa
     crate::api::respond(
         async {
             let nodes = domain::input::node_list(&nodes).map_err(AppError::Invalid)?;
-            let caller = crate::api::caller()?;
-            Ok(crate::api::engine().capacity(&caller.identity, &nodes).await?)
+            let (engine, caller) = (crate::api::engine(), crate::api::caller()?);
+            Ok(engine.acting_as(&caller).capacity(&nodes).await?)
         }
         .await,
     )
@@ -111,6 +111,6 @@ pub async fn capacity_check(nodes: Vec<String>) -> Result<domain::capacity::Capa
 
 #[cfg(feature = "ssr")]
 async fn change(id: String, change: engine::rollout::Change) -> Result<(), AppError> {
-    let caller = crate::api::caller()?;
-    Ok(crate::api::engine().change_rollout(&caller.identity, &id, change).await?)
+    let (engine, caller) = (crate::api::engine(), crate::api::caller()?);
+    Ok(engine.acting_as(&caller).change_rollout(&id, change).await?)
 }

@@ -9,7 +9,7 @@ use std::{
     fs::{File, OpenOptions},
     io::Write,
     path::Path,
-    sync::{Arc, Mutex},
+    sync::Arc,
 };
 
 use domain::audit::{AuditAction, AuditEntry};
@@ -18,6 +18,7 @@ use k8s_openapi::{
     apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta},
 };
 use kube::{Api, Client, api::PostParams};
+use parking_lot::Mutex;
 
 /// Where the trail goes. Cheap to clone.
 #[derive(Clone, Default)]
@@ -73,7 +74,7 @@ impl Audit {
             && let Ok(mut line) = serde_json::to_string(entry)
         {
             line.push('\n');
-            let mut file = file.lock().unwrap_or_else(|p| p.into_inner());
+            let mut file = file.lock();
             if let Err(err) = file.write_all(line.as_bytes()).and_then(|()| file.flush()) {
                 tracing::error!(error = %err, "could not append to the audit log");
             }

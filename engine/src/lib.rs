@@ -1,6 +1,7 @@
 //! Drainboard's engine: everything that talks to the Kubernetes API, and nothing that draws a page.
 //!
-//! - [`access`]: who a call is made as, and the client for each identity.
+//! - [`access`]: who a call is made as, the client for each identity, team mode's sessions, and connecting.
+//! - [`authz`]: every access review, and what a caller may read and do.
 //! - [`audit`]: the audit trail, a JSON-lines file and an Event on the node for every action.
 //! - [`cache`]: how the cluster's nodes, pods, Leases and budgets stay fresh, one set of watches per identity.
 //! - [`signin`]: team mode's sign-in: what a person may paste, and who the API server says they are.
@@ -12,12 +13,14 @@
 //! - [`cards`]: how those caches become node cards.
 //! - [`drain`]: how a drain runs, as a server task that any number of viewers follow.
 //! - [`tasks`]: the one shutdown signal every background task hears, and the tracker the server waits on.
-//! - [`Engine`]: the facade the server functions and event streams call.
+//! - [`Engine`]: the facade the server functions and event streams call, through [`Acting`], the engine bound to
+//!   one caller.
 //!
 //! The rules themselves (drain planning, countdowns, view models) live in `domain`; the engine only feeds them.
 
 pub mod access;
 pub mod audit;
+pub mod authz;
 pub mod cache;
 pub mod cards;
 pub mod drain;
@@ -37,5 +40,6 @@ pub mod token;
 pub mod trim;
 
 pub use access::{Caller, Identity, KubeAccess};
-pub use engine::{Engine, Visibility};
+pub use authz::Visibility;
+pub use engine::{Acting, DrainFeed, Engine};
 pub use error::{Error, Result};

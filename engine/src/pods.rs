@@ -6,7 +6,7 @@ use std::{
     borrow::Cow,
     collections::{BTreeMap, HashSet},
     hash::Hash,
-    sync::{Arc, Mutex},
+    sync::Arc,
 };
 
 use domain::{
@@ -16,6 +16,7 @@ use domain::{
 };
 use k8s_openapi::api::core::v1::Pod;
 use kube::runtime::reflector::Lookup;
+use parking_lot::Mutex;
 
 /// One cached pod: its drain summary and its scheduling needs, under the name and namespace the store keys it by.
 /// What many pods have alike (a namespace, a ReplicaSet's owner reference and labels, the default tolerations) is
@@ -142,7 +143,7 @@ const SWEEP_EVERY: usize = 4096;
 
 impl<T: Hash + Eq> Interned<T> {
     fn get(&self, value: T) -> Arc<T> {
-        let mut guard = self.values.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = self.values.lock();
         let (values, added) = &mut *guard;
         if let Some(found) = values.get(&value) {
             return found.clone();
@@ -248,7 +249,7 @@ mod tests {
         for i in 1..=(2 * SWEEP_EVERY as u32) {
             drop(interned.get(vec![i]));
         }
-        let held = interned.values.lock().unwrap().0.len();
+        let held = interned.values.lock().0.len();
         assert!(held < SWEEP_EVERY + 1, "{held} values held");
         assert!(Arc::ptr_eq(&kept, &interned.get(vec![0])), "a value a pod holds stays shared");
     }

@@ -5,10 +5,7 @@
 //! Only the window's entries are kept (and each node's last health entry, however old), so the memory follows the
 //! day's maintenance, not the history's length.
 
-use std::{
-    collections::BTreeMap,
-    sync::{Arc, RwLock},
-};
+use std::{collections::BTreeMap, sync::Arc};
 
 use domain::{
     audit::{AuditAction, AuditEntry},
@@ -18,6 +15,7 @@ use futures::StreamExt;
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::runtime::{WatchStreamExt, watcher};
+use parking_lot::RwLock;
 use tokio::sync::watch;
 
 use crate::{history::History, tasks::Tasks};
@@ -97,20 +95,20 @@ impl Recent {
             }
             watcher::Event::InitDone => {
                 if let Some(list) = listing.take() {
-                    *self.nodes.write().unwrap_or_else(|p| p.into_inner()) = list;
+                    *self.nodes.write() = list;
                 }
                 self.synced.send_replace(true);
                 self.changed();
             }
             watcher::Event::Apply(object) => {
                 if let Some((node, part)) = part(&object, now) {
-                    self.nodes.write().unwrap_or_else(|p| p.into_inner()).insert(node, part);
+                    self.nodes.write().insert(node, part);
                     self.changed();
                 }
             }
             watcher::Event::Delete(object) => {
                 if let Some(node) = object.metadata.name.as_deref().and_then(crate::history::node_of) {
-                    self.nodes.write().unwrap_or_else(|p| p.into_inner()).remove(node);
+                    self.nodes.write().remove(node);
                     self.changed();
                 }
             }
@@ -135,7 +133,7 @@ impl Recent {
     /// Every node's entries from the window before `now`, oldest first; at most [`MAX_ENTRIES`], the newest.
     pub fn entries(&self, now: Timestamp) -> Vec<AuditEntry> {
         let since = now.checked_sub(WINDOW).unwrap_or(Timestamp::MIN);
-        let nodes = self.nodes.read().unwrap_or_else(|p| p.into_inner());
+        let nodes = self.nodes.read();
         let mut all: Vec<AuditEntry> =
             nodes.values().flat_map(|n| n.entries.iter().filter(|e| e.at >= since && e.at <= now).cloned()).collect();
         all.sort_by_key(|e| e.at);
@@ -146,7 +144,7 @@ impl Recent {
 
     /// The newest health entry of `node`'s history: what it last recorded of the node's Ready condition, and when.
     pub fn last_health(&self, node: &str) -> Option<(AuditAction, Timestamp)> {
-        self.nodes.read().unwrap_or_else(|p| p.into_inner()).get(node).and_then(|n| n.health)
+        self.nodes.read().get(node).and_then(|n| n.health)
     }
 }
 

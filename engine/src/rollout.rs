@@ -13,7 +13,7 @@ use domain::{
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Engine, Error, Identity, Result};
+use crate::{Engine, Error, Identity, Result, engine::Acting};
 
 /// How often a running rollout looks at its drains (they are in this server's memory: no API call).
 const LOOK_EVERY: Duration = Duration::from_millis(200);
@@ -24,7 +24,7 @@ const KEEP_ENDED: usize = 50;
 /// Every rollout this server runs or ran.
 #[derive(Clone, Default)]
 pub struct Rollouts {
-    inner: Arc<std::sync::Mutex<Inner>>,
+    inner: Arc<parking_lot::Mutex<Inner>>,
 }
 
 #[derive(Default)]
@@ -40,8 +40,8 @@ struct Entry {
 }
 
 impl Rollouts {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> parking_lot::MutexGuard<'_, Inner> {
+        self.inner.lock()
     }
 
     /// The rollout's progress now.
@@ -77,51 +77,54 @@ fn no_such(id: &str) -> Error {
     Error::NotFound(format!("no rollout with id {id} on this server"))
 }
 
-impl Engine {
+/// Rollouts as actions of the caller: each changes the course of drains, so it is made through the same handle
+/// and checks as a single drain's.
+impl Acting<'_> {
     /// The progress of a rollout this server holds.
     pub fn rollout_progress(&self, id: &str) -> Result<RolloutProgress> {
-        self.rollouts().progress(id).ok_or_else(|| no_such(id))
+        self.engine().rollouts().progress(id).ok_or_else(|| no_such(id))
     }
 
-    /// Cancels, pauses or resumes a rollout as `identity`: in team mode, someone else's needs the rights to drain,
-    /// as stopping their drain does.
-    pub async fn change_rollout(&self, identity: &Identity, id: &str, change: Change) -> Result<()> {
+    /// Cancels, pauses or resumes a rollout: in team mode, someone else's needs the rights to drain, as stopping
+    /// their drain does.
+    pub async fn change_rollout(&self, id: &str, change: Change) -> Result<()> {
         let progress = self.rollout_progress(id)?;
-        self.may_change(identity, &progress.started_by, "change a rollout").await?;
+        self.may_change(&progress.started_by, "change a rollout").await?;
+        let rollouts = self.engine().rollouts();
         let found = match change {
-            Change::Cancel => self.rollouts().cancel(id),
-            Change::Pause(paused) => self.rollouts().pause(id, paused),
+            Change::Cancel => rollouts.cancel(id),
+            Change::Pause(paused) => rollouts.pause(id, paused),
         };
         if found { Ok(()) } else { Err(no_such(id)) }
     }
 
     /// Every rollout this server holds, the latest first.
-    pub fn rollouts_list(&self) -> Vec<RolloutProgress> {
-        self.rollouts().list()
+    pub fn rollouts(&self) -> Vec<RolloutProgress> {
+        self.engine().rollouts().list()
     }
 
-    /// A person says `node`, drained by rollout `id` and awaited back, is back: it is uncordoned as them (the
+    /// The caller says `node`, drained by rollout `id` and awaited back, is back: it is uncordoned as them (the
     /// rollout sees it schedulable again and stops waiting). Someone else's rollout needs the right to change it.
-    pub async fn rollout_node_back(&self, identity: &Identity, id: &str, node: &str) -> Result<()> {
+    pub async fn rollout_node_back(&self, id: &str, node: &str) -> Result<()> {
         let progress = self.rollout_progress(id)?;
         if !progress.nodes.iter().any(|n| n.name == node && n.waiting_back()) {
             return Err(Error::Invalid(format!("node {node} is not awaited back by rollout {id}")));
         }
-        self.may_change(identity, &progress.started_by, "change a rollout").await?;
-        self.set_unschedulable(identity, node, false, None).await?;
+        self.may_change(&progress.started_by, "change a rollout").await?;
+        self.set_unschedulable(node, false, None).await?;
         Ok(())
     }
 
-    /// Starts draining `nodes` with `options`, as `identity`, under the server's tasks; answers with its id.
+    /// Starts draining `nodes` with `options`, as the caller, under the server's tasks; answers with its id.
     pub async fn start_rollout(
         &self,
-        identity: &Identity,
         nodes: Vec<String>,
         options: RolloutOptions,
         reason: Option<String>,
     ) -> Result<String> {
+        let identity = self.identity();
         rollout::check(&nodes, &options).map_err(Error::Invalid)?;
-        let cards = self.cards(identity).await?;
+        let cards = self.cards().await?;
         let zones: HashMap<&str, Option<String>> = cards.iter().map(|c| (c.name.as_str(), c.zone.clone())).collect();
         let mut queued = Vec::with_capacity(nodes.len());
         for node in nodes {
@@ -145,7 +148,7 @@ impl Engine {
         let (paused_tx, paused) = watch::channel(false);
         let cancel = CancellationToken::new();
         {
-            let mut inner = self.rollouts().lock();
+            let mut inner = self.engine().rollouts().lock();
             inner.by_id.insert(id.clone(), Entry { progress: rx, cancel: cancel.clone(), paused: paused_tx });
             inner.order.push(id.clone());
             if inner.order.len() > KEEP_ENDED {
@@ -160,10 +163,12 @@ impl Engine {
                 inner.by_id.retain(|id, _| !ended.contains(id));
             }
         }
-        let (engine, identity) = (self.clone(), identity.clone());
-        let shutdown = self.tasks().shutdown_signal().clone();
+        let (engine, identity) = (self.engine().clone(), identity.clone());
+        let shutdown = engine.shutdown_signal();
         let span = tracing::info_span!("rollout", id = %id, by = %identity.user);
-        self.tasks().spawn(tracing::Instrument::instrument(run(engine, identity, tx, cancel, paused, shutdown), span));
+        self.engine()
+            .tasks()
+            .spawn(tracing::Instrument::instrument(run(engine, identity, tx, cancel, paused, shutdown), span));
         Ok(id)
     }
 }
@@ -177,6 +182,7 @@ async fn run(
     shutdown: CancellationToken,
 ) {
     tracing::info!(nodes = progress.borrow().nodes.len(), "rollout started");
+    let acting = engine.acting(&identity);
     let mut look = tokio::time::interval(LOOK_EVERY);
     let uncordon_when_back = progress.borrow().options.uncordon_when_back;
     // The nodes' status (Ready, boot id, cordon), read from the cache of the person who started it; asked for
@@ -184,7 +190,7 @@ async fn run(
     let mut cache = None;
     loop {
         if uncordon_when_back && cache.is_none() {
-            cache = engine.cache(&identity).await.ok();
+            cache = acting.cache().await.ok();
         }
         let card = |name: &str| cache.as_ref().and_then(|c| c.node_card(name));
         // Where each draining node's drain is now.
@@ -226,7 +232,7 @@ async fn run(
                 Some(Back::Uncordoned)
             } else if rollout::is_back(then.as_deref(), now.boot_id.as_deref(), now.ready == ReadyStatus::Ready) {
                 tracing::info!(node = %node.name, "node is back; uncordoning it");
-                Some(match engine.set_unschedulable(&identity, &node.name, false, None).await {
+                Some(match acting.set_unschedulable(&node.name, false, None).await {
                     Ok(_) => Back::Uncordoned,
                     Err(err) => Back::Failed(err.to_string()),
                 })
@@ -243,9 +249,8 @@ async fn run(
         }
         for i in rollout::startable(&snapshot) {
             let node = snapshot.nodes[i].name.clone();
-            let started = engine
-                .start_drain(&identity, node.clone(), snapshot.options.drain.clone(), snapshot.reason.clone())
-                .await;
+            let started =
+                acting.start_drain(node.clone(), snapshot.options.drain.clone(), snapshot.reason.clone()).await;
             progress.send_modify(|p| {
                 let entry = &mut p.nodes[i];
                 match started {
@@ -276,7 +281,7 @@ async fn run(
             })
             .collect();
         for id in running {
-            if let Err(err) = engine.cancel_drain(&identity, &id).await {
+            if let Err(err) = acting.cancel_drain(&id).await {
                 tracing::warn!(drain = %id, error = %err, "could not cancel a rollout's drain");
             }
         }

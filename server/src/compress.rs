@@ -3,10 +3,7 @@
 //! happen. Here each chunk the stream writes (one event, or a keep-alive) is compressed and flushed at once, so
 //! nothing waits, and a large first board (every card of a large cluster) still crosses the wire compressed.
 
-use std::{
-    io::Write,
-    sync::{Arc, Mutex},
-};
+use std::{io::Write, sync::Arc};
 
 use axum::{
     body::{Body, Bytes},
@@ -17,6 +14,7 @@ use axum::{
 };
 use flate2::{Compression, write::GzEncoder};
 use futures::{StreamExt, stream};
+use parking_lot::Mutex;
 
 /// Whether the request accepts gzip (and does not refuse it with `q=0`).
 fn accepts_gzip(request: &Request) -> bool {
@@ -56,7 +54,7 @@ pub async fn event_streams(request: Request, next: Next) -> Response {
         let encoder = encoder.clone();
         body.into_data_stream().map(move |chunk| {
             let chunk = chunk.map_err(std::io::Error::other)?;
-            let mut guard = encoder.lock().unwrap_or_else(|p| p.into_inner());
+            let mut guard = encoder.lock();
             let encoder = guard.as_mut().ok_or_else(|| std::io::Error::other("the stream has ended"))?;
             encoder.write_all(&chunk)?;
             // A sync flush: everything written so far can be decompressed now.
@@ -65,7 +63,7 @@ pub async fn event_streams(request: Request, next: Next) -> Response {
         })
     };
     let end = stream::once(async move {
-        let taken = encoder.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let taken = encoder.lock().take();
         match taken {
             Some(encoder) => encoder.finish().map(Bytes::from),
             None => Ok(Bytes::new()),

@@ -3,7 +3,7 @@
 use std::{
     collections::{BTreeMap, HashMap},
     convert::Infallible,
-    sync::{Arc, Mutex},
+    sync::{Arc, Weak},
 };
 
 use app::AppError;
@@ -16,8 +16,9 @@ use axum::{
     },
 };
 use domain::board::{BoardSettings, diff};
-use engine::{Caller, Engine, Identity, Visibility, cache::ClusterCache, drain::DrainRegistry};
+use engine::{Caller, DrainFeed, Engine, Identity, Visibility, cache::ClusterCache};
 use futures::{Stream, StreamExt};
+use parking_lot::Mutex;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_stream::wrappers::WatchStream;
 
@@ -35,7 +36,9 @@ pub struct Streams {
 pub struct StreamLimits {
     total: Arc<Semaphore>,
     per_identity: usize,
-    by_identity: Arc<Mutex<HashMap<Identity, Arc<Semaphore>>>>,
+    /// Each identity's places, held by its open streams' permits: an identity with none open leaves the map at
+    /// the next admission, so it holds no more identities than there are streams.
+    by_identity: Arc<Mutex<HashMap<Identity, Weak<Semaphore>>>>,
 }
 
 /// A place among the open streams, given back when the stream ends.
@@ -52,8 +55,16 @@ impl StreamLimits {
     /// A place for one more stream of `identity`'s, or 429 with what to do.
     fn admit(&self, identity: &Identity) -> Result<StreamPermit, StreamError> {
         let mine = {
-            let mut by_identity = self.by_identity.lock().unwrap_or_else(|p| p.into_inner());
-            by_identity.entry(identity.clone()).or_insert_with(|| Arc::new(Semaphore::new(self.per_identity))).clone()
+            let mut by_identity = self.by_identity.lock();
+            match by_identity.get(identity).and_then(Weak::upgrade) {
+                Some(mine) => mine,
+                None => {
+                    by_identity.retain(|_, places| places.strong_count() > 0);
+                    let mine = Arc::new(Semaphore::new(self.per_identity));
+                    by_identity.insert(identity.clone(), Arc::downgrade(&mine));
+                    mine
+                }
+            }
         };
         let mine = mine.try_acquire_owned().map_err(|_| {
             StreamError(AppError::TooMany(format!(
@@ -97,7 +108,7 @@ fn holding<S: Stream>(stream: S, permit: StreamPermit) -> impl Stream<Item = S::
 impl Streams {
     /// Cancelled when the server shuts down: every stream ends then.
     fn shutdown(&self) -> tokio_util::sync::WaitForCancellationFutureOwned {
-        self.engine.tasks().shutdown_signal().clone().cancelled_owned()
+        self.engine.shutdown_signal().cancelled_owned()
     }
 }
 
@@ -111,10 +122,9 @@ pub async fn board_events(
     Extension(engine): Extension<Engine>,
     Extension(caller): Extension<Caller>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, StreamError> {
-    let engine = &engine;
-    let identity = caller.identity;
-    let permit = streams.limits.admit(&identity)?;
-    let (cache, visibility) = engine.view(&identity).await?;
+    let permit = streams.limits.admit(&caller.identity)?;
+    let acting = engine.acting_as(&caller);
+    let (cache, visibility) = acting.view().await?;
     let board = BoardFeed {
         visibility,
         cards: cache.live_cards(),
@@ -123,13 +133,10 @@ pub async fn board_events(
         sent: BTreeMap::new(),
         first: true,
         settings: streams.settings,
-        drains: engine.drains().clone(),
-        drain_changes: engine.drains().changes(),
-        elsewhere: engine.drains().elsewhere_changes(),
-        cluster: identity.cluster,
+        drains: acting.drain_feed(),
         drains_sent: None,
         lost_sent: None,
-        history: engine.history_changes(),
+        history: acting.history_changes(),
         _viewer: Viewer::new(),
     };
     let stream = futures::stream::unfold(board, |mut board| async move {
@@ -149,11 +156,8 @@ struct BoardFeed {
     sent: BTreeMap<String, Arc<domain::node::NodeCard>>,
     first: bool,
     settings: BoardSettings,
-    drains: DrainRegistry,
-    drain_changes: tokio::sync::watch::Receiver<u64>,
-    /// The drains other servers run (from their node Leases).
-    elsewhere: tokio::sync::watch::Receiver<Arc<Vec<domain::progress::DrainSummary>>>,
-    cluster: String,
+    /// The drains of the viewer's cluster, this server's and those other servers run (from their node Leases).
+    drains: DrainFeed,
     drains_sent: Option<Vec<domain::progress::DrainSummary>>,
     /// Since when the cache's watches cannot reach the API server.
     lost_since: tokio::sync::watch::Receiver<Option<jiff::Timestamp>>,
@@ -178,7 +182,7 @@ impl BoardFeed {
             }
             // The drains follow the first board, so a viewer never sees a drain for a card it does not have.
             if !self.first {
-                let drains = self.drains.summaries(&self.cluster);
+                let drains = self.drains.summaries();
                 if self.drains_sent.as_ref() != Some(&drains) {
                     let event = Event::default().event("drains").json_data(&drains).unwrap_or_default();
                     self.drains_sent = Some(drains);
@@ -214,8 +218,7 @@ impl BoardFeed {
                         return Some(Event::default().event("board").json_data(&update).unwrap_or_default());
                     }
                 }
-                changed = self.drain_changes.changed() => changed.ok()?,
-                changed = self.elsewhere.changed() => changed.ok()?,
+                changed = self.drains.changed() => changed.ok()?,
                 changed = self.lost_since.changed() => changed.ok()?,
             }
         }
@@ -262,10 +265,8 @@ pub async fn preview_events(
     Path(node): Path<String>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, StreamError> {
     let node = domain::input::node_name(&node).map_err(|why| StreamError(AppError::Invalid(why)))?.to_string();
-    let engine = &engine;
-    let identity = caller.identity;
-    let permit = streams.limits.admit(&identity)?;
-    let (cache, source, visibility) = engine.preview_source(&identity, node).await?;
+    let permit = streams.limits.admit(&caller.identity)?;
+    let (cache, source, visibility) = engine.acting_as(&caller).preview_source(node).await?;
     let changes = cache.live_cards();
     let state = (cache, changes, source, None::<domain::preview::PreviewInputs>, None::<u64>, visibility);
     let stream =
@@ -304,11 +305,7 @@ pub async fn drain_events(
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, StreamError> {
-    let rx = engine
-        .drains()
-        .subscribe(&id)
-        .ok_or_else(|| StreamError(AppError::NotFound(format!("no drain with id {id} on this server"))))?;
-    let visibility = engine.visibility(&caller.identity).await?;
+    let (rx, visibility) = engine.acting_as(&caller).follow_drain(&id).await?;
     let permit = streams.limits.admit(&caller.identity)?;
     let mut done = false;
     let stream = WatchStream::new(rx)
@@ -323,4 +320,30 @@ pub async fn drain_events(
             Ok(Event::default().event("progress").json_data(&progress).unwrap_or_default())
         });
     Ok(Sse::new(holding(stream, permit).take_until(streams.shutdown())).keep_alive(KeepAlive::default()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn who(user: &str) -> Identity {
+        Identity { cluster: "c".into(), user: user.into() }
+    }
+
+    #[test]
+    fn each_identity_has_its_places_and_leaves_with_its_last_stream() {
+        let limits = StreamLimits::new(10, 2);
+        let alice = [limits.admit(&who("alice")), limits.admit(&who("alice"))];
+        assert!(alice.iter().all(Result::is_ok));
+        assert!(limits.admit(&who("alice")).is_err(), "two per identity");
+        let bob = limits.admit(&who("bob"));
+        assert!(bob.is_ok(), "another identity has places of its own");
+        drop(alice);
+        drop(bob);
+        let carol = limits.admit(&who("carol"));
+        assert!(carol.is_ok());
+        let held: Vec<String> = limits.by_identity.lock().keys().map(|i| i.user.clone()).collect();
+        assert_eq!(held, ["carol"], "identities with no stream open are not kept");
+        assert!(limits.admit(&who("alice")).is_ok(), "and come back with places anew");
+    }
 }

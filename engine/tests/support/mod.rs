@@ -358,7 +358,7 @@ pub async fn impersonating(user: &str, rules: Value) -> Impersonated {
     let client = Client::try_from(config).unwrap();
     // The authorizer reads RBAC from its own cache: wait until the binding is in force.
     eventually(&format!("{name} in force"), Duration::from_secs(30), || async {
-        access::may(&client, "get", "", "nodes", None).await.ok()?.then_some(())
+        engine::authz::may(&client, "get", "", "nodes", None).await.ok()?.then_some(())
     })
     .await;
     Impersonated { client, identity, name }

@@ -1,0 +1,307 @@
+//! Who each call is made as, and with what credentials: one client per identity, and team mode's sign-in.
+//!
+//! Every API call is made with the credentials of the person behind the request, never with a service account of
+//! Drainboard's own. In local mode there is one person, the operator who started the server with their kubeconfig;
+//! in team mode each person signs in and gets a client of their own, kept while they have a session.
+//!
+//! The rooms: [`identity`] (who a call is made as), [`sessions`] (the session store and its expiry rule),
+//! [`connect`] (the kubeconfig or the pod's service account, checked at start-up). This file keeps the clients
+//! and the modes that decide whose they are. The access reviews are in [`crate::authz`].
+
+mod connect;
+mod identity;
+mod sessions;
+
+use std::{collections::HashMap, sync::Arc, time::Duration};
+
+use kube::{Client, Config};
+use parking_lot::RwLock;
+
+pub use connect::{ConnectError, Connected, connect};
+pub use identity::{Caller, Identity, WALL_USER};
+pub use sessions::MAX_SESSIONS;
+use sessions::{Sessions, SystemClock};
+
+use crate::{
+    Error, Result,
+    signin::{self, Credentials, Person},
+};
+
+/// The wall screen's session id for `token`: a digest of it, so that the id does not give the token away. It has
+/// the form of every session id (64 hex digits).
+fn wall_session_id(token: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::new().chain_update(b"drainboard wall session v1\n").chain_update(token.as_bytes()).finalize();
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The shortest `--wall-token` accepted: 32 characters, at least 128 bits when random.
+pub const MIN_WALL_TOKEN: usize = 32;
+
+/// Kubernetes clients keyed by identity, shared by every request and task of the server.
+#[derive(Clone)]
+pub struct KubeAccess {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    mode: Mode,
+    /// One client per identity. In team mode a person's goes when their last session ends (the session store
+    /// calls back), so that no credentials stay in memory after it. (A drain keeps its own client until it ends.)
+    clients: Arc<RwLock<HashMap<Identity, Client>>>,
+}
+
+enum Mode {
+    /// One operator's kubeconfig: every request acts as them.
+    SingleUser(Identity),
+    /// Each person signs in; `base` is the server's own connection (cluster URL, CA, timeouts), whose credentials
+    /// are never lent to anyone.
+    Team {
+        base: Box<Config>,
+        cluster: String,
+        sessions: Sessions,
+        /// Sign-in attempts, all together: each costs the API server a SelfSubjectReview, so guessing tokens
+        /// through Drainboard is held to this pace.
+        attempts: governor::DefaultDirectRateLimiter,
+        /// `--wall-token`: the secret an unattended wall screen signs in with, if the server has one.
+        wall_token: Option<secrecy::SecretString>,
+        /// The wall screen's session id, derived once from the token (see [`wall_session_id`]).
+        wall_session: Option<String>,
+    },
+}
+
+/// A session unused this long is forgotten (its credentials with it).
+pub const SESSION_IDLE: Duration = Duration::from_secs(12 * 3600);
+/// No session lives longer than this, used or not: the person signs in again.
+pub const SESSION_LIFETIME: Duration = Duration::from_secs(24 * 3600);
+/// Sign-ins the server tries a second, all people together, after a burst.
+const SIGN_INS_PER_SECOND: std::num::NonZeroU32 = std::num::NonZeroU32::new(5).expect("non-zero");
+const SIGN_IN_BURST: std::num::NonZeroU32 = std::num::NonZeroU32::new(20).expect("non-zero");
+
+impl KubeAccess {
+    /// Access for a server run by one operator with their own kubeconfig: every request acts as them.
+    pub fn single_user(connected: Connected) -> Self {
+        let clients = HashMap::from([(connected.identity.clone(), connected.client)]);
+        let inner = Inner { mode: Mode::SingleUser(connected.identity), clients: Arc::new(RwLock::new(clients)) };
+        KubeAccess { inner: Arc::new(inner) }
+    }
+
+    /// Access for a team: nobody acts until they sign in, and each then acts as themselves on the server's cluster.
+    /// The server's own credentials in `connected` are never used for a person's request.
+    pub fn team(connected: Connected) -> Self {
+        Self::team_with_wall(connected, None)
+    }
+
+    /// Team mode, with `wall_token` (at least [`MIN_WALL_TOKEN`] characters) for an unattended wall screen.
+    pub fn team_with_wall(connected: Connected, wall_token: Option<secrecy::SecretString>) -> Self {
+        let wall_session = wall_token.as_ref().map(|t| {
+            use secrecy::ExposeSecret;
+            wall_session_id(t.expose_secret())
+        });
+        let clients: Arc<RwLock<HashMap<Identity, Client>>> = Default::default();
+        let held = clients.clone();
+        let last_gone = Arc::new(move |identity: &Identity| {
+            held.write().remove(identity);
+        });
+        let mode = Mode::Team {
+            wall_token,
+            wall_session,
+            base: Box::new(connected.config),
+            cluster: connected.identity.cluster,
+            sessions: Sessions::new(MAX_SESSIONS, Arc::new(SystemClock), last_gone),
+            attempts: governor::RateLimiter::direct(
+                governor::Quota::per_second(SIGN_INS_PER_SECOND).allow_burst(SIGN_IN_BURST),
+            ),
+        };
+        KubeAccess { inner: Arc::new(Inner { mode, clients }) }
+    }
+
+    /// The cluster the server serves: the API server's URL.
+    pub fn cluster(&self) -> Option<String> {
+        match &self.inner.mode {
+            Mode::SingleUser(operator) => Some(operator.cluster.clone()),
+            Mode::Team { cluster, .. } => Some(cluster.clone()),
+        }
+    }
+
+    /// Whether people sign in (team mode).
+    pub fn is_team(&self) -> bool {
+        matches!(self.inner.mode, Mode::Team { .. })
+    }
+
+    /// The operator every request acts as, in single-user mode; none in team mode.
+    pub fn operator(&self) -> Option<Identity> {
+        match &self.inner.mode {
+            Mode::SingleUser(operator) => Some(operator.clone()),
+            Mode::Team { .. } => None,
+        }
+    }
+
+    /// Signs a person in: checks what they pasted, asks the API server who it belongs to, and keeps a client for
+    /// them. Returns the new session's id (an unguessable secret, for the browser's cookie) and who they are.
+    pub async fn sign_in(&self, credentials: &Credentials) -> Result<(String, Person, Identity)> {
+        let Mode::Team { base, cluster, sessions, attempts, .. } = &self.inner.mode else {
+            return Err(Error::Invalid("this server runs for one operator (local mode): there is no sign-in".into()));
+        };
+        if attempts.check().is_err() {
+            return Err(Error::TooMany(
+                "too many sign-in attempts at once on this server; wait a moment and try again".into(),
+            ));
+        }
+        let auth = signin::auth_info(credentials)?;
+        let client = signin::client(base, auth)?;
+        let person = signin::review(&client).await?;
+        let identity = Identity { cluster: cluster.clone(), user: person.username.clone() };
+        // The session first, so that the end of an older one of theirs meanwhile leaves this client alone.
+        let id = sessions.insert(person.clone(), identity.clone())?;
+        // The latest sign-in's credentials serve the person's calls (and their cache, once it starts).
+        self.inner.clients.write().insert(identity.clone(), client);
+        Ok((id, person, identity))
+    }
+
+    /// Signs a wall screen in with `--wall-token`: the id of the wall's session ([`Self::is_wall_session`]).
+    /// Refused without a wall token, or with another token.
+    pub fn wall_sign_in(&self, token: &str) -> Result<String> {
+        use secrecy::ExposeSecret;
+        use subtle::ConstantTimeEq;
+        let Mode::Team { attempts, wall_token, wall_session, .. } = &self.inner.mode else {
+            return Err(Error::Invalid(
+                "this server runs for one operator (local mode): there is no wall token".into(),
+            ));
+        };
+        if attempts.check().is_err() {
+            return Err(Error::TooMany("too many sign-in attempts at once on this server; wait a moment".into()));
+        }
+        let matches = wall_token
+            .as_ref()
+            .is_some_and(|expected| bool::from(expected.expose_secret().as_bytes().ct_eq(token.as_bytes())));
+        if !matches {
+            return Err(Error::Forbidden("that is not this server's wall token".into()));
+        }
+        Ok(wall_session.clone().unwrap_or_else(|| wall_session_id(token)))
+    }
+
+    /// Whether `id` is the wall screen's session: the one derived from this server's `--wall-token`. It is kept
+    /// nowhere, so it outlives a restart of the server, and every replica with the same token accepts it: an
+    /// unattended screen comes back by itself. Changing the token ends it.
+    pub fn is_wall_session(&self, id: &str) -> bool {
+        use subtle::ConstantTimeEq;
+        let Mode::Team { wall_session: Some(wall), .. } = &self.inner.mode else {
+            return false;
+        };
+        bool::from(wall.as_bytes().ct_eq(id.as_bytes()))
+    }
+
+    /// Who a session id belongs to, if it is current. Each use keeps it from going idle.
+    pub fn session(&self, id: &str) -> Option<Caller> {
+        let Mode::Team { sessions, .. } = &self.inner.mode else {
+            return None;
+        };
+        sessions.get(id)
+    }
+
+    /// Forgets every session of `identity`, and with the last its credentials: the API server no longer accepts
+    /// them (401).
+    pub fn forget(&self, identity: &Identity) {
+        if let Mode::Team { sessions, .. } = &self.inner.mode {
+            sessions.remove_all(identity);
+        }
+    }
+
+    /// Forgets a session; the person's credentials go too once no other session of theirs remains.
+    pub fn sign_out(&self, id: &str) {
+        if let Mode::Team { sessions, .. } = &self.inner.mode {
+            sessions.remove(id);
+        }
+    }
+
+    /// The server's own client: the operator's in local mode; in team mode the one built from the server's own
+    /// kubeconfig, which never acts for a person and writes only what the server itself owns (the audit Events).
+    pub fn server_client(&self) -> Option<Client> {
+        match &self.inner.mode {
+            Mode::SingleUser(operator) => self.client_for(operator).ok(),
+            Mode::Team { base, .. } => crate::retry::client(base.as_ref().clone()).ok(),
+        }
+    }
+
+    /// The client that acts as `identity`.
+    pub fn client_for(&self, identity: &Identity) -> Result<Client> {
+        self.inner
+            .clients
+            .read()
+            .get(identity)
+            .cloned()
+            .ok_or_else(|| Error::NotSignedIn { user: identity.user.clone(), cluster: identity.cluster.clone() })
+    }
+}
+
+/// The message of an API error, or the error and its sources for anything else.
+pub fn api_message(err: &kube::Error) -> String {
+    match err {
+        kube::Error::Api(status) => status.message.clone(),
+        other => chain(other),
+    }
+}
+
+/// An error and its sources on one line: "outer: inner: root cause", skipping repeats.
+pub fn chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = vec![err.to_string()];
+    let mut source = err.source();
+    while let Some(e) = source {
+        let text = e.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        source = e.source();
+    }
+    parts.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("outer")]
+    struct Outer(#[source] std::io::Error);
+
+    #[tokio::test]
+    async fn sign_in_attempts_are_held_to_a_pace() {
+        let config = Config::new("https://127.0.0.1:9".parse().expect("a URL"));
+        let client = Client::try_from(config.clone()).expect("a client");
+        let identity = Identity { cluster: "https://127.0.0.1:9".into(), user: "server".into() };
+        let access = KubeAccess::team(Connected {
+            client,
+            config,
+            identity,
+            source: "test".into(),
+            context: "t".into(),
+            contexts: vec!["t".into()],
+            in_cluster: false,
+        });
+        let empty = Credentials::Token(String::new().into());
+        let answers: Vec<_> = (0..21).map(|_| access.sign_in(&empty)).collect();
+        let mut results = Vec::new();
+        for answer in answers {
+            results.push(answer.await);
+        }
+        assert!(results[..20].iter().all(|r| matches!(r, Err(Error::Invalid(_)))), "the burst is checked as usual");
+        assert!(matches!(results[20], Err(Error::TooMany(_))), "then held back");
+    }
+
+    #[test]
+    fn a_wall_session_is_derived_from_the_token_and_gives_it_nothing_away() {
+        let token = "a".repeat(40);
+        let id = wall_session_id(&token);
+        assert!(id.len() == 64 && id.bytes().all(|b| b.is_ascii_hexdigit()), "the form of every session id");
+        assert!(!id.contains(&token));
+        assert_eq!(id, wall_session_id(&token), "the same on every server with the token, and after a restart");
+        assert_ne!(id, wall_session_id(&"b".repeat(40)));
+    }
+
+    #[test]
+    fn chain_joins_sources_once() {
+        let err = Outer(std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused"));
+        assert_eq!(chain(&err), "outer: connection refused");
+    }
+}

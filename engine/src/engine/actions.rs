@@ -1,0 +1,202 @@
+//! What a caller changes through the engine: cordons, drains (start, resume, cancel), and the audit record of
+//! each, including the refused ones. Apart from the reads, since every action here writes to the cluster or the
+//! record, and each refuses before it writes when the caller may not act (see [`crate::authz`]).
+
+use domain::{
+    audit::{AuditAction, AuditEntry},
+    drain::{DrainOptions, DryRun},
+    progress::{CordonOutcome, CordonRecord, DrainStarted},
+};
+use k8s_openapi::api::core::v1::Node;
+
+use super::{Acting, Engine, no_such_drain, no_such_node};
+use crate::{
+    Error, Result,
+    drain::ops,
+    lease::{Claim, LEASE_SECONDS},
+};
+
+impl Acting<'_> {
+    /// Cordons (`true`) or uncordons a node. A cordon records who made it and why on the node.
+    pub async fn set_unschedulable(
+        &self,
+        node: &str,
+        unschedulable: bool,
+        reason: Option<String>,
+    ) -> Result<CordonOutcome> {
+        let client = self.client()?;
+        let user = &self.identity.user;
+        let record = CordonRecord { by: user.clone(), at: jiff::Timestamp::now(), reason: reason.clone() };
+        let action = if unschedulable { AuditAction::Cordon } else { AuditAction::Uncordon };
+        let mut entry = AuditEntry::new(user, action, node, jiff::Timestamp::now());
+        entry.reason = reason;
+        let outcome = match ops::set_unschedulable(&client, node, unschedulable, DryRun::None, Some(&record)).await {
+            Ok(outcome) => outcome,
+            Err(err) => {
+                let err = Error::not_found_as(err, || no_such_node(node));
+                self.engine.record_refused(entry, &err);
+                return Err(err);
+            }
+        };
+        if outcome == CordonOutcome::Changed {
+            self.engine.audit.record(entry).await;
+        }
+        Ok(outcome)
+    }
+
+    /// Starts draining `node`, or attaches to the drain of that node already running.
+    pub async fn start_drain(
+        &self,
+        node: String,
+        options: DrainOptions,
+        reason: Option<String>,
+    ) -> Result<DrainStarted> {
+        self.start(node, options, reason, AuditAction::DrainStarted).await
+    }
+
+    /// Starts the drain of `node` again with the options and reason of the drain recorded on it: the same as
+    /// [`Self::start_drain`], recorded as a resume.
+    pub async fn resume_drain(
+        &self,
+        node: String,
+        options: DrainOptions,
+        reason: Option<String>,
+    ) -> Result<DrainStarted> {
+        self.start(node, options, reason, AuditAction::DrainResumed).await
+    }
+
+    async fn start(
+        &self,
+        node: String,
+        options: DrainOptions,
+        reason: Option<String>,
+        action: AuditAction,
+    ) -> Result<DrainStarted> {
+        let (engine, identity) = (self.engine, self.identity);
+        let client = self.client()?;
+        // Fail here, not in the task, when the node does not exist.
+        kube::Api::<Node>::all(client.clone())
+            .get(&node)
+            .await
+            .map_err(|err| Error::not_found_as(err, || no_such_node(&node)))?;
+        let real = options.dry_run == DryRun::None;
+        // In team mode the server's own identity writes the Lease, the history and the Event of a drain, so a
+        // person who may not drain gets a 403 here, before any of those is written; the API server would refuse
+        // their cordon anyway, but only after the record said they had started.
+        if real && engine.is_team() {
+            let lacking = self.kept_permissions().await?;
+            if let Some(missing) = lacking.drain.as_deref().or(lacking.delete_pods_for(&options)) {
+                let err = Error::Forbidden(format!(
+                    "{} may not drain {node}: lacks {missing}; ask for the drainboard-maintainer role",
+                    identity.user
+                ));
+                let mut entry = AuditEntry::new(&identity.user, action, &node, jiff::Timestamp::now());
+                entry.reason = reason;
+                entry.options = Some(options);
+                engine.record_refused(entry, &err);
+                return Err(err);
+            }
+        }
+        let cache = self.cache().await.ok();
+        let entry = real.then(|| {
+            let mut entry = AuditEntry::new(&identity.user, action, &node, jiff::Timestamp::now());
+            entry.reason = reason.clone();
+            entry.options = Some(options.clone());
+            entry
+        });
+        // Another server may be draining this node: its live Lease says so. A drain already running here holds it.
+        let leases =
+            engine.drains.leases().filter(|_| real && engine.drains.running_on(&identity.cluster, &node).is_none());
+        if let Some(leases) = leases {
+            match leases.acquire(&node).await {
+                Ok(Claim::Acquired) => {}
+                Ok(Claim::HeldBy(holder)) => {
+                    return Err(Error::Conflict(format!(
+                        "{node} is being drained by another Drainboard server ({holder}); follow it there, or resume \
+                         it once that server's Lease on the node has expired ({LEASE_SECONDS} s after it stops)"
+                    )));
+                }
+                // In team mode, replicas may serve the same cluster, and only the Lease keeps two of them from
+                // draining one node at once: without it, no drain. A local server is the operator's alone, so it
+                // drains on, and says so in its log.
+                Err(err) if engine.is_team() => {
+                    return Err(Error::Unavailable(format!(
+                        "could not take {node}'s Lease, which keeps two servers from draining it at once: {}; \
+                         check the server's rights to Leases in its namespace (API.md), then try again",
+                        crate::access::api_message(&err)
+                    )));
+                }
+                Err(err) => {
+                    tracing::warn!(%node, error = %crate::access::api_message(&err), "could not take the node's Lease")
+                }
+            }
+        }
+        let started = match engine.drains.start_with_cache(client, identity, node.clone(), options, reason, cache) {
+            Ok(started) => started,
+            Err(err) => {
+                if let Some(leases) = leases {
+                    leases.release(&node).await;
+                }
+                return Err(err);
+            }
+        };
+        if let Some(mut entry) = entry.filter(|_| !started.attached) {
+            entry.drain_id = Some(started.id.clone());
+            engine.audit.record(entry).await;
+        }
+        Ok(started)
+    }
+
+    /// Asks a running drain to stop.
+    ///
+    /// Stopping a drain changes what happens to a node, so in team mode a person who did not start it must be one
+    /// who may drain it (see [`Self::may_change`]), as the API server says; a viewer cannot stop a colleague's
+    /// drain.
+    pub async fn cancel_drain(&self, id: &str) -> Result<()> {
+        let (engine, user) = (self.engine, &self.identity.user);
+        let progress = engine.drain_progress(id)?;
+        if let Err(err) = self.may_change(&progress.started_by, "stop a drain").await {
+            let mut entry = AuditEntry::new(user, AuditAction::DrainCancelled, &progress.node, jiff::Timestamp::now());
+            entry.drain_id = Some(progress.id.clone());
+            engine.record_refused(entry, &err);
+            return Err(err);
+        }
+        if !engine.drains.cancel(id) {
+            return Err(no_such_drain(id));
+        }
+        if progress.options.dry_run == DryRun::None && progress.state.is_running() {
+            let mut entry = AuditEntry::new(user, AuditAction::DrainCancelled, &progress.node, jiff::Timestamp::now());
+            entry.drain_id = Some(progress.id.clone());
+            entry.outcome = Some(format!("stopped; started by {}", progress.started_by));
+            engine.audit.record(entry).await;
+        }
+        Ok(())
+    }
+
+    /// Whether the caller may change the course of what `started_by` started (stop a drain, pause or stop a
+    /// rollout): in team mode, only its starter or someone who may drain (patch nodes, list pods, create
+    /// pods/eviction), as the API server says. Stopping a drain decides a node's fate as much as starting one; a
+    /// viewer cannot stop a colleague's work.
+    pub(crate) async fn may_change(&self, started_by: &str, what: &str) -> Result<()> {
+        let user = &self.identity.user;
+        if !self.engine.is_team() || started_by == user {
+            return Ok(());
+        }
+        match self.kept_permissions().await?.drain {
+            None => Ok(()),
+            Some(missing) => Err(Error::Forbidden(format!(
+                "{user} may not {what} {started_by} started: lacks {missing}, which draining takes"
+            ))),
+        }
+    }
+}
+
+impl Engine {
+    /// Puts an action that was refused or failed on the audit log file, with why (see `Audit::record_refused`):
+    /// "refused" when the person lacked the rights, "failed" for anything else (an unknown node, a lost API server).
+    fn record_refused(&self, mut entry: AuditEntry, err: &Error) {
+        let refused = matches!(err, Error::Forbidden(_)) || matches!(err.api_code(), Some(401 | 403));
+        entry.outcome = Some(format!("{}: {err}", if refused { "refused" } else { "failed" }));
+        self.audit.record_refused(&entry);
+    }
+}

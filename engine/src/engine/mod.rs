@@ -1,0 +1,221 @@
+//! The facade the server functions and event streams call: client access, caches and drains behind one handle.
+//!
+//! The rooms: this file builds the engine and answers what is the server's own (its mode, its sessions, its
+//! readiness); [`Acting`] is the engine bound to one caller, through which every read ([`acting`]) and every
+//! action ([`actions`]; rollouts in [`crate::rollout`]) is made as that caller. No method takes an identity as an
+//! argument: a handle is made for the caller once, so a call cannot be made as someone else by mistake, and the
+//! registries (drains, caches, rollouts) stay inside. Whether a caller may read or do something is asked in
+//! [`crate::authz`].
+
+mod acting;
+mod actions;
+
+use std::{sync::Arc, time::Duration};
+
+use tokio_util::sync::CancellationToken;
+
+pub use acting::DrainFeed;
+
+use crate::{
+    Caller, Error, Identity, KubeAccess, Result,
+    audit::Audit,
+    authz::Authz,
+    cache::{ClusterCache, ClusterCaches},
+    drain::{DrainLimits, DrainRegistry, TestHooks},
+    lease::Leases,
+    signin::{Credentials, Person},
+    tasks::Tasks,
+};
+
+/// Everything the server acts through. Cheap to clone; every clone is the same engine.
+#[derive(Clone)]
+pub struct Engine {
+    access: KubeAccess,
+    caches: ClusterCaches,
+    drains: DrainRegistry,
+    /// Rolling maintenance: many nodes drained with limits.
+    rollouts: crate::rollout::Rollouts,
+    tasks: Tasks,
+    /// Every action's record: a JSON-lines file and an Event on the node.
+    audit: Audit,
+    /// The cache that starts with the server and lives as long, so that even the first page finds it listed and
+    /// every stream shares it: the operator's in single-user mode; in team mode the server's own, read-only, which
+    /// every person who may read the whole board shares (so that watches do not grow with viewers).
+    shared: Option<(Identity, Arc<ClusterCache>)>,
+    /// Team mode: what each person may read of the shared cache, and may do, as the API server answered lately.
+    authz: Authz,
+    /// Capacity checks running at once: each walks every cached pod, off the async workers.
+    capacity_checks: Arc<tokio::sync::Semaphore>,
+    /// The last day of every node's history, for the maintenance timeline; kept when the history is.
+    recent: Option<crate::recent::Recent>,
+}
+
+/// The engine acting as one caller: every read and action it offers is made with that caller's identity.
+#[derive(Clone, Copy)]
+pub struct Acting<'a> {
+    engine: &'a Engine,
+    identity: &'a Identity,
+}
+
+/// How many capacity checks run at once; more wait their turn.
+const CAPACITY_CHECKS_AT_ONCE: usize = 2;
+
+/// The name of the server's own read-only identity in team mode (its cache is keyed by it).
+const SERVER_READER: &str = "drainboard (server, read-only)";
+
+impl Engine {
+    /// An engine acting through `access`, its tasks under `tasks`, caches kept `linger` after their last use.
+    pub fn new(access: KubeAccess, tasks: &Tasks, linger: Duration, limits: DrainLimits) -> Self {
+        let caches = ClusterCaches::new(tasks, linger);
+        let shared = match access.operator() {
+            Some(operator) => access
+                .client_for(&operator)
+                .ok()
+                .map(|client| (operator.clone(), caches.for_identity(&operator, client))),
+            None => access.server_client().map(|client| {
+                let server = Identity { cluster: access.cluster().unwrap_or_default(), user: SERVER_READER.into() };
+                (server.clone(), caches.for_identity(&server, client))
+            }),
+        };
+        Engine {
+            access,
+            caches,
+            drains: DrainRegistry::new(tasks, limits),
+            rollouts: Default::default(),
+            tasks: tasks.clone(),
+            audit: Audit::default(),
+            shared,
+            authz: Authz::default(),
+            capacity_checks: Arc::new(tokio::sync::Semaphore::new(CAPACITY_CHECKS_AT_ONCE)),
+            recent: None,
+        }
+    }
+
+    /// The same engine, its real drains holding a Lease per node in `leases`, so that replicas agree.
+    pub fn with_leases(mut self, leases: Leases) -> Self {
+        self.drains = self.drains.with_leases(leases);
+        self
+    }
+
+    /// The same engine, recording every action in `audit`.
+    pub fn with_audit(mut self, audit: Audit) -> Self {
+        self.drains = self.drains.with_audit(audit.clone());
+        self.audit = audit;
+        self
+    }
+
+    /// The same engine, following its audit trail's history for the maintenance timeline (with the history's own
+    /// identity), and recording in it each change of a node's health as its shared cache sees them.
+    pub fn with_recent_history(mut self) -> Self {
+        let Some(history) = self.audit.history() else { return self };
+        let recent = crate::recent::Recent::follow(history, &self.tasks);
+        if let Some((_, cache)) = &self.shared {
+            crate::health::record(&self.tasks, cache.live_cards(), history.clone(), recent.clone());
+        }
+        self.recent = Some(recent);
+        self
+    }
+
+    /// The same engine, its drains with faults for tests (see [`TestHooks`]).
+    pub fn with_test_hooks(mut self, hooks: TestHooks) -> Self {
+        self.drains = self.drains.with_test_hooks(hooks);
+        self
+    }
+
+    /// The engine acting as `caller`: the handle every read and action goes through.
+    pub fn acting_as<'a>(&'a self, caller: &'a Caller) -> Acting<'a> {
+        self.acting(&caller.identity)
+    }
+
+    /// The engine acting as `identity`: for the engine's own tasks that act for a person (a rollout).
+    pub(crate) fn acting<'a>(&'a self, identity: &'a Identity) -> Acting<'a> {
+        Acting { engine: self, identity }
+    }
+
+    /// The server's own client (see [`KubeAccess::server_client`]), which writes the audit Events.
+    pub fn server_client(&self) -> Option<kube::Client> {
+        self.access.server_client()
+    }
+
+    /// Cancelled when the server shuts down: every stream ends then.
+    pub fn shutdown_signal(&self) -> CancellationToken {
+        self.tasks.shutdown_signal().clone()
+    }
+
+    /// The identity every request acts as in single-user mode: the operator who started the server.
+    ///
+    /// In team mode there is none: each request acts as the person its session names ([`Self::session`]).
+    pub fn operator(&self) -> Option<Identity> {
+        self.access.operator()
+    }
+
+    /// Whether people sign in (team mode).
+    pub fn is_team(&self) -> bool {
+        self.access.is_team()
+    }
+
+    /// Whether the server's shared cache has listed everything once: what a readiness probe asks. It stays true
+    /// while the API server is away, so that replicas do not all leave their Service at once, which would hide the
+    /// page that says the API server is lost.
+    pub fn synced_once(&self) -> bool {
+        self.shared.as_ref().is_some_and(|(_, cache)| cache.is_ready())
+    }
+
+    /// Signs a person in (team mode): see [`KubeAccess::sign_in`].
+    pub async fn sign_in(&self, credentials: &Credentials) -> Result<(String, Person, Identity)> {
+        self.access.sign_in(credentials).await
+    }
+
+    /// Who a session id belongs to, if it is current.
+    pub fn session(&self, id: &str) -> Option<Caller> {
+        if self.access.is_wall_session(id)
+            && let Some((reader, _)) = &self.shared
+        {
+            let person = Person { username: crate::access::WALL_USER.into(), groups: Vec::new() };
+            return Some(Caller { identity: reader.clone(), person: Some(person), session: None, wall: true });
+        }
+        self.access.session(id)
+    }
+
+    /// Signs an unattended wall screen in with the server's `--wall-token` (team mode): a session that reads the
+    /// board from the server's shared, read-only cache, and may do nothing else.
+    pub fn wall_sign_in(&self, token: &str) -> Result<String> {
+        if self.shared.is_none() {
+            return Err(Error::Invalid("this server has no shared cache for a wall screen".into()));
+        }
+        self.access.wall_sign_in(token)
+    }
+
+    /// Forgets a session.
+    pub fn sign_out(&self, id: &str) {
+        self.access.sign_out(id);
+    }
+
+    /// The server's tasks, for the engine's own (a rollout's loop).
+    pub(crate) fn tasks(&self) -> &Tasks {
+        &self.tasks
+    }
+
+    /// The rollouts this server holds, for the rollout actions.
+    pub(crate) fn rollouts(&self) -> &crate::rollout::Rollouts {
+        &self.rollouts
+    }
+
+    /// The progress of a drain this server holds, whole: for the engine's own bookkeeping (a rollout's loop).
+    pub(crate) fn drain_progress(&self, id: &str) -> Result<domain::progress::DrainProgress> {
+        self.drains.progress(id).ok_or_else(|| no_such_drain(id))
+    }
+
+    /// The client that acts as `identity`.
+    fn client(&self, identity: &Identity) -> Result<kube::Client> {
+        self.access.client_for(identity)
+    }
+}
+
+fn no_such_node(node: &str) -> String {
+    format!("node {node} does not exist")
+}
+
+fn no_such_drain(id: &str) -> Error {
+    Error::NotFound(format!("no drain with id {id} on this server"))
+}
