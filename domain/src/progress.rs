@@ -3,7 +3,10 @@
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::drain::{DrainOptions, DrainPlan, DryRun};
+use crate::{
+    drain::{DrainOptions, DrainPlan, DryRun},
+    failure::Failure,
+};
 
 /// A PodDisruptionBudget as a blocked eviction explains it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,7 +38,8 @@ pub enum PodState {
     /// Still terminating, but for longer than `skip_wait_for_delete_timeout_seconds`: no longer waited for, as
     /// kubectl does (typically a pod of a node that is down, which nothing will finish deleting).
     NoLongerWaited,
-    Failed(String),
+    /// The eviction, or the wait for the pod to go, failed.
+    Failed(Failure),
 }
 
 impl PodState {
@@ -96,8 +100,8 @@ pub enum DrainState {
     TimedOut,
     /// Stopped by a person; the node stays cordoned.
     Cancelled,
-    /// Some evictions failed.
-    Failed(String),
+    /// The drain could not go on, or some evictions failed.
+    Failed(Failure),
     /// The server stopped while this drain ran; it can be resumed.
     Interrupted,
 }
@@ -125,7 +129,7 @@ impl DrainState {
     pub fn outcome_text(&self) -> String {
         match self {
             Self::DrainedExceptTerminating(n) => format!("Drained except {n} pods still terminating"),
-            Self::Failed(why) => format!("Failed: {why}"),
+            Self::Failed(why) => format!("Failed: {}", why.english()),
             other => format!("{other:?}"),
         }
     }
@@ -429,7 +433,7 @@ mod tests {
             DryRunAccepted,
             TimedOut,
             Cancelled,
-            Failed("boom".into()),
+            Failed(crate::failure::Failure::WatchEnded),
             Interrupted,
         ]
     }
@@ -454,7 +458,7 @@ mod tests {
                 DryRunAccepted,
                 TimedOut,
                 Cancelled,
-                Failed("boom".into()),
+                Failed(crate::failure::Failure::WatchEnded),
                 Interrupted
             ]
         );
@@ -476,7 +480,7 @@ mod tests {
             PodState::Gone,
             PodState::DryRunAccepted,
             PodState::NoLongerWaited,
-            PodState::Failed("boom".into()),
+            PodState::Failed(crate::failure::Failure::WatchEnded),
         ]
         .map(|s| s.key());
         assert_eq!(

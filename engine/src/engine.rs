@@ -20,7 +20,7 @@ use crate::{
     access::may,
     audit::Audit,
     cache::{ClusterCache, ClusterCaches},
-    drain::{self, DrainLimits, DrainRegistry, TestHooks, ops, preview::PreviewSource},
+    drain::{self, DrainLimits, DrainRegistry, ops, preview::PreviewSource},
     lease::{Claim, LEASE_SECONDS, Leases},
     signin::{Credentials, Person},
     tasks::Tasks,
@@ -206,8 +206,9 @@ impl Engine {
         self.access.server_client()
     }
 
-    /// The same engine, its drains with faults for tests (see [`TestHooks`]).
-    pub fn with_test_hooks(mut self, hooks: TestHooks) -> Self {
+    /// The same engine, its drains with faults for tests (see [`drain::TestHooks`]). Debug builds only.
+    #[cfg(debug_assertions)]
+    pub fn with_test_hooks(mut self, hooks: drain::TestHooks) -> Self {
         self.drains = self.drains.with_test_hooks(hooks);
         self
     }
