@@ -212,7 +212,8 @@ mod answers {
         let Poll::Ready(Ok(body)) = read.as_mut().poll(&mut Context::from_waker(Waker::noop())) else {
             panic!("an error's body is in memory");
         };
-        let decoded = serde_json::from_slice::<AppError>(&body).expect("the browser decodes it");
+        let decoded =
+            serde_json::from_slice::<AppError>(&body).unwrap_or_else(|e| panic!("the browser decodes it: {e}"));
         assert_eq!(decoded, AppError::de(body), "the server function client decodes it the same");
         (status, kind, decoded)
     }

@@ -154,7 +154,7 @@ mod tests {
 
     /// The attributes a `Set-Cookie` value carries, read back as a browser reads them.
     fn written(value: &str) -> Cookie<'static> {
-        Cookie::parse(value.to_owned()).expect("a Set-Cookie value")
+        Cookie::parse(value.to_owned()).unwrap_or_else(|e| panic!("a Set-Cookie value: {e}"))
     }
 
     fn assert_kept_from_scripts_and_other_sites(cookie: &Cookie<'_>) {

@@ -332,7 +332,10 @@ mod tests {
         assert_eq!(map_state(&node, None), MapState::Cordoned);
         // The live drain wins over the record.
         node.drain_record = Some(record(DrainState::Drained));
-        assert_eq!(map_state(&node, Some(&summary("a", DrainState::Failed("x".into())))), MapState::Cordoned);
+        assert_eq!(
+            map_state(&node, Some(&summary("a", DrainState::Failed(crate::failure::Failure::WatchEnded)))),
+            MapState::Cordoned
+        );
     }
 
     #[test]

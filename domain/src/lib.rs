@@ -12,6 +12,7 @@ pub mod capacity;
 pub mod context;
 pub mod drain;
 pub mod eviction;
+pub mod failure;
 pub mod fleet;
 pub mod input;
 pub mod node;

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::{
     budget::PdbStatus,
     drain::{DrainOptions, DrainPlan, DryRun},
+    failure::Failure,
 };
 
 /// Where one pod's eviction stands.
@@ -29,7 +30,8 @@ pub enum PodState {
     /// Still terminating, but for longer than `skip_wait_for_delete_timeout_seconds`: no longer waited for, as
     /// kubectl does (typically a pod of a node that is down, which nothing will finish deleting).
     NoLongerWaited,
-    Failed(String),
+    /// The eviction, or the wait for the pod to go, failed.
+    Failed(Failure),
 }
 
 impl PodState {
@@ -90,8 +92,8 @@ pub enum DrainState {
     TimedOut,
     /// Stopped by a person; the node stays cordoned.
     Cancelled,
-    /// Some evictions failed.
-    Failed(String),
+    /// The drain could not go on, or some evictions failed.
+    Failed(Failure),
     /// The server stopped while this drain ran; it can be resumed.
     Interrupted,
 }
@@ -119,7 +121,7 @@ impl DrainState {
     pub fn outcome_text(&self) -> String {
         match self {
             Self::DrainedExceptTerminating(n) => format!("Drained except {n} pods still terminating"),
-            Self::Failed(why) => format!("Failed: {why}"),
+            Self::Failed(why) => format!("Failed: {}", why.english()),
             other => format!("{other:?}"),
         }
     }
@@ -423,7 +425,7 @@ mod tests {
             DryRunAccepted,
             TimedOut,
             Cancelled,
-            Failed("boom".into()),
+            Failed(crate::failure::Failure::WatchEnded),
             Interrupted,
         ]
     }
@@ -448,7 +450,7 @@ mod tests {
                 DryRunAccepted,
                 TimedOut,
                 Cancelled,
-                Failed("boom".into()),
+                Failed(crate::failure::Failure::WatchEnded),
                 Interrupted
             ]
         );
@@ -470,7 +472,7 @@ mod tests {
             PodState::Gone,
             PodState::DryRunAccepted,
             PodState::NoLongerWaited,
-            PodState::Failed("boom".into()),
+            PodState::Failed(crate::failure::Failure::WatchEnded),
         ]
         .map(|s| s.key());
         assert_eq!(

@@ -68,7 +68,7 @@ pub enum Back {
     /// Back and schedulable again: uncordoned by the rollout, or by a person.
     Uncordoned,
     /// Back, but the uncordon failed: it stays cordoned (the reason).
-    Failed(String),
+    Failed(crate::failure::Failure),
     /// The rollout stopped before it came back: it stays cordoned.
     Left,
 }

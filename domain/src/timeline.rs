@@ -254,8 +254,11 @@ mod tests {
         let mut down = entry("n2", AuditAction::NodeNotReady, 3);
         down.reason = Some("NodeStatusUnknown".into());
         down.user = String::new();
-        let entries =
-            vec![down, entry("n2", AuditAction::DrainStarted, 2), ended("n2", 1, DrainState::Failed("x".into()))];
+        let entries = vec![
+            down,
+            entry("n2", AuditAction::DrainStarted, 2),
+            ended("n2", 1, DrainState::Failed(crate::failure::Failure::WatchEnded)),
+        ];
         let rows = timeline(&entries, at(24), at(0), 10);
         let spans = &rows[0].spans;
         assert_eq!(spans[0].kind, SpanKind::NotReady);

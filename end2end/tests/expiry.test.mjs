@@ -12,7 +12,8 @@ import {
   MAINTAIN, apply, artifactsDir, inlineKubeconfig, kubectl, requireEnv, scenario, startDrainboard, waitFor,
 } from './support.mjs';
 
-const EXPIRED = 'credentials expired (or were revoked): sign in again, then resume the drain';
+// How a failure for expired credentials reads on the wire (the page words it in the person's language).
+const EXPIRED = 'CredentialsExpired';
 // The short-lived person's rights come from the certificate's organization: a group bound to a maintainer's role.
 const GROUP = 'drainboard-expiry-maintainers';
 const PERSON = 'expiry-erin';

@@ -133,7 +133,8 @@ test('a 503 with Retry-After that never stops: 12 retries, then the pod fails an
   unavailable.left = 0;
   assert.equal(unavailable.hits.length, 13, 'the first answer and 12 retries');
   assert.ok(final.state.Failed, JSON.stringify(final.state));
-  assert.ok(final.pods[0].state.Failed?.includes(body.message), JSON.stringify(final.pods[0].state));
+  assert.deepEqual(final.pods[0].state.Failed?.Unavailable, { tries: 12, answer: { code: 503, message: body.message } },
+    JSON.stringify(final.pods[0].state));
   assert.equal(s.podsOnNode().length, 1, 'the pod is still on the node, as reported');
 });
 
@@ -184,7 +185,7 @@ test('a 404 on every eviction while the pod exists: 12 retries, then Failed, nev
   assert.equal(lie.hits.length, 13, 'the first answer and 12 retries');
   assert.ok(!seen.has('Gone'), `never reported Gone: ${[...seen]}`);
   assert.ok(final.state.Failed, JSON.stringify(final.state));
-  assert.match(final.pods[0].state.Failed ?? '', /404/, JSON.stringify(final.pods[0].state));
+  assert.equal(final.pods[0].state.Failed?.NotFoundYetPresent?.answer.code, 404, JSON.stringify(final.pods[0].state));
   assert.equal(s.podsOnNode().length, 1, 'the pod is still on the node, as reported');
 });
 
@@ -221,7 +222,7 @@ for (const [label, code, body] of [
     const { final } = await drain(s.node);
     assert.equal(rule.hits.length, 1, 'no retry');
     assert.ok(final.state.Failed, JSON.stringify(final.state));
-    assert.ok(final.pods[0].state.Failed?.includes(body.message), `the API's message: ${JSON.stringify(final.pods[0].state)}`);
+    assert.deepEqual(final.pods[0].state.Failed?.Api, { code, message: body.message }, `the API's answer: ${JSON.stringify(final.pods[0].state)}`);
     assert.equal(s.podsOnNode().length, 1, 'the pod the drain could not evict is still on the node, as reported');
   });
 }
@@ -238,7 +239,7 @@ test('the wait\'s watch answered 403: the waiting pods fail with a message about
   forbidden.left = 0;
   assert.ok(forbidden.hits.length >= 1, 'the wait\'s list or watch was refused');
   assert.ok(final.state.Failed, JSON.stringify(final.state));
-  for (const pod of final.pods) assert.match(pod.state.Failed ?? '', /watch/i, JSON.stringify(pod.state));
+  for (const pod of final.pods) assert.equal(pod.state.Failed?.WatchRefused?.code, 403, JSON.stringify(pod.state));
   assert.ok(took < 30_000, `ended in bounded time, not at the timeout (${took} ms)`);
   // The truth: both were evicted and stay Terminating behind the finalizer.
   assert.equal(s.podsOnNode().length, 2);

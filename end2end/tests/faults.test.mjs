@@ -78,7 +78,7 @@ test('an eviction the API server fails with 500: the drain ends Failed, and the 
   assert.equal(broken.hits.length, 1);
   assert.ok(final.state.Failed, JSON.stringify(final.state));
   const [pod] = final.pods;
-  assert.match(pod.state.Failed, /etcd is on fire/);
+  assert.deepEqual(pod.state.Failed, { Api: { code: 500, message: 'Internal error occurred: etcd is on fire' } });
   assert.equal(s.podsOnNode().length, 1, 'the pod the drain could not evict is still on the node, as reported');
 });
 

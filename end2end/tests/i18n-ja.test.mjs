@@ -173,3 +173,56 @@ test('a node is drained through the Japanese dialog, and its page tells the stor
   assert.deepEqual(errors, [], 'no script error, no hydration mismatch');
   await context.close();
 });
+
+// A failure is worded by the catalogue too: a drain held by a budget until its timeout shows, in Japanese, no English
+// word. Only names (the node's, the pods', the person's) and the Kubernetes terms the Japanese catalogue keeps in
+// Latin letters (Pod, PDB, cordon, eviction) may be in Latin letters; before failures were typed, the pod's reason
+// read 「失敗: timed out after 3 s」.
+test('a drain that times out says why in Japanese, with no English word', { timeout: 180_000 }, async () => {
+  const s = await scenario('ja-timeout');
+  cleanups.push(() => s.cleanup());
+  s.deployment('web', 1);
+  s.pdb('web-pdb', 'web', 1);
+  await s.running(1);
+  await waitFor('web-pdb to count 1 healthy', 30_000, () =>
+    kubectl('get', 'pdb', 'web-pdb', '-n', s.ns, '-o', 'jsonpath={.status.currentHealthy}').trim() === '1');
+
+  const { context, page, errors } = await japaneseBrowser();
+  await page.goto(ctx.server.url + '/');
+  await boardReady(page);
+  await page.fill('[data-testid="node-filter"]', s.node);
+  const card = page.locator(`[data-testid="node-row"][data-node="${s.node}"]`);
+  await card.locator('[data-testid="action-drain"]:not([disabled])').click();
+  const dialog = page.locator('[data-testid="drain-dialog"]');
+  await dialog.locator('[data-testid="pdb-will-wait"]').waitFor({ timeout: 15_000 });
+  await dialog.locator('[data-testid="opt-timeout"]').fill('3');
+  await dialog.locator('[data-testid="confirm-drain"]').click();
+
+  const panel = page.locator('[data-testid="progress-panel"]');
+  await panel.locator('[data-testid="progress-state"][data-state="TimedOut"]').waitFor({ timeout: 60_000 });
+  const failed = panel.locator('[data-testid="progress-pod"][data-state="failed"] td.pod-state');
+  assert.equal(await failed.count(), 1);
+  assert.equal(await text(failed), '失敗: 3秒でタイムアウトしました');
+  await page.screenshot({ path: join(artifactsDir, 'i18n-ja-progress-timed-out.png') });
+
+  // Everything the panel and the card say, less the names and the kept terms, has no Latin letter left.
+  const names = [s.node, s.ns, ...s.podsOnNode().map((p) => p.split('/').pop()), 'web-pdb'];
+  const english = (shown) => {
+    let rest = shown;
+    for (const name of names) rest = rest.split(name).join('');
+    return rest.replace(/\b(Pod|PDB|cordon|uncordon|eviction)/g, '').replace(/[^A-Za-z]+/g, ' ').trim();
+  };
+  const state = await text(panel.locator('[data-testid="progress-state"]'));
+  assert.match(state, /^タイムアウト: 1個のPodがノードに残っています/);
+  assert.equal(english(state), '', `the drain's state: ${state}`);
+  const rows = await panel.locator('[data-testid="progress-pod"]').evaluateAll((els) => els.map((e) => e.textContent));
+  assert.deepEqual(rows.map(english), [''], JSON.stringify(rows));
+  await page.keyboard.press('Escape');
+  await panel.waitFor({ state: 'detached', timeout: 5_000 });
+  const cardText = await text(card.locator('[data-testid="card-drain-text"]'));
+  assert.match(cardText, /^前回のドレーン（.+）: タイムアウト/);
+  const who = cardText.match(/^前回のドレーン（(.+?)）/)?.[1] ?? '';
+  assert.equal(english(cardText.replace(who, '')), '', `the card: ${cardText}`);
+  assert.deepEqual(errors, [], 'no script error, no hydration mismatch');
+  await context.close();
+});

@@ -271,7 +271,7 @@ test('a drain whose person\'s credentials stop working ends "credentials expired
       const p = await status(alicesCookie);
       return ['Cordoning', 'Planning', 'Evicting'].includes(p.state) ? null : p;
     });
-    assert.deepEqual(ended.state, { Failed: 'credentials expired (or were revoked): sign in again, then resume the drain' });
+    assert.deepEqual(ended.state, { Failed: 'CredentialsExpired' });
     assert.equal(kubectl('get', 'node', s.node, '-o', 'jsonpath={.spec.unschedulable}').trim(), 'true', 'the node stays cordoned');
     assert.equal(s.podsOnNode().length, 2, 'nothing was evicted past the budget');
     // The revoked person's next call is refused as not signed in, and the session is forgotten.

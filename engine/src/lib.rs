@@ -8,6 +8,8 @@
 //! - [`token`]: `drainboard token`, the sign-in helper that runs a person's exec plugin on their own machine.
 //! - [`history`]: each node's durable maintenance history, in a ConfigMap of the server's namespace; [`recent`]
 //!   keeps its last day in memory for the timeline, and [`health`] records each node's failures in it.
+//! - [`kube_error`]: what a Kubernetes error means (unauthorized, unreachable, a budget's refusal, ...), for the
+//!   cache and the drain alike.
 //! - [`retry`]: client-go's Retry-After retries, for every call but the eviction (whose loop does its own).
 //! - [`lease`]: the per-node Leases through which replicas agree on who drains a node.
 //! - [`cards`]: how those caches become node cards.
@@ -28,6 +30,7 @@ mod engine;
 mod error;
 pub mod health;
 pub mod history;
+pub mod kube_error;
 pub mod lease;
 pub mod metrics;
 pub mod pods;

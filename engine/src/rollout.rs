@@ -234,7 +234,7 @@ async fn run(
                 tracing::info!(node = %node.name, "node is back; uncordoning it");
                 Some(match acting.set_unschedulable(&node.name, false, None).await {
                     Ok(_) => Back::Uncordoned,
-                    Err(err) => Back::Failed(err.to_string()),
+                    Err(err) => Back::Failed(crate::kube_error::failure(&err)),
                 })
             } else {
                 None
@@ -258,7 +258,7 @@ async fn run(
                         entry.drain_id = Some(started.id.clone());
                         entry.step = Step::Draining(started.id);
                     }
-                    Err(err) => entry.step = Step::Ended(DrainState::Failed(err.to_string())),
+                    Err(err) => entry.step = Step::Ended(DrainState::Failed(crate::kube_error::failure(&err))),
                 }
             });
         }

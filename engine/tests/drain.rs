@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use domain::{
     drain::{Decision, DrainOption, DrainOptions, DryRun, Refusal, SkipReason},
+    failure::Failure,
     progress::{CordonOutcome, DrainProgress, DrainRecord, DrainState, PodState},
 };
 use engine::drain::{RECORD_ANNOTATION, ops};
@@ -315,7 +316,9 @@ async fn a_pod_under_two_pdbs_fails_with_the_apis_message() {
     let done = s.drain(DrainOptions::default()).await;
     assert!(matches!(done.state, DrainState::Failed(_)), "{done:?}");
     match &done.pods[0].state {
-        PodState::Failed(message) => assert!(message.contains("more than one PodDisruptionBudget"), "{message}"),
+        PodState::Failed(Failure::Api(answer)) => {
+            assert!(answer.message.contains("more than one PodDisruptionBudget"), "{answer:?}")
+        }
         other => panic!("the pod fails: {other:?}"),
     }
     assert_eq!(s.pods_on_node().await.len(), 1, "the pod is still there");
@@ -342,7 +345,7 @@ async fn a_timeout_reports_the_pods_left() {
     assert_eq!(done.state, DrainState::TimedOut, "{done:?}");
     assert_eq!(done.pods_left(), 2);
     assert!(
-        done.pods.iter().all(|p| matches!(&p.state, PodState::Failed(m) if m.contains("timed out"))),
+        done.pods.iter().all(|p| matches!(&p.state, PodState::Failed(Failure::TimedOut { seconds: 3 }))),
         "{:?}",
         done.pods
     );
@@ -536,7 +539,7 @@ async fn a_drain_that_panics_ends_failed_and_the_node_can_be_drained_again() {
     let id = s.start(&broken, DrainOptions::default());
     let done = finish(&broken, &id, Duration::from_secs(30)).await;
     assert!(
-        matches!(&done.state, DrainState::Failed(why) if why.contains("internal error") && why.contains("test hook")),
+        matches!(&done.state, DrainState::Failed(Failure::Internal { detail }) if detail.contains("test hook")),
         "{:?}",
         done.state
     );

@@ -12,6 +12,7 @@ use std::{
 
 use domain::{
     drain::{Decision, DrainOptions, DryRun, SkipReason},
+    failure::{ApiAnswer, Failure},
     progress::{DrainProgress, DrainState, PodState},
 };
 use engine::drain::RECORD_ANNOTATION;
@@ -155,7 +156,7 @@ async fn a_timeout_reached_while_waiting_for_deletion_fails_the_pod() {
         assert!(matches!(waiting.pods[0].state, PodState::Terminating { .. }), "accepted, then waited: {waiting:?}");
         let done = finish(&registry, &id, Duration::from_secs(30)).await;
         assert_eq!(done.state, DrainState::TimedOut, "disable_eviction {disable_eviction}: {done:?}");
-        assert_eq!(done.pods[0].state, PodState::Failed("timed out after 3 s".into()));
+        assert_eq!(done.pods[0].state, PodState::Failed(Failure::TimedOut { seconds: 3 }));
         assert!((3.0..10.0).contains(&took(&done)), "the timeout ends the wait: {} s", took(&done));
         let pod = s.pods().get("held").await.unwrap();
         assert!(pod.metadata.deletion_timestamp.is_some(), "the pod is still there, terminating");
@@ -221,7 +222,9 @@ async fn a_refused_delete_stops_the_delete_path_at_the_first_error() {
     assert!(matches!(&done.state, DrainState::Failed(_)), "{done:?}");
     let failed: Vec<_> = done.pods.iter().filter(|p| matches!(&p.state, PodState::Failed(_))).collect();
     assert_eq!(failed.len(), 1, "the first refusal stops the deletes: {:?}", done.pods);
-    let PodState::Failed(message) = &failed[0].state else { unreachable!() };
+    let PodState::Failed(Failure::Api(ApiAnswer { code: Some(403), message })) = &failed[0].state else {
+        panic!("the API's refusal: {:?}", failed[0].state)
+    };
     assert!(message.contains("forbidden") && message.contains("delete"), "the API's message: {message}");
     let untried: Vec<_> = done.pods.iter().filter(|p| p.state == PodState::Pending).collect();
     assert_eq!(untried.len(), 1, "the other pod is never tried: {:?}", done.pods);
@@ -255,7 +258,11 @@ async fn a_pod_deleted_before_a_refused_delete_is_not_left_evicting() {
     let done = finish(&registry, &id, Duration::from_secs(30)).await;
     assert!(matches!(&done.state, DrainState::Failed(_)), "{done:?}");
     let state = |name: &str| done.pods.iter().find(|p| p.name == name).unwrap().state.clone();
-    assert!(matches!(state("b-second"), PodState::Failed(m) if m.contains("forbidden")), "{:?}", done.pods);
+    assert!(
+        matches!(state("b-second"), PodState::Failed(Failure::Api(a)) if a.message.contains("forbidden")),
+        "{:?}",
+        done.pods
+    );
     eventually("a-first deleted", Duration::from_secs(10), || async {
         s.pods().get_opt("a-first").await.unwrap().is_none().then_some(())
     })
@@ -300,9 +307,9 @@ async fn a_refused_cordon_fails_the_drain_and_evicts_nothing() {
     let id =
         registry.start(user.client.clone(), &user.identity, s.node.clone(), DrainOptions::default(), None).unwrap().id;
     let done = finish(&registry, &id, Duration::from_secs(30)).await;
-    let DrainState::Failed(why) = &done.state else { panic!("the drain fails: {done:?}") };
-    assert!(why.starts_with(&format!("could not cordon {}: ", s.node)), "{why}");
-    assert!(why.contains("forbidden"), "with the API's message: {why}");
+    let DrainState::Failed(Failure::Cordon(answer)) = &done.state else { panic!("the drain fails: {done:?}") };
+    assert_eq!(answer.code, Some(403), "{answer:?}");
+    assert!(answer.message.contains("forbidden"), "with the API's message: {answer:?}");
     assert!(done.plan.is_none() && done.pods.is_empty(), "nothing planned: {done:?}");
     assert_eq!(pods_as_they_are(&s).await, before, "nothing evicted");
     assert!(!s.unschedulable().await);
@@ -332,7 +339,7 @@ async fn a_server_dry_run_held_by_a_budget_ends_at_the_cap() {
     let cap = domain::drain::DRY_RUN_TIMEOUT_SECONDS;
     assert!((cap as f64..cap as f64 + 10.0).contains(&took(&done)), "ends at the cap: {} s", took(&done));
     assert!(
-        done.pods.iter().all(|p| p.state == PodState::Failed(format!("timed out after {cap} s"))),
+        done.pods.iter().all(|p| p.state == PodState::Failed(Failure::TimedOut { seconds: cap })),
         "{:?}",
         done.pods
     );

@@ -11,7 +11,7 @@ use leptos::prelude::*;
 
 use crate::{
     dialogs::{Actions, Dialog},
-    i18n::{I18n, drain_state_text, t_string, use_i18n},
+    i18n::{I18n, drain_state_text, failure_text, t_string, use_i18n},
     live::Current,
     rollouts::{CancelRollout, PauseRollout, RolloutNodeBack, list_rollouts},
     state::{Filters, Selection},
@@ -148,7 +148,9 @@ fn step_text(i18n: I18n, node: &RolloutNode) -> String {
     match (&node.back, &node.step) {
         (Some(Back::Waiting(_)), _) => t_string!(i18n, rollout.back_waiting).to_string(),
         (Some(Back::Uncordoned), _) => t_string!(i18n, rollout.back_uncordoned).to_string(),
-        (Some(Back::Failed(error)), _) => t_string!(i18n, rollout.back_failed, error).to_string(),
+        (Some(Back::Failed(failure)), _) => {
+            t_string!(i18n, rollout.back_failed, error = failure_text(i18n, failure)).to_string()
+        }
         (Some(Back::Left), Step::Ended(state)) => {
             format!("{} · {}", drain_state_text(i18n, state, 0), t_string!(i18n, rollout.back_left))
         }

@@ -6,6 +6,7 @@ use domain::{
     actions::Unavailable,
     budget::PdbStatus,
     drain::{DestructiveOption, DrainOption, EvictNote, Refusal, SkipReason},
+    failure::{ApiAnswer, Failure},
     pod::PodPhase,
     progress::{DrainState, PodState},
 };
@@ -51,8 +52,44 @@ pub fn drain_state_text(i18n: I18n, state: &DrainState, left: usize) -> String {
         DrainState::DryRunAccepted => t_string!(i18n, drain_state.dry_run_accepted).to_string(),
         DrainState::TimedOut => t_string!(i18n, drain_state.timed_out, count = left).to_string(),
         DrainState::Cancelled => t_string!(i18n, drain_state.cancelled, count = left).to_string(),
-        DrainState::Failed(error) => t_string!(i18n, drain_state.failed, error).to_string(),
+        DrainState::Failed(failure) => {
+            t_string!(i18n, drain_state.failed, error = failure_text(i18n, failure)).to_string()
+        }
         DrainState::Interrupted => t_string!(i18n, drain_state.interrupted).to_string(),
+    }
+}
+
+/// Why a drain or a pod's eviction failed. Only what the API server (or the server itself, in its own words) said
+/// stays as it was said.
+pub fn failure_text(i18n: I18n, failure: &Failure) -> String {
+    match failure {
+        Failure::CredentialsExpired => t_string!(i18n, failure.credentials_expired).to_string(),
+        Failure::TimedOut { seconds } => t_string!(i18n, failure.timed_out, seconds).to_string(),
+        Failure::NotEvicted { failed, of } => {
+            t_string!(i18n, failure.not_evicted, failed, count = *of as u64).to_string()
+        }
+        Failure::Cordon(a) => t_string!(i18n, failure.cordon, answer = answer_text(i18n, a)).to_string(),
+        Failure::ListPods(a) => t_string!(i18n, failure.list_pods, answer = answer_text(i18n, a)).to_string(),
+        Failure::Api(a) => answer_text(i18n, a),
+        Failure::Unavailable { tries, answer } => {
+            t_string!(i18n, failure.unavailable, tries, answer = answer_text(i18n, answer)).to_string()
+        }
+        Failure::NotFoundYetPresent { tries, answer } => {
+            t_string!(i18n, failure.not_found_yet_present, tries, answer = answer_text(i18n, answer)).to_string()
+        }
+        Failure::WatchLost { seconds, error } => t_string!(i18n, failure.watch_lost, seconds, error).to_string(),
+        Failure::WatchEnded => t_string!(i18n, failure.watch_ended).to_string(),
+        Failure::WatchRefused(a) => t_string!(i18n, failure.watch_refused, answer = answer_text(i18n, a)).to_string(),
+        Failure::Internal { detail } => t_string!(i18n, failure.internal, detail).to_string(),
+        Failure::Server { message } | Failure::Other(message) => message.clone(),
+    }
+}
+
+/// What the API server answered: its message, with its status code when it gave one.
+fn answer_text(i18n: I18n, answer: &ApiAnswer) -> String {
+    match answer.code {
+        Some(code) => t_string!(i18n, failure.answer, message = answer.message.clone(), code).to_string(),
+        None => answer.message.clone(),
     }
 }
 
@@ -74,7 +111,7 @@ pub fn pod_state_text(i18n: I18n, state: &PodState) -> String {
         PodState::Gone => t_string!(i18n, pod_state.gone).to_string(),
         PodState::DryRunAccepted => t_string!(i18n, pod_state.dry_run_accepted).to_string(),
         PodState::NoLongerWaited => t_string!(i18n, pod_state.no_longer_waited).to_string(),
-        PodState::Failed(error) => t_string!(i18n, pod_state.failed, error).to_string(),
+        PodState::Failed(failure) => t_string!(i18n, pod_state.failed, error = failure_text(i18n, failure)).to_string(),
     }
 }
 

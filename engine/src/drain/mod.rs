@@ -3,10 +3,16 @@
 //! the server shuts down, every running drain stops and records itself as interrupted, so that a restarted server
 //! offers to resume it.
 
+pub mod evict;
+mod hooks;
 pub mod ops;
 pub mod pace;
+mod presence;
 pub mod preview;
+mod record;
+mod renew;
 mod task;
+mod wait;
 
 use std::{
     collections::HashMap,
@@ -15,7 +21,8 @@ use std::{
 
 use domain::{
     drain::{DrainOptions, DryRun},
-    progress::{DrainProgress, DrainRecord, DrainStarted, DrainState, DrainSummary, NodeDrainRecord},
+    failure::Failure,
+    progress::{DrainProgress, DrainStarted, DrainState, DrainSummary},
 };
 use futures::FutureExt;
 use jiff::Timestamp;
@@ -24,7 +31,11 @@ use std::panic::AssertUnwindSafe;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-pub use task::{Phase, RECORD_ANNOTATION, TestHooks};
+pub use domain::progress::RECORD_ANNOTATION;
+pub use hooks::Phase;
+#[cfg(debug_assertions)]
+pub use hooks::TestHooks;
+pub use record::recorded;
 
 use crate::{Error, Identity, Result, tasks::Tasks};
 
@@ -56,6 +67,7 @@ pub struct DrainRegistry {
     tasks: Tasks,
     limits: DrainLimits,
     pacer: pace::Pacer,
+    #[cfg(debug_assertions)]
     hooks: TestHooks,
     /// Where a drain's end is recorded.
     audit: crate::audit::Audit,
@@ -91,6 +103,7 @@ impl DrainRegistry {
             tasks: tasks.clone(),
             limits,
             pacer: pace::Pacer::new(limits.pace),
+            #[cfg(debug_assertions)]
             hooks: TestHooks::default(),
             audit: Default::default(),
             leases: None,
@@ -123,7 +136,8 @@ impl DrainRegistry {
         self
     }
 
-    /// The same registry, with faults for tests (see [`TestHooks`]).
+    /// The same registry, with faults for tests (see [`TestHooks`]). Debug builds only.
+    #[cfg(debug_assertions)]
     pub fn with_test_hooks(mut self, hooks: TestHooks) -> Self {
         self.hooks = hooks;
         self
@@ -222,6 +236,7 @@ impl DrainRegistry {
             progress: tx,
             cancel,
             tasks: self.tasks.clone(),
+            #[cfg(debug_assertions)]
             hooks: self.hooks.clone(),
             cache,
             pacer: self.pacer.clone(),
@@ -242,8 +257,7 @@ impl DrainRegistry {
                     let why = crate::tasks::panic_message(panic.as_ref());
                     tracing::error!(node = %supervisor.1, %why, "drain task panicked");
                     let (client, node, progress) = supervisor;
-                    task::fail(&client, &node, &progress, format!("the drain stopped on an internal error: {why}"))
-                        .await;
+                    record::fail(&client, &node, &progress, Failure::Internal { detail: why }).await;
                     if let Some(leases) = &registry.leases {
                         leases.release(&node).await;
                     }
@@ -336,57 +350,4 @@ impl DrainRegistry {
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
-}
-
-/// The drains recorded on the cluster's nodes. A record that says running while no drain runs here for it was
-/// left by a server that stopped mid-drain, and reads as interrupted.
-///
-/// With Leases, a record that says running while another server holds the node's live Lease is that server's
-/// drain, still running: it reads as interrupted only once the Lease has expired.
-/// How the history says drain `id` of `node` ended, and when, if it does.
-async fn ended_in_history(
-    registry: &DrainRegistry,
-    node: &str,
-    id: &str,
-) -> Option<(domain::progress::DrainState, jiff::Timestamp)> {
-    let entries = registry.audit.history()?.read(node).await.ok()?;
-    entries
-        .into_iter()
-        .filter(|entry| entry.action == domain::audit::AuditAction::DrainEnded && entry.drain_id.as_deref() == Some(id))
-        .find_map(|entry| Some((entry.ended.filter(|state| !state.is_running())?, entry.at)))
-}
-
-pub async fn recorded(
-    client: &Client,
-    registry: &DrainRegistry,
-    cluster: &str,
-) -> Result<Vec<NodeDrainRecord>, kube::Error> {
-    let nodes = kube::Api::<k8s_openapi::api::core::v1::Node>::all(client.clone()).list(&Default::default()).await?;
-    let mut records = Vec::new();
-    for n in &nodes.items {
-        let Some(node) = n.metadata.name.clone() else { continue };
-        let Some(text) = n.metadata.annotations.as_ref().and_then(|a| a.get(RECORD_ANNOTATION)) else { continue };
-        let Ok(record) = serde_json::from_str::<DrainRecord>(text) else { continue };
-        let live_here = registry.running_on(cluster, &node).is_some_and(|id| id == record.id);
-        let live_elsewhere = !live_here
-            && record.state.is_running()
-            && match registry.leases() {
-                Some(leases) => leases.held_elsewhere(&node).await.ok().flatten().is_some(),
-                None => false,
-            };
-        let record = if live_here || live_elsewhere {
-            record
-        } else if record.state.is_running() {
-            // The server that ran it stopped, or could not write its end on the node (the person's credentials
-            // had expired): the history, which the server writes with its own identity, may know how it ended.
-            match ended_in_history(registry, &node, &record.id).await {
-                Some((state, at)) => DrainRecord { state, finished_at: Some(at), ..record },
-                None => record.interrupted(),
-            }
-        } else {
-            record
-        };
-        records.push(NodeDrainRecord { node, record });
-    }
-    Ok(records)
 }

@@ -1,7 +1,5 @@
 //! The Kubernetes calls a drain makes, each the way kubectl makes it.
 
-use std::time::Duration;
-
 use domain::{
     PodSummary,
     budget::{PdbInfo, PdbStatus, covering_pdb as covering},
@@ -22,9 +20,6 @@ use kube::{
 use serde_json::json;
 
 pub use crate::access::api_message;
-
-/// kubectl's pause after a 429 answer that names no Retry-After.
-pub const EVICT_RETRY_DELAY: Duration = Duration::from_secs(5);
 
 /// Sets `spec.unschedulable` with the strategic-merge patch kubectl sends (`null` to uncordon, since the field is
 /// omitted when false). Reads the node first, so that a node already in the wanted state costs no write.
@@ -130,7 +125,7 @@ const MAX_ANSWER_BYTES: usize = 64 * 1024;
 ///
 /// Sent raw, so that the answer's `Retry-After` header is read: client-go waits what the header says, and the
 /// API server's own throttling names its delay only there. The header's value (when it holds whole seconds)
-/// goes into the Status's `details.retryAfterSeconds`, where [`retry_after`] reads it.
+/// goes into the Status's `details.retryAfterSeconds`, where [`crate::kube_error::retry_after`] reads it.
 ///
 /// `retry` says whether an earlier request for this pod was refused; the metrics count first tries and retries
 /// apart.
@@ -197,17 +192,6 @@ fn answer_status(code: http::StatusCode, body: &[u8], retry_after_header: Option
     status
 }
 
-/// The delay an answer asks for before a retry: its `Retry-After`, capped at [`MAX_RETRY_AFTER`]; none if it
-/// names none.
-pub fn retry_after(status: &Status) -> Option<Duration> {
-    let seconds = status.details.as_ref().map(|d| d.retry_after_seconds).filter(|s| *s > 0)?;
-    Some(Duration::from_secs(seconds.into()).min(MAX_RETRY_AFTER))
-}
-
-/// The longest Retry-After a drain honours. The value comes from whatever answered; a huge one must not park a
-/// drain for years (the API server itself names 1 to 10 s).
-pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
-
 /// DELETEs the pod (the disable-eviction path): PodDisruptionBudgets are not consulted.
 pub async fn delete(client: &Client, namespace: &str, name: &str, options: &DrainOptions) -> Result<(), kube::Error> {
     let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
@@ -232,7 +216,10 @@ pub async fn covering_pdb(client: &Client, pod: &PodSummary) -> Result<Option<Pd
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
+    use crate::kube_error::{MAX_RETRY_AFTER, retry_after};
 
     #[test]
     fn an_answer_keeps_its_status_and_takes_the_header_delay() {

@@ -1,0 +1,168 @@
+//! Why a drain, or one pod's eviction, failed: a reason the page words in the person's language, with whatever the
+//! API server said kept as data beside it, never wrapped in English prose. Logic matches on the variant.
+//!
+//! Failures are kept in node annotations, Lease annotations and history ConfigMaps, some written by older builds as
+//! plain English text (`{"Failed": "some text"}`): such text still reads, as [`Failure::Other`].
+
+use serde::{Deserialize, Serialize};
+
+/// What the API server answered, or why nothing answered: its status code (none when no answer came) and its
+/// message, exactly as it gave them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiAnswer {
+    pub code: Option<u16>,
+    pub message: String,
+}
+
+/// Why something failed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Failure {
+    /// The API server stopped accepting the person's credentials (401): they expired or were revoked. The node
+    /// stays cordoned; whoever signs in again may resume.
+    CredentialsExpired,
+    /// The drain's timeout passed before this was done.
+    TimedOut { seconds: u64 },
+    /// Some pods could not be evicted (each says why).
+    NotEvicted { failed: usize, of: usize },
+    /// The node could not be cordoned, so nothing was evicted.
+    Cordon(ApiAnswer),
+    /// The node's pods could not be listed, so nothing was evicted.
+    ListPods(ApiAnswer),
+    /// The API server refused the request, with this answer.
+    Api(ApiAnswer),
+    /// The API server gave no answer, or only "try again later" (a 5xx naming a Retry-After), this many times in a
+    /// row.
+    Unavailable { tries: u32, answer: ApiAnswer },
+    /// The API server kept answering 404 for a pod that still exists.
+    NotFoundYetPresent { tries: u32, answer: ApiAnswer },
+    /// The watch on the node's pods failed for this many seconds in a row, so their going could not be seen.
+    WatchLost { seconds: u64, error: String },
+    /// The watch on the node's pods ended.
+    WatchEnded,
+    /// The API server refused the watch on the node's pods.
+    WatchRefused(ApiAnswer),
+    /// The drain's own task failed (a fault of the server's, not the cluster's); the detail is for its operators.
+    Internal { detail: String },
+    /// The server refused or could not start the work, in its own words.
+    Server { message: String },
+    /// A failure recorded as text by an older build.
+    #[serde(untagged)]
+    Other(String),
+}
+
+impl Failure {
+    /// The failure in plain English, for logs and the audit trail (the page words it through the catalogue).
+    pub fn english(&self) -> String {
+        let answer = |a: &ApiAnswer| match a.code {
+            Some(code) => format!("{} ({code})", a.message),
+            None => a.message.clone(),
+        };
+        match self {
+            Self::CredentialsExpired => {
+                "credentials expired (or were revoked): sign in again, then resume the drain".to_owned()
+            }
+            Self::TimedOut { seconds } => format!("timed out after {seconds} s"),
+            Self::NotEvicted { failed, of } => format!("{failed} of {of} pods could not be evicted"),
+            Self::Cordon(a) => format!("could not cordon the node: {}", answer(a)),
+            Self::ListPods(a) => format!("could not list the node's pods: {}", answer(a)),
+            Self::Api(a) => answer(a),
+            Self::Unavailable { tries, answer: a } => {
+                format!("the API server was unavailable ({tries} tries): {}", answer(a))
+            }
+            Self::NotFoundYetPresent { tries, answer: a } => {
+                format!("the API server answered 404 {tries} times for a pod that exists: {}", answer(a))
+            }
+            Self::WatchLost { seconds, error } => format!("lost the watch on the node's pods for {seconds} s: {error}"),
+            Self::WatchEnded => "lost the watch on the node's pods".to_owned(),
+            Self::WatchRefused(a) => format!("could not watch the node's pods: {}", answer(a)),
+            Self::Internal { detail } => format!("the drain stopped on an internal error: {detail}"),
+            Self::Server { message } | Self::Other(message) => message.clone(),
+        }
+    }
+
+    /// What the API server said, if this failure carries its answer.
+    pub fn answer(&self) -> Option<&ApiAnswer> {
+        match self {
+            Self::Cordon(a) | Self::ListPods(a) | Self::Api(a) | Self::WatchRefused(a) => Some(a),
+            Self::Unavailable { answer, .. } | Self::NotFoundYetPresent { answer, .. } => Some(answer),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::progress::{DrainState, PodState};
+
+    fn answer(code: u16, message: &str) -> ApiAnswer {
+        ApiAnswer { code: Some(code), message: message.into() }
+    }
+
+    #[test]
+    fn every_failure_reads_back_as_written() {
+        let all = [
+            Failure::CredentialsExpired,
+            Failure::TimedOut { seconds: 3 },
+            Failure::NotEvicted { failed: 1, of: 2 },
+            Failure::Cordon(answer(403, "nodes \"n1\" is forbidden")),
+            Failure::ListPods(answer(500, "etcd")),
+            Failure::Api(answer(
+                500,
+                "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
+            )),
+            Failure::Unavailable { tries: 12, answer: ApiAnswer { code: None, message: "connection refused".into() } },
+            Failure::NotFoundYetPresent { tries: 12, answer: answer(404, "pods \"web-1\" not found") },
+            Failure::WatchLost { seconds: 120, error: "connection reset".into() },
+            Failure::WatchEnded,
+            Failure::WatchRefused(answer(403, "pods is forbidden")),
+            Failure::Internal { detail: "test hook: panic while Evicting".into() },
+            Failure::Server { message: "100 drains are running on this server; wait for one to end".into() },
+            Failure::Other("some text".into()),
+        ];
+        for failure in all {
+            let state = DrainState::Failed(failure.clone());
+            let json = serde_json::to_string(&state).expect("serialises");
+            assert_eq!(serde_json::from_str::<DrainState>(&json).expect("reads back"), state, "{json}");
+            let pod = PodState::Failed(failure);
+            let json = serde_json::to_string(&pod).expect("serialises");
+            assert_eq!(serde_json::from_str::<PodState>(&json).expect("reads back"), pod, "{json}");
+        }
+    }
+
+    #[test]
+    fn failures_written_as_text_by_older_builds_still_read() {
+        let old = r#"{"Failed":"credentials expired (or were revoked): sign in again, then resume the drain"}"#;
+        assert_eq!(
+            serde_json::from_str::<DrainState>(old).expect("reads"),
+            DrainState::Failed(Failure::Other(
+                "credentials expired (or were revoked): sign in again, then resume the drain".into()
+            ))
+        );
+        let old = r#"{"Failed":"timed out after 3 s"}"#;
+        assert_eq!(
+            serde_json::from_str::<PodState>(old).expect("reads"),
+            PodState::Failed(Failure::Other("timed out after 3 s".into()))
+        );
+        assert_eq!(Failure::Other("as it was".into()).english(), "as it was");
+    }
+
+    #[test]
+    fn the_wire_form_is_tagged_and_keeps_the_apis_message_as_data() {
+        let json = serde_json::to_value(PodState::Failed(Failure::Api(answer(500, "etcd is on fire")))).expect("json");
+        assert_eq!(json, serde_json::json!({"Failed": {"Api": {"code": 500, "message": "etcd is on fire"}}}));
+        let json = serde_json::to_value(DrainState::Failed(Failure::CredentialsExpired)).expect("json");
+        assert_eq!(json, serde_json::json!({"Failed": "CredentialsExpired"}));
+        let json = serde_json::to_value(PodState::Failed(Failure::TimedOut { seconds: 3 })).expect("json");
+        assert_eq!(json, serde_json::json!({"Failed": {"TimedOut": {"seconds": 3}}}));
+    }
+
+    #[test]
+    fn the_english_names_the_answer_and_its_code() {
+        assert_eq!(Failure::Api(answer(500, "etcd is on fire")).english(), "etcd is on fire (500)");
+        assert_eq!(Failure::NotEvicted { failed: 1, of: 3 }.english(), "1 of 3 pods could not be evicted");
+        assert_eq!(Failure::TimedOut { seconds: 3 }.english(), "timed out after 3 s");
+        assert_eq!(Failure::WatchEnded.answer(), None);
+        assert_eq!(Failure::Cordon(answer(403, "no")).answer().map(|a| a.code), Some(Some(403)));
+    }
+}

@@ -1,0 +1,136 @@
+//! A drain's waits: for a pod to go once its eviction was accepted, and before retrying an eviction a budget held
+//! up. Each ends early on a Cancel and at the drain's deadline.
+
+use std::time::Duration;
+
+use domain::{PodSummary, budget::PdbStatus, failure::Failure, progress::PodState};
+use jiff::Timestamp;
+use tokio::time::Instant;
+
+use super::{ops, presence::Presence, task::Drain};
+
+impl Drain {
+    /// Waits until the pod is gone (its UID no longer on the node), no longer waited for (kubectl's
+    /// `--skip-wait-for-delete-timeout`), or failed (the deadline, or the watch given up).
+    pub(super) async fn wait_gone(&self, uid: &str, deadline: Option<Instant>, presence: &Presence) {
+        self.set_pod(uid, PodState::Terminating { deletion_deadline: None });
+        let mut rx = presence.rx.clone();
+        let mut shown = None;
+        loop {
+            let (gone, deletion, lost) = {
+                let pods = rx.borrow_and_update();
+                (
+                    pods.synced && !pods.present.contains_key(uid),
+                    pods.present.get(uid).copied().flatten(),
+                    pods.lost.clone(),
+                )
+            };
+            if gone {
+                return self.set_pod(uid, PodState::Gone);
+            }
+            if let Some(lost) = lost {
+                return self.set_pod(uid, PodState::Failed(lost));
+            }
+            // kubectl's --skip-wait-for-delete-timeout: stop waiting for a pod deleting for longer than that.
+            let give_up_at = deletion
+                .zip(self.options.skip_wait_for_delete_timeout_seconds.filter(|n| *n > 0))
+                .and_then(|(deleted, limit)| {
+                    let limit = i64::try_from(limit).ok()?.checked_add(1)?;
+                    deleted.checked_add(jiff::SignedDuration::from_secs(limit)).ok()
+                });
+            if give_up_at.is_some_and(|at| Timestamp::now() >= at) {
+                return self.set_pod(uid, PodState::NoLongerWaited);
+            }
+            if deletion.is_some() && deletion != shown {
+                shown = deletion;
+                self.set_pod(uid, PodState::Terminating { deletion_deadline: deletion });
+            }
+            tokio::select! {
+                changed = rx.changed() => if changed.is_err() {
+                    return self.set_pod(uid, PodState::Failed(Failure::WatchEnded));
+                },
+                () = self.cancel.cancelled() => return,
+                () = sleep_until(deadline) => return self.set_pod(uid, PodState::Failed(self.timed_out())),
+                () = sleep_until(give_up_at.map(to_instant)) => {},
+            }
+        }
+    }
+
+    /// Sleeps before retrying an eviction that `budget` (its namespace, and its status when it refused) held up:
+    /// at most `wait`, and less once the cache sees the budget change and allow a disruption, which is when a
+    /// replacement pod became ready. kubectl waits the whole 5 s every time; a rollout of many nodes under tight
+    /// budgets spends most of its time in those waits. False when the drain was cancelled or ran out of time.
+    pub(super) async fn pause_for_budget(
+        &self,
+        wait: Duration,
+        deadline: Option<Instant>,
+        budget: Option<(String, PdbStatus)>,
+    ) -> bool {
+        let (Some(cache), Some((namespace, seen))) = (&self.cache, budget) else {
+            return self.pause(wait, deadline).await;
+        };
+        let until = Instant::now() + wait;
+        let mut changes = cache.changes();
+        let mut budgets_seen = cache.pdb_changes();
+        loop {
+            tokio::select! {
+                changed = changes.changed() => {
+                    if changed.is_err() {
+                        return self.pause(until.saturating_duration_since(Instant::now()), deadline).await;
+                    }
+                    // Most changes are Lease renewals: the budget is looked up only when some budget changed.
+                    let budgets_now = cache.pdb_changes();
+                    if budgets_now != budgets_seen {
+                        budgets_seen = budgets_now;
+                        if cache.pdb_status(&namespace, &seen.name).is_some_and(|now| now != seen && now.disruptions_allowed > 0) {
+                            return true;
+                        }
+                    }
+                }
+                () = tokio::time::sleep_until(until) => return true,
+                () = self.cancel.cancelled() => return false,
+                () = sleep_until(deadline) => return false,
+            }
+        }
+    }
+
+    /// Sleeps before a retry. False when the drain was cancelled or ran out of time meanwhile.
+    async fn pause(&self, wait: Duration, deadline: Option<Instant>) -> bool {
+        tokio::select! {
+            () = tokio::time::sleep(wait) => true,
+            () = self.cancel.cancelled() => false,
+            () = sleep_until(deadline) => false,
+        }
+    }
+
+    /// After a pause cut short: the pod fails if the drain ran out of time (a Cancel leaves it as it was).
+    pub(super) fn stopped(&self, uid: &str, deadline: Option<Instant>) {
+        if !self.cancel.is_cancelled() && deadline.is_some_and(|d| Instant::now() >= d) {
+            self.set_pod(uid, PodState::Failed(self.timed_out()));
+        }
+    }
+
+    /// The budget that covers `pod` now: from the cache when the drain has one, else listed from the API.
+    pub(super) async fn covering_pdb(&self, pod: &PodSummary) -> Option<PdbStatus> {
+        match &self.cache {
+            Some(cache) => {
+                let budgets = cache.pdbs_in(&std::iter::once(pod.namespace.clone()).collect());
+                domain::budget::covering_pdb(&budgets, &pod.namespace, &pod.labels).map(|b| b.status.clone())
+            }
+            None => ops::covering_pdb(&self.client, pod).await.ok().flatten(),
+        }
+    }
+}
+
+pub(super) async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The monotonic instant of a wall-clock time (now, if it has passed).
+fn to_instant(at: Timestamp) -> Instant {
+    let ahead = at.duration_since(Timestamp::now());
+    Instant::now() + Duration::try_from(ahead).unwrap_or_default()
+}
