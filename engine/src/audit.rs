@@ -88,14 +88,14 @@ impl Audit {
         if let Some(history) = &self.history
             && let Err(err) = history.append(&entry).await
         {
-            tracing::warn!(node = %entry.node, error = %crate::access::api_message(&err), "could not append to the node's history");
+            tracing::warn!(node = %entry.node, error = %crate::kube_error::api_message(&err), "could not append to the node's history");
         }
         if let Some(client) = &self.events
             && let Err(err) = Api::<Event>::namespaced(client.clone(), EVENT_NAMESPACE)
                 .create(&PostParams::default(), &event(&entry))
                 .await
         {
-            tracing::warn!(node = %entry.node, error = %crate::access::api_message(&err), "could not write the audit Event");
+            tracing::warn!(node = %entry.node, error = %crate::kube_error::api_message(&err), "could not write the audit Event");
         }
     }
 }

@@ -5,7 +5,7 @@
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The API server answered with an error status, or could not be reached.
-    #[error("{}", crate::access::api_message(.0))]
+    #[error("{}", crate::kube_error::api_message(.0))]
     Kube(#[source] kube::Error),
     /// What the request names does not exist (a node, a drain, a record).
     #[error("{0}")]
@@ -48,6 +48,16 @@ impl Error {
         match self {
             Error::Kube(kube::Error::Api(status)) => Some(status.code),
             _ => None,
+        }
+    }
+
+    /// How an engine error reads as a failure: the API server's answer kept as data, or the server's own words.
+    pub fn failure(&self) -> domain::failure::Failure {
+        use domain::failure::Failure;
+        match self {
+            Error::Kube(e) if crate::kube_error::unauthorized(e) => Failure::CredentialsExpired,
+            Error::Kube(e) => Failure::Api(crate::kube_error::answer(e)),
+            other => Failure::Server { message: other.to_string() },
         }
     }
 

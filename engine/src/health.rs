@@ -141,7 +141,7 @@ pub fn record(tasks: &Tasks, mut cards: watch::Receiver<Arc<Vec<Arc<NodeCard>>>>
                     }
                     if let Err(err) = history.append(&entry).await {
                         let pause = backoff.failed(std::time::Instant::now());
-                        tracing::warn!(node = %card.name, error = %crate::access::api_message(&err), pause_seconds = pause.as_secs(), "could not record the node's health in its history; trying again after a pause");
+                        tracing::warn!(node = %card.name, error = %crate::kube_error::api_message(&err), pause_seconds = pause.as_secs(), "could not record the node's health in its history; trying again after a pause");
                         continue;
                     }
                     backoff = Backoff::default();

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use domain::failure::{ApiAnswer, Failure};
+use domain::failure::ApiAnswer;
 use kube::{core::Status, runtime::watcher};
 
 /// The longest Retry-After honoured. The value comes from whatever answered; a huge one must not park a drain for
@@ -60,16 +60,7 @@ pub fn retry_later(status: &Status) -> bool {
 
 /// What the API server answered, as data: its code and message, or no code and why nothing answered.
 pub fn answer(err: &kube::Error) -> ApiAnswer {
-    ApiAnswer { code: status(err).map(|s| s.code), message: crate::access::api_message(err) }
-}
-
-/// How an engine error reads as a failure: the API server's answer kept as data, or the server's own words.
-pub fn failure(err: &crate::Error) -> Failure {
-    match err {
-        crate::Error::Kube(e) if unauthorized(e) => Failure::CredentialsExpired,
-        crate::Error::Kube(e) => Failure::Api(answer(e)),
-        other => Failure::Server { message: other.to_string() },
-    }
+    ApiAnswer { code: status(err).map(|s| s.code), message: api_message(err) }
 }
 
 /// The API server's answer inside a watch error, if the watch got one.
@@ -100,9 +91,41 @@ pub fn watch_unavailable(err: &watcher::Error) -> bool {
     }
 }
 
+/// The message of an API error, or the error and its sources for anything else.
+pub fn api_message(err: &kube::Error) -> String {
+    match err {
+        kube::Error::Api(status) => status.message.clone(),
+        other => chain(other),
+    }
+}
+
+/// An error and its sources on one line: "outer: inner: root cause", skipping repeats.
+pub fn chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = vec![err.to_string()];
+    let mut source = err.source();
+    while let Some(e) = source {
+        let text = e.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        source = e.source();
+    }
+    parts.join(": ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("outer")]
+    struct Outer(#[source] std::io::Error);
+
+    #[test]
+    fn chain_joins_sources_once() {
+        let err = Outer(std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused"));
+        assert_eq!(chain(&err), "outer: connection refused");
+    }
 
     fn api(code: u16) -> kube::Error {
         kube::Error::Api(Box::new(Status::failure("m", "r").with_code(code)))
@@ -162,12 +185,6 @@ mod tests {
         assert!(unauthorized(&api(401)));
         assert!(!unauthorized(&api(403)));
         assert!(!unreachable(&api(503)), "an answer, however bad, is an answer");
-        assert_eq!(failure(&crate::Error::Kube(api(401))), Failure::CredentialsExpired);
-        assert_eq!(
-            failure(&crate::Error::Kube(api(409))),
-            Failure::Api(ApiAnswer { code: Some(409), message: "m".into() })
-        );
-        assert_eq!(failure(&crate::Error::TooMany("wait".into())), Failure::Server { message: "wait".into() });
     }
 
     #[test]

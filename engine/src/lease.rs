@@ -168,7 +168,7 @@ impl Leases {
             && lease.spec.as_ref().and_then(|s| s.holder_identity.as_deref()) == Some(self.holder.as_str())
             && let Err(err) = self.api.delete(&name, &Default::default()).await
         {
-            tracing::warn!(%node, error = %crate::access::api_message(&err), "could not release the node's Lease");
+            tracing::warn!(%node, error = %crate::kube_error::api_message(&err), "could not release the node's Lease");
         }
     }
 

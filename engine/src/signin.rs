@@ -13,7 +13,7 @@ use kube::{
 };
 use secrecy::{ExposeSecret, SecretString};
 
-use crate::{Error, Result, access::api_message};
+use crate::{Error, Result, kube_error::api_message};
 
 /// The largest kubeconfig or token accepted, in bytes: one context's kubeconfig with an inline CA, certificate and
 /// key is a few kilobytes, and the request that carries it must fit the server's 16 KiB body limit.

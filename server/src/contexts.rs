@@ -9,11 +9,7 @@
 //! session layer, the server functions and the streams read them. Team mode serves the one cluster the server
 //! runs in: `/ctx/` addresses are not found there.
 
-use std::{
-    collections::HashMap,
-    path::PathBuf,
-    sync::{Arc, Mutex},
-};
+use std::{collections::HashMap, path::PathBuf, sync::Arc};
 
 use app::AppError;
 use app::context::{ContextList, ContextPath};
@@ -42,7 +38,7 @@ struct Inner {
     names: Vec<String>,
     kubeconfig: Option<PathBuf>,
     build: Option<Build>,
-    others: Mutex<HashMap<String, Arc<OnceCell<Engine>>>>,
+    others: parking_lot::Mutex<HashMap<String, Arc<OnceCell<Engine>>>>,
     /// What the header lists, made once.
     list: ContextList,
 }
@@ -95,8 +91,7 @@ impl Contexts {
             };
             return Err(AppError::NotFound(why));
         };
-        let cell =
-            self.inner.others.lock().unwrap_or_else(|p| p.into_inner()).entry(name.to_owned()).or_default().clone();
+        let cell = self.inner.others.lock().entry(name.to_owned()).or_default().clone();
         cell.get_or_try_init(|| async {
             let connected = engine::access::connect(self.inner.kubeconfig.as_deref(), Some(name)).await?;
             tracing::info!(context = %name, server = %connected.identity.cluster, "connected to another context");

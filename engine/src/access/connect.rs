@@ -12,7 +12,8 @@ use kube::{
     config::{KubeConfigOptions, Kubeconfig, KubeconfigError},
 };
 
-use super::{Identity, chain};
+use super::identity::Identity;
+use crate::kube_error::chain;
 
 /// How long the first connection may take before the server says the API server is not there.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);

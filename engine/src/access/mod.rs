@@ -12,14 +12,14 @@ mod connect;
 mod identity;
 mod sessions;
 
-use std::{collections::HashMap, sync::Arc, time::Duration};
+use std::{collections::HashMap, sync::Arc};
 
 use kube::{Client, Config};
 use parking_lot::RwLock;
 
 pub use connect::{ConnectError, Connected, connect};
 pub use identity::{Caller, Identity, WALL_USER};
-pub use sessions::MAX_SESSIONS;
+pub use sessions::{MAX_SESSIONS, SESSION_IDLE, SESSION_LIFETIME};
 use sessions::{Sessions, SystemClock};
 
 use crate::{
@@ -70,10 +70,6 @@ enum Mode {
     },
 }
 
-/// A session unused this long is forgotten (its credentials with it).
-pub const SESSION_IDLE: Duration = Duration::from_secs(12 * 3600);
-/// No session lives longer than this, used or not: the person signs in again.
-pub const SESSION_LIFETIME: Duration = Duration::from_secs(24 * 3600);
 /// Sign-ins the server tries a second, all people together, after a burst.
 const SIGN_INS_PER_SECOND: std::num::NonZeroU32 = std::num::NonZeroU32::new(5).expect("non-zero");
 const SIGN_IN_BURST: std::num::NonZeroU32 = std::num::NonZeroU32::new(20).expect("non-zero");
@@ -235,35 +231,9 @@ impl KubeAccess {
     }
 }
 
-/// The message of an API error, or the error and its sources for anything else.
-pub fn api_message(err: &kube::Error) -> String {
-    match err {
-        kube::Error::Api(status) => status.message.clone(),
-        other => chain(other),
-    }
-}
-
-/// An error and its sources on one line: "outer: inner: root cause", skipping repeats.
-pub fn chain(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut parts: Vec<String> = vec![err.to_string()];
-    let mut source = err.source();
-    while let Some(e) = source {
-        let text = e.to_string();
-        if !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        source = e.source();
-    }
-    parts.join(": ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[derive(Debug, thiserror::Error)]
-    #[error("outer")]
-    struct Outer(#[source] std::io::Error);
 
     #[tokio::test]
     async fn sign_in_attempts_are_held_to_a_pace() {
@@ -297,11 +267,5 @@ mod tests {
         assert!(!id.contains(&token));
         assert_eq!(id, wall_session_id(&token), "the same on every server with the token, and after a restart");
         assert_ne!(id, wall_session_id(&"b".repeat(40)));
-    }
-
-    #[test]
-    fn chain_joins_sources_once() {
-        let err = Outer(std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused"));
-        assert_eq!(chain(&err), "outer: connection refused");
     }
 }

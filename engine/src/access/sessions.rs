@@ -7,13 +7,22 @@
 //! last session. Its clock cannot be moved in a test, so the rule itself ([`Lifetime::alive`]) is applied again on
 //! every lookup, with the store's [`Clock`].
 
-use std::{collections::HashMap, sync::Arc, time::Instant};
+use std::{
+    collections::HashMap,
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
 use moka::{notification::RemovalCause, policy::EvictionPolicy, sync::Cache};
 use parking_lot::Mutex;
 
-use super::{Caller, Identity, SESSION_IDLE, SESSION_LIFETIME};
+use super::identity::{Caller, Identity};
 use crate::{Error, Result, signin::Person};
+
+/// A session unused this long is forgotten (its credentials with it).
+pub const SESSION_IDLE: Duration = Duration::from_secs(12 * 3600);
+/// No session lives longer than this, used or not: the person signs in again.
+pub const SESSION_LIFETIME: Duration = Duration::from_secs(24 * 3600);
 
 /// The most sessions the server holds; the least recently used one makes room.
 pub const MAX_SESSIONS: u64 = 10_000;

@@ -30,7 +30,7 @@ pub(super) struct Feed {
     pub lost_since: Arc<watch::Sender<Option<jiff::Timestamp>>>,
     /// Since when each kind's watch has been failing. The cache is lost while any kind is: a good Lease event says
     /// nothing about a nodes watch that keeps failing.
-    pub failing: Arc<std::sync::Mutex<HashMap<String, jiff::Timestamp>>>,
+    pub failing: Arc<parking_lot::Mutex<HashMap<String, jiff::Timestamp>>>,
     /// The kinds the identity may not list or watch (401/403), with the API's message.
     pub refused: Arc<watch::Sender<BTreeMap<String, String>>>,
 }
@@ -40,7 +40,7 @@ impl Feed {
     /// to the earliest failure of any kind.
     fn set_failing(&self, kind: &str, failing: bool) {
         let lost = {
-            let mut kinds = self.failing.lock().unwrap_or_else(|p| p.into_inner());
+            let mut kinds = self.failing.lock();
             if failing {
                 kinds.entry(kind.to_owned()).or_insert_with(jiff::Timestamp::now);
             } else {

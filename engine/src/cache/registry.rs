@@ -3,7 +3,7 @@
 use std::{
     collections::HashMap,
     sync::{
-        Arc, Mutex, Weak,
+        Arc, Weak,
         atomic::{AtomicU64, Ordering},
     },
     time::Duration,
@@ -22,7 +22,7 @@ pub const DEFAULT_LINGER: Duration = Duration::from_secs(60);
 /// The caches of every identity, and how many watches they have started (for tests and metrics).
 #[derive(Clone)]
 pub struct ClusterCaches {
-    caches: Arc<Mutex<HashMap<Identity, Held>>>,
+    caches: Arc<parking_lot::Mutex<HashMap<Identity, Held>>>,
     watches_started: Arc<AtomicU64>,
     linger: Duration,
     tasks: Tasks,
@@ -98,7 +98,7 @@ impl ClusterCaches {
         caches.retain(|_, held| held.cache.strong_count() > 0);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Identity, Held>> {
-        self.caches.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> parking_lot::MutexGuard<'_, HashMap<Identity, Held>> {
+        self.caches.lock()
     }
 }

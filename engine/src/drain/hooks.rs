@@ -8,8 +8,6 @@
 #[cfg(debug_assertions)]
 use std::time::Duration;
 
-use super::task::Drain;
-
 /// A phase of a drain, where a test hook can act.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
@@ -51,23 +49,19 @@ impl TestHooks {
     }
 }
 
-impl Drain {
-    /// The test hooks of `phase`: a pause (cut short by a Cancel), or a panic. Nothing in a release build.
-    pub(super) async fn hook(&self, phase: Phase) {
-        #[cfg(debug_assertions)]
-        {
-            if let Some((_, pause)) = self.hooks.pause.filter(|(at, _)| *at == phase) {
-                tokio::select! {
-                    () = tokio::time::sleep(pause) => {}
-                    () = self.cancel.cancelled() => {}
-                }
-            }
-            if self.hooks.panic == Some(phase) {
-                panic!("test hook: panic while {phase:?}");
+#[cfg(debug_assertions)]
+impl TestHooks {
+    /// What the hooks do at the start of `phase`: a pause (cut short by `cancel`), or a panic.
+    pub async fn at(&self, phase: Phase, cancel: &tokio_util::sync::CancellationToken) {
+        if let Some((_, pause)) = self.pause.filter(|(at, _)| *at == phase) {
+            tokio::select! {
+                () = tokio::time::sleep(pause) => {}
+                () = cancel.cancelled() => {}
             }
         }
-        #[cfg(not(debug_assertions))]
-        let _ = phase;
+        if self.panic == Some(phase) {
+            panic!("test hook: panic while {phase:?}");
+        }
     }
 }
 

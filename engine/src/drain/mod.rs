@@ -4,20 +4,19 @@
 //! offers to resume it.
 
 pub mod evict;
+mod evicting;
 mod hooks;
 pub mod ops;
 pub mod pace;
 mod presence;
 pub mod preview;
 mod record;
+pub mod recorded;
 mod renew;
 mod task;
 mod wait;
 
-use std::{
-    collections::HashMap,
-    sync::{Arc, Mutex},
-};
+use std::{collections::HashMap, sync::Arc};
 
 use domain::{
     drain::{DrainOptions, DryRun},
@@ -35,7 +34,6 @@ pub use domain::progress::RECORD_ANNOTATION;
 pub use hooks::Phase;
 #[cfg(debug_assertions)]
 pub use hooks::TestHooks;
-pub use record::recorded;
 
 use crate::{Error, Identity, Result, tasks::Tasks};
 
@@ -61,7 +59,7 @@ const KEEP_FINISHED: usize = 200;
 /// Every drain this server runs or ran, by id; at most one real (not dry-run) drain per node at a time.
 #[derive(Clone)]
 pub struct DrainRegistry {
-    inner: Arc<Mutex<Inner>>,
+    inner: Arc<parking_lot::Mutex<Inner>>,
     /// A drain outlives the request that starts it, so its task runs under the server's tasks, and hears their
     /// shutdown.
     tasks: Tasks,
@@ -347,7 +345,7 @@ impl DrainRegistry {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    fn lock(&self) -> parking_lot::MutexGuard<'_, Inner> {
+        self.inner.lock()
     }
 }

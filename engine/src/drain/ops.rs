@@ -19,7 +19,7 @@ use kube::{
 };
 use serde_json::json;
 
-pub use crate::access::api_message;
+pub use crate::kube_error::api_message;
 
 /// Sets `spec.unschedulable` with the strategic-merge patch kubectl sends (`null` to uncordon, since the field is
 /// omitted when false). Reads the node first, so that a node already in the wanted state costs no write.

@@ -10,7 +10,7 @@ use tokio::{sync::watch, time::Instant};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    access::api_message,
+    kube_error::api_message,
     lease::{GIVE_UP_AFTER, Leases, RENEW_EVERY},
 };
 

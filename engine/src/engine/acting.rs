@@ -200,7 +200,7 @@ impl<'a> Acting<'a> {
 
     /// The drains recorded on the nodes, as the caller reads them.
     pub async fn recorded_drains(&self) -> Result<Vec<NodeDrainRecord>> {
-        Ok(drain::recorded(&self.client()?, &self.engine.drains, &self.identity.cluster).await?)
+        Ok(drain::recorded::recorded(&self.client()?, &self.engine.drains, &self.identity.cluster).await?)
     }
 
     /// The drain recorded on `node`, as the caller reads it. What it says is a claim: anyone who may patch the node

@@ -123,11 +123,11 @@ impl Acting<'_> {
                     return Err(Error::Unavailable(format!(
                         "could not take {node}'s Lease, which keeps two servers from draining it at once: {}; \
                          check the server's rights to Leases in its namespace (API.md), then try again",
-                        crate::access::api_message(&err)
+                        crate::kube_error::api_message(&err)
                     )));
                 }
                 Err(err) => {
-                    tracing::warn!(%node, error = %crate::access::api_message(&err), "could not take the node's Lease")
+                    tracing::warn!(%node, error = %crate::kube_error::api_message(&err), "could not take the node's Lease")
                 }
             }
         }

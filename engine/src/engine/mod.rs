@@ -9,6 +9,7 @@
 
 mod acting;
 mod actions;
+mod rollouts;
 
 use std::{sync::Arc, time::Duration};
 
