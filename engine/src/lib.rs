@@ -9,11 +9,13 @@
 //! - [`history`]: each node's durable maintenance history, in a ConfigMap of the server's namespace; [`recent`]
 //!   keeps its last day in memory for the timeline, and [`health`] records each node's failures in it.
 //! - [`kube_error`]: what a Kubernetes error means (unauthorized, unreachable, a budget's refusal, ...), for the
-//!   cache and the drain alike.
+//!   cache and the drain alike, and how it reads on one line.
 //! - [`retry`]: client-go's Retry-After retries, for every call but the eviction (whose loop does its own).
 //! - [`lease`]: the per-node Leases through which replicas agree on who drains a node.
 //! - [`cards`]: how those caches become node cards.
 //! - [`drain`]: how a drain runs, as a server task that any number of viewers follow.
+//! - [`rollout`]: the rollouts this server holds (the loop that runs each is an action of the caller, in
+//!   [`Engine`]'s rooms).
 //! - [`tasks`]: the one shutdown signal every background task hears, and the tracker the server waits on.
 //! - [`Engine`]: the facade the server functions and event streams call, through [`Acting`], the engine bound to
 //!   one caller.

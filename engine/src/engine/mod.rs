@@ -2,10 +2,10 @@
 //!
 //! The rooms: this file builds the engine and answers what is the server's own (its mode, its sessions, its
 //! readiness); [`Acting`] is the engine bound to one caller, through which every read ([`acting`]) and every
-//! action ([`actions`]; rollouts in [`crate::rollout`]) is made as that caller. No method takes an identity as an
-//! argument: a handle is made for the caller once, so a call cannot be made as someone else by mistake, and the
-//! registries (drains, caches, rollouts) stay inside. Whether a caller may read or do something is asked in
-//! [`crate::authz`].
+//! action ([`actions`]; rollouts in [`rollouts`], their registry in [`crate::rollout`]) is made as that caller.
+//! No method takes an identity as an argument: a handle is made for the caller once, so a call cannot be made as
+//! someone else by mistake, and the registries (drains, caches, rollouts) stay inside. Whether a caller may read
+//! or do something is asked in [`crate::authz`].
 
 mod acting;
 mod actions;
