@@ -70,6 +70,19 @@ impl Tasks {
         self.shutdown.is_cancelled()
     }
 
+    /// Refuses new work once shutdown has begun: a drain or rollout started now would be interrupted at once, so
+    /// the person is told to start it again (on another replica, or once this server is back) rather than shown a
+    /// start that cannot run. An `Unavailable` error, which the wire answers with 503.
+    pub fn refuse_when_stopping(&self, what: &str) -> crate::Result<()> {
+        if self.is_shutting_down() {
+            return Err(crate::Error::Unavailable(format!(
+                "the server is stopping: {what} did not start; start it again once the server is back, or on \
+                 another replica"
+            )));
+        }
+        Ok(())
+    }
+
     /// Signals shutdown and waits up to `limit` for every task to end. True when all did.
     pub async fn shut_down(&self, limit: Duration) -> bool {
         self.shutdown.cancel();
@@ -99,6 +112,17 @@ pub fn panic_message(panic: &(dyn Any + Send)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn new_work_is_refused_once_shutdown_has_begun() {
+        let tasks = Tasks::new(tokio::runtime::Handle::current());
+        assert!(tasks.refuse_when_stopping("the drain").is_ok());
+        assert!(tasks.shut_down(Duration::from_secs(1)).await);
+        match tasks.refuse_when_stopping("the drain of node-1") {
+            Err(crate::Error::Unavailable(why)) => assert!(why.contains("the drain of node-1"), "{why}"),
+            other => panic!("expected Unavailable, got {other:?}"),
+        }
+    }
 
     #[tokio::test]
     async fn shutdown_waits_for_tasks_that_hear_it_and_reports_those_that_do_not() {

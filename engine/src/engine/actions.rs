@@ -73,6 +73,7 @@ impl Acting<'_> {
         action: AuditAction,
     ) -> Result<DrainStarted> {
         let (engine, identity) = (self.engine, self.identity);
+        engine.tasks().refuse_when_stopping(&format!("the drain of {node}"))?;
         let client = self.client()?;
         // Fail here, not in the task, when the node does not exist.
         kube::Api::<Node>::all(client.clone())

@@ -68,6 +68,7 @@ impl Acting<'_> {
     ) -> Result<String> {
         let identity = self.identity();
         rollout::check(&nodes, &options).map_err(Error::Invalid)?;
+        self.engine().tasks().refuse_when_stopping("the rollout")?;
         let cards = self.cards().await?;
         let zones: HashMap<&str, Option<String>> = cards.iter().map(|c| (c.name.as_str(), c.zone.clone())).collect();
         let mut queued = Vec::with_capacity(nodes.len());
