@@ -84,6 +84,19 @@ pub fn client(config: kube::Config) -> Result<kube::Client, kube::Error> {
         .build())
 }
 
+/// A watch's retry pace: doubling from `min` to at most `max`, with jitter, for as long as the watch runs; reset by
+/// any success (kube-runtime's `backoff`). Each watcher chooses its bounds by who waits on it: kube's default grows
+/// to 30 s, too slow for a board or a drain to notice that the API server is back.
+pub fn watch_backoff(min: Duration, max: Duration) -> kube::runtime::watcher::ExponentialBackoff {
+    backon::ExponentialBuilder::default()
+        .with_min_delay(min)
+        .with_max_delay(max)
+        .with_factor(2.0)
+        .with_jitter()
+        .without_max_times()
+        .into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

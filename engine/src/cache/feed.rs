@@ -150,13 +150,7 @@ pub(super) fn trimmed<K>(trim: fn(&mut K)) -> impl Fn(K) -> K {
 /// 30 s, which left the cards stale for up to that long after the API server came back, while the lost notice had
 /// already cleared. One set of watches per cache keeps this cheap for the API server.
 fn cache_backoff() -> kube::runtime::watcher::ExponentialBackoff {
-    backon::ExponentialBuilder::default()
-        .with_min_delay(Duration::from_millis(500))
-        .with_max_delay(Duration::from_secs(5))
-        .with_factor(2.0)
-        .with_jitter()
-        .without_max_times()
-        .into()
+    crate::retry::watch_backoff(Duration::from_millis(500), Duration::from_secs(5))
 }
 
 /// How often a failing kind's API is asked whether it answers again.

@@ -33,13 +33,7 @@ pub(super) struct PresentPods {
 /// waiting on it (kube's default, for background caches, grows to 30 s, so a drain noticed pods gone up to 20 s
 /// late after an API server restart); one watch per running drain is cheap for the API server.
 fn wait_backoff() -> kube::runtime::watcher::ExponentialBackoff {
-    backon::ExponentialBuilder::default()
-        .with_min_delay(Duration::from_millis(200))
-        .with_max_delay(Duration::from_secs(2))
-        .with_factor(2.0)
-        .with_jitter()
-        .without_max_times()
-        .into()
+    crate::retry::watch_backoff(Duration::from_millis(200), Duration::from_secs(2))
 }
 
 /// How long the watch may fail without a break before the waits give up on it. Long enough for an API server to
