@@ -230,7 +230,7 @@ async fn recent(nodes: Option<usize>) -> Result<RecentHistory, AppError> {
     Ok(RecentHistory {
         server_time: Some(now),
         kept: acting.keeps_history(),
-        entries: most_active(acting.recent_history(now), nodes),
+        entries: most_active(acting.recent_history(now).await?, nodes),
     })
 }
 

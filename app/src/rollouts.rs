@@ -45,7 +45,7 @@ pub async fn rollout_status(id: String) -> Result<RolloutProgress, AppError> {
     crate::api::respond(
         async {
             let (engine, caller) = (crate::api::engine(), crate::api::caller()?);
-            Ok(engine.acting_as(&caller).rollout_progress(&id)?)
+            Ok(engine.acting_as(&caller).rollout_progress(&id).await?)
         }
         .await,
     )
@@ -72,7 +72,7 @@ pub async fn list_rollouts() -> Result<Vec<RolloutProgress>, AppError> {
     crate::api::respond(
         async {
             let (engine, caller) = (crate::api::engine(), crate::api::caller()?);
-            Ok(engine.acting_as(&caller).rollouts())
+            Ok(engine.acting_as(&caller).rollouts().await?)
         }
         .await,
     )

@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 use crate::AppError;
 
 /// The session cookie's name; the server's session layer reads it.
-pub const SESSION_COOKIE: &str = "drainboard_session";
+/// `__Host-`: a browser takes it only with `Secure`, `Path=/` and no `Domain`, so no other host of the site and no
+/// plain-HTTP page can plant or shadow it.
+pub const SESSION_COOKIE: &str = "__Host-drainboard_session";
 
 /// Who the page acts as.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,12 +36,22 @@ pub async fn sign_in(
     respond(ssr::sign_in(token, kubeconfig, context).await)
 }
 
-/// Signs out: the server forgets the session (and the credentials, once the person has no other session), and
-/// the cookie is cleared. `POST /api/session/sign-out`.
-#[server(prefix = "/api", endpoint = "session/sign-out")]
-pub async fn sign_out() -> Result<(), AppError> {
-    ssr::sign_out();
-    Ok(())
+/// What a sign-out did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignedOut {
+    /// Whether the session ended (not when `ask` found drains still running).
+    pub signed_out: bool,
+    /// Drains the person started that are still running, on this server or another: they go on under the
+    /// credentials they started with until they end, whatever the session does.
+    pub running_drains: usize,
+}
+
+/// Signs out: the server forgets the session and its credentials, and the cookie is cleared. With `"ask": true`
+/// and drains of the person's still running, nothing ends: the answer counts them, so that the page can say they
+/// go on before the person confirms. `POST /api/session/sign-out` with `{"ask": false}` (the default).
+#[server(prefix = "/api", endpoint = "session/sign-out", input = Json)]
+pub async fn sign_out(#[server(default)] ask: bool) -> Result<SignedOut, AppError> {
+    Ok(ssr::sign_out(ask).await)
 }
 
 /// Who the request acts as: `null` in team mode without a session (this endpoint, like the sign-in page, is open
@@ -75,17 +87,32 @@ mod ssr {
         let engine = crate::api::engine();
         let (session, person, _) = engine.sign_in(&credentials).await?;
         tracing::info!(user = %person.username, groups = ?person.groups, "signed in");
-        set_cookie(&super::session_cookie(&session));
+        // The session the request carried, if any, ends: one browser, one session, whoever signed in before.
+        if let Ok(caller) = crate::api::caller()
+            && let Some(old) = caller.session
+        {
+            engine.sign_out(&old);
+        }
+        let lifetime = engine.session_policy().unwrap_or_default().lifetime;
+        set_cookie(&super::session_cookie(&session, lifetime));
         Ok(Who { user: person.username, groups: person.groups, team: true })
     }
 
-    pub fn sign_out() {
-        if let Ok(caller) = crate::api::caller()
-            && let Some(session) = caller.session
-        {
-            crate::api::engine().sign_out(&session);
+    pub async fn sign_out(ask: bool) -> super::SignedOut {
+        let engine = crate::api::engine();
+        let caller = crate::api::caller().ok();
+        let running_drains = match &caller {
+            Some(caller) => engine.acting_as(caller).own_running_drains(),
+            None => 0,
+        };
+        if ask && running_drains > 0 {
+            return super::SignedOut { signed_out: false, running_drains };
+        }
+        if let Some(session) = caller.and_then(|c| c.session) {
+            engine.sign_out(&session);
         }
         set_cookie(&super::cookie("", 0));
+        super::SignedOut { signed_out: true, running_drains }
     }
 
     pub fn who() -> Option<Who> {
@@ -109,10 +136,10 @@ mod ssr {
 }
 
 /// The `Set-Cookie` value of a person's new session: its id only, out of scripts' reach, sent back to this site
-/// only, for as long as a session lasts.
+/// only, for as long as a session lasts (`lifetime`, the server's setting).
 #[cfg(feature = "ssr")]
-pub fn session_cookie(session: &str) -> String {
-    cookie(session, engine::access::SESSION_LIFETIME.as_secs())
+pub fn session_cookie(session: &str, lifetime: std::time::Duration) -> String {
+    cookie(session, lifetime.as_secs())
 }
 
 /// The same for a wall screen's session, for as long as browsers keep a cookie (400 days): it lasts as long as the
@@ -170,10 +197,11 @@ mod tests {
     #[test]
     fn a_session_cookie_holds_the_id_for_a_sessions_lifetime() {
         let id = "ab".repeat(32);
-        let cookie = written(&session_cookie(&id));
+        let cookie = written(&session_cookie(&id, std::time::Duration::from_secs(5 * 3600)));
         assert_kept_from_scripts_and_other_sites(&cookie);
+        assert!(cookie.name().starts_with("__Host-"), "a cookie no other host or plain page can set");
         assert_eq!(cookie.value(), id);
-        let lifetime = i64::try_from(engine::access::SESSION_LIFETIME.as_secs()).expect("a day or so");
+        let lifetime = 5 * 3600;
         assert_eq!(cookie.max_age().map(|age| age.whole_seconds()), Some(lifetime));
     }
 

@@ -102,6 +102,7 @@ mod tests {
             total: 1,
             done: 0,
             blocked_by: None,
+            blocked_in: None,
             finished_at: None,
             elsewhere: None,
         }

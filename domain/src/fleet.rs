@@ -286,6 +286,7 @@ mod tests {
             total: 3,
             done: 1,
             blocked_by: None,
+            blocked_in: None,
             finished_at: None,
             elsewhere: None,
         }

@@ -298,6 +298,11 @@ pub struct DrainSummary {
     pub done: usize,
     /// The first budget an eviction is waiting for, if any.
     pub blocked_by: Option<PdbStatus>,
+    /// The namespace of that budget (and of the pod it holds up), so that a viewer who may read some namespaces
+    /// only is shown it only when it is theirs. A summary without one (from an older server) hides its budget
+    /// from them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocked_in: Option<String>,
     pub finished_at: Option<Timestamp>,
     /// A drain another Drainboard server runs: its holder identity, from the node Lease it renews (and publishes
     /// this summary on). Its detail and its cancel live on that server.
@@ -320,10 +325,24 @@ impl DrainSummary {
         self.elsewhere = Some(holder.chars().take(128).collect());
         Some(self)
     }
+
+    /// The summary as a person who may list pods only in `namespaces` sees it: the counts stay (they name no
+    /// pod), the budget that holds it up goes unless it is in one of their namespaces.
+    pub fn visible_to(mut self, namespaces: &std::collections::BTreeSet<String>) -> Self {
+        if !self.blocked_in.as_ref().is_some_and(|ns| namespaces.contains(ns)) {
+            self.blocked_by = None;
+            self.blocked_in = None;
+        }
+        self
+    }
 }
 
 impl From<&DrainProgress> for DrainSummary {
     fn from(p: &DrainProgress) -> Self {
+        let blocked = p.pods.iter().find_map(|x| match &x.state {
+            PodState::Blocked { pdb: Some(pdb), .. } => Some((x.namespace.as_str(), pdb)),
+            _ => None,
+        });
         DrainSummary {
             id: p.id.clone(),
             node: p.node.clone(),
@@ -334,10 +353,8 @@ impl From<&DrainProgress> for DrainSummary {
             state: p.state.clone(),
             total: p.pods.len(),
             done: p.done(),
-            blocked_by: p.pods.iter().find_map(|x| match &x.state {
-                PodState::Blocked { pdb: Some(pdb), .. } => Some(pdb.clone()),
-                _ => None,
-            }),
+            blocked_by: blocked.map(|(_, pdb)| pdb.clone()),
+            blocked_in: blocked.map(|(namespace, _)| namespace.to_owned()),
             finished_at: p.finished_at,
             elsewhere: None,
         }
@@ -383,8 +400,13 @@ mod tests {
         };
         let summary = DrainSummary::from(&progress);
         assert_eq!((summary.total, summary.done), (3, 1));
-        assert_eq!(summary.blocked_by, Some(pdb));
+        assert_eq!(summary.blocked_by, Some(pdb.clone()));
+        assert_eq!(summary.blocked_in.as_deref(), Some("ns"));
         assert!(!summary.dry_run);
+        let theirs = summary.clone().visible_to(&["ns".to_string()].into());
+        assert_eq!((theirs.blocked_by, theirs.total, theirs.done), (Some(pdb), 3, 1), "their namespace's budget");
+        let others = summary.visible_to(&["other".to_string()].into());
+        assert_eq!((others.blocked_by, others.blocked_in, others.total), (None, None, 3), "another's budget is hidden");
         assert_eq!(progress.pods_left(), 2);
         let record = DrainRecord::from(&progress);
         assert_eq!(

@@ -10,7 +10,11 @@
 use std::{collections::BTreeSet, sync::Arc, time::Duration};
 
 use domain::{
-    actions::Lacking, capacity::CapacityReport, node::NodeCard, preview::PreviewInputs, progress::DrainProgress,
+    actions::Lacking,
+    capacity::CapacityReport,
+    node::NodeCard,
+    preview::PreviewInputs,
+    progress::{DrainProgress, DrainSummary},
 };
 use kube::Client;
 use moka::sync::Cache;
@@ -72,6 +76,14 @@ impl Visibility {
         match self {
             Visibility::All => report,
             Visibility::Namespaces(namespaces) => report.visible_to(namespaces),
+        }
+    }
+
+    /// The drains' summaries as the viewer sees them.
+    pub fn summaries(&self, summaries: Vec<DrainSummary>) -> Vec<DrainSummary> {
+        match self {
+            Visibility::All => summaries,
+            Visibility::Namespaces(namespaces) => summaries.into_iter().map(|s| s.visible_to(namespaces)).collect(),
         }
     }
 

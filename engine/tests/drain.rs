@@ -444,6 +444,20 @@ async fn cancel_stops_a_blocked_drain_and_keeps_the_node_cordoned() {
     s.uncordon().await;
 }
 
+/// Each node's drain record, as a cache of the nodes reads it (listed here, to test the reading on its own).
+async fn on_nodes(s: &Scenario) -> Vec<(String, domain::progress::DrainRecord)> {
+    let nodes =
+        kube::Api::<k8s_openapi::api::core::v1::Node>::all(s.client.clone()).list(&Default::default()).await.unwrap();
+    nodes
+        .items
+        .into_iter()
+        .filter_map(|n| {
+            let text = n.metadata.annotations.as_ref()?.get(domain::progress::RECORD_ANNOTATION)?;
+            Some((n.metadata.name.clone()?, serde_json::from_str(text).ok()?))
+        })
+        .collect()
+}
+
 #[tokio::test]
 async fn a_drain_left_running_by_a_stopped_server_reads_as_interrupted_and_resumes() {
     let s = Scenario::new("interrupted").await;
@@ -463,12 +477,12 @@ async fn a_drain_left_running_by_a_stopped_server_reads_as_interrupted_and_resum
     };
     // The server that runs it sees it running.
     let own =
-        find(engine::drain::recorded::recorded(&s.client, &first_server, &s.identity.cluster).await.unwrap()).unwrap();
+        find(engine::drain::recorded::recorded(on_nodes(&s).await, &first_server, &s.identity.cluster).await).unwrap();
     assert_eq!((own.id.as_str(), own.state.clone()), (id.as_str(), DrainState::Evicting));
     // A server that does not (restarted, or another replica) sees it interrupted, with who, why and how.
     let restarted = support::registry();
     let seen =
-        find(engine::drain::recorded::recorded(&s.client, &restarted, &s.identity.cluster).await.unwrap()).unwrap();
+        find(engine::drain::recorded::recorded(on_nodes(&s).await, &restarted, &s.identity.cluster).await).unwrap();
     assert_eq!(seen.state, DrainState::Interrupted);
     assert_eq!((seen.started_by.as_str(), seen.reason.as_deref()), (s.identity.user.as_str(), Some("kernel 6.12")));
     assert_eq!(seen.options, options);

@@ -50,6 +50,15 @@ pub struct Args {
     #[arg(long, value_name = "SECRET", env = "DRAINBOARD_WALL_TOKEN", hide_env_values = true)]
     pub wall_token: Option<String>,
 
+    /// Team mode: a session ends after this long without its person's own doing (a page load, an action); the
+    /// page's polls and live views do not count. 1 minute to 24 hours.
+    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = session_duration)]
+    pub session_idle: std::time::Duration,
+
+    /// Team mode: no session lives longer than this, however used; the person signs in again. 1 minute to 7 days.
+    #[arg(long, value_name = "DURATION", default_value = "12h", value_parser = session_duration)]
+    pub session_lifetime: std::time::Duration,
+
     /// How the log (on stderr) is written: `text` for people, `json` (one object per line, with each drain's id
     /// and node on its lines) for a log collector.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
@@ -153,6 +162,16 @@ fn namespace(text: &str) -> Result<String, String> {
         Ok(text.to_owned())
     } else {
         Err(format!("{text:?} is not a namespace name (lower-case letters, digits and '-', at most 63)"))
+    }
+}
+
+/// A session's idle time or lifetime: a duration from 1 minute to 7 days.
+fn session_duration(text: &str) -> Result<std::time::Duration, String> {
+    let duration = parse_duration(text)?.unsigned_abs();
+    if (60..=7 * 86_400).contains(&duration.as_secs()) {
+        Ok(duration)
+    } else {
+        Err(format!("{text:?} is out of range: give 1m to 168h"))
     }
 }
 

@@ -54,6 +54,8 @@ impl StreamLimits {
 
     /// A place for one more stream of `identity`'s, or 429 with what to do.
     fn admit(&self, identity: &Identity) -> Result<StreamPermit, StreamError> {
+        // Counted per person, whichever of their sign-ins opens the view.
+        let identity = &identity.principal();
         let mine = {
             let mut by_identity = self.by_identity.lock();
             match by_identity.get(identity).and_then(Weak::upgrade) {
@@ -105,10 +107,37 @@ fn holding<S: Stream>(stream: S, permit: StreamPermit) -> impl Stream<Item = S::
     })
 }
 
+/// How often an open stream checks that its viewer's session still lives.
+const SESSION_CHECK: std::time::Duration = std::time::Duration::from_secs(15);
+
 impl Streams {
     /// Cancelled when the server shuts down: every stream ends then.
     fn shutdown(&self) -> tokio_util::sync::WaitForCancellationFutureOwned {
         self.engine.shutdown_signal().cancelled_owned()
+    }
+
+    /// Done when the server shuts down, or (team mode) within [`SESSION_CHECK`] of the end of `caller`'s session:
+    /// signed out, expired, or ended by a new sign-in. A stream is no activity of its person, so the check does
+    /// not keep the session alive; once it ends, so does what it was showing.
+    fn until_ended(&self, engine: &Engine, caller: &Caller) -> impl Future<Output = ()> + Send + use<> {
+        let shutdown = self.shutdown();
+        let (engine, session) = (engine.clone(), caller.session.clone());
+        async move {
+            let session_gone = async move {
+                let Some(id) = session else { return std::future::pending().await };
+                let mut every = tokio::time::interval(SESSION_CHECK);
+                loop {
+                    every.tick().await;
+                    if engine.session(&id, false).is_none() {
+                        return;
+                    }
+                }
+            };
+            tokio::select! {
+                () = shutdown => {}
+                () = session_gone => {}
+            }
+        }
     }
 }
 
@@ -133,17 +162,18 @@ pub async fn board_events(
         sent: BTreeMap::new(),
         first: true,
         settings: streams.settings,
-        drains: acting.drain_feed(),
+        drains: acting.drain_feed().await?,
         drains_sent: None,
         lost_sent: None,
-        history: acting.history_changes(),
+        history: acting.history_changes().await?,
         _viewer: Viewer::new(),
     };
     let stream = futures::stream::unfold(board, |mut board| async move {
         let event = board.next().await?;
         Some((Ok(event), board))
     });
-    Ok(Sse::new(holding(stream, permit).take_until(streams.shutdown())).keep_alive(KeepAlive::default()))
+    Ok(Sse::new(holding(stream, permit).take_until(streams.until_ended(&engine, &caller)))
+        .keep_alive(KeepAlive::default()))
 }
 
 /// One viewer's board stream: what it has been sent, and what it waits on.
@@ -294,7 +324,8 @@ pub async fn preview_events(
                 return Some((Ok(event), (cache, changes, source, Some(inputs), seen, visibility)));
             }
         });
-    Ok(Sse::new(holding(stream, permit).take_until(streams.shutdown())).keep_alive(KeepAlive::default()))
+    Ok(Sse::new(holding(stream, permit).take_until(streams.until_ended(&engine, &caller)))
+        .keep_alive(KeepAlive::default()))
 }
 
 /// `GET /api/drains/{id}/events`: one `progress` event with the full snapshot now and after every change, until
@@ -319,7 +350,8 @@ pub async fn drain_events(
             let progress = visibility.progress(progress);
             Ok(Event::default().event("progress").json_data(&progress).unwrap_or_default())
         });
-    Ok(Sse::new(holding(stream, permit).take_until(streams.shutdown())).keep_alive(KeepAlive::default()))
+    Ok(Sse::new(holding(stream, permit).take_until(streams.until_ended(&engine, &caller)))
+        .keep_alive(KeepAlive::default()))
 }
 
 #[cfg(test)]
@@ -327,7 +359,7 @@ mod tests {
     use super::*;
 
     fn who(user: &str) -> Identity {
-        Identity { cluster: "c".into(), user: user.into() }
+        Identity::operator("c", user)
     }
 
     #[test]

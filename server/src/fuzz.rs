@@ -45,7 +45,7 @@ fn router() -> Router {
 pub(crate) fn router_with(options: leptos::config::LeptosOptions) -> Router {
     let config = kube::Config::new("https://127.0.0.1:9".parse().expect("a URL"));
     let client = kube::Client::try_from(config.clone()).expect("a client, even for an address where nothing listens");
-    let identity = Identity { cluster: "https://127.0.0.1:9".into(), user: "fuzz".into() };
+    let identity = Identity::operator("https://127.0.0.1:9", "fuzz");
     let access = KubeAccess::single_user(Connected {
         client,
         config,

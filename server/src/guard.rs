@@ -4,9 +4,12 @@
 //!   domain (`evil.example` resolving to 127.0.0.1) sends its own name as Host, and is refused.
 //! - **Every request that can change something** (anything but GET and HEAD) must come from the same origin:
 //!   `Sec-Fetch-Site` exactly `same-origin` (ports count, so `same-site` is refused); without it, an `Origin`
-//!   naming an allowed host. A request with neither comes from no browser (curl, scripts) and passes.
-//! - Its body must be JSON, a form, or empty: a `text/plain` POST is what a foreign page can send without a
-//!   preflight, and no server function takes one.
+//!   equal to the server's own scheme and the request's Host, port included. A request with neither comes from no
+//!   browser (curl, scripts) and passes.
+//! - **A GET of `/api/…` from another site** (`Sec-Fetch-Site` `cross-site` or `same-site`) is refused unless it is
+//!   a top-level navigation: an `<img>` or `<script>` on a foreign page has no business with an event stream.
+//! - Any body must be JSON, a form, or empty, whether its length is stated or not (HTTP/2 need not state it):
+//!   a `text/plain` POST is what a foreign page can send without a preflight, and no server function takes one.
 //!
 //! A refused request gets 403 and the JSON body of an `AppError::Forbidden` that says why; it never reaches a
 //! handler.
@@ -21,9 +24,9 @@ use axum::{
     response::{IntoResponse, Response},
 };
 
-/// The hosts a request may name.
+/// The hosts a request may name, and the scheme the browser reaches the server by.
 #[derive(Clone, Debug)]
-pub struct AllowedHosts(Arc<Vec<String>>);
+pub struct AllowedHosts(Arc<Vec<String>>, &'static str);
 
 /// Names that always reach this machine only.
 const LOOPBACK: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
@@ -33,7 +36,13 @@ impl AllowedHosts {
     pub fn new(extra: &[String]) -> Self {
         let mut hosts: Vec<String> = LOOPBACK.iter().map(|h| h.to_string()).collect();
         hosts.extend(extra.iter().map(|h| h.trim().to_ascii_lowercase()).filter(|h| !h.is_empty()));
-        AllowedHosts(Arc::new(hosts))
+        AllowedHosts(Arc::new(hosts), "http")
+    }
+
+    /// The same hosts, reached by the browser over `scheme` (`https` in team mode, directly or through the TLS
+    /// proxy `--insecure-http` expects): what an `Origin` must name.
+    pub fn reached_by(self, scheme: &'static str) -> Self {
+        AllowedHosts(self.0, scheme)
     }
 
     /// Whether `authority` (`host`, `host:port`, `[v6]:port`) names an allowed host. An entry with a port allows
@@ -61,13 +70,20 @@ fn host_of(authority: &str) -> &str {
     }
 }
 
+/// What the guard looks at in a request.
+pub struct Asked<'a> {
+    pub method: &'a Method,
+    pub path: &'a str,
+    pub headers: &'a HeaderMap,
+    /// The request target's authority (HTTP/2's `:authority`), if it has one.
+    pub authority: Option<&'a str>,
+    /// Whether the body is known to be empty (no body, or a stated length of 0).
+    pub body_empty: bool,
+}
+
 /// Why a request is refused, or `None` when it may pass.
-pub fn refusal(
-    method: &Method,
-    headers: &HeaderMap,
-    uri_authority: Option<&str>,
-    hosts: &AllowedHosts,
-) -> Option<String> {
+pub fn refusal(asked: &Asked<'_>, hosts: &AllowedHosts) -> Option<String> {
+    let Asked { method, path, headers, authority: uri_authority, body_empty } = *asked;
     let header = |name: &header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
     let Some(host) = header(&header::HOST).or(uri_authority) else {
         return Some("the request names no Host".into());
@@ -78,29 +94,35 @@ pub fn refusal(
             host_of(host)
         ));
     }
+    let site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
     if matches!(*method, Method::GET | Method::HEAD) {
-        return None;
+        let navigation = header(&header::HeaderName::from_static("sec-fetch-mode")) == Some("navigate")
+            && header(&header::HeaderName::from_static("sec-fetch-dest")) == Some("document");
+        return match site {
+            Some(site @ ("cross-site" | "same-site")) if path.starts_with("/api/") && !navigation => {
+                Some(format!("a {site} page may not read Drainboard's API (Sec-Fetch-Site: {site})"))
+            }
+            _ => None,
+        };
     }
-    match (headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()), header(&header::ORIGIN)) {
+    match (site, header(&header::ORIGIN)) {
         (Some("same-origin"), _) => {}
         (Some(site), _) => return Some(format!("a {site} page may not act on Drainboard (Sec-Fetch-Site: {site})")),
         (None, Some(origin)) => {
-            let authority = origin.split_once("://").map(|(_, rest)| rest).unwrap_or(origin);
-            if origin == "null" || !hosts.allows(authority) {
+            // Scheme, host and port exactly as the browser reaches this server under the request's Host (which
+            // the Host rule above allowed).
+            let own = format!("{}://{host}", hosts.1);
+            if !origin.eq_ignore_ascii_case(own.trim()) {
                 return Some(format!("a page of origin {origin} may not act on Drainboard"));
             }
         }
         (None, None) => {}
     }
     // An empty body carries nothing, whatever type it claims (fetch labels an empty string text/plain).
-    let has_body = match header(&header::CONTENT_LENGTH) {
-        Some(length) => length.trim() != "0",
-        None => header(&header::TRANSFER_ENCODING).is_some(),
-    };
     let media =
         header(&header::CONTENT_TYPE).map(|t| t.split(';').next().unwrap_or_default().trim().to_ascii_lowercase());
     match media.as_deref() {
-        _ if !has_body => None,
+        _ if body_empty => None,
         Some("application/json" | "application/x-www-form-urlencoded") => None,
         other => {
             Some(format!("a request body of type {} is not accepted: send application/json", other.unwrap_or("(none)")))
@@ -110,8 +132,17 @@ pub fn refusal(
 
 /// The guard as an axum middleware: `axum::middleware::from_fn_with_state(hosts, guard::layer)`.
 pub async fn layer(State(hosts): State<AllowedHosts>, request: Request, next: Next) -> Response {
-    let authority = request.uri().authority().map(|a| a.as_str().to_owned());
-    match refusal(request.method(), request.headers(), authority.as_deref(), &hosts) {
+    use axum::body::HttpBody;
+    let asked = Asked {
+        method: request.method(),
+        path: request.uri().path(),
+        headers: request.headers(),
+        authority: request.uri().authority().map(|a| a.as_str()),
+        // The body's own account: a length of 0 stated, or no body at all (HTTP/1 with neither a length nor
+        // chunks, HTTP/2 with the stream ended at the headers). Unknown is not empty.
+        body_empty: request.body().size_hint().exact() == Some(0),
+    };
+    match refusal(&asked, &hosts) {
         None => next.run(request).await,
         Some(why) => {
             tracing::warn!(method = %request.method(), path = %request.uri().path(), %why, "request refused");
@@ -124,12 +155,27 @@ pub async fn layer(State(hosts): State<AllowedHosts>, request: Request, next: Ne
 mod tests {
     use super::*;
 
-    fn check(method: Method, pairs: &[(&str, &str)]) -> Option<String> {
+    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
         let mut headers = HeaderMap::new();
         for (k, v) in pairs {
             headers.insert(header::HeaderName::from_bytes(k.as_bytes()).unwrap(), v.parse().unwrap());
         }
-        refusal(&method, &headers, None, &AllowedHosts::new(&["board.example.com".into(), "10.0.0.5:8080".into()]))
+        headers
+    }
+
+    fn hosts() -> AllowedHosts {
+        AllowedHosts::new(&["board.example.com".into(), "10.0.0.5:8080".into()])
+    }
+
+    /// The guard's answer to a request to `path`; its body is empty unless it states a length other than 0.
+    fn check_at(method: Method, path: &str, pairs: &[(&str, &str)]) -> Option<String> {
+        let headers = headers(pairs);
+        let body_empty = headers.get("content-length").is_none_or(|v| v == "0");
+        refusal(&Asked { method: &method, path, headers: &headers, authority: None, body_empty }, &hosts())
+    }
+
+    fn check(method: Method, pairs: &[(&str, &str)]) -> Option<String> {
+        check_at(method, "/api/board", pairs)
     }
 
     const JSON: (&str, &str) = ("content-type", "application/json");
@@ -157,15 +203,55 @@ mod tests {
         for site in ["same-site", "cross-site", "none"] {
             assert!(check(Method::POST, &[host, ("sec-fetch-site", site), JSON, BODY]).is_some(), "{site}");
         }
-        // An older browser sends Origin only.
-        assert_eq!(check(Method::POST, &[host, ("origin", "http://localhost:3000"), JSON, BODY]), None);
-        for origin in ["http://evil.example", "null", "http://evil.example:3000"] {
+        // An older browser sends Origin only: scheme, host and port as the request's Host, exactly.
+        assert_eq!(check(Method::POST, &[host, ("origin", "http://127.0.0.1:3000"), JSON, BODY]), None);
+        for origin in [
+            "http://evil.example",
+            "null",
+            "http://evil.example:3000",
+            "http://localhost:3000",
+            "http://127.0.0.1:3001",
+            "https://127.0.0.1:3000",
+            "http://127.0.0.1:3000/",
+            "http://127.0.0.1",
+        ] {
             assert!(check(Method::POST, &[host, ("origin", origin), JSON, BODY]).is_some(), "{origin}");
         }
         // No browser sent it.
         assert_eq!(check(Method::POST, &[host, JSON, BODY]), None);
-        // Reading is not acting: a GET from anywhere passes the origin rules (the Host rule still applies).
-        assert_eq!(check(Method::GET, &[host, ("sec-fetch-site", "cross-site")]), None);
+    }
+
+    #[test]
+    fn an_origin_names_the_scheme_the_server_is_reached_by() {
+        let headers = headers(&[("host", "board.example.com"), ("origin", "https://board.example.com"), JSON]);
+        let asked = |hosts: &AllowedHosts| {
+            let asked = Asked {
+                method: &Method::POST,
+                path: "/api/board",
+                headers: &headers,
+                authority: None,
+                body_empty: true,
+            };
+            refusal(&asked, hosts)
+        };
+        assert_eq!(asked(&hosts().reached_by("https")), None);
+        assert!(asked(&hosts()).is_some(), "served over http, a page of https://… is another origin");
+    }
+
+    #[test]
+    fn another_site_reads_the_api_only_by_a_top_level_navigation() {
+        let host = ("host", "127.0.0.1:3000");
+        for site in ["cross-site", "same-site"] {
+            let from = ("sec-fetch-site", site);
+            assert!(check_at(Method::GET, "/api/board/events", &[host, from]).is_some(), "{site} fetch or img");
+            let image = [host, from, ("sec-fetch-mode", "no-cors"), ("sec-fetch-dest", "image")];
+            assert!(check_at(Method::GET, "/api/board/events", &image).is_some(), "{site} image");
+            let link = [host, from, ("sec-fetch-mode", "navigate"), ("sec-fetch-dest", "document")];
+            assert_eq!(check_at(Method::GET, "/api/board/events", &link), None, "{site} link followed");
+            assert_eq!(check_at(Method::GET, "/", &[host, from]), None, "{site} page: the board itself");
+        }
+        assert_eq!(check_at(Method::GET, "/api/board/events", &[host, ("sec-fetch-site", "same-origin")]), None);
+        assert_eq!(check_at(Method::GET, "/api/board/events", &[host]), None, "no browser sent it");
     }
 
     #[test]
@@ -181,5 +267,20 @@ mod tests {
             assert!(check(Method::POST, &[host, ("content-type", kind), BODY]).is_some(), "{kind}");
         }
         assert!(check(Method::POST, &[host, BODY]).is_some(), "a body of no stated type");
+        // A body of unstated length (HTTP/2, or chunked) is typed as any other.
+        let unstated = |pairs: &[(&str, &str)]| {
+            let headers = headers(pairs);
+            let asked = Asked {
+                method: &Method::POST,
+                path: "/api/board",
+                headers: &headers,
+                authority: None,
+                body_empty: false,
+            };
+            refusal(&asked, &hosts())
+        };
+        assert!(unstated(&[host, ("content-type", "text/plain")]).is_some(), "text/plain, no length");
+        assert!(unstated(&[host]).is_some(), "no type, no length");
+        assert_eq!(unstated(&[host, JSON]), None);
     }
 }

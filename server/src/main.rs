@@ -135,7 +135,13 @@ async fn run(args: cli::Args) -> Result<(), Error> {
     };
     let probes = probes::router(engine.clone());
     let streams = events::StreamLimits::new(args.max_streams, args.max_streams_per_person);
-    let router = web::router(options, contexts, settings, guard::AllowedHosts::new(&args.allowed_hosts), streams);
+    let router = web::router(
+        options,
+        contexts,
+        settings,
+        guard::AllowedHosts::new(&args.allowed_hosts).reached_by(if args.team { "https" } else { "http" }),
+        streams,
+    );
 
     let listener =
         tokio::net::TcpListener::bind(args.addr).await.map_err(|source| Error::Bind { addr: args.addr, source })?;
@@ -191,7 +197,12 @@ fn build_engine(args: &cli::Args, tasks: &Tasks, connected: access::Connected) -
     let limits = DrainLimits { total: args.max_drains, per_identity: args.max_drains_per_person, pace };
     let access = if args.team {
         let wall_token = args.wall_token.as_ref().map(|t| secrecy::SecretString::from(t.trim().to_owned()));
-        KubeAccess::team_with_wall(connected, wall_token)
+        let sessions = access::SessionPolicy {
+            idle: args.session_idle,
+            lifetime: args.session_lifetime,
+            ..access::SessionPolicy::default()
+        };
+        KubeAccess::team_with_wall(connected, wall_token, sessions)
     } else {
         KubeAccess::single_user(connected)
     };

@@ -27,7 +27,7 @@ fn connected() -> Connected {
     Connected {
         client,
         config,
-        identity: Identity { cluster: NOWHERE.into(), user: "test".into() },
+        identity: Identity::operator(NOWHERE, "test"),
         source: "test".into(),
         context: "first".into(),
         contexts: vec!["first".into()],
@@ -47,7 +47,7 @@ fn router(contexts: Contexts) -> Router {
 /// A team-mode server with a wall token.
 fn team() -> Router {
     let token = secrecy::SecretString::from(WALL_TOKEN.to_owned());
-    router(Contexts::only(engine(KubeAccess::team_with_wall(connected(), Some(token)))))
+    router(Contexts::only(engine(KubeAccess::team_with_wall(connected(), Some(token), Default::default()))))
 }
 
 /// A local server for the kubeconfig at `kubeconfig`, serving its context `first` at `/` and `other` on demand.

@@ -36,11 +36,20 @@ pub async fn layer(State(engine): State<Engine>, mut request: Request, next: Nex
         return wall_sign_in(&engine, &token);
     }
     let caller = match engine.operator() {
-        Some(identity) => Some(Caller { identity, person: None, session: None, wall: false }),
-        None => session_id(request.headers()).and_then(|id| engine.session(&id)),
+        Some(identity) => Some(Caller { identity, person: None, session: None }),
+        None => match session_id(request.headers()) {
+            Ok(id) => {
+                let touch = is_activity(request.method(), request.uri().path(), request.headers());
+                id.and_then(|id| engine.session(&id, touch))
+            }
+            Err(Duplicate) => {
+                let why = "the request carries two session cookies: clear this site's cookies, then sign in again";
+                return AppError::Invalid(why.into()).into_response();
+            }
+        },
     };
     match caller {
-        Some(caller) if caller.wall && !wall_may(request.method(), request.uri().path()) => {
+        Some(caller) if caller.is_wall() && !wall_may(request.method(), request.uri().path()) => {
             let why = "a wall screen's session shows /wall and nothing else: sign in as yourself to act";
             return AppError::Forbidden(why.into()).into_response();
         }
@@ -88,18 +97,52 @@ fn wall_sign_in(engine: &Engine, token: &str) -> Response {
     }
 }
 
-/// The session id in the request's cookie, if any: the first well-formed one, in any of its `Cookie` headers.
-pub fn session_id(headers: &HeaderMap) -> Option<String> {
-    headers
+/// A request with two session cookies: one of them was planted (a sibling host, a script before the prefix), and
+/// the server will not guess which is the person's.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Duplicate;
+
+/// The session id in the request's cookie, if any, in any of its `Cookie` headers; refused when there are two.
+pub fn session_id(headers: &HeaderMap) -> Result<Option<String>, Duplicate> {
+    let mut ours = headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(Cookie::split_parse)
         .filter_map(Result::ok)
-        .filter(|cookie| cookie.name() == COOKIE)
-        .map(|cookie| cookie.value().to_owned())
-        // A session id is 64 hex digits; anything else is not one of ours, and is not looked up.
-        .find(|value| value.len() == 64 && value.bytes().all(|b| b.is_ascii_hexdigit()))
+        .filter(|cookie| cookie.name() == COOKIE);
+    let Some(first) = ours.next() else { return Ok(None) };
+    if ours.next().is_some() {
+        return Err(Duplicate);
+    }
+    let value = first.value();
+    // A session id is 64 hex digits; anything else is not one of ours, and is not looked up.
+    Ok((value.len() == 64 && value.bytes().all(|b| b.is_ascii_hexdigit())).then(|| value.to_owned()))
+}
+
+/// Whether a request is the person's own doing, which keeps their session from going idle: a page load, or an
+/// action or dialog of theirs. The page's polls, its event streams and what it asks on its own are not, so a tab
+/// left open does not keep a session alive.
+fn is_activity(method: &Method, path: &str, headers: &HeaderMap) -> bool {
+    const ACTIONS: [&str; 12] = [
+        "/api/nodes/cordon",
+        "/api/nodes/uncordon",
+        "/api/drains/start",
+        "/api/drains/cancel",
+        "/api/drains/resume",
+        "/api/drains/preview",
+        "/api/drains/preview-inputs",
+        "/api/rollouts/start",
+        "/api/rollouts/cancel",
+        "/api/rollouts/pause",
+        "/api/rollouts/back",
+        "/api/capacity",
+    ];
+    match *method {
+        Method::GET => !path.starts_with("/api/") && wants_html(headers),
+        Method::POST => ACTIONS.contains(&path),
+        _ => false,
+    }
 }
 
 fn wants_html(headers: &HeaderMap) -> bool {
@@ -119,25 +162,44 @@ mod tests {
     #[test]
     fn only_a_well_formed_session_cookie_is_read() {
         let id = "a".repeat(64);
-        assert_eq!(session_id(&headers(&format!("theme=dark; {COOKIE}={id}"))), Some(id.clone()));
-        assert_eq!(session_id(&headers(&format!("{COOKIE}={}", "a".repeat(63)))), None);
-        assert_eq!(session_id(&headers(&format!("{COOKIE}={}", "z".repeat(64)))), None);
-        assert_eq!(session_id(&headers("other=1")), None);
-        assert_eq!(session_id(&HeaderMap::new()), None);
+        assert_eq!(session_id(&headers(&format!("theme=dark; {COOKIE}={id}"))), Ok(Some(id.clone())));
+        assert_eq!(session_id(&headers(&format!("{COOKIE}={}", "a".repeat(63)))), Ok(None));
+        assert_eq!(session_id(&headers(&format!("{COOKIE}={}", "z".repeat(64)))), Ok(None));
+        assert_eq!(session_id(&headers("other=1")), Ok(None));
+        assert_eq!(session_id(&HeaderMap::new()), Ok(None));
         // Spaces around the pair, and a cookie of a longer name that ends like ours, as a browser may send them.
-        assert_eq!(session_id(&headers(&format!(" x{COOKIE}=0;  {COOKIE}={id} ;theme=dark"))), Some(id.clone()));
-        assert_eq!(session_id(&headers(&format!("{COOKIE}={id}{id}"))), None, "128 digits is not an id");
-        assert_eq!(session_id(&headers(&format!("{COOKIE}=\"{id}\""))), None, "quoted is not ours");
-        assert_eq!(session_id(&headers(COOKIE)), None, "a name alone");
+        assert_eq!(session_id(&headers(&format!(" x{COOKIE}=0;  {COOKIE}={id} ;theme=dark"))), Ok(Some(id.clone())));
+        assert_eq!(session_id(&headers(&format!("{COOKIE}={id}{id}"))), Ok(None), "128 digits is not an id");
+        assert_eq!(session_id(&headers(&format!("{COOKIE}=\"{id}\""))), Ok(None), "quoted is not ours");
+        assert_eq!(session_id(&headers(COOKIE)), Ok(None), "a name alone");
+        assert_eq!(session_id(&headers(&format!("drainboard_session={id}"))), Ok(None), "not without the prefix");
     }
 
     #[test]
-    fn every_cookie_header_is_read_and_a_malformed_id_is_passed_over() {
+    fn two_session_cookies_are_refused_in_one_header_or_two() {
         let id = "0123456789abcdef".repeat(4);
         let mut both = HeaderMap::new();
         both.append(header::COOKIE, format!("{COOKIE}=not-an-id").parse().expect("a header value"));
         both.append(header::COOKIE, format!("theme=dark; {COOKIE}={id}").parse().expect("a header value"));
-        assert_eq!(session_id(&both), Some(id));
+        assert_eq!(session_id(&both), Err(Duplicate));
+        assert_eq!(session_id(&headers(&format!("{COOKIE}={id}; {COOKIE}={id}"))), Err(Duplicate));
+    }
+
+    #[test]
+    fn only_page_loads_and_the_persons_actions_count_as_activity() {
+        let html = headers("x=1");
+        let mut page = html.clone();
+        page.insert(header::ACCEPT, "text/html,application/xhtml+xml".parse().expect("a header value"));
+        assert!(is_activity(&Method::GET, "/", &page));
+        assert!(is_activity(&Method::GET, "/nodes/n1", &page));
+        assert!(!is_activity(&Method::GET, "/api/board/events", &page), "a stream");
+        assert!(!is_activity(&Method::GET, "/pkg/drainboard.js", &html), "a site file");
+        for action in ["/api/drains/start", "/api/nodes/cordon", "/api/rollouts/pause", "/api/drains/preview-inputs"] {
+            assert!(is_activity(&Method::POST, action, &html), "{action}");
+        }
+        for poll in ["/api/rollouts", "/api/board", "/api/permissions", "/api/drains/status", "/api/history/recent"] {
+            assert!(!is_activity(&Method::POST, poll, &html), "{poll}");
+        }
     }
 
     #[test]

@@ -8,16 +8,22 @@ use crate::{
 /// In team mode, who the page acts as ("Signed in as alice (devs, system:authenticated)", every group in the
 /// tooltip) and a Sign out button: the groups are what RBAC judges, so a person sees at once that they signed in
 /// with the credentials they meant. Nothing in local mode, where the operator is the only person.
+///
+/// Signing out first asks the server whether drains of the person's still run: if so, the page says plainly that
+/// they go on under the credentials they started with, and signs out only once the person confirms.
 #[component]
 pub fn Who() -> impl IntoView {
     let i18n = use_i18n();
     let who = Resource::new(|| (), |_| who_am_i());
     let sign_out = ServerAction::<SignOut>::new();
-    Effect::new(move |_| {
-        if let Some(Ok(())) = sign_out.value().get() {
+    let going_on = RwSignal::new(None::<usize>);
+    Effect::new(move |_| match sign_out.value().get() {
+        Some(Ok(answer)) if answer.signed_out => {
             #[cfg(feature = "hydrate")]
             let _ = window().location().set_href("/sign-in");
         }
+        Some(Ok(answer)) => going_on.set(Some(answer.running_drains)),
+        _ => {}
     });
     view! {
         <Suspense fallback=|| ()>
@@ -34,8 +40,19 @@ pub fn Who() -> impl IntoView {
                                 <span class="who-groups muted" data-testid="signed-in-groups">{shown}</span>
                             })}
                             <button type="button" data-testid="sign-out" on:click=move |_| {
-                                sign_out.dispatch(SignOut {});
+                                sign_out.dispatch(SignOut { ask: true });
                             }>{t_string!(i18n, session.sign_out)}</button>
+                            {move || going_on.get().map(|count| view! {
+                                <div class="notice sign-out-confirm" role="alertdialog" data-testid="sign-out-drains">
+                                    <p>{t_string!(i18n, session.drains_go_on, count = count)}</p>
+                                    <button type="button" data-testid="sign-out-confirm" on:click=move |_| {
+                                        sign_out.dispatch(SignOut { ask: false });
+                                    }>{t_string!(i18n, session.sign_out_anyway)}</button>
+                                    <button type="button" data-testid="sign-out-stay" on:click=move |_| {
+                                        going_on.set(None);
+                                    }>{t_string!(i18n, session.stay)}</button>
+                                </div>
+                            })}
                         }
                         .into_any()
                     }

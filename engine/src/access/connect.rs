@@ -105,7 +105,7 @@ pub async fn connect(kubeconfig: Option<&Path>, context: Option<&str>) -> Result
     let contexts = config_file.contexts.iter().map(|named| named.name.clone()).collect();
     Ok(Connected {
         client,
-        identity: Identity { cluster: config.cluster_url.to_string(), user },
+        identity: Identity::operator(config.cluster_url.to_string(), user),
         config,
         source: place.source,
         context: place.context,
@@ -162,7 +162,7 @@ async fn connect_in_cluster() -> Result<Connected, ConnectError> {
     let place = Place { source: "the pod's service account (in-cluster)".into(), context: "in-cluster".into() };
     let config = Config::incluster().map_err(|e| place.invalid(chain(&e)))?;
     let (client, config) = checked_client(config, &place).await?;
-    let identity = Identity { cluster: config.cluster_url.to_string(), user: "in-cluster service account".into() };
+    let identity = Identity::operator(config.cluster_url.to_string(), "in-cluster service account");
     Ok(Connected {
         client,
         config,

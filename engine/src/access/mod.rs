@@ -18,8 +18,8 @@ use kube::{Client, Config};
 use parking_lot::RwLock;
 
 pub use connect::{ConnectError, Connected, connect};
-pub use identity::{Caller, Identity, WALL_USER};
-pub use sessions::{MAX_SESSIONS, SESSION_IDLE, SESSION_LIFETIME};
+pub use identity::{Caller, Identity, Kind, SERVER_USER, WALL_USER};
+pub use sessions::{MAX_SESSIONS, MAX_SESSIONS_PER_PERSON, SESSION_IDLE, SESSION_LIFETIME, SessionPolicy};
 use sessions::{Sessions, SystemClock};
 
 use crate::{
@@ -85,18 +85,23 @@ impl KubeAccess {
     /// Access for a team: nobody acts until they sign in, and each then acts as themselves on the server's cluster.
     /// The server's own credentials in `connected` are never used for a person's request.
     pub fn team(connected: Connected) -> Self {
-        Self::team_with_wall(connected, None)
+        Self::team_with_wall(connected, None, SessionPolicy::default())
     }
 
-    /// Team mode, with `wall_token` (at least [`MIN_WALL_TOKEN`] characters) for an unattended wall screen.
-    pub fn team_with_wall(connected: Connected, wall_token: Option<secrecy::SecretString>) -> Self {
+    /// Team mode, with `wall_token` (at least [`MIN_WALL_TOKEN`] characters) for an unattended wall screen, and
+    /// sessions kept by `policy`.
+    pub fn team_with_wall(
+        connected: Connected,
+        wall_token: Option<secrecy::SecretString>,
+        policy: SessionPolicy,
+    ) -> Self {
         let wall_session = wall_token.as_ref().map(|t| {
             use secrecy::ExposeSecret;
             wall_session_id(t.expose_secret())
         });
         let clients: Arc<RwLock<HashMap<Identity, Client>>> = Default::default();
         let held = clients.clone();
-        let last_gone = Arc::new(move |identity: &Identity| {
+        let gone = Arc::new(move |identity: &Identity| {
             held.write().remove(identity);
         });
         let mode = Mode::Team {
@@ -104,7 +109,7 @@ impl KubeAccess {
             wall_session,
             base: Box::new(connected.config),
             cluster: connected.identity.cluster,
-            sessions: Sessions::new(MAX_SESSIONS, Arc::new(SystemClock), last_gone),
+            sessions: Sessions::new(policy, Arc::new(SystemClock), gone),
             attempts: governor::RateLimiter::direct(
                 governor::Quota::per_second(SIGN_INS_PER_SECOND).allow_burst(SIGN_IN_BURST),
             ),
@@ -147,7 +152,7 @@ impl KubeAccess {
         let auth = signin::auth_info(credentials)?;
         let client = signin::client(base, auth)?;
         let person = signin::review(&client).await?;
-        let identity = Identity { cluster: cluster.clone(), user: person.username.clone() };
+        let identity = Identity::person(cluster.clone(), person.username.clone());
         // The session first, so that the end of an older one of theirs meanwhile leaves this client alone.
         let id = sessions.insert(person.clone(), identity.clone())?;
         // The latest sign-in's credentials serve the person's calls (and their cache, once it starts).
@@ -188,12 +193,21 @@ impl KubeAccess {
         bool::from(wall.as_bytes().ct_eq(id.as_bytes()))
     }
 
-    /// Who a session id belongs to, if it is current. Each use keeps it from going idle.
-    pub fn session(&self, id: &str) -> Option<Caller> {
+    /// Who a session id belongs to, if it is current. `touch`: the request is the person's own doing, which keeps
+    /// the session from going idle (see [`sessions`]).
+    pub fn session(&self, id: &str, touch: bool) -> Option<Caller> {
         let Mode::Team { sessions, .. } = &self.inner.mode else {
             return None;
         };
-        sessions.get(id)
+        sessions.get(id, touch)
+    }
+
+    /// How long team mode's sessions live; `None` in local mode.
+    pub fn session_policy(&self) -> Option<SessionPolicy> {
+        match &self.inner.mode {
+            Mode::Team { sessions, .. } => Some(sessions.policy()),
+            Mode::SingleUser(_) => None,
+        }
     }
 
     /// Forgets every session of `identity`, and with the last its credentials: the API server no longer accepts
@@ -239,7 +253,7 @@ mod tests {
     async fn sign_in_attempts_are_held_to_a_pace() {
         let config = Config::new("https://127.0.0.1:9".parse().expect("a URL"));
         let client = Client::try_from(config.clone()).expect("a client");
-        let identity = Identity { cluster: "https://127.0.0.1:9".into(), user: "server".into() };
+        let identity = Identity::operator("https://127.0.0.1:9", "server");
         let access = KubeAccess::team(Connected {
             client,
             config,

@@ -1,31 +1,56 @@
 //! Team mode's sessions: who each session id belongs to, for how long. Apart from the clients, since the rule of a
-//! session's life (idle time, lifetime, the cap) is what a reviewer checks here, and it is tested on its own with a
+//! session's life (idle time, lifetime, the caps) is what a reviewer checks here, and it is tested on its own with a
 //! clock the test moves.
 //!
-//! `moka` keeps the entries: it bounds them ([`MAX_SESSIONS`], the least recently used making room) and sweeps the
-//! stale ones in real time, calling back as each goes, so that a person's credentials leave the server with their
-//! last session. Its clock cannot be moved in a test, so the rule itself ([`Lifetime::alive`]) is applied again on
-//! every lookup, with the store's [`Clock`].
+//! `moka` keeps the entries and sweeps the stale ones in real time, calling back as each goes, so that a person's
+//! credentials leave the server with their session. Its clock cannot be moved in a test, so the rule itself
+//! ([`Lifetime::alive`]) is applied again on every lookup, with the store's [`Clock`]. Only a person's own doing
+//! counts as activity ([`Sessions::get`] with `touch`): a background poll or an open stream neither keeps a session
+//! from going idle nor ends it.
 
 use std::{
-    collections::HashMap,
+    collections::{HashMap, VecDeque},
     sync::Arc,
     time::{Duration, Instant},
 };
 
-use moka::{notification::RemovalCause, policy::EvictionPolicy, sync::Cache};
+use moka::{notification::RemovalCause, sync::Cache};
 use parking_lot::Mutex;
 
 use super::identity::{Caller, Identity};
 use crate::{Error, Result, signin::Person};
 
-/// A session unused this long is forgotten (its credentials with it).
-pub const SESSION_IDLE: Duration = Duration::from_secs(12 * 3600);
-/// No session lives longer than this, used or not: the person signs in again.
-pub const SESSION_LIFETIME: Duration = Duration::from_secs(24 * 3600);
+/// A session without its person's own activity for this long ends (OWASP ASVS 4.0.3, 3.3.2: 30 minutes).
+pub const SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
+/// No session lives longer than this, used or not: the person signs in again (ASVS 3.3.2: 12 hours).
+pub const SESSION_LIFETIME: Duration = Duration::from_secs(12 * 3600);
 
-/// The most sessions the server holds; the least recently used one makes room.
-pub const MAX_SESSIONS: u64 = 10_000;
+/// The most sessions the server holds: a sign-in beyond it is refused, never made room for by ending someone
+/// else's session.
+pub const MAX_SESSIONS: usize = 10_000;
+/// The most sessions one person (by user name) holds at once: a new sign-in ends their least recently used one,
+/// so that one person, or one stolen token, cannot fill the server.
+pub const MAX_SESSIONS_PER_PERSON: usize = 8;
+
+/// How long sessions live, and how many the server holds (`--session-idle`, `--session-lifetime`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SessionPolicy {
+    pub idle: Duration,
+    pub lifetime: Duration,
+    pub max: usize,
+    pub per_person: usize,
+}
+
+impl Default for SessionPolicy {
+    fn default() -> Self {
+        SessionPolicy {
+            idle: SESSION_IDLE,
+            lifetime: SESSION_LIFETIME,
+            max: MAX_SESSIONS,
+            per_person: MAX_SESSIONS_PER_PERSON,
+        }
+    }
+}
 
 /// What tells a session's age: the system's monotonic clock, or a test's.
 pub(crate) trait Clock: Send + Sync {
@@ -41,8 +66,8 @@ impl Clock for SystemClock {
     }
 }
 
-/// When a session began and was last used: it is alive while used within [`SESSION_IDLE`], and for no longer than
-/// [`SESSION_LIFETIME`] whatever its use.
+/// When a session began and its person last acted: it is alive while they acted within the idle time, and for no
+/// longer than the lifetime whatever they did.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Lifetime {
     pub started: Instant,
@@ -50,13 +75,13 @@ pub(crate) struct Lifetime {
 }
 
 impl Lifetime {
-    pub fn alive(&self, now: Instant) -> bool {
-        now.saturating_duration_since(self.last_seen) < SESSION_IDLE
-            && now.saturating_duration_since(self.started) < SESSION_LIFETIME
+    pub fn alive(&self, now: Instant, policy: &SessionPolicy) -> bool {
+        now.saturating_duration_since(self.last_seen) < policy.idle
+            && now.saturating_duration_since(self.started) < policy.lifetime
     }
 }
 
-/// A signed-in person: who the API server says they are, and when they were last seen.
+/// A signed-in person: who the API server says they are, and when they last acted.
 struct Session {
     person: Person,
     identity: Identity,
@@ -64,75 +89,107 @@ struct Session {
     last_seen: Mutex<Instant>,
 }
 
-/// Called with an identity whose last session has just ended.
-type LastGone = Arc<dyn Fn(&Identity) + Send + Sync>;
+/// Called with the identity of each session that has just ended: its client goes (each sign-in has an identity
+/// of its own, see [`Identity::person`]).
+type Gone = Arc<dyn Fn(&Identity) + Send + Sync>;
 
 /// The sessions of one server.
 pub(crate) struct Sessions {
     by_id: Cache<String, Arc<Session>>,
-    /// Live sessions per identity, so that the end of the last one drops the person's client; an identity leaves
-    /// this map with its last session, so it is no larger than the sessions.
-    per_identity: Arc<Mutex<HashMap<Identity, usize>>>,
+    /// Each person's session ids, oldest first, for the per-person cap; a person leaves this map with their last
+    /// session, so it is no larger than the sessions.
+    per_person: Arc<Mutex<HashMap<String, VecDeque<String>>>>,
+    policy: SessionPolicy,
     clock: Arc<dyn Clock>,
 }
 
 impl Sessions {
-    /// A store of at most `capacity` sessions; `last_gone` hears each identity left with none.
-    pub fn new(capacity: u64, clock: Arc<dyn Clock>, last_gone: LastGone) -> Self {
-        let per_identity: Arc<Mutex<HashMap<Identity, usize>>> = Default::default();
-        let counts = per_identity.clone();
+    /// A store kept by `policy`; `gone` hears each session's identity as the session ends.
+    pub fn new(policy: SessionPolicy, clock: Arc<dyn Clock>, gone: Gone) -> Self {
+        let per_person: Arc<Mutex<HashMap<String, VecDeque<String>>>> = Default::default();
+        let held = per_person.clone();
         let by_id = Cache::builder()
-            .max_capacity(capacity)
-            // The least recently used makes room at the cap: moka's default would rather turn the new one away,
-            // and a person who just signed in must get their session.
-            .eviction_policy(EvictionPolicy::lru())
-            .time_to_idle(SESSION_IDLE)
-            .time_to_live(SESSION_LIFETIME)
-            .eviction_listener(move |_id: Arc<String>, session: Arc<Session>, _cause: RemovalCause| {
-                // The count and the client go under one lock, so that a sign-in of the same person in between
-                // (which counts first, then keeps its client) is never undone.
-                let mut counts = counts.lock();
-                if let Some(n) = counts.get_mut(&session.identity) {
-                    *n = n.saturating_sub(1);
-                    if *n == 0 {
-                        counts.remove(&session.identity);
-                        last_gone(&session.identity);
+            // moka's idle timer counts every lookup, a background one too; the rule on each lookup counts only the
+            // person's own. So the entry lasts at most `idle` after any lookup, and is refused at the first lookup
+            // after `idle` without the person's doing.
+            .time_to_idle(policy.idle)
+            .time_to_live(policy.lifetime)
+            .eviction_listener(move |id: Arc<String>, session: Arc<Session>, _cause: RemovalCause| {
+                let mut per_person = held.lock();
+                if let Some(ids) = per_person.get_mut(&session.person.username) {
+                    ids.retain(|kept| kept != id.as_str());
+                    if ids.is_empty() {
+                        per_person.remove(&session.person.username);
                     }
                 }
+                drop(per_person);
+                gone(&session.identity);
             })
             .build();
-        Sessions { by_id, per_identity, clock }
+        Sessions { by_id, per_person, policy, clock }
     }
 
-    /// Keeps a new session for `person` and returns its id (see [`new_id`]).
+    /// How long sessions live.
+    pub fn policy(&self) -> SessionPolicy {
+        self.policy
+    }
+
+    /// Keeps a new session for `person` and returns its id (see [`new_id`]). At the person's cap their least
+    /// recently begun session ends; at the server's cap the sign-in is refused.
     pub fn insert(&self, person: Person, identity: Identity) -> Result<String> {
         let id = new_id()?;
-        *self.per_identity.lock().entry(identity.clone()).or_default() += 1;
+        if self.by_id.entry_count() >= self.policy.max as u64 {
+            // The count lags behind ended sessions until moka's pending work runs.
+            self.by_id.run_pending_tasks();
+        }
+        let ending = {
+            let mut per_person = self.per_person.lock();
+            let total: usize = per_person.values().map(VecDeque::len).sum();
+            let ids = per_person.entry(person.username.clone()).or_default();
+            let ending = if ids.len() >= self.policy.per_person { ids.pop_front() } else { None };
+            if ending.is_none() && total >= self.policy.max {
+                if ids.is_empty() {
+                    per_person.remove(&person.username);
+                }
+                return Err(Error::TooMany(format!(
+                    "this server holds its most sessions ({}); try again once some have ended",
+                    self.policy.max
+                )));
+            }
+            ids.push_back(id.clone());
+            ending
+        };
+        // Ended outside the lock: the eviction listener takes it.
+        if let Some(oldest) = ending {
+            self.by_id.invalidate(&oldest);
+        }
         let now = self.clock.now();
         let session = Session { person, identity, started: now, last_seen: Mutex::new(now) };
         self.by_id.insert(id.clone(), Arc::new(session));
         Ok(id)
     }
 
-    /// Who session `id` belongs to, if it is alive now; each use keeps it from going idle. A stale one is forgotten.
-    pub fn get(&self, id: &str) -> Option<Caller> {
+    /// Who session `id` belongs to, if it is alive now. `touch`: the lookup is the person's own doing (a page
+    /// load, an action), which keeps the session from going idle; a background poll or stream does not. A stale
+    /// session is forgotten.
+    pub fn get(&self, id: &str, touch: bool) -> Option<Caller> {
         let session = self.by_id.get(id)?;
         let now = self.clock.now();
         {
             let mut last_seen = session.last_seen.lock();
-            if !(Lifetime { started: session.started, last_seen: *last_seen }).alive(now) {
+            if !(Lifetime { started: session.started, last_seen: *last_seen }).alive(now, &self.policy) {
                 drop(last_seen);
                 self.by_id.invalidate(id);
                 return None;
             }
-            *last_seen = now;
+            if touch {
+                *last_seen = now;
+            }
         }
         Some(Caller {
             identity: session.identity.clone(),
             person: Some(session.person.clone()),
             session: Some(id.to_owned()),
-            // A wall screen's session is not kept here (see `KubeAccess::is_wall_session`).
-            wall: false,
         })
     }
 
@@ -187,105 +244,115 @@ mod tests {
     }
 
     fn who(user: &str) -> (Person, Identity) {
-        (Person { username: user.into(), groups: Vec::new() }, Identity { cluster: "c".into(), user: user.into() })
+        (Person { username: user.into(), groups: Vec::new() }, Identity::person("c", user))
     }
 
-    /// A store on a test clock, and the identities it reported gone.
-    fn store(capacity: u64) -> (Sessions, Arc<TestClock>, Arc<Mutex<Vec<String>>>) {
+    /// A store on a test clock, and the users whose sessions it reported gone.
+    fn store(policy: SessionPolicy) -> (Sessions, Arc<TestClock>, Arc<Mutex<Vec<String>>>) {
         let clock = Arc::new(TestClock(Mutex::new(Instant::now())));
         let gone: Arc<Mutex<Vec<String>>> = Default::default();
         let heard = gone.clone();
         let sessions =
-            Sessions::new(capacity, clock.clone(), Arc::new(move |i: &Identity| heard.lock().push(i.user.clone())));
+            Sessions::new(policy, clock.clone(), Arc::new(move |i: &Identity| heard.lock().push(i.user.clone())));
         (sessions, clock, gone)
+    }
+
+    fn sign_in(sessions: &Sessions, user: &str) -> Result<String> {
+        let (person, identity) = who(user);
+        sessions.insert(person, identity)
     }
 
     #[test]
     fn the_rule_idle_time_and_lifetime() {
+        let policy = SessionPolicy::default();
         let start = Instant::now();
-        let hours = |h: u64| Duration::from_secs(h * 3600);
+        let minutes = |m: u64| Duration::from_secs(m * 60);
         let life = Lifetime { started: start, last_seen: start };
-        assert!(life.alive(start));
-        assert!(life.alive(start + hours(12) - Duration::from_secs(1)));
-        assert!(!life.alive(start + hours(12)), "idle for SESSION_IDLE");
-        let used = Lifetime { started: start, last_seen: start + hours(23) };
-        assert!(used.alive(start + hours(24) - Duration::from_secs(1)));
-        assert!(!used.alive(start + hours(24)), "used, but older than SESSION_LIFETIME");
+        assert!(life.alive(start, &policy));
+        assert!(life.alive(start + minutes(30) - Duration::from_secs(1), &policy));
+        assert!(!life.alive(start + minutes(30), &policy), "idle for SESSION_IDLE");
+        let used = Lifetime { started: start, last_seen: start + minutes(12 * 60 - 10) };
+        assert!(used.alive(start + minutes(12 * 60) - Duration::from_secs(1), &policy));
+        assert!(!used.alive(start + minutes(12 * 60), &policy), "used, but older than SESSION_LIFETIME");
+        let longer = SessionPolicy { idle: minutes(60), ..policy };
+        assert!(life.alive(start + minutes(45), &longer), "the idle time is the server's setting");
     }
 
     #[test]
-    fn a_session_goes_idle_unless_used() {
-        let (sessions, clock, gone) = store(100);
+    fn only_the_persons_own_doing_keeps_a_session_from_going_idle() {
+        let (sessions, clock, gone) = store(SessionPolicy::default());
         let (alice, alice_id) = who("alice");
         let (bob, bob_id) = who("bob");
-        let idle = sessions.insert(alice, alice_id).expect("a session");
+        let polled = sessions.insert(alice, alice_id).expect("a session");
         let used = sessions.insert(bob, bob_id.clone()).expect("a session");
-        clock.advance(SESSION_IDLE / 2);
-        assert_eq!(sessions.get(&used).map(|c| c.identity), Some(bob_id), "used half-way");
-        clock.advance(SESSION_IDLE / 2);
-        assert!(sessions.get(&idle).is_none(), "unused for SESSION_IDLE");
-        assert!(sessions.get(&used).is_some(), "each use keeps it from going idle");
+        for _ in 0..10 {
+            clock.advance(SESSION_IDLE / 20);
+            assert!(sessions.get(&polled, false).is_some(), "a background poll finds it");
+        }
+        clock.advance(SESSION_IDLE / 4);
+        assert_eq!(sessions.get(&used, true).map(|c| c.identity), Some(bob_id), "used before it went idle");
+        clock.advance(SESSION_IDLE / 4);
+        assert!(sessions.get(&polled, false).is_none(), "polled all along, but idle for SESSION_IDLE");
+        assert!(sessions.get(&used, false).is_some(), "its person's use kept it");
         sessions.settle();
-        assert_eq!(*gone.lock(), ["alice"], "the person's client goes with their last session");
-        assert!(sessions.get(&idle).is_none(), "and it stays gone");
+        assert_eq!(*gone.lock(), ["alice"], "the credentials go with the session");
+        assert!(sessions.get(&polled, true).is_none(), "and it stays gone");
     }
 
     #[test]
     fn no_session_outlives_its_lifetime_however_used() {
-        let (sessions, clock, _) = store(100);
-        let (person, identity) = who("alice");
-        let id = sessions.insert(person, identity).expect("a session");
-        let step = Duration::from_secs(3600);
+        let (sessions, clock, _) = store(SessionPolicy::default());
+        let id = sign_in(&sessions, "alice").expect("a session");
+        let step = Duration::from_secs(600);
         let mut lived = Duration::ZERO;
         while lived + step < SESSION_LIFETIME {
             clock.advance(step);
             lived += step;
-            assert!(sessions.get(&id).is_some(), "alive after {lived:?}");
+            assert!(sessions.get(&id, true).is_some(), "alive after {lived:?}");
         }
         clock.advance(step);
-        assert!(sessions.get(&id).is_none(), "gone at {SESSION_LIFETIME:?}");
+        assert!(sessions.get(&id, true).is_none(), "gone at {SESSION_LIFETIME:?}");
     }
 
     #[test]
-    fn credentials_go_with_the_last_session_of_their_person() {
-        let (sessions, _, gone) = store(100);
-        let (alice, alice_id) = who("alice");
-        let first = sessions.insert(alice.clone(), alice_id.clone()).expect("a session");
-        let second = sessions.insert(alice, alice_id).expect("a session");
-        let (bob, bob_id) = who("bob");
-        let bobs = sessions.insert(bob, bob_id.clone()).expect("a session");
+    fn each_sign_in_has_its_own_credentials_and_they_go_with_it() {
+        let (sessions, _, gone) = store(SessionPolicy::default());
+        let (alice, first_identity) = who("alice");
+        let (_, second_identity) = who("alice");
+        assert_ne!(first_identity, second_identity, "two sign-ins of one user name");
+        let first = sessions.insert(alice.clone(), first_identity.clone()).expect("a session");
+        let second = sessions.insert(alice, second_identity.clone()).expect("a session");
+        assert_eq!(sessions.get(&first, false).map(|c| c.identity), Some(first_identity));
+        assert_eq!(sessions.get(&second, false).map(|c| c.identity), Some(second_identity.clone()));
         sessions.remove(&first);
         sessions.settle();
-        assert!(gone.lock().is_empty(), "alice has a session left");
-        sessions.remove(&second);
-        sessions.remove_all(&bob_id);
+        assert_eq!(*gone.lock(), ["alice"], "the first sign-in's credentials went with it");
+        assert!(sessions.get(&second, false).is_some(), "the second stays");
+        sessions.remove_all(&second_identity);
         sessions.settle();
-        let mut heard = gone.lock().clone();
-        heard.sort();
-        assert_eq!(heard, ["alice", "bob"]);
-        assert!(sessions.get(&bobs).is_none());
+        assert_eq!(gone.lock().len(), 2);
+        assert!(sessions.get(&second, false).is_none());
     }
 
     #[test]
-    fn the_least_recently_used_session_makes_room_at_the_cap() {
-        let (sessions, _, gone) = store(2);
-        let ids: Vec<String> = ["a", "b"]
-            .iter()
-            .map(|u| {
-                let (p, i) = who(u);
-                sessions.insert(p, i).expect("a session")
-            })
-            .collect();
+    fn one_persons_many_sessions_never_sign_another_out() {
+        let policy = SessionPolicy { max: 6, per_person: 3, ..SessionPolicy::default() };
+        let (sessions, _, gone) = store(policy);
+        let bobs = sign_in(&sessions, "bob").expect("a session");
+        let alices: Vec<String> = (0..5).map(|_| sign_in(&sessions, "alice").expect("a session")).collect();
         sessions.settle();
-        assert!(sessions.get(&ids[0]).is_some(), "a is used again");
+        assert!(sessions.get(&bobs, false).is_some(), "bob keeps his session");
+        assert!(alices[..2].iter().all(|id| sessions.get(id, false).is_none()), "alice's oldest made room");
+        assert!(alices[2..].iter().all(|id| sessions.get(id, false).is_some()), "her latest three stay");
+        assert_eq!(*gone.lock(), ["alice", "alice"]);
+        // At the server's cap a sign-in is refused; nobody's session ends for it.
+        let carols: Vec<String> = (0..2).map(|_| sign_in(&sessions, "carol").expect("a session")).collect();
+        assert!(matches!(sign_in(&sessions, "dave"), Err(Error::TooMany(_))), "six sessions held");
         sessions.settle();
-        let (p, i) = who("c");
-        let newest = sessions.insert(p, i).expect("a session, even at the cap");
+        assert!(sessions.get(&bobs, false).is_some() && carols.iter().all(|id| sessions.get(id, false).is_some()));
+        sessions.remove(&carols[0]);
         sessions.settle();
-        assert!(sessions.get(&newest).is_some(), "the new session is kept");
-        assert!(sessions.get(&ids[0]).is_some(), "the one used lately stays");
-        assert!(sessions.get(&ids[1]).is_none(), "the least recently used made room");
-        assert_eq!(*gone.lock(), ["b"]);
+        assert!(sign_in(&sessions, "dave").is_ok(), "room again once one ended");
     }
 
     #[test]

@@ -184,7 +184,8 @@ impl DrainRegistry {
         if inner.active.len() >= total {
             return Err(Error::TooMany(format!("{total} drains are running on this server; wait for one to end")));
         }
-        if inner.active.values().filter(|who| *who == identity).count() >= per_identity {
+        let person = identity.principal();
+        if inner.active.values().filter(|who| who.principal() == person).count() >= per_identity {
             return Err(Error::TooMany(format!(
                 "{} has {per_identity} drains running, the most one person may; wait for one to end",
                 identity.user

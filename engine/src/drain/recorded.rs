@@ -2,8 +2,7 @@
 //! runs here or on another server, and completed from the history when the server that ran it stopped. Apart from
 //! [`super::record`], which writes the records, since reading them needs the registry and writing must not.
 
-use domain::progress::{DrainRecord, NodeDrainRecord, RECORD_ANNOTATION};
-use kube::Client;
+use domain::progress::{DrainRecord, NodeDrainRecord};
 
 use super::DrainRegistry;
 
@@ -20,22 +19,20 @@ async fn ended_in_history(
         .find_map(|entry| Some((entry.ended.filter(|state| !state.is_running())?, entry.at)))
 }
 
-/// The drains recorded on the cluster's nodes. A record that says running while no drain runs here for it was
-/// left by a server that stopped mid-drain, and reads as interrupted.
+/// What the drains `on_nodes` (each node's name and the record on it, as a cache of the nodes read them) say now.
+/// A record that says running while no drain runs here for it was left by a server that stopped mid-drain, and
+/// reads as interrupted.
 ///
 /// With Leases, a record that says running while another server holds the node's live Lease is that server's
-/// drain, still running: it reads as interrupted only once the Lease has expired.
+/// drain, still running: it reads as interrupted only once the Lease has expired. Only such records cost a call
+/// to the API server (the Lease, then the history); the others are answered from memory.
 pub async fn recorded(
-    client: &Client,
+    on_nodes: impl IntoIterator<Item = (String, DrainRecord)>,
     registry: &DrainRegistry,
     cluster: &str,
-) -> Result<Vec<NodeDrainRecord>, kube::Error> {
-    let nodes = kube::Api::<k8s_openapi::api::core::v1::Node>::all(client.clone()).list(&Default::default()).await?;
+) -> Vec<NodeDrainRecord> {
     let mut records = Vec::new();
-    for n in &nodes.items {
-        let Some(node) = n.metadata.name.clone() else { continue };
-        let Some(text) = n.metadata.annotations.as_ref().and_then(|a| a.get(RECORD_ANNOTATION)) else { continue };
-        let Ok(record) = serde_json::from_str::<DrainRecord>(text) else { continue };
+    for (node, record) in on_nodes {
         let live_here = registry.running_on(cluster, &node).is_some_and(|id| id == record.id);
         let live_elsewhere = !live_here
             && record.state.is_running()
@@ -57,5 +54,5 @@ pub async fn recorded(
         };
         records.push(NodeDrainRecord { node, record });
     }
-    Ok(records)
+    records
 }

@@ -22,6 +22,11 @@ use crate::{
     drain::{self, DrainRegistry, preview::PreviewSource},
 };
 
+/// The refusal of what the server holds in memory to a person who may not read the nodes.
+pub(crate) const NO_SIGHT: &str = "the drains, the maintenance history and the rollouts this server keeps show \
+    nodes and pods: reading them needs list and watch of nodes, and of leases (coordination.k8s.io), in the whole \
+    cluster; ask a cluster administrator for a role that grants them";
+
 /// The drains a board shows, and when to look again: this server's, and those other servers run (from their node
 /// Leases), of the caller's cluster.
 pub struct DrainFeed {
@@ -29,12 +34,17 @@ pub struct DrainFeed {
     cluster: String,
     changes: watch::Receiver<u64>,
     elsewhere: watch::Receiver<Arc<Vec<DrainSummary>>>,
+    /// What of the drains the viewer may see; `None`: nothing (see [`Acting::sight`]).
+    sight: Option<Visibility>,
 }
 
 impl DrainFeed {
-    /// Every drain of the cluster now, as a board lists them.
+    /// Every drain of the cluster now, as a board lists them and the viewer may see them.
     pub fn summaries(&self) -> Vec<DrainSummary> {
-        self.registry.summaries(&self.cluster)
+        match &self.sight {
+            None => Vec::new(),
+            Some(sight) => sight.summaries(self.registry.summaries(&self.cluster)),
+        }
     }
 
     /// Waits for the next change of any drain, here or elsewhere; an error once the server stops.
@@ -71,7 +81,7 @@ impl<'a> Acting<'a> {
     pub async fn view(&self) -> Result<(Arc<ClusterCache>, Visibility)> {
         let engine = self.engine;
         if let Some((shared_identity, shared)) = &engine.shared {
-            if shared_identity == self.identity {
+            if shared_identity == self.identity || self.identity.is_server_side() {
                 return Ok((shared.clone(), Visibility::All));
             }
             if engine.is_team() {
@@ -84,15 +94,31 @@ impl<'a> Acting<'a> {
         Ok((engine.caches.for_identity(self.identity, self.client()?), Visibility::All))
     }
 
-    /// What of a drain's pods the caller may see: [`Self::view`]'s filter, without starting a cache of their own
-    /// for someone who reads with their own credentials (their filter is all, since RBAC already decides).
-    pub async fn visibility(&self) -> Result<Visibility> {
-        match &self.engine.shared {
-            Some((shared_identity, shared)) if self.engine.is_team() && shared_identity != self.identity => {
-                Ok(self.reader(shared).await?.into())
-            }
-            _ => Ok(Visibility::All),
+    /// What the caller may read of what the server holds in its memory: the drains and their pods, the history
+    /// and its timeline, the rollouts. That memory was gathered with other identities (the people who started the
+    /// drains, the server's own), so it is shown by the same answer that opens the shared cache: all of it to
+    /// whoever may read the whole board, the pods of their namespaces to a person who may list the nodes and some
+    /// namespaces' pods, and **nothing** (`None`) to a person who may not list and watch the nodes: node names and
+    /// reasons are data too. Local mode's operator and the server's own identity (a wall screen) see it all.
+    pub async fn sight(&self) -> Result<Option<Visibility>> {
+        let engine = self.engine;
+        if !engine.is_team() || self.identity.is_server_side() {
+            return Ok(Some(Visibility::All));
         }
+        match &engine.shared {
+            Some((shared_identity, _)) if shared_identity == self.identity => Ok(Some(Visibility::All)),
+            Some((_, shared)) => Ok(match self.reader(shared).await? {
+                Reader::Own => None,
+                reader => Some(reader.into()),
+            }),
+            // No shared cache to judge by (its client could not be built): a person is shown none of it.
+            None => Ok(None),
+        }
+    }
+
+    /// [`Self::sight`], refused with 403 when it is nothing.
+    pub async fn visibility(&self) -> Result<Visibility> {
+        self.sight().await?.ok_or_else(|| Error::Forbidden(NO_SIGHT.into()))
     }
 
     /// What of the shared cache the caller may read, as the API server says; kept for a minute.
@@ -187,20 +213,28 @@ impl<'a> Acting<'a> {
         Ok((progress, self.visibility().await?))
     }
 
-    /// The drains of the caller's cluster as a board lists them, and their changes.
-    pub fn drain_feed(&self) -> DrainFeed {
+    /// The drains of the caller's cluster as a board lists them and the caller may see them, and their changes.
+    pub async fn drain_feed(&self) -> Result<DrainFeed> {
         let drains = &self.engine.drains;
-        DrainFeed {
+        Ok(DrainFeed {
             registry: drains.clone(),
             cluster: self.identity.cluster.clone(),
             changes: drains.changes(),
             elsewhere: drains.elsewhere_changes(),
-        }
+            sight: self.sight().await?,
+        })
     }
 
-    /// The drains recorded on the nodes, as the caller reads them.
+    /// The drains recorded on the nodes, as the caller reads them: from the cache the caller reads the board from
+    /// (the server's watches, or their own), not a list of every node per request.
     pub async fn recorded_drains(&self) -> Result<Vec<NodeDrainRecord>> {
-        Ok(drain::recorded::recorded(&self.client()?, &self.engine.drains, &self.identity.cluster).await?)
+        let (cache, _) = self.view().await?;
+        cache.ready_for_request().await?;
+        let cards = cache.live_cards().borrow().clone();
+        let cards = if cards.is_empty() { Arc::new(cache.cards().into_iter().map(Arc::new).collect()) } else { cards };
+        let on_nodes: Vec<_> =
+            cards.iter().filter_map(|card| Some((card.name.clone(), card.drain_record.clone()?))).collect();
+        Ok(drain::recorded::recorded(on_nodes, &self.engine.drains, &self.identity.cluster).await)
     }
 
     /// The drain recorded on `node`, as the caller reads it. What it says is a claim: anyone who may patch the node
@@ -215,8 +249,9 @@ impl<'a> Acting<'a> {
     }
 
     /// The node's maintenance history, newest first (empty when the server keeps none). The server reads it with
-    /// its own identity; the caller is one the server let in.
+    /// its own identity, so it is refused to a caller who may not read the nodes ([`Self::sight`]).
     pub async fn history(&self, node: &str) -> Result<Vec<AuditEntry>> {
+        self.visibility().await?;
         match self.engine.audit.history() {
             Some(history) => Ok(history.read(node).await?),
             None => Ok(Vec::new()),
@@ -224,9 +259,10 @@ impl<'a> Acting<'a> {
     }
 
     /// Every node's history of the last day before `now`, oldest first (empty when the server keeps none). It is
-    /// served from memory: the server's own watch of the history objects.
-    pub fn recent_history(&self, now: jiff::Timestamp) -> Vec<AuditEntry> {
-        self.engine.recent.as_ref().map(|r| r.entries(now)).unwrap_or_default()
+    /// served from memory: the server's own watch of the history objects; refused as [`Self::history`] is.
+    pub async fn recent_history(&self, now: jiff::Timestamp) -> Result<Vec<AuditEntry>> {
+        self.visibility().await?;
+        Ok(self.engine.recent.as_ref().map(|r| r.entries(now)).unwrap_or_default())
     }
 
     /// Whether the server keeps a history (it needs an identity of its own that may write it).
@@ -234,9 +270,17 @@ impl<'a> Acting<'a> {
         self.engine.recent.is_some()
     }
 
-    /// Moves at each change of any node's history; `None` when the server keeps none.
-    pub fn history_changes(&self) -> Option<watch::Receiver<u64>> {
-        self.engine.recent.as_ref().map(|r| r.changes())
+    /// Moves at each change of any node's history; `None` when the server keeps none, or the caller may not
+    /// read it ([`Self::sight`]).
+    pub async fn history_changes(&self) -> Result<Option<watch::Receiver<u64>>> {
+        Ok(self.sight().await?.and(self.engine.recent.as_ref().map(|r| r.changes())))
+    }
+
+    /// How many drains the caller started that still run, here or on another server: they go on under the
+    /// credentials they started with when the caller signs out.
+    pub fn own_running_drains(&self) -> usize {
+        let drains = self.engine.drains.summaries(&self.identity.cluster);
+        drains.iter().filter(|d| d.started_by == self.identity.user && d.state.is_running()).count()
     }
 
     /// Forgets every session of the caller, and their credentials: the API server no longer accepts them.

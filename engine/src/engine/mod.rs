@@ -61,9 +61,6 @@ pub struct Acting<'a> {
 /// How many capacity checks run at once; more wait their turn.
 const CAPACITY_CHECKS_AT_ONCE: usize = 2;
 
-/// The name of the server's own read-only identity in team mode (its cache is keyed by it).
-const SERVER_READER: &str = "drainboard (server, read-only)";
-
 impl Engine {
     /// An engine acting through `access`, its tasks under `tasks`, caches kept `linger` after their last use.
     pub fn new(access: KubeAccess, tasks: &Tasks, linger: Duration, limits: DrainLimits) -> Self {
@@ -74,7 +71,7 @@ impl Engine {
                 .ok()
                 .map(|client| (operator.clone(), caches.for_identity(&operator, client))),
             None => access.server_client().map(|client| {
-                let server = Identity { cluster: access.cluster().unwrap_or_default(), user: SERVER_READER.into() };
+                let server = Identity::server(access.cluster().unwrap_or_default());
                 (server.clone(), caches.for_identity(&server, client))
             }),
         };
@@ -167,15 +164,25 @@ impl Engine {
         self.access.sign_in(credentials).await
     }
 
-    /// Who a session id belongs to, if it is current.
-    pub fn session(&self, id: &str) -> Option<Caller> {
+    /// Who a session id belongs to, if it is current; `touch` when the request is the person's own doing (see
+    /// [`KubeAccess::session`]).
+    pub fn session(&self, id: &str, touch: bool) -> Option<Caller> {
         if self.access.is_wall_session(id)
             && let Some((reader, _)) = &self.shared
         {
             let person = Person { username: crate::access::WALL_USER.into(), groups: Vec::new() };
-            return Some(Caller { identity: reader.clone(), person: Some(person), session: None, wall: true });
+            return Some(Caller {
+                identity: Identity::wall(reader.cluster.clone()),
+                person: Some(person),
+                session: None,
+            });
         }
-        self.access.session(id)
+        self.access.session(id, touch)
+    }
+
+    /// How long team mode's sessions live; `None` in local mode.
+    pub fn session_policy(&self) -> Option<crate::access::SessionPolicy> {
+        self.access.session_policy()
     }
 
     /// Signs an unattended wall screen in with the server's `--wall-token` (team mode): a session that reads the

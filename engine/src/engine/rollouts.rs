@@ -24,15 +24,22 @@ fn no_such(id: &str) -> Error {
 /// Rollouts as actions of the caller: each changes the course of drains, so it is made through the same handle
 /// and checks as a single drain's.
 impl Acting<'_> {
-    /// The progress of a rollout this server holds.
-    pub fn rollout_progress(&self, id: &str) -> Result<RolloutProgress> {
+    /// The progress of a rollout this server holds: refused to a caller who may not read the nodes (see
+    /// [`Acting::sight`]).
+    pub async fn rollout_progress(&self, id: &str) -> Result<RolloutProgress> {
+        self.visibility().await?;
+        self.held(id)
+    }
+
+    /// A rollout this server holds, whole, for the actions' own checks.
+    fn held(&self, id: &str) -> Result<RolloutProgress> {
         self.engine().rollouts().progress(id).ok_or_else(|| no_such(id))
     }
 
     /// Cancels, pauses or resumes a rollout: in team mode, someone else's needs the rights to drain, as stopping
     /// their drain does.
     pub async fn change_rollout(&self, id: &str, change: Change) -> Result<()> {
-        let progress = self.rollout_progress(id)?;
+        let progress = self.held(id)?;
         self.may_change(&progress.started_by, "change a rollout").await?;
         let rollouts = self.engine().rollouts();
         let found = match change {
@@ -42,15 +49,16 @@ impl Acting<'_> {
         if found { Ok(()) } else { Err(no_such(id)) }
     }
 
-    /// Every rollout this server holds, the latest first.
-    pub fn rollouts(&self) -> Vec<RolloutProgress> {
-        self.engine().rollouts().list()
+    /// Every rollout this server holds, the latest first: refused to a caller who may not read the nodes.
+    pub async fn rollouts(&self) -> Result<Vec<RolloutProgress>> {
+        self.visibility().await?;
+        Ok(self.engine().rollouts().list())
     }
 
     /// The caller says `node`, drained by rollout `id` and awaited back, is back: it is uncordoned as them (the
     /// rollout sees it schedulable again and stops waiting). Someone else's rollout needs the right to change it.
     pub async fn rollout_node_back(&self, id: &str, node: &str) -> Result<()> {
-        let progress = self.rollout_progress(id)?;
+        let progress = self.held(id)?;
         if !progress.nodes.iter().any(|n| n.name == node && n.waiting_back()) {
             return Err(Error::Invalid(format!("node {node} is not awaited back by rollout {id}")));
         }

@@ -354,7 +354,7 @@ pub async fn impersonating(user: &str, rules: Value) -> Impersonated {
     let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default()).await.unwrap();
     config.auth_info.impersonate = Some(user.into());
     config.default_retry = false; // as engine::access::connect
-    let identity = Identity { cluster: config.cluster_url.to_string(), user: user.into() };
+    let identity = Identity::operator(config.cluster_url.to_string(), user);
     let client = Client::try_from(config).unwrap();
     // The authorizer reads RBAC from its own cache: wait until the binding is in force.
     eventually(&format!("{name} in force"), Duration::from_secs(30), || async {
