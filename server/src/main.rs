@@ -12,6 +12,7 @@ mod events;
 #[cfg(test)]
 mod fuzz;
 mod guard;
+mod limits;
 mod probes;
 #[cfg(test)]
 mod refusals;
@@ -149,12 +150,21 @@ async fn run(args: cli::Args) -> Result<(), Error> {
     let scheme = if tls.is_some() { "https" } else { "http" };
     println!("Drainboard is serving on {scheme}://{local}");
     let shutdown = tasks.shutdown_signal().clone();
+    let limits = limits::Limits {
+        connections: args.max_connections,
+        per_peer: args.max_connections_per_peer.unwrap_or(if args.insecure_http {
+            args.max_connections
+        } else {
+            limits::MAX_CONNECTIONS_PER_PEER
+        }),
+        ..limits::Limits::default()
+    };
     if let Some(listener) = probe_listener {
         let local = listener.local_addr().map_err(Error::Serve)?;
         println!("Drainboard probes on http://{local}");
         let shutdown = shutdown.clone();
         tokio::spawn(async move {
-            if let Err(err) = serve::serve(listener, probes, None, shutdown, SHUTDOWN_LIMIT).await {
+            if let Err(err) = serve::serve(listener, probes, None, shutdown, SHUTDOWN_LIMIT, limits).await {
                 tracing::error!(error = %err, "the probe address stopped serving");
             }
         });
@@ -166,7 +176,7 @@ async fn run(args: cli::Args) -> Result<(), Error> {
             shutdown.cancel();
         }
     });
-    let served = serve::serve(listener, router, tls, shutdown, SHUTDOWN_LIMIT).await.map_err(Error::Serve);
+    let served = serve::serve(listener, router, tls, shutdown, SHUTDOWN_LIMIT, limits).await.map_err(Error::Serve);
     // Running drains record themselves as interrupted; watches and card rounds end. All within the same limit.
     if tasks.shut_down(TASKS_LIMIT).await {
         tracing::info!("every task ended");
