@@ -104,6 +104,13 @@ async fn run(args: cli::Args) -> Result<(), Error> {
         _ if args.team && !args.insecure_http => return Err(Error::TeamWithoutTls),
         _ => None,
     };
+    if args.insecure_http {
+        tracing::warn!(
+            "serving team mode over plain HTTP (--insecure-http): a TLS-terminating reverse proxy must stand in \
+             front of this address (an ingress controller, nginx, Envoy), and browsers must reach it over HTTPS \
+             only; otherwise session cookies and pasted credentials cross the network in the clear"
+        );
+    }
     let connected = access::connect(args.kubeconfig.as_deref(), args.context.as_deref()).await?;
     // Inside a pod every request would act as the pod's service account: only people signed in as themselves may.
     if connected.in_cluster && !args.team {
@@ -136,7 +143,8 @@ async fn run(args: cli::Args) -> Result<(), Error> {
     };
     let probes = probes::router(engine.clone());
     let streams = events::StreamLimits::new(args.max_streams, args.max_streams_per_person);
-    let router = web::router(options, contexts, settings, guard::AllowedHosts::new(&args.allowed_hosts), streams);
+    let router =
+        web::router(options, contexts, settings, guard::AllowedHosts::new(&args.allowed_hosts), streams, args.team);
 
     let listener =
         tokio::net::TcpListener::bind(args.addr).await.map_err(|source| Error::Bind { addr: args.addr, source })?;
