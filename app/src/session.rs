@@ -73,8 +73,16 @@ mod ssr {
             _ => return Err(AppError::Invalid("paste either a token or a kubeconfig".into())),
         };
         let engine = crate::api::engine();
-        let (session, person, _) = engine.sign_in(&credentials).await?;
-        tracing::info!(user = %person.username, groups = ?person.groups, "signed in");
+        let peer = crate::api::peer();
+        // User names escaped (`?`): a newline in a certificate's CN cannot forge a line of the log.
+        let (session, person, _) = match engine.sign_in(&credentials).await {
+            Ok(signed_in) => signed_in,
+            Err(err) => {
+                tracing::warn!(outcome = "refused", %peer, why = ?err.to_string(), "authentication: sign-in");
+                return Err(err.into());
+            }
+        };
+        tracing::info!(outcome = "ok", user = ?person.username, groups = ?person.groups, %peer, "authentication: sign-in");
         set_cookie(&super::session_cookie(&session));
         Ok(Who { user: person.username, groups: person.groups, team: true })
     }
@@ -84,6 +92,9 @@ mod ssr {
             && let Some(session) = caller.session
         {
             crate::api::engine().sign_out(&session);
+            let user = caller.person.map_or(caller.identity.user, |person| person.username);
+            let peer = crate::api::peer();
+            tracing::info!(outcome = "ok", user = ?user, wall = caller.wall, %peer, "authentication: sign-out");
         }
         set_cookie(&super::cookie("", 0));
     }

@@ -20,7 +20,7 @@ mod serve;
 mod session;
 mod web;
 
-use std::process::ExitCode;
+use std::{io::IsTerminal, process::ExitCode};
 
 use clap::Parser;
 use engine::{
@@ -49,8 +49,10 @@ async fn main() -> ExitCode {
             }
         };
     }
+    // Colours only on a terminal: in a file or a log collector the escape codes would be noise in every line.
     let log = tracing_subscriber::fmt()
         .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     match args.log_format {
         cli::LogFormat::Text => log.init(),
