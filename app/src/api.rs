@@ -279,6 +279,15 @@ pub(crate) fn caller() -> Result<engine::Caller, AppError> {
         .ok_or_else(|| AppError::NotSignedIn("sign in first: open /sign-in".into()))
 }
 
+/// The address of the request's peer, for the log (the server's connection loop puts it in the request, as
+/// axum's `ConnectInfo`): "unknown" outside a request.
+#[cfg(feature = "ssr")]
+pub(crate) fn peer() -> String {
+    use_context::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0))
+        .map_or_else(|| "unknown".to_owned(), |peer| peer.to_string())
+}
+
 #[cfg(feature = "ssr")]
 use domain::input::node_name;
 
@@ -295,6 +304,9 @@ pub(crate) fn respond<T>(result: Result<T, AppError>) -> Result<T, AppError> {
     // is forgotten, so that the next page asks them to sign in again.
     let result = match (result, caller()) {
         (Err(AppError::Api { code: 401, .. }), Ok(caller)) if caller.person.is_some() => {
+            // The name as the API server gave it, escaped: a newline in it cannot forge a line of the log.
+            tracing::warn!(outcome = "credentials refused", user = ?caller.identity.user, peer = %peer(),
+                "authentication: the API server no longer accepts the person's credentials (expired or revoked); their sessions end");
             engine().acting_as(&caller).forget_sessions();
             Err(AppError::NotSignedIn("your credentials expired or were revoked: sign in again".into()))
         }

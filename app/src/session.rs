@@ -85,8 +85,16 @@ mod ssr {
             _ => return Err(AppError::Invalid("paste either a token or a kubeconfig".into())),
         };
         let engine = crate::api::engine();
-        let (session, person, _) = engine.sign_in(&credentials).await?;
-        tracing::info!(user = %person.username, groups = ?person.groups, "signed in");
+        let peer = crate::api::peer();
+        // User names escaped (`?`): a newline in a certificate's CN cannot forge a line of the log.
+        let (session, person, _) = match engine.sign_in(&credentials).await {
+            Ok(signed_in) => signed_in,
+            Err(err) => {
+                tracing::warn!(outcome = "refused", %peer, why = ?err.to_string(), "authentication: sign-in");
+                return Err(err.into());
+            }
+        };
+        tracing::info!(outcome = "ok", user = ?person.username, groups = ?person.groups, %peer, "authentication: sign-in");
         // The session the request carried, if any, ends: one browser, one session, whoever signed in before.
         if let Ok(caller) = crate::api::caller()
             && let Some(old) = caller.session
@@ -108,8 +116,14 @@ mod ssr {
         if ask && running_drains > 0 {
             return super::SignedOut { signed_out: false, running_drains };
         }
-        if let Some(session) = caller.and_then(|c| c.session) {
-            engine.sign_out(&session);
+        if let Some(caller) = caller
+            && let Some(session) = &caller.session
+        {
+            engine.sign_out(session);
+            let wall = caller.is_wall();
+            let user = caller.person.map_or(caller.identity.user, |person| person.username);
+            let peer = crate::api::peer();
+            tracing::info!(outcome = "ok", user = ?user, wall, %peer, running_drains, "authentication: sign-out");
         }
         set_cookie(&super::cookie("", 0));
         super::SignedOut { signed_out: true, running_drains }

@@ -28,6 +28,17 @@ test('the page carries a nonce policy, hydrates under it, and cannot be framed',
   assert.equal(first.headers.get('x-content-type-options'), 'nosniff');
   assert.equal(first.headers.get('referrer-policy'), 'same-origin');
   assert.equal(first.headers.get('x-frame-options'), 'DENY');
+  assert.equal(first.headers.get('cross-origin-resource-policy'), 'same-origin');
+  assert.equal(first.headers.get('cross-origin-opener-policy'), 'same-origin');
+  assert.equal(first.headers.get('cache-control'), 'no-store', 'a page is stored by no cache');
+  assert.equal(first.headers.get('strict-transport-security'), null, 'local mode is plain HTTP on loopback: no HSTS');
+  const api = await fetch(`${server.url}/api/session/me`, { method: 'POST' });
+  assert.equal(api.headers.get('cache-control'), 'no-store', 'nor is an API answer');
+  const bundle = html.match(/\/pkg\/[^"']+\.js/)?.[0];
+  assert.ok(bundle, 'the page names its script under /pkg/');
+  const file = await fetch(`${server.url}${bundle}`);
+  assert.equal(file.status, 200, bundle);
+  assert.notEqual(file.headers.get('cache-control'), 'no-store', 'the site\'s files keep their own caching');
   const icon = await fetch(`${server.url}/favicon.ico`, { redirect: 'manual' });
   assert.equal(icon.status, 308, 'the classic icon path leads to the SVG icon');
   assert.equal((await fetch(`${server.url}/favicon.ico`)).headers.get('content-type'), 'image/svg+xml');

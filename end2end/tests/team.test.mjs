@@ -453,11 +453,14 @@ test('team mode serves HTTPS; it refuses to start without TLS, and a non-loopbac
     assert.match(tls.url, /^https:\/\/127\.0\.0\.1:\d+$/);
     const get = (path) => new Promise((resolve, reject) => {
       const req = httpsRequest(`${tls.url}${path}`, { ca: readFileSync(crt), method: 'POST', headers: { 'content-type': 'application/json' } },
-        (res) => { res.resume(); resolve(res.statusCode); });
+        (res) => { res.resume(); resolve(res); });
       req.on('error', reject);
       req.end('{}');
     });
-    assert.equal(await get('/api/board'), 401, 'HTTPS, and the same session rule');
+    const refused = await get('/api/board');
+    assert.equal(refused.statusCode, 401, 'HTTPS, and the same session rule');
+    assert.equal(refused.headers['strict-transport-security'], 'max-age=63072000', 'HSTS over TLS');
+    assert.equal(refused.headers['cache-control'], 'no-store');
   } finally {
     await tls.stop();
   }

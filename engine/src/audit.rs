@@ -79,7 +79,7 @@ impl Audit {
                 tracing::error!(error = %err, "could not append to the audit log");
             }
         }
-        tracing::info!(user = %entry.user, node = %entry.node, action = ?entry.action, reason = ?entry.reason, outcome = ?entry.outcome, "audit");
+        tracing::info!(user = ?entry.user, node = %entry.node, action = ?entry.action, reason = ?entry.reason, outcome = ?entry.outcome, "audit");
     }
 
     /// Records `entry`: a line in the file, then the node's history, then an Event on the node.

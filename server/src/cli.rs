@@ -114,6 +114,16 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub max_streams_per_person: usize,
 
+    /// Connections open at once on each address (the dashboard's and the probes'), all clients together; more
+    /// are closed at once.
+    #[arg(long, value_name = "N", default_value_t = crate::limits::MAX_CONNECTIONS, value_parser = at_least_one)]
+    pub max_connections: usize,
+
+    /// Connections open at once from one IP address (people behind one NAT share one). Default 256; with
+    /// --insecure-http, where every connection comes from the proxy in front, --max-connections.
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    pub max_connections_per_peer: Option<usize>,
+
     /// Heartbeats (node Lease renewals, Ready's lastHeartbeatTime) older than this are shown as stale. Match the
     /// controller manager's --node-monitor-grace-period.
     #[arg(long, value_name = "DURATION", default_value = "50s", value_parser = parse_duration)]
@@ -172,6 +182,15 @@ fn session_duration(text: &str) -> Result<std::time::Duration, String> {
         Ok(duration)
     } else {
         Err(format!("{text:?} is out of range: give 1m to 168h"))
+    }
+}
+
+/// A count of at least one.
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("0 would refuse everything; at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("{text:?} is not a count: {e}")),
     }
 }
 

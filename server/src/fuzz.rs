@@ -43,6 +43,11 @@ fn router() -> Router {
 
 /// The whole router, for `options`' site, with an engine whose API server is unreachable.
 pub(crate) fn router_with(options: leptos::config::LeptosOptions) -> Router {
+    router_over(options, false)
+}
+
+/// [`router_with`], as reached over HTTPS (`https`: team mode) or not.
+pub(crate) fn router_over(options: leptos::config::LeptosOptions, https: bool) -> Router {
     let config = kube::Config::new("https://127.0.0.1:9".parse().expect("a URL"));
     let client = kube::Client::try_from(config.clone()).expect("a client, even for an address where nothing listens");
     let identity = Identity::operator("https://127.0.0.1:9", "fuzz");
@@ -63,6 +68,7 @@ pub(crate) fn router_with(options: leptos::config::LeptosOptions) -> Router {
         BoardSettings::default(),
         AllowedHosts::new(&[]),
         StreamLimits::new(64, 64),
+        https,
     )
 }
 

@@ -145,7 +145,8 @@ pub async fn layer(State(hosts): State<AllowedHosts>, request: Request, next: Ne
     match refusal(&asked, &hosts) {
         None => next.run(request).await,
         Some(why) => {
-            tracing::warn!(method = %request.method(), path = %request.uri().path(), %why, "request refused");
+            let peer = request.extensions().get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0);
+            tracing::warn!(method = %request.method(), path = %request.uri().path(), ?peer, %why, "request refused");
             AppError::Forbidden(why).into_response()
         }
     }

@@ -12,6 +12,7 @@ mod events;
 #[cfg(test)]
 mod fuzz;
 mod guard;
+mod limits;
 mod probes;
 #[cfg(test)]
 mod refusals;
@@ -19,7 +20,7 @@ mod serve;
 mod session;
 mod web;
 
-use std::process::ExitCode;
+use std::{io::IsTerminal, process::ExitCode};
 
 use clap::Parser;
 use engine::{
@@ -48,8 +49,10 @@ async fn main() -> ExitCode {
             }
         };
     }
+    // Colours only on a terminal: in a file or a log collector the escape codes would be noise in every line.
     let log = tracing_subscriber::fmt()
         .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     match args.log_format {
         cli::LogFormat::Text => log.init(),
@@ -103,6 +106,13 @@ async fn run(args: cli::Args) -> Result<(), Error> {
         _ if args.team && !args.insecure_http => return Err(Error::TeamWithoutTls),
         _ => None,
     };
+    if args.insecure_http {
+        tracing::warn!(
+            "serving team mode over plain HTTP (--insecure-http): a TLS-terminating reverse proxy must stand in \
+             front of this address (an ingress controller, nginx, Envoy), and browsers must reach it over HTTPS \
+             only; otherwise session cookies and pasted credentials cross the network in the clear"
+        );
+    }
     let connected = access::connect(args.kubeconfig.as_deref(), args.context.as_deref()).await?;
     // Inside a pod every request would act as the pod's service account: only people signed in as themselves may.
     if connected.in_cluster && !args.team {
@@ -135,13 +145,8 @@ async fn run(args: cli::Args) -> Result<(), Error> {
     };
     let probes = probes::router(engine.clone());
     let streams = events::StreamLimits::new(args.max_streams, args.max_streams_per_person);
-    let router = web::router(
-        options,
-        contexts,
-        settings,
-        guard::AllowedHosts::new(&args.allowed_hosts).reached_by(if args.team { "https" } else { "http" }),
-        streams,
-    );
+    let hosts = guard::AllowedHosts::new(&args.allowed_hosts).reached_by(if args.team { "https" } else { "http" });
+    let router = web::router(options, contexts, settings, hosts, streams, args.team);
 
     let listener =
         tokio::net::TcpListener::bind(args.addr).await.map_err(|source| Error::Bind { addr: args.addr, source })?;
@@ -155,12 +160,21 @@ async fn run(args: cli::Args) -> Result<(), Error> {
     let scheme = if tls.is_some() { "https" } else { "http" };
     println!("Drainboard is serving on {scheme}://{local}");
     let shutdown = tasks.shutdown_signal().clone();
+    let limits = limits::Limits {
+        connections: args.max_connections,
+        per_peer: args.max_connections_per_peer.unwrap_or(if args.insecure_http {
+            args.max_connections
+        } else {
+            limits::MAX_CONNECTIONS_PER_PEER
+        }),
+        ..limits::Limits::default()
+    };
     if let Some(listener) = probe_listener {
         let local = listener.local_addr().map_err(Error::Serve)?;
         println!("Drainboard probes on http://{local}");
         let shutdown = shutdown.clone();
         tokio::spawn(async move {
-            if let Err(err) = serve::serve(listener, probes, None, shutdown, SHUTDOWN_LIMIT).await {
+            if let Err(err) = serve::serve(listener, probes, None, shutdown, SHUTDOWN_LIMIT, limits).await {
                 tracing::error!(error = %err, "the probe address stopped serving");
             }
         });
@@ -172,7 +186,7 @@ async fn run(args: cli::Args) -> Result<(), Error> {
             shutdown.cancel();
         }
     });
-    let served = serve::serve(listener, router, tls, shutdown, SHUTDOWN_LIMIT).await.map_err(Error::Serve);
+    let served = serve::serve(listener, router, tls, shutdown, SHUTDOWN_LIMIT, limits).await.map_err(Error::Serve);
     // Running drains record themselves as interrupted; watches and card rounds end. All within the same limit.
     if tasks.shut_down(TASKS_LIMIT).await {
         tracing::info!("every task ended");

@@ -5,9 +5,11 @@
 //! The cookie holds only an opaque, unguessable session id (`HttpOnly`, `Secure`, `SameSite=Strict`); the
 //! credentials stay in the server's memory.
 
+use std::net::SocketAddr;
+
 use app::AppError;
 use axum::{
-    extract::{Request, State},
+    extract::{ConnectInfo, Request, State},
     http::{HeaderMap, Method, header},
     middleware::Next,
     response::{IntoResponse, Redirect, Response},
@@ -33,14 +35,22 @@ pub async fn layer(State(engine): State<Engine>, mut request: Request, next: Nex
     if request.uri().path() == "/wall"
         && let Some(token) = wall_token(request.uri().query())
     {
-        return wall_sign_in(&engine, &token);
+        let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0);
+        return wall_sign_in(&engine, &token, peer);
     }
     let caller = match engine.operator() {
         Some(identity) => Some(Caller { identity, person: None, session: None }),
         None => match session_id(request.headers()) {
             Ok(id) => {
                 let touch = is_activity(request.method(), request.uri().path(), request.headers());
-                id.and_then(|id| engine.session(&id, touch))
+                let caller = id.as_deref().and_then(|id| engine.session(id, touch));
+                if id.is_some() && caller.is_none() {
+                    // At debug: a tab left open across a session's end asks again and again, and this is no attack.
+                    let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0);
+                    tracing::debug!(outcome = "expired", ?peer, path = %request.uri().path(),
+                        "authentication: the session cookie names no current session (ended, expired or from before a restart)");
+                }
+                caller
             }
             Err(Duplicate) => {
                 let why = "the request carries two session cookies: clear this site's cookies, then sign in again";
@@ -86,14 +96,20 @@ fn wall_token(query: Option<&str>) -> Option<String> {
 
 /// `GET /wall?wall-token=…`: an unattended wall screen signs in with the server's `--wall-token`, and is sent on
 /// to `/wall` with a session cookie, so that the token leaves the address bar at once.
-fn wall_sign_in(engine: &Engine, token: &str) -> Response {
+/// Each attempt is logged with its outcome and the peer's address (a refusal at warn), never with the token.
+fn wall_sign_in(engine: &Engine, token: &str, peer: Option<SocketAddr>) -> Response {
+    let peer = peer.map_or_else(|| "unknown".to_owned(), |p| p.to_string());
     match engine.wall_sign_in(token) {
         Ok(id) => {
+            tracing::info!(outcome = "ok", user = "wall screen", %peer, "authentication: wall token");
             let cookie = app::session::wall_cookie(&id);
             ([(header::SET_COOKIE, cookie)], Redirect::to("/wall")).into_response()
         }
         // A wrong token is 403, too many attempts 429, and local mode (no wall token) 400.
-        Err(err) => AppError::from(err).into_response(),
+        Err(err) => {
+            tracing::warn!(outcome = "refused", user = "wall screen", %peer, why = %err, "authentication: wall token");
+            AppError::from(err).into_response()
+        }
     }
 }
 
@@ -152,6 +168,75 @@ fn wants_html(headers: &HeaderMap) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A team-mode engine with `token` as its wall token, whose API server is an address where nothing listens.
+    fn team(token: &str) -> Engine {
+        use engine::{Identity, KubeAccess, access::Connected, drain::DrainLimits, tasks::Tasks};
+        let config = kube::Config::new("https://127.0.0.1:9".parse().unwrap());
+        let client = kube::Client::try_from(config.clone()).unwrap();
+        let identity = Identity { cluster: "https://127.0.0.1:9".into(), user: "server".into() };
+        let connected = Connected {
+            client,
+            config,
+            identity,
+            source: "test".into(),
+            context: "test".into(),
+            contexts: vec!["test".into()],
+            in_cluster: false,
+        };
+        let access = KubeAccess::team_with_wall(connected, Some(token.to_owned().into()));
+        let tasks = Tasks::new(tokio::runtime::Handle::current());
+        Engine::new(access, &tasks, std::time::Duration::ZERO, DrainLimits::default())
+    }
+
+    /// The log's lines, as a test reads them back.
+    #[derive(Clone, Default)]
+    struct Log(std::sync::Arc<parking_lot::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Log {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Each wall-token attempt is a line of the log with its outcome and the peer's address (a refusal at warn),
+    /// and the token appears in none.
+    #[tokio::test]
+    async fn wall_token_attempts_are_logged_with_the_peer_and_never_the_token() {
+        use axum::{Router, body::Body, routing::get};
+        use tower::ServiceExt;
+        let log = Log::default();
+        let writer = log.clone();
+        let subscriber = tracing_subscriber::fmt().with_ansi(false).with_writer(move || writer.clone()).finish();
+        let _logging = tracing::subscriber::set_default(subscriber);
+        let token = "right-token-of-at-least-32-characters-x";
+        let router = Router::new()
+            .route("/wall", get(|| async { "wall" }))
+            .layer(axum::middleware::from_fn_with_state(team(token), layer));
+        let peer: SocketAddr = "127.0.0.7:4321".parse().unwrap();
+        let attempt = |token: &str| {
+            let mut request =
+                axum::http::Request::get(format!("/wall?wall-token={token}")).body(Body::empty()).unwrap();
+            request.extensions_mut().insert(ConnectInfo(peer));
+            request
+        };
+        let wrong = "wrong-token-of-at-least-32-characters-y";
+        assert_eq!(router.clone().oneshot(attempt(wrong)).await.unwrap().status(), 403);
+        assert_eq!(router.oneshot(attempt(token)).await.unwrap().status(), 303);
+
+        let text = String::from_utf8(log.0.lock().clone()).unwrap();
+        let lines: Vec<&str> = text.lines().filter(|l| l.contains("authentication: wall token")).collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert!(lines[0].contains("WARN") && lines[0].contains("outcome=\"refused\""), "{}", lines[0]);
+        assert!(lines[1].contains("INFO") && lines[1].contains("outcome=\"ok\""), "{}", lines[1]);
+        assert!(lines.iter().all(|l| l.contains("peer=127.0.0.7:4321")), "{text}");
+        assert!(!text.contains(token) && !text.contains(wrong), "no token in the log: {text}");
+        assert!(!text.contains('\u{1b}'), "no colour codes: {text}");
+    }
 
     fn headers(cookie: &str) -> HeaderMap {
         let mut headers = HeaderMap::new();

@@ -57,12 +57,34 @@ fn always(name: HeaderName, value: &'static str) -> SetResponseHeaderLayer<Heade
     SetResponseHeaderLayer::overriding(name, HeaderValue::from_static(value))
 }
 
+/// Two years, the value the HSTS preload list asks for. Without `includeSubDomains`: the server does not know what
+/// else runs under its domain.
+const HSTS: &str = "max-age=63072000";
+
+/// Whether a path names one of the site's files (the compiled bundle under `/pkg/`, the icon), which may be cached.
+fn site_file(path: &str) -> bool {
+    path.starts_with("/pkg/") || path == "/favicon.svg"
+}
+
+/// `Cache-Control: no-store` on every answer but the site's files: pages, API answers and event streams carry the
+/// cluster's state and who is signed in, which no shared cache, and no browser cache on a shared machine, should
+/// keep, nor serve to the next person after a sign-out.
+async fn no_store(request: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
+    let cacheable = site_file(request.uri().path());
+    let mut response = next.run(request).await;
+    if !cacheable {
+        response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    response
+}
+
 pub fn router(
     options: LeptosOptions,
     contexts: Contexts,
     settings: BoardSettings,
     hosts: AllowedHosts,
     limits: StreamLimits,
+    https: bool,
 ) -> Router {
     let engine: Engine = contexts.first().clone();
     let routes = generate_route_list(App);
@@ -112,10 +134,19 @@ pub fn router(
     // Which cluster the request is for: around the routes, since it takes the context's prefix off API addresses
     // before they are routed.
     let app = tower::Layer::layer(&axum::middleware::from_fn_with_state(contexts, contexts::layer), app);
-    Router::new()
+    let router = Router::new()
         .fallback_service(app)
         // Outermost: a refused request reaches nothing else, not even a new context's connection.
         .layer(axum::middleware::from_fn_with_state(hosts, guard::layer))
+        // Around the guard, so that its refusals carry them too. Neither another site's page nor a window it
+        // opened may embed the answers or reach into the board's window.
+        .layer(always(HeaderName::from_static("cross-origin-resource-policy"), "same-origin"))
+        .layer(always(HeaderName::from_static("cross-origin-opener-policy"), "same-origin"))
+        .layer(axum::middleware::from_fn(no_store));
+    // Team mode is reached over HTTPS: served by this server (TLS), or by the TLS-terminating proxy in front of
+    // it (--insecure-http), whose HTTPS answers pass the header on. A browser ignores it on a plain-HTTP answer,
+    // so a misplaced one does no harm; local mode is plain HTTP on loopback, and sends none.
+    if https { router.layer(always(header::STRICT_TRANSPORT_SECURITY, HSTS)) } else { router }
 }
 
 #[cfg(test)]
@@ -155,5 +186,46 @@ mod tests {
         assert_eq!(res.headers()["content-encoding"], "gzip", "no .gz file: compressed on the fly");
         let body = res.into_body().collect().await.unwrap().to_bytes();
         assert!(body.len() < wasm.len() / 10, "{} bytes", body.len());
+    }
+
+    /// Pages, API answers and refusals are not stored by any cache and cannot be embedded by another origin;
+    /// the site's files keep their own caching. HSTS is sent in team mode only (reached over HTTPS).
+    #[tokio::test]
+    async fn answers_are_not_stored_and_stay_same_origin() {
+        let site = tempfile::tempdir().unwrap();
+        std::fs::create_dir(site.path().join("pkg")).unwrap();
+        std::fs::write(site.path().join("pkg/drainboard.js"), b"export {}").unwrap();
+        let options = leptos::config::LeptosOptions::builder()
+            .output_name("drainboard")
+            .site_root(site.path().to_string_lossy().to_string())
+            .build();
+        let request = |method: &str, path: &str, host: &str| {
+            Request::builder().method(method).uri(path).header("host", host).body(Body::empty()).unwrap()
+        };
+        let team = crate::fuzz::router_over(options.clone(), true);
+        for (what, req) in [
+            ("an API answer", request("POST", "/api/session/me", "localhost")),
+            ("a page", request("GET", "/", "localhost")),
+            ("a refusal", request("GET", "/", "evil.example")),
+        ] {
+            let res = tokio::time::timeout(std::time::Duration::from_secs(10), team.clone().oneshot(req))
+                .await
+                .unwrap()
+                .unwrap();
+            let headers = res.headers();
+            assert_eq!(headers["cache-control"], "no-store", "{what}: {headers:?}");
+            assert_eq!(headers["cross-origin-resource-policy"], "same-origin", "{what}");
+            assert_eq!(headers["cross-origin-opener-policy"], "same-origin", "{what}");
+            assert_eq!(headers["strict-transport-security"], "max-age=63072000", "{what}");
+        }
+        let res = team.clone().oneshot(request("GET", "/pkg/drainboard.js", "localhost")).await.unwrap();
+        assert_eq!(res.status(), 200);
+        assert_ne!(res.headers().get("cache-control").map(|v| v.to_str().unwrap()), Some("no-store"), "a site file");
+        assert_eq!(res.headers()["cross-origin-resource-policy"], "same-origin");
+
+        let local = crate::fuzz::router_over(options, false);
+        let res = local.oneshot(request("POST", "/api/session/me", "localhost")).await.unwrap();
+        assert_eq!(res.headers()["cache-control"], "no-store");
+        assert!(res.headers().get("strict-transport-security").is_none(), "local mode is plain HTTP on loopback");
     }
 }
