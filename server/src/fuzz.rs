@@ -63,6 +63,7 @@ pub(crate) fn router_with(options: leptos::config::LeptosOptions) -> Router {
         BoardSettings::default(),
         AllowedHosts::new(&[]),
         StreamLimits::new(64, 64),
+        None,
     )
 }
 
