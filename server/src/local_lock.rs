@@ -255,7 +255,7 @@ fn refuse(lock: &LocalLock, wrong_token: bool, html: bool) -> Response {
         let page = format!(
             "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>Drainboard: locked</title>\
              <h1>Drainboard is locked</h1><p>{}</p></html>\n",
-            escape(&why)
+            escape(&sentence(&why))
         );
         let mut response = (StatusCode::UNAUTHORIZED, page).into_response();
         let headers = response.headers_mut();
@@ -276,6 +276,12 @@ fn refuse(lock: &LocalLock, wrong_token: bool, html: bool) -> Response {
 
 /// The 401 page's content security policy.
 const PAGE_POLICY: &str = "default-src 'none'; frame-ancestors 'none'";
+
+/// `text` with its first letter in capitals, as a page's sentence (the JSON message reads on after a prefix).
+fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
 
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
@@ -433,6 +439,7 @@ mod tests {
         assert_eq!(headers[header::WWW_AUTHENTICATE], "Bearer realm=\"drainboard\"");
         assert_eq!(headers[header::CONTENT_SECURITY_POLICY], PAGE_POLICY);
         assert_eq!(headers[header::X_FRAME_OPTIONS], "DENY");
+        assert!(body.contains("<p>This Drainboard acts with its operator's kubeconfig"), "{body}");
         assert!(body.contains("Drainboard is serving on http://…/?token=…"), "{body}");
         assert!(body.contains("/run/user/1000/drainboard/local-3000.url"), "{body}");
         assert!(body.contains("Authorization: Bearer TOKEN"), "{body}");
