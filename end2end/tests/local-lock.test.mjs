@@ -39,8 +39,8 @@ test('each start prints the URL with a new secret of 32 random bytes, also in a 
   assert.match(server.printedUrl, /^http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{64}$/);
   assert.equal(server.printedUrl, `${server.url}/?token=${server.token}`);
   assert.notEqual(server.token, localToken, 'a secret of its own, not the one the other tests pass');
-  const path = logs().match(/also in this file.*path=(\S+)/)?.[1];
-  assert.ok(path, `the log names the file:\n${logs()}`);
+  // Logged as the URL is printed, on stderr: it may come a moment after the stdout line.
+  const path = await waitFor('the log to name the URL file', 10_000, () => logs().match(/also in this file.*path=(\S+)/)?.[1]);
   assert.equal(readFileSync(path, 'utf8'), `${server.printedUrl}\n`);
   assert.equal(statSync(path).mode & 0o777, 0o600);
 });
