@@ -99,6 +99,17 @@ async fn run(args: cli::Args) -> Result<(), Error> {
     if args.wall_token.as_ref().is_some_and(|t| t.trim().chars().count() < access::MIN_WALL_TOKEN) {
         return Err(Error::ShortWallToken(access::MIN_WALL_TOKEN));
     }
+    // Local mode's secret: a fixed one from the environment (for scripts), or a new one for this start.
+    // Checked before connecting, so that a bad one stops the start at once.
+    let secret = if args.team {
+        None
+    } else {
+        Some(match std::env::var(local_lock::TOKEN_VARIABLE) {
+            Ok(given) => local_lock::given_secret(&given).map_err(Error::LocalToken)?,
+            Err(_) => local_lock::new_secret().map_err(Error::LocalToken)?,
+        })
+    };
+
     let tls = match (&args.tls_cert, &args.tls_key) {
         (Some(cert), Some(key)) => Some(serve::tls_config(cert, key).map_err(Error::Tls)?),
         _ if args.team && !args.insecure_http => return Err(Error::TeamWithoutTls),
@@ -136,16 +147,6 @@ async fn run(args: cli::Args) -> Result<(), Error> {
     };
     let probes = probes::router(engine.clone());
     let streams = events::StreamLimits::new(args.max_streams, args.max_streams_per_person);
-    // Local mode's secret: a fixed one from the environment (for scripts), or a new one for this start.
-    let secret = if args.team {
-        None
-    } else {
-        Some(match std::env::var(local_lock::TOKEN_VARIABLE) {
-            Ok(given) => local_lock::given_secret(&given).map_err(Error::LocalToken)?,
-            Err(_) => local_lock::new_secret().map_err(Error::LocalToken)?,
-        })
-    };
-
     let listener =
         tokio::net::TcpListener::bind(args.addr).await.map_err(|source| Error::Bind { addr: args.addr, source })?;
     let local = listener.local_addr().map_err(Error::Serve)?;
