@@ -1,6 +1,7 @@
 // Shared helpers for the browser tests: Debian's Chromium through playwright-core, a drainboard server on a free
 // port, and kubectl against the local control plane. The test command (../../test-all) sets the environment.
 import { spawn, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { before, after } from 'node:test';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,16 +27,55 @@ export function kubectl(...args) {
 }
 
 /**
+ * Local mode's secret for every server these tests start (`DRAINBOARD_LOCAL_TOKEN`), so that a server restarted on
+ * the same address accepts the pages and cookies of the one before it, as the operator's fixed secret would.
+ */
+export const localToken = randomBytes(32).toString('hex');
+
+/** The origins of the local-mode servers started here, each with its secret. */
+const locked = new Map();
+
+/** Node's own fetch, which adds no secret: for the tests of the lock itself. */
+export const rawFetch = globalThis.fetch;
+
+/**
+ * Every test's `fetch` to a local-mode server started here sends its secret as a script would
+ * (`Authorization: Bearer`), unless the request names an `Authorization` of its own. The tests of the lock use
+ * `rawFetch`.
+ */
+globalThis.fetch = (input, init = {}) => {
+  const target = typeof input === 'string' || input instanceof URL ? new URL(String(input)) : null;
+  const token = target && locked.get(target.origin);
+  if (!token) return rawFetch(input, init);
+  const headers = new Headers(init.headers);
+  if (!headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
+  return rawFetch(input, { ...init, headers });
+};
+
+/** The browser contexts handed out by `launchBrowser`'s browsers and still open. */
+const contexts = new Set();
+
+/** The cookie a browser gets for a local-mode server at `origin` by opening its printed URL. */
+function lockCookie(origin, token) {
+  const { hostname, port } = new URL(origin);
+  return { name: `drainboard-local-${port}`, value: token, domain: hostname, path: '/', httpOnly: true, sameSite: 'Strict' };
+}
+
+/**
  * Starts the cargo-leptos-built server, on a free port unless `addr` names one (`host:port`, e.g. to restart a
- * server where its pages are still connected); resolves with its URL and a stop function. `stop()` sends SIGTERM
+ * server where its pages are still connected); resolves with its URL (`url`, without the local secret; `printedUrl` as printed, with it; `token`, the secret) and
+ * a stop function. `stop()` sends SIGTERM
  * and waits for the exit; `stop('SIGKILL')` ends it at once, like a crash. `kubeconfig` defaults to the test
  * cluster's admin.
  */
-export async function startDrainboard(extraArgs = [], { addr = '127.0.0.1:0', kubeconfig = requireEnv('KUBECONFIG'), inCluster } = {}) {
+export async function startDrainboard(extraArgs = [], { addr = '127.0.0.1:0', kubeconfig = requireEnv('KUBECONFIG'), inCluster, token = localToken } = {}) {
   const bin = requireEnv('DRAINBOARD_BIN');
   let command = bin;
   let args = ['--addr', addr, '--kubeconfig', kubeconfig, ...extraArgs];
   let env = { ...process.env, LEPTOS_SITE_ROOT: requireEnv('LEPTOS_SITE_ROOT') };
+  // `token: null` lets the server make its own secret, as it does for an operator.
+  delete env.DRAINBOARD_LOCAL_TOKEN;
+  if (token && !extraArgs.includes('--team')) env.DRAINBOARD_LOCAL_TOKEN = token;
   let home;
   if (inCluster) {
     // As in a pod: no kubeconfig anywhere, the API server named by KUBERNETES_SERVICE_HOST/PORT, and the
@@ -54,7 +94,7 @@ export async function startDrainboard(extraArgs = [], { addr = '127.0.0.1:0', ku
   if (home) child.once('exit', () => rmSync(home, { recursive: true, force: true }));
   let stderr = '';
   child.stderr.on('data', (d) => { stderr += d; });
-  const url = await new Promise((resolve, reject) => {
+  const printedUrl = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`drainboard did not start in 30 s:\n${stderr}`)), 30_000);
     let out = '';
     child.stdout.on('data', (d) => {
@@ -64,13 +104,19 @@ export async function startDrainboard(extraArgs = [], { addr = '127.0.0.1:0', ku
     });
     child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`drainboard exited with ${code}:\n${stderr}`)); });
   });
+  const url = new URL(printedUrl).origin;
+  const secret = new URL(printedUrl).searchParams.get('token');
+  if (secret) {
+    locked.set(url, secret);
+    await Promise.all([...contexts].map((c) => c.addCookies([lockCookie(url, secret)]).catch(() => {})));
+  }
   const stop = (signal = 'SIGTERM') => new Promise((resolve) => {
     // A process ended by a signal keeps exitCode null and sets signalCode instead.
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', resolve);
     child.kill(signal);
   });
-  return { url, stop, logs: () => stderr };
+  return { url, printedUrl, token: secret, stop, logs: () => stderr };
 }
 
 /**
@@ -78,13 +124,26 @@ export async function startDrainboard(extraArgs = [], { addr = '127.0.0.1:0', ku
  * fresh temporary profile of its own.
  */
 export async function launchBrowser() {
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: [
       '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
     ],
   });
+  // Every context (`browser.newPage()` makes one too) holds the cookie of each local-mode server started here, as
+  // if the operator had opened its printed URL; `browser.newBareContext()` makes one without.
+  const newContext = browser.newContext.bind(browser);
+  browser.newBareContext = newContext;
+  browser.newContext = async (options) => {
+    const context = await newContext(options);
+    contexts.add(context);
+    context.once('close', () => contexts.delete(context));
+    const cookies = [...locked].map(([origin, token]) => lockCookie(origin, token));
+    if (cookies.length) await context.addCookies(cookies);
+    return context;
+  };
+  return browser;
 }
 
 /**

@@ -21,7 +21,10 @@ pub struct Args {
     pub context: Option<String>,
 
     /// Address to serve the dashboard on. Without --team, a loopback address only, since every request acts with
-    /// this kubeconfig's credentials. Port 0 picks a free port; the URL is printed on stdout.
+    /// this kubeconfig's credentials. Port 0 picks a free port; the URL is printed on stdout. Without --team the
+    /// printed URL carries a secret made at each start (or taken from $DRAINBOARD_LOCAL_TOKEN): other users of the
+    /// machine reach loopback too, and only whoever has the secret is served. Scripts send it as
+    /// `Authorization: Bearer SECRET`.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:3000", env = "DRAINBOARD_ADDR")]
     pub addr: SocketAddr,
 

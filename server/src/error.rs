@@ -29,6 +29,8 @@ pub enum Error {
          themselves (the service account only reads and keeps the server's own records)"
     )]
     InClusterNeedsTeam,
+    #[error("{0}")]
+    LocalToken(String),
     #[error("TLS: {0}")]
     Tls(String),
     #[cfg(debug_assertions)]

@@ -69,6 +69,7 @@ pub(crate) fn router_over(options: leptos::config::LeptosOptions, https: bool) -
         AllowedHosts::new(&[]),
         StreamLimits::new(64, 64),
         https,
+        None,
     )
 }
 

@@ -13,6 +13,7 @@ mod events;
 mod fuzz;
 mod guard;
 mod limits;
+mod local_lock;
 mod probes;
 #[cfg(test)]
 mod refusals;
@@ -101,6 +102,17 @@ async fn run(args: cli::Args) -> Result<(), Error> {
     if args.wall_token.as_ref().is_some_and(|t| t.trim().chars().count() < access::MIN_WALL_TOKEN) {
         return Err(Error::ShortWallToken(access::MIN_WALL_TOKEN));
     }
+    // Local mode's secret: a fixed one from the environment (for scripts), or a new one for this start.
+    // Checked before connecting, so that a bad one stops the start at once.
+    let secret = if args.team {
+        None
+    } else {
+        Some(match std::env::var(local_lock::TOKEN_VARIABLE) {
+            Ok(given) => local_lock::given_secret(&given).map_err(Error::LocalToken)?,
+            Err(_) => local_lock::new_secret().map_err(Error::LocalToken)?,
+        })
+    };
+
     let tls = match (&args.tls_cert, &args.tls_key) {
         (Some(cert), Some(key)) => Some(serve::tls_config(cert, key).map_err(Error::Tls)?),
         _ if args.team && !args.insecure_http => return Err(Error::TeamWithoutTls),
@@ -145,9 +157,6 @@ async fn run(args: cli::Args) -> Result<(), Error> {
     };
     let probes = probes::router(engine.clone());
     let streams = events::StreamLimits::new(args.max_streams, args.max_streams_per_person);
-    let hosts = guard::AllowedHosts::new(&args.allowed_hosts).reached_by(if args.team { "https" } else { "http" });
-    let router = web::router(options, contexts, settings, hosts, streams, args.team);
-
     let listener =
         tokio::net::TcpListener::bind(args.addr).await.map_err(|source| Error::Bind { addr: args.addr, source })?;
     let local = listener.local_addr().map_err(Error::Serve)?;
@@ -156,9 +165,30 @@ async fn run(args: cli::Args) -> Result<(), Error> {
         Some(addr) => Some(tokio::net::TcpListener::bind(addr).await.map_err(|source| Error::Bind { addr, source })?),
         None => None,
     };
-    // The one line on stdout that scripts and tests read the URL from.
     let scheme = if tls.is_some() { "https" } else { "http" };
-    println!("Drainboard is serving on {scheme}://{local}");
+    let base = format!("{scheme}://{local}");
+    // The cookie and the URL file are named by the bound port, known only now (port 0 picks one).
+    let (lock, url_file) = match secret {
+        None => (None, None),
+        Some(secret) => {
+            let file = local_lock::url_file(local.port()).filter(|path| {
+                let written = local_lock::write_url(path, &local_lock::url(&base, &secret));
+                if let Err(err) = &written {
+                    tracing::warn!(path = %path.display(), error = %err, "cannot write the URL for scripts; it is on stdout only");
+                }
+                written.is_ok()
+            });
+            (Some(local_lock::LocalLock::new(secret, local.port(), file.clone())), file)
+        }
+    };
+    let printed = lock.as_ref().map_or_else(|| base.clone(), |lock| lock.url(&base));
+    let hosts = guard::AllowedHosts::new(&args.allowed_hosts).reached_by(if args.team { "https" } else { "http" });
+    let router = web::router(options, contexts, settings, hosts, streams, args.team, lock);
+    // The one line on stdout that scripts and tests read the URL from; in local mode it carries the secret.
+    println!("Drainboard is serving on {printed}");
+    if let Some(path) = &url_file {
+        tracing::info!(path = %path.display(), "the URL with the local secret is also in this file, readable by you only");
+    }
     let shutdown = tasks.shutdown_signal().clone();
     let limits = limits::Limits {
         connections: args.max_connections,
@@ -187,6 +217,10 @@ async fn run(args: cli::Args) -> Result<(), Error> {
         }
     });
     let served = serve::serve(listener, router, tls, shutdown, SHUTDOWN_LIMIT, limits).await.map_err(Error::Serve);
+    // The secret dies with the server; so does the file that holds it.
+    if let Some(path) = &url_file {
+        let _ = std::fs::remove_file(path);
+    }
     // Running drains record themselves as interrupted; watches and card rounds end. All within the same limit.
     if tasks.shut_down(TASKS_LIMIT).await {
         tracing::info!("every task ended");

@@ -41,7 +41,15 @@ fn engine(access: KubeAccess) -> Engine {
 
 fn router(contexts: Contexts) -> Router {
     let options = leptos::config::LeptosOptions::builder().output_name("drainboard").build();
-    web::router(options, contexts, BoardSettings::default(), AllowedHosts::new(&[]), StreamLimits::new(8, 8), false)
+    web::router(
+        options,
+        contexts,
+        BoardSettings::default(),
+        AllowedHosts::new(&[]),
+        StreamLimits::new(8, 8),
+        false,
+        None,
+    )
 }
 
 /// A team-mode server with a wall token.

@@ -18,6 +18,7 @@ use crate::{
     contexts::{self, Contexts},
     events::{self, StreamLimits, Streams},
     guard::{self, AllowedHosts},
+    local_lock::{self, LocalLock},
     session,
 };
 
@@ -85,6 +86,7 @@ pub fn router(
     hosts: AllowedHosts,
     limits: StreamLimits,
     https: bool,
+    lock: Option<LocalLock>,
 ) -> Router {
     let engine: Engine = contexts.first().clone();
     let routes = generate_route_list(App);
@@ -134,8 +136,13 @@ pub fn router(
     // Which cluster the request is for: around the routes, since it takes the context's prefix off API addresses
     // before they are routed.
     let app = tower::Layer::layer(&axum::middleware::from_fn_with_state(contexts, contexts::layer), app);
-    let router = Router::new()
-        .fallback_service(app)
+    let router = Router::new().fallback_service(app);
+    // Local mode's secret, checked before the context is chosen: a request without it connects no context.
+    let router = match lock {
+        Some(lock) => router.layer(axum::middleware::from_fn_with_state(lock, local_lock::layer)),
+        None => router,
+    };
+    let router = router
         // Outermost: a refused request reaches nothing else, not even a new context's connection.
         .layer(axum::middleware::from_fn_with_state(hosts, guard::layer))
         // Around the guard, so that its refusals carry them too. Neither another site's page nor a window it

@@ -106,3 +106,23 @@ fn in_a_pod_without_a_kubeconfig_the_pods_service_account_is_tried() {
     assert!(!out.status.success());
     assert_one_clear_line(&String::from_utf8_lossy(&out.stderr), &["the pod's service account (in-cluster)"]);
 }
+
+/// A fixed local secret that is short, or would break the printed URL, stops the start before anything connects,
+/// naming the variable and how to make a good one.
+#[test]
+fn a_bad_local_secret_is_refused_in_one_line() {
+    for secret in ["short", "a secret with spaces that is long enough to pass", "0123456789abcdef0123456789abcdef&x=1"]
+    {
+        let out = Command::new(env!("CARGO_BIN_EXE_drainboard"))
+            .args(["--addr", "127.0.0.1:0", "--kubeconfig", "/nonexistent/config"])
+            .env("DRAINBOARD_LOCAL_TOKEN", secret)
+            .env("RUST_LOG", "off")
+            .output()
+            .expect("drainboard runs");
+        assert!(!out.status.success(), "{secret}");
+        assert_one_clear_line(
+            &String::from_utf8_lossy(&out.stderr),
+            &["DRAINBOARD_LOCAL_TOKEN", "openssl rand -hex 32"],
+        );
+    }
+}
