@@ -174,7 +174,7 @@ mod tests {
         use engine::{Identity, KubeAccess, access::Connected, drain::DrainLimits, tasks::Tasks};
         let config = kube::Config::new("https://127.0.0.1:9".parse().unwrap());
         let client = kube::Client::try_from(config.clone()).unwrap();
-        let identity = Identity { cluster: "https://127.0.0.1:9".into(), user: "server".into() };
+        let identity = Identity::operator("https://127.0.0.1:9", "server");
         let connected = Connected {
             client,
             config,
@@ -184,7 +184,7 @@ mod tests {
             contexts: vec!["test".into()],
             in_cluster: false,
         };
-        let access = KubeAccess::team_with_wall(connected, Some(token.to_owned().into()));
+        let access = KubeAccess::team_with_wall(connected, Some(token.to_owned().into()), Default::default());
         let tasks = Tasks::new(tokio::runtime::Handle::current());
         Engine::new(access, &tasks, std::time::Duration::ZERO, DrainLimits::default())
     }
