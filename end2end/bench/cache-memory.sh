@@ -42,6 +42,10 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+# Local mode's lock: the servers started here share one secret for this run (DRAINBOARD_LOCAL_TOKEN), and curl
+# sends it as a bearer token from a file readable by the owner only (not on its command line, which ps shows).
+DRAINBOARD_LOCAL_TOKEN=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n'); export DRAINBOARD_LOCAL_TOKEN
+(umask 077 && printf 'Authorization: Bearer %s\n' "$DRAINBOARD_LOCAL_TOKEN" > "$work/auth")
 
 # Grace 300 s: kwok renews each Lease every 60 s (1,000 nodes: about 17 renewals a second), not every 2 s.
 dir=$(nice -n 10 "$root/end2end/cluster/cluster.sh" up --nodes 4 --zones 4 --grace-seconds 300 --toleration-seconds 300)
@@ -61,7 +65,7 @@ measure_server() {
     >"$out" 2>"$err" &
   server_pid=$!; echo "$server_pid" >"$work/server.pid"
   for _ in $(seq 1 300); do
-    url=$(grep -o 'http://[^ ]*' "$out" || true); [ -z "$url" ] || break; sleep 0.1
+    url=$(sed -n 's|.*serving on \(http://[^/ ]*\).*|\1|p' "$out"); [ -z "$url" ] || break; sleep 0.1
   done
   [ -n "$url" ] || { log "server did not start"; cat "$err" >&2; exit 1; }
   local t0; t0=$(date +%s.%N)
@@ -71,16 +75,16 @@ measure_server() {
   # The time is taken when the event line arrives; curl itself ends only at its next write (a keep-alive comment
   # comes every 15 s), of SIGPIPE, hence the `|| true`.
   rm -f "$work/ready_at"
-  (timeout 600 curl -sN "$url/api/board/events" || true) | while IFS= read -r line; do
+  (timeout 600 curl -sN -H @"$work/auth" "$url/api/board/events" || true) | while IFS= read -r line; do
     if [[ $line == "event: board"* ]]; then date +%s.%N >"$work/ready_at"; break; fi
   done
   [ -s "$work/ready_at" ] || { log "no board event within 600 s"; exit 1; }
   local load; load=$(awk -v a="$t0" -v b="$(cat "$work/ready_at")" 'BEGIN { printf "%.1f", b - a }')
-  [ "$(curl -sS -o "$work/board.json" -w '%{http_code}' -X POST --max-time 120 "$url/api/board")" = 200 ] ||
+  [ "$(curl -sS -H @"$work/auth" -o "$work/board.json" -w '%{http_code}' -X POST --max-time 120 "$url/api/board")" = 200 ] ||
     { log "POST /api/board: $(head -c 300 "$work/board.json")"; exit 1; }
   # 3 watches (nodes, pods, Leases), 4 in builds that also watch PodDisruptionBudgets.
-  curl -fsS "$url/metrics" | grep -Eq '^drainboard_watches_started_total [34]$' ||
-    { log "unexpected /metrics:"; curl -sS "$url/metrics" >&2; exit 1; }
+  curl -fsS -H @"$work/auth" "$url/metrics" | grep -Eq '^drainboard_watches_started_total [34]$' ||
+    { log "unexpected /metrics:"; curl -sS -H @"$work/auth" "$url/metrics" >&2; exit 1; }
   sleep 5
   local rss hwm cards bytes
   rss=$(kb VmRSS "$server_pid"); hwm=$(kb VmHWM "$server_pid")

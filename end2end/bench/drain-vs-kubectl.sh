@@ -47,12 +47,16 @@ metadata: {name: $ns}
 YAML
 kc wait --for=condition=Ready "node/$node" --timeout=60s >/dev/null
 
+# Local mode's lock: the servers started here share one secret for this run (DRAINBOARD_LOCAL_TOKEN), and curl
+# sends it as a bearer token from a file readable by the owner only (not on its command line, which ps shows).
+DRAINBOARD_LOCAL_TOKEN=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n'); export DRAINBOARD_LOCAL_TOKEN
+(umask 077 && printf 'Authorization: Bearer %s\n' "$DRAINBOARD_LOCAL_TOKEN" > "$DRAINBOARD_CLUSTER_DIR/bench-auth")
 start_server() { # start_server NAME ARGS...: prints the URL of a Drainboard server started with ARGS
   local name=$1; shift
   "$server" --kubeconfig "$kubeconfig" --addr 127.0.0.1:0 "$@" > "$DRAINBOARD_CLUSTER_DIR/bench-$name.out" 2>/dev/null &
   echo $! >> "$DRAINBOARD_CLUSTER_DIR/bench-pids"
   for _ in $(seq 1 100); do grep -q "serving on" "$DRAINBOARD_CLUSTER_DIR/bench-$name.out" && break; sleep 0.1; done
-  sed -n 's/.*serving on \(http[^ ]*\).*/\1/p' "$DRAINBOARD_CLUSTER_DIR/bench-$name.out"
+  sed -n 's|.*serving on \(http://[^/ ]*\).*|\1|p' "$DRAINBOARD_CLUSTER_DIR/bench-$name.out"
 }
 : > "$DRAINBOARD_CLUSTER_DIR/bench-pids"
 prev_cleanup=$(declare -f cleanup | tail -n +2)
@@ -94,11 +98,11 @@ run_kubectl() {
 
 run_drainboard() { # run_drainboard URL
   local url=$1 t0 id last; t0=$(now)
-  id=$(curl -sf -X POST -H 'content-type: application/json' "$url/api/drains/start" \
+  id=$(curl -sf -X POST -H @"$DRAINBOARD_CLUSTER_DIR/bench-auth" -H 'content-type: application/json' "$url/api/drains/start" \
     -d "{\"node\":\"$node\",\"options\":{\"ignore_daemonsets\":true,\"delete_emptydir_data\":true},\"reason\":\"benchmark\",\"confirm\":\"$node\"}" |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
   # The event stream ends when the drain does; its last event is the final state.
-  last=$(curl -sfN "$url/api/drains/$id/events" | grep '^data:' | tail -1)
+  last=$(curl -sfN -H @"$DRAINBOARD_CLUSTER_DIR/bench-auth" "$url/api/drains/$id/events" | grep '^data:' | tail -1)
   local t1; t1=$(now)
   echo "$last" | grep -q '"state":"Drained"' || { echo "drainboard did not report Drained: ${last:0:300}" >&2; exit 1; }
   since "$t0" "$t1"

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { lockedEnv, origin, unlock } from './local-lock.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { chromium } = createRequire(join(root, 'end2end', 'package.json'))('playwright-core');
@@ -31,11 +32,11 @@ readFileSync(kubeconfig);
 
 async function startServer({ bin, site }) {
   const child = spawn(bin, ['--kubeconfig', kubeconfig, '--addr', '127.0.0.1:0'], {
-    cwd: root, env: { ...process.env, LEPTOS_SITE_ROOT: site }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: root, env: lockedEnv({ ...process.env, LEPTOS_SITE_ROOT: site }), stdio: ['ignore', 'pipe', 'pipe'],
   });
   const url = await new Promise((resolve, reject) => {
     let out = '';
-    child.stdout.on('data', (d) => { out += d; const m = out.match(/serving on (\S+)/); if (m) resolve(m[1]); });
+    child.stdout.on('data', (d) => { out += d; const m = out.match(/serving on (\S+)/); if (m) resolve(origin(m[1])); });
     child.on('exit', (code) => reject(new Error(`${bin} exited with ${code}`)));
   });
   return { url, stop: () => new Promise((r) => { child.once('exit', r); child.kill(); }) };
@@ -54,6 +55,7 @@ function kind(url, type) {
 
 async function measure(browser, url) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await unlock(context, url);
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');

@@ -7,6 +7,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { lockedEnv, origin, unlock } from './local-lock.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { chromium } = createRequire(join(root, 'end2end', 'package.json'))('playwright-core');
@@ -20,11 +21,11 @@ const node = 'node-3';
 const harness = (action) => execFileSync(join(root, 'end2end', 'cluster', 'cluster.sh'), [action, dir, node]);
 
 const server = spawn(serverBin, ['--kubeconfig', kubeconfig, '--addr', '127.0.0.1:0'], {
-  cwd: root, env: { ...process.env, LEPTOS_SITE_ROOT: process.env.LEPTOS_SITE_ROOT ?? join(root, 'target', 'site') }, stdio: ['ignore', 'pipe', 'ignore'],
+  cwd: root, env: lockedEnv({ ...process.env, LEPTOS_SITE_ROOT: process.env.LEPTOS_SITE_ROOT ?? join(root, 'target', 'site') }), stdio: ['ignore', 'pipe', 'ignore'],
 });
 const url = await new Promise((resolve) => {
   let out = '';
-  server.stdout.on('data', (d) => { out += d; const m = out.match(/serving on (\S+)/); if (m) resolve(m[1]); });
+  server.stdout.on('data', (d) => { out += d; const m = out.match(/serving on (\S+)/); if (m) resolve(origin(m[1])); });
 });
 
 // API server side: every Ready status the watch delivers, with its arrival time.
@@ -43,7 +44,9 @@ watch.stdout.on('data', (d) => {
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox',
   '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update',
   '--disable-sync'] });
-const page = await browser.newPage();
+const context = await browser.newContext();
+await unlock(context, url);
+const page = await context.newPage();
 await page.goto(url);
 await page.locator('[data-testid="connection-state"][data-state="live"]').waitFor({ timeout: 30_000 });
 await page.evaluate((name) => {

@@ -11,6 +11,7 @@
 //               the cells' states change
 // and reports the longest task and the tasks over 50 ms in each window, and the page's scrollHeight.
 import { child, waitForLine } from './children.mjs';
+import { authorized, lockedEnv, origin, unlock } from './local-lock.mjs';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -35,13 +36,13 @@ const control = async (path) => {
 };
 
 const server = child(bin, ['--addr', '127.0.0.1:0', '--kubeconfig', kubeconfig, '--node-monitor-grace-period', '1h'],
-  { env: { ...process.env, LEPTOS_SITE_ROOT: site } });
+  { env: lockedEnv({ ...process.env, LEPTOS_SITE_ROOT: site }) });
 let serverLog = '';
 server.stderr.on('data', (d) => { serverLog += d; });
-const [, url] = await waitForLine(server, /serving on (http:\/\/\S+)/, 'drainboard');
+const url = origin((await waitForLine(server, /serving on (http:\/\/\S+)/, 'drainboard'))[1]);
 log(`server at ${url}; waiting for its first board`);
 for (;;) {
-  const res = await fetch(`${url}/api/board`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'first=1' });
+  const res = await fetch(`${url}/api/board`, authorized({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'first=1' }));
   if (res.ok) break;
   await sleep(500);
 }
@@ -78,6 +79,7 @@ const rows = [];
 for (let round = 1; round <= rounds; round++) {
   for (const p of pages) {
     const context = await browser.newContext({ viewport: { width: 1920, height: 1080 } });
+    await unlock(context, url);
     const page = await context.newPage();
     await page.addInitScript(instrument);
     await page.goto(`${url}${p.path}`);

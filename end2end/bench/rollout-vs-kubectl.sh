@@ -144,12 +144,16 @@ printf '%s' "$manifest" | kc apply -f - >/dev/null
 python3 "$root/end2end/bench/rollout-watch.py" watch "$kubectl_bin" "$kubeconfig" "$ns" "$work/watch.jsonl" &
 echo $! >> "$work/pids"
 
+# Local mode's lock: the servers started here share one secret for this run (DRAINBOARD_LOCAL_TOKEN), and curl
+# sends it as a bearer token from a file readable by the owner only (not on its command line, which ps shows).
+DRAINBOARD_LOCAL_TOKEN=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n'); export DRAINBOARD_LOCAL_TOKEN
+(umask 077 && printf 'Authorization: Bearer %s\n' "$DRAINBOARD_LOCAL_TOKEN" > "$work/auth")
 start_server() { # start_server NAME ARGS...: prints the URL of a Drainboard server started with ARGS
   local name=$1; shift
   "$server" --kubeconfig "$kubeconfig" --addr 127.0.0.1:0 "$@" > "$work/server-$name.out" 2>/dev/null &
   echo $! >> "$work/pids"
   for _ in $(seq 1 100); do grep -q "serving on" "$work/server-$name.out" && break; sleep 0.1; done
-  sed -n 's/.*serving on \(http[^ ]*\).*/\1/p' "$work/server-$name.out"
+  sed -n 's|.*serving on \(http://[^/ ]*\).*|\1|p' "$work/server-$name.out"
 }
 polite_url=$(start_server polite --api-qps 5 --api-burst 10)
 [ "$default_pace" = 1 ] && fast_url=$(start_server default)
@@ -226,11 +230,11 @@ run_rollout() { # run_rollout URL MAX_PARALLEL
   local url=$1 n=$2 t0 id status
   local nodes; nodes=$(printf '"%s",' "${drain_nodes[@]}"); nodes=[${nodes%,}]
   t0=$(now)
-  id=$(curl -sf -X POST -H 'content-type: application/json' "$url/api/rollouts/start" \
+  id=$(curl -sf -X POST -H @"$work/auth" -H 'content-type: application/json' "$url/api/rollouts/start" \
     -d "{\"nodes\":$nodes,\"options\":{\"max_parallel\":$n,\"one_per_zone\":false,\"stop_on_failure\":true,\"drain\":{\"ignore_daemonsets\":true,\"timeout_seconds\":900}},\"reason\":\"benchmark\"}" |
     python3 -c 'import json,sys; print(json.load(sys.stdin))')
   while :; do
-    status=$(curl -sf -X POST -H 'content-type: application/json' "$url/api/rollouts/status" -d "{\"id\":\"$id\"}")
+    status=$(curl -sf -X POST -H @"$work/auth" -H 'content-type: application/json' "$url/api/rollouts/status" -d "{\"id\":\"$id\"}")
     case $status in *'"state":"Finished"'* | *'"state":"Cancelled"'*) break ;; esac
     sleep 0.2
   done

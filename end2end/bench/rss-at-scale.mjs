@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startStandin } from './standin-api.mjs';
+import { authorized, lockedEnv, origin } from './local-lock.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const args = process.argv.slice(2);
@@ -43,12 +44,12 @@ async function measure(build) {
   const probe = await freePort();
   const child = spawn('nice', ['-n', '10', build.bin, '--kubeconfig', api.kubeconfig, '--addr', '127.0.0.1:0',
     '--probe-addr', `127.0.0.1:${probe}`, '--node-monitor-grace-period', '1h'], {
-    cwd: root, env: { ...process.env, LEPTOS_SITE_ROOT: join(root, 'target', 'site') }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: root, env: lockedEnv({ ...process.env, LEPTOS_SITE_ROOT: join(root, 'target', 'site') }), stdio: ['ignore', 'pipe', 'pipe'],
   });
   try {
     const url = await new Promise((resolve, reject) => {
       let out = '';
-      child.stdout.on('data', (d) => { out += d; const m = out.match(/serving on (\S+)/); if (m) resolve(m[1]); });
+      child.stdout.on('data', (d) => { out += d; const m = out.match(/serving on (\S+)/); if (m) resolve(origin(m[1])); });
       child.on('exit', (code) => reject(new Error(`${build.bin} exited with ${code}`)));
     });
     const started = Date.now();
@@ -66,7 +67,7 @@ async function measure(build) {
     // The first board: the cards are built once every kind is listed.
     const stream = new AbortController();
     // Uncompressed: the point is when the board is sent, not how a decompressor buffers it.
-    const res = await fetch(`${url}/api/board/events`, { signal: stream.signal, headers: { 'accept-encoding': 'identity' } });
+    const res = await fetch(`${url}/api/board/events`, authorized({ signal: stream.signal, headers: { 'accept-encoding': 'identity' } }));
     const reader = res.body.getReader();
     // The tail of the last chunk is kept, in case the event's name spans two chunks.
     let tail = '';

@@ -31,6 +31,7 @@
 // whatever the API server does. Knobs: BENCH_FLIPS (50), BENCH_STREAM_RATE (100), BENCH_STREAM_SECONDS (10), CHROMIUM.
 import { execFile } from 'node:child_process';
 import { child, waitForLine } from './children.mjs';
+import { authorized, lockedEnv, origin, unlock } from './local-lock.mjs';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname, resolve } from 'node:path';
@@ -99,7 +100,7 @@ function cpuSeconds(pid) {
 async function startServer(build) {
   const t0 = Date.now();
   const server = child(build.bin, ['--addr', '127.0.0.1:0', '--probe-addr', '127.0.0.1:0', '--kubeconfig', kubeconfig,
-    '--node-monitor-grace-period', '1h'], { env: { ...process.env, LEPTOS_SITE_ROOT: build.site } });
+    '--node-monitor-grace-period', '1h'], { env: lockedEnv({ ...process.env, LEPTOS_SITE_ROOT: build.site }) });
   let stderr = '';
   server.stderr.on('data', (d) => { stderr += d; });
   let out = '';
@@ -108,7 +109,7 @@ async function startServer(build) {
       out += d;
       const a = out.match(/serving on (http:\/\/\S+)/);
       const b = out.match(/probes on (http:\/\/\S+)/);
-      if (a && b) resolve({ url: a[1], probes: b[1] });
+      if (a && b) resolve({ url: origin(a[1]), probes: b[1] });
     });
     server.on('exit', (code) => reject(new Error(`drainboard exited with ${code}:\n${stderr}`)));
   });
@@ -123,7 +124,7 @@ async function startServer(build) {
   }
   const readyMs = Date.now() - t0;
   const readyCpu = cpuSeconds(server.pid);
-  const events = await fetch(`${urls.url}/api/board/events`);
+  const events = await fetch(`${urls.url}/api/board/events`, authorized());
   const reader = events.body.getReader();
   let firstBoardBytes = 0;
   for (let text = '', seen = false; !seen;) {
@@ -236,6 +237,7 @@ async function flipLatency(page) {
 
 async function round(browser, url, pid) {
   const context = await browser.newContext();
+  await unlock(context, url);
   await context.addInitScript(instrument, N);
   const page = await context.newPage();
   const errors = [];

@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { authorized, lockedEnv, origin, unlock } from './local-lock.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { chromium } = createRequire(join(root, 'end2end', 'package.json'))('playwright-core');
@@ -54,7 +55,7 @@ process.on('exit', () => { for (const c of children) c.kill('SIGTERM'); });
 async function startServer() {
   const child = spawn('nice', ['-n', '10', serverBin, '--addr', '127.0.0.1:0', '--kubeconfig', kubeconfig,
     '--node-monitor-grace-period', '300s'], {
-    cwd: root, env: { ...process.env, LEPTOS_SITE_ROOT: siteRoot }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: root, env: lockedEnv({ ...process.env, LEPTOS_SITE_ROOT: siteRoot }), stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
   child.on('exit', () => children.delete(child));
@@ -62,13 +63,13 @@ async function startServer() {
   child.stderr.on('data', (d) => { stderr += d; });
   const url = await new Promise((resolve, reject) => {
     let out = '';
-    child.stdout.on('data', (d) => { out += d; const m = out.match(/serving on (http:\/\/\S+)/); if (m) resolve(m[1]); });
+    child.stdout.on('data', (d) => { out += d; const m = out.match(/serving on (http:\/\/\S+)/); if (m) resolve(origin(m[1])); });
     child.on('exit', (code) => reject(new Error(`drainboard exited with ${code}:\n${stderr}`)));
   });
   // Ready = the event stream's first board (the cache has listed everything and computed the cards). Not by
   // polling POST /api/board meanwhile: a request that waits for the first list alongside the cache's own card task
   // takes that task's wake-up, and the live board then never starts (see BENCHMARKS.md).
-  const events = await fetch(`${url}/api/board/events`);
+  const events = await fetch(`${url}/api/board/events`, authorized());
   const reader = events.body.getReader();
   for (let tail = '', seen = false; !seen;) {
     const { value, done } = await reader.read();
@@ -78,7 +79,7 @@ async function startServer() {
     tail = text.slice(-20);
   }
   await reader.cancel();
-  const res = await fetch(`${url}/api/board`, { method: 'POST' });
+  const res = await fetch(`${url}/api/board`, authorized({ method: 'POST' }));
   if (res.status !== 200) throw new Error(`POST /api/board: ${res.status} ${await res.text()}`);
   await res.arrayBuffer();
   const stop = () => new Promise((resolve) => {
@@ -106,6 +107,7 @@ function instrument() {
 
 async function round(browser, url, total) {
   const context = await browser.newContext();
+  await unlock(context, url);
   await context.addInitScript(instrument);
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);

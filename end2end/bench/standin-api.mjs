@@ -1,7 +1,7 @@
 // A stand-in Kubernetes API server for the scale benchmarks: synthetic list and watch answers for N nodes and P pods
 // (issue 13), served to the real Drainboard server, since etcd on a 2-core machine cannot hold 150,000 pods.
 //   node end2end/bench/standin-api.mjs [--nodes 5000] [--pods 150000] [--zones 4] [--port 0] [--kubeconfig FILE]
-//                                      [--renew-every SECONDS]
+//                                      [--renew-every SECONDS] [--delete-after SECONDS]
 // Prints `standin serving on http://127.0.0.1:PORT kubeconfig FILE` on stdout once it listens, and logs every request
 // it has no answer for on stderr. Or import it: `const api = await startStandin({ nodes, pods })`.
 //
@@ -36,6 +36,10 @@
 //        lastHeartbeatTime), round robin over the chosen nodes (all, the first K by name, or those named).
 //        GET /__bench/stream: {running, sent};
 //        POST /__bench/stream/stop stops it.
+// Drains: PATCH of a node (spec.unschedulable, annotations), pod evictions (`policy/v1` Eviction: the pod is
+// marked deleting at once and goes a random 0 to `--delete-after` seconds later, 0 by default), GET of a pod or of
+// the DaemonSets above, and ConfigMaps, Leases outside kube-node-lease and Events created, replaced, read and
+// deleted in memory (not listed or watched).
 //   GET /__bench/requests  every request seen, counted by method, path (names replaced by {name}) and query keys;
 //        GET /__bench/stats  sizes, open watches, events sent.
 import http from 'node:http';
@@ -109,7 +113,7 @@ function makeCluster({ nodes: N, pods: P, zones = 4, pdbs, start = Date.now() })
   const nodeIP = (i) => `10.${((i + 1) >> 16) & 255}.${((i + 1) >> 8) & 255}.${(i + 1) & 255}`;
   const podIP = (p) => `172.${16 + (((p + 1) >> 16) & 15)}.${((p + 1) >> 8) & 255}.${(p + 1) & 255}`;
 
-  function node(i) {
+  function baseNode(i) {
     const name = nodeName(i);
     const s = nodeState.get(i);
     const started = created + (i % 3600) * 1000;
@@ -169,7 +173,28 @@ function makeCluster({ nodes: N, pods: P, zones = 4, pdbs, start = Date.now() })
     const at = podPlace(p);
     return at.ds !== undefined ? DAEMONSETS[at.ds].namespace : team(at.rs);
   }
+  // A node as it is now: cordoned (spec.unschedulable) and annotated by PATCHes.
+  function node(i) {
+    const o = baseNode(i);
+    const s = nodeState.get(i);
+    if (s?.unschedulable) o.spec.unschedulable = true;
+    if (s?.annotations) Object.assign(o.metadata.annotations, s.annotations);
+    return o;
+  }
+  // A pod as it is now: null once deleted; with a deletionTimestamp while it is going.
+  const podState = new Map(); // p → { deleting, gone, rv }
   function pod(p) {
+    const s = podState.get(p);
+    if (s?.gone) return null;
+    const o = basePod(p);
+    if (s) {
+      o.metadata.resourceVersion = String(s.rv);
+      o.metadata.deletionTimestamp = iso(s.deleting);
+      o.metadata.deletionGracePeriodSeconds = 30;
+    }
+    return o;
+  }
+  function basePod(p) {
     const at = podPlace(p);
     const nodeI = at.node;
     const isDs = at.ds !== undefined;
@@ -298,8 +323,8 @@ function makeCluster({ nodes: N, pods: P, zones = 4, pdbs, start = Date.now() })
   }
 
   return {
-    N, P, zones, perNode, replicaSets, pdbCount, start, baseRv, nodeState, leaseState, nodeName, nodeIndex,
-    node, pod, podNamespace, lease, pdb, namespace, namespaceNames,
+    N, P, zones, perNode, replicaSets, pdbCount, start, baseRv, nodeState, leaseState, podState, nodeName, nodeIndex,
+    node, pod, basePod, podNamespace, lease, pdb, namespace, namespaceNames,
   };
 }
 
@@ -436,7 +461,7 @@ function tableOf(kind, objs, meta, now) {
 /**
  * Starts the stand-in. Options: nodes, pods, zones (4), pdbs (= nodes), port (0), host (127.0.0.1), kubeconfig (a
  * path to write; default a new temp file), renewEvery (seconds between one node Lease's renewals, all nodes
- * spread evenly; 0 = none), quiet.
+ * spread evenly; 0 = none), deleteAfter (an evicted pod goes a random 0 to this many seconds later; 0), quiet.
  */
 export async function startStandin(opts = {}) {
   const c = makeCluster({ nodes: opts.nodes ?? 5000, pods: opts.pods ?? 150000, zones: opts.zones ?? 4, pdbs: opts.pdbs });
@@ -446,7 +471,7 @@ export async function startStandin(opts = {}) {
   let rv = c.baseRv + 1;
   const watchers = new Set();
   const counts = new Map();
-  const stats = { eventsSent: 0, listBytes: 0, watchBytes: 0, unknown: 0 };
+  const stats = { eventsSent: 0, listBytes: 0, watchBytes: 0, unknown: 0, evictions: 0 };
   const LOG_MAX = 20000;
   const BOOKMARK_EVERY = 20_000;
 
@@ -488,6 +513,49 @@ export async function startStandin(opts = {}) {
     c.nodeState.set(i, s);
     s.rv = emit('nodes', 'MODIFIED', c.node(i)).rv;
   }
+
+  // Drains: a cordon (a PATCH of the node), evictions (each pod goes a random 0 to `deleteAfter` seconds later, as
+  // pods that take their time to stop), and what a drain writes besides (its Lease, the node's history ConfigMap,
+  // Events), kept in memory as written.
+  const deleteAfter = opts.deleteAfter ?? 0;
+  let podByName = null;
+  const podIndex = (namespace, name) => {
+    podByName ??= new Map(Array.from({ length: c.P }, (_, p) => {
+      const o = c.basePod(p);
+      return [`${o.metadata.namespace}/${o.metadata.name}`, p];
+    }));
+    return podByName.get(`${namespace}/${name}`) ?? -1;
+  };
+  function patchNode(name, patch) {
+    const i = c.nodeIndex(name);
+    if (i < 0) throw Object.assign(new Error(`nodes "${name}" not found`), { code: 404 });
+    const s = { ...(c.nodeState.get(i) ?? {}) };
+    if (patch.spec && 'unschedulable' in patch.spec) s.unschedulable = !!patch.spec.unschedulable;
+    for (const [k, v] of Object.entries(patch.metadata?.annotations ?? {})) {
+      s.annotations = { ...s.annotations };
+      if (v === null) delete s.annotations[k]; else s.annotations[k] = v;
+    }
+    c.nodeState.set(i, s);
+    const obj = c.node(i);
+    s.rv = emit('nodes', 'MODIFIED', obj).rv;
+    return obj;
+  }
+  function evict(namespace, name, dryRun) {
+    const p = podIndex(namespace, name);
+    const was = c.podState.get(p);
+    if (p < 0 || was?.gone) throw Object.assign(new Error(`pods "${name}" not found`), { code: 404 });
+    if (dryRun || was) return;
+    const state = { deleting: Date.now() };
+    c.podState.set(p, state);
+    state.rv = emit('pods', 'MODIFIED', c.pod(p)).rv;
+    stats.evictions++;
+    setTimeout(() => {
+      const obj = c.pod(p);
+      state.gone = true;
+      emit('pods', 'DELETED', obj);
+    }, Math.random() * deleteAfter * 1000).unref();
+  }
+  const stored = new Map(); // `plural/namespace/name` → the object as last written
 
   let sortedByName = null;
   const byName = () => (sortedByName ??= Array.from({ length: c.N }, (_, i) => i)
@@ -563,7 +631,7 @@ export async function startStandin(opts = {}) {
   function selectors(url, namespace, r) {
     const labels = parseLabelSelector(url.searchParams.get('labelSelector'));
     const fields = parseFieldSelector(url.searchParams.get('fieldSelector'));
-    return (o) => (!namespace || o.metadata.namespace === namespace) && (!labels || labels(o.metadata.labels)) && (!fields || fields(o));
+    return (o) => !!o && (!namespace || o.metadata.namespace === namespace) && (!labels || labels(o.metadata.labels)) && (!fields || fields(o));
   }
 
   // The indices of a resource that may match a namespace, cheaply, before making the objects.
@@ -733,6 +801,21 @@ export async function startStandin(opts = {}) {
 
     // Resources: /api/v1/[namespaces/NS/]PLURAL[/NAME], /apis/G/V/[namespaces/NS/]PLURAL[/NAME].
     const rest = parts[0] === 'api' ? parts.slice(2) : parts[0] === 'apis' ? parts.slice(3) : null;
+    // The audit's Events (events.k8s.io): accepted and dropped.
+    if (req.method === 'POST' && parts[1] === 'events.k8s.io' && rest?.length === 3 && rest[2] === 'events') {
+      count(req, url, '/apis/events.k8s.io/v1/namespaces/{ns}/events');
+      return send(req, response, 201, JSON.parse(body || '{}'));
+    }
+    if (req.method === 'POST' && parts[0] === 'api' && rest?.length === 5 && rest[0] === 'namespaces' && rest[2] === 'pods' && rest[4] === 'eviction') {
+      count(req, url, '/api/v1/namespaces/{ns}/pods/{name}/eviction');
+      try {
+        const dryRun = /All/.test(url.searchParams.get('dryRun') ?? '') || JSON.parse(body || '{}').deleteOptions?.dryRun?.length > 0;
+        evict(rest[1], rest[3], dryRun);
+      } catch (e) {
+        return send(req, response, e.code ?? 500, status(e.code ?? 500, e.code === 404 ? 'NotFound' : 'BadRequest', e.message));
+      }
+      return send(req, response, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+    }
     const gv = parts[0] === 'api' ? (parts[1] === 'v1' ? '' : null) : parts[0] === 'apis' ? `${parts[1]}/${parts[2]}` : null;
     if (rest && gv !== null && rest.length) {
       let namespace = null, plural, name;
@@ -750,12 +833,50 @@ export async function startStandin(opts = {}) {
             return send(req, response, e.code ?? 500, status(e.code ?? 500, 'BadRequest', e.message));
           }
         }
+        const key = `${plural}/${namespace ?? ''}/${name ?? ''}`;
         if (req.method === 'GET' && name) {
+          if (stored.has(key)) return send(req, response, 200, stored.get(key));
+          if (plural === 'pods') {
+            const p = podIndex(namespace, name);
+            const o = p >= 0 ? c.pod(p) : null;
+            if (o) return send(req, response, 200, o);
+          }
+          const d = plural === 'daemonsets' && DAEMONSETS.findIndex((x) => x.name === name && x.namespace === namespace);
+          if (d >= 0 && d !== false) {
+            return send(req, response, 200, { kind: 'DaemonSet', apiVersion: 'apps/v1', metadata: { name, namespace, uid: uid(KIND_DS, d), resourceVersion: String(c.baseRv) }, spec: {}, status: {} });
+          }
           let i = -1;
           if (plural === 'nodes' || (plural === 'leases' && namespace === 'kube-node-lease')) i = c.nodeIndex(name);
           if (plural === 'namespaces') i = c.namespaceNames.indexOf(name);
           if (i >= 0) return send(req, response, 200, r.make(i));
           return send(req, response, 404, status(404, 'NotFound', `${plural} "${name}" not found`, { name, kind: plural }));
+        }
+        try {
+          if (req.method === 'PATCH' && plural === 'nodes' && name) return send(req, response, 200, patchNode(name, JSON.parse(body || '{}')));
+        } catch (e) {
+          return send(req, response, e.code ?? 400, status(e.code ?? 400, e.code === 404 ? 'NotFound' : 'BadRequest', e.message));
+        }
+        if (req.method === 'POST' && !name && plural !== 'nodes' && plural !== 'pods') {
+          const o = JSON.parse(body || '{}');
+          o.metadata ??= {};
+          o.metadata.name ??= `${o.metadata.generateName ?? 'object-'}${suffix(rv, 5)}`;
+          const k = `${plural}/${namespace ?? ''}/${o.metadata.name}`;
+          if (stored.has(k)) return send(req, response, 409, status(409, 'AlreadyExists', `${plural} "${o.metadata.name}" already exists`));
+          rv += 1;
+          Object.assign(o.metadata, { namespace: namespace ?? undefined, uid: uid(11, rv), resourceVersion: String(rv), creationTimestamp: iso(Date.now()) });
+          stored.set(k, o);
+          return send(req, response, 201, o);
+        }
+        if (req.method === 'PUT' && name && stored.has(key)) {
+          const o = JSON.parse(body || '{}');
+          rv += 1;
+          o.metadata = { ...stored.get(key).metadata, ...o.metadata, resourceVersion: String(rv) };
+          stored.set(key, o);
+          return send(req, response, 200, o);
+        }
+        if (req.method === 'DELETE' && name && stored.has(key)) {
+          stored.delete(key);
+          return send(req, response, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' });
         }
         log(`no answer for ${req.method} ${req.url}`);
         stats.unknown++;
@@ -818,7 +939,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const api = await startStandin({
     nodes: Number(args.nodes ?? 5000), pods: Number(args.pods ?? 150000), zones: Number(args.zones ?? 4),
     pdbs: args.pdbs === undefined ? undefined : Number(args.pdbs), port: Number(args.port ?? 0),
-    kubeconfig: args.kubeconfig, renewEvery: Number(args['renew-every'] ?? 0),
+    kubeconfig: args.kubeconfig, renewEvery: Number(args['renew-every'] ?? 0), deleteAfter: Number(args['delete-after'] ?? 0),
   });
   console.log(`standin serving on ${api.url} kubeconfig ${api.kubeconfig}`);
   // Nothing to save: the sockets go with the process.
