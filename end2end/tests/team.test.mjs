@@ -141,7 +141,7 @@ test('alice signs in with her kubeconfig and cordons as herself; the cookie hold
   for (const attribute of ['HttpOnly', 'Secure', 'SameSite=Strict', 'Path=/']) {
     assert.ok(res.setCookie.includes(attribute), `${attribute} in ${res.setCookie}`);
   }
-  assert.match(cookie, /^drainboard_session=[0-9a-f]{64}$/, 'an opaque id, never the credentials');
+  assert.match(cookie, /^__Host-drainboard_session=[0-9a-f]{64}$/, 'an opaque id, never the credentials');
   const me = await call('session/me', { cookie });
   assert.deepEqual([me.status, me.body.user, me.body.team], [200, 'team-alice', true]);
   const cordon = await call('nodes/cordon', { cookie, body: { node, reason: 'BIOS update' } });
@@ -408,7 +408,7 @@ test('in the browser: sign in through the page, see who you are, and a viewer fi
       await page.waitForURL((url) => url.pathname === '/');
       await page.locator('[data-testid="nodes-page"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
       const cookies = await context.cookies();
-      const session = cookies.find((c) => c.name === 'drainboard_session');
+      const session = cookies.find((c) => c.name === '__Host-drainboard_session');
       assert.ok(session?.httpOnly && session.secure && session.sameSite === 'Strict', JSON.stringify(session));
       assert.equal(await page.evaluate(() => document.cookie.includes('drainboard_session')), false, 'scripts cannot read it');
       return { context, page };
