@@ -109,7 +109,13 @@ test('the printed URL opens the live board; the secret leaves the address bar an
   assert.equal(page.url(), `${server.url}/`, 'no secret in the address bar');
   await page.locator('[data-testid="nodes-page"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
   await page.locator('[data-testid="node-row"]').first().waitFor({ timeout: 30_000 });
-  assert.equal(await page.evaluate(() => history.length), 1, 'the address with the secret is not in the history');
+  // The redirect replaced the address with the secret: one step back is the new tab's blank page, not that address.
+  assert.equal(await page.evaluate(() => history.length), 2, 'the blank tab and the board');
+  await page.goBack();
+  assert.equal(page.url(), 'about:blank', 'the address with the secret is not in the history');
+  await page.goForward();
+  assert.equal(page.url(), `${server.url}/`);
+  await page.locator('[data-testid="nodes-page"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
   assert.ok(!(await page.evaluate(() => document.cookie)).includes(server.token), 'scripts cannot read the cookie');
   const [cookie] = (await context.cookies()).filter((c) => c.name.startsWith('drainboard-local-'));
   assert.equal(cookie.name, `drainboard-local-${new URL(server.url).port}`);
