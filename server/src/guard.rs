@@ -175,6 +175,11 @@ mod tests {
         refusal(&Asked { method: &method, path, headers: &headers, authority: None, body_empty }, &hosts())
     }
 
+    /// The guard's answer to a POST of `/api/board` with `headers`, its body known empty or not.
+    fn post(headers: &HeaderMap, body_empty: bool, hosts: &AllowedHosts) -> Option<String> {
+        refusal(&Asked { method: &Method::POST, path: "/api/board", headers, authority: None, body_empty }, hosts)
+    }
+
     fn check(method: Method, pairs: &[(&str, &str)]) -> Option<String> {
         check_at(method, "/api/board", pairs)
     }
@@ -225,16 +230,7 @@ mod tests {
     #[test]
     fn an_origin_names_the_scheme_the_server_is_reached_by() {
         let headers = headers(&[("host", "board.example.com"), ("origin", "https://board.example.com"), JSON]);
-        let asked = |hosts: &AllowedHosts| {
-            let asked = Asked {
-                method: &Method::POST,
-                path: "/api/board",
-                headers: &headers,
-                authority: None,
-                body_empty: true,
-            };
-            refusal(&asked, hosts)
-        };
+        let asked = |hosts: &AllowedHosts| post(&headers, true, hosts);
         assert_eq!(asked(&hosts().reached_by("https")), None);
         assert!(asked(&hosts()).is_some(), "served over http, a page of https://… is another origin");
     }
@@ -269,17 +265,7 @@ mod tests {
         }
         assert!(check(Method::POST, &[host, BODY]).is_some(), "a body of no stated type");
         // A body of unstated length (HTTP/2, or chunked) is typed as any other.
-        let unstated = |pairs: &[(&str, &str)]| {
-            let headers = headers(pairs);
-            let asked = Asked {
-                method: &Method::POST,
-                path: "/api/board",
-                headers: &headers,
-                authority: None,
-                body_empty: false,
-            };
-            refusal(&asked, &hosts())
-        };
+        let unstated = |pairs: &[(&str, &str)]| post(&headers(pairs), false, &hosts());
         assert!(unstated(&[host, ("content-type", "text/plain")]).is_some(), "text/plain, no length");
         assert!(unstated(&[host]).is_some(), "no type, no length");
         assert_eq!(unstated(&[host, JSON]), None);
