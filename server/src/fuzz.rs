@@ -46,22 +46,32 @@ pub(crate) fn router_with(options: leptos::config::LeptosOptions) -> Router {
     router_over(options, false)
 }
 
-/// [`router_with`], as reached over HTTPS (`https`: team mode) or not.
-pub(crate) fn router_over(options: leptos::config::LeptosOptions, https: bool) -> Router {
-    let config = kube::Config::new("https://127.0.0.1:9".parse().expect("a URL"));
+/// The address of an API server where nothing listens: the server's tests that must reach no cluster.
+pub(crate) const NOWHERE: &str = "https://127.0.0.1:9";
+
+/// A connection as `user` to [`NOWHERE`], as the server makes one at start (a client is made, nothing is asked).
+pub(crate) fn connected_nowhere(user: &str) -> Connected {
+    let config = kube::Config::new(NOWHERE.parse().expect("a URL"));
     let client = kube::Client::try_from(config.clone()).expect("a client, even for an address where nothing listens");
-    let identity = Identity::operator("https://127.0.0.1:9", "fuzz");
-    let access = KubeAccess::single_user(Connected {
+    Connected {
         client,
         config,
-        identity,
+        identity: Identity::operator(NOWHERE, user),
         source: "test".into(),
         context: "test".into(),
         contexts: vec!["test".into()],
         in_cluster: false,
-    });
-    let tasks = Tasks::new(tokio::runtime::Handle::current());
-    let engine = Engine::new(access, &tasks, Duration::ZERO, DrainLimits::default());
+    }
+}
+
+/// An engine acting through `access`, on the test's runtime.
+pub(crate) fn engine_with(access: KubeAccess) -> Engine {
+    Engine::new(access, &Tasks::new(tokio::runtime::Handle::current()), Duration::ZERO, DrainLimits::default())
+}
+
+/// [`router_with`], as reached over HTTPS (`https`: team mode) or not.
+pub(crate) fn router_over(options: leptos::config::LeptosOptions, https: bool) -> Router {
+    let engine = engine_with(KubeAccess::single_user(connected_nowhere("fuzz")));
     web::router(
         options,
         crate::contexts::Contexts::only(engine),

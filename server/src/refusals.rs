@@ -3,7 +3,7 @@
 //! (`serde_json::from_slice::<AppError>`). The engine's API server is an address where nothing listens; nothing
 //! here gets as far as asking it.
 
-use std::{sync::Arc, time::Duration};
+use std::sync::Arc;
 
 use app::AppError;
 use axum::{
@@ -12,31 +12,22 @@ use axum::{
     http::{Request, header},
 };
 use domain::board::BoardSettings;
-use engine::{Engine, Identity, KubeAccess, access::Connected, drain::DrainLimits, tasks::Tasks};
+use engine::{KubeAccess, access::Connected};
 use http_body_util::BodyExt;
 use tower::ServiceExt;
 
-use crate::{contexts::Contexts, events::StreamLimits, guard::AllowedHosts, web};
+use crate::{
+    contexts::Contexts,
+    events::StreamLimits,
+    fuzz::{NOWHERE, engine_with as engine},
+    guard::AllowedHosts,
+    web,
+};
 
-const NOWHERE: &str = "https://127.0.0.1:9";
 const WALL_TOKEN: &str = "a-wall-token-of-at-least-thirty-two-characters";
 
 fn connected() -> Connected {
-    let config = kube::Config::new(NOWHERE.parse().expect("a URL"));
-    let client = kube::Client::try_from(config.clone()).expect("a client, even for an address where nothing listens");
-    Connected {
-        client,
-        config,
-        identity: Identity::operator(NOWHERE, "test"),
-        source: "test".into(),
-        context: "first".into(),
-        contexts: vec!["first".into()],
-        in_cluster: false,
-    }
-}
-
-fn engine(access: KubeAccess) -> Engine {
-    Engine::new(access, &Tasks::new(tokio::runtime::Handle::current()), Duration::ZERO, DrainLimits::default())
+    Connected { context: "first".into(), contexts: vec!["first".into()], ..crate::fuzz::connected_nowhere("test") }
 }
 
 fn router(contexts: Contexts) -> Router {

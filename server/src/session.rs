@@ -171,22 +171,9 @@ mod tests {
 
     /// A team-mode engine with `token` as its wall token, whose API server is an address where nothing listens.
     fn team(token: &str) -> Engine {
-        use engine::{Identity, KubeAccess, access::Connected, drain::DrainLimits, tasks::Tasks};
-        let config = kube::Config::new("https://127.0.0.1:9".parse().unwrap());
-        let client = kube::Client::try_from(config.clone()).unwrap();
-        let identity = Identity::operator("https://127.0.0.1:9", "server");
-        let connected = Connected {
-            client,
-            config,
-            identity,
-            source: "test".into(),
-            context: "test".into(),
-            contexts: vec!["test".into()],
-            in_cluster: false,
-        };
-        let access = KubeAccess::team_with_wall(connected, Some(token.to_owned().into()), Default::default());
-        let tasks = Tasks::new(tokio::runtime::Handle::current());
-        Engine::new(access, &tasks, std::time::Duration::ZERO, DrainLimits::default())
+        let connected = crate::fuzz::connected_nowhere("server");
+        let access = engine::KubeAccess::team_with_wall(connected, Some(token.to_owned().into()), Default::default());
+        crate::fuzz::engine_with(access)
     }
 
     /// The log's lines, as a test reads them back.
