@@ -29,3 +29,20 @@ export function waitForLine(c, re, what) {
     c.on('exit', (code) => reject(new Error(`${what} exited with ${code}`)));
   });
 }
+
+/**
+ * Starts the stand-in API server (`standin-api.mjs` with `args`), its log relayed to stderr (and to `onLog`), and
+ * resolves once it listens: the child, its URL and kubeconfig, and `control(path, method)` for its `/__bench/`
+ * switches.
+ */
+export async function startStandin(args, onLog = () => {}) {
+  const standin = child(process.execPath, [join(root, 'end2end', 'bench', 'standin-api.mjs'), ...args]);
+  standin.stderr.on('data', (d) => { onLog(d); process.stderr.write(`[standin] ${d}`); });
+  const [, apiUrl, kubeconfig] = await waitForLine(standin, /standin serving on (\S+) kubeconfig (\S+)/, 'the stand-in');
+  const control = async (path, method = 'POST') => {
+    const res = await fetch(`${apiUrl}/__bench/${path}`, { method });
+    if (!res.ok) throw new Error(`stand-in ${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+  return { standin, apiUrl, kubeconfig, control };
+}

@@ -10,7 +10,7 @@
 //   flips       100 Ready flips a second for 10 s (each node False, then True again), spread over the fleet:
 //               the cells' states change
 // and reports the longest task and the tasks over 50 ms in each window, and the page's scrollHeight.
-import { child, waitForLine } from './children.mjs';
+import { child, startStandin, waitForLine } from './children.mjs';
 import { authorized, lockedEnv, origin, unlock } from './local-lock.mjs';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,14 +26,7 @@ const log = (...a) => console.error('map-longtask:', ...a);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 
-const standin = child(process.execPath, [join(root, 'end2end', 'bench', 'standin-api.mjs'), '--nodes', String(N), '--pods', String(P)]);
-standin.stderr.on('data', (d) => process.stderr.write(`[standin] ${d}`));
-const [, apiUrl, kubeconfig] = await waitForLine(standin, /standin serving on (\S+) kubeconfig (\S+)/, 'the stand-in');
-const control = async (path) => {
-  const res = await fetch(`${apiUrl}/__bench/${path}`, { method: 'POST' });
-  if (!res.ok) throw new Error(`stand-in ${path}: ${res.status} ${await res.text()}`);
-  return res.json();
-};
+const { standin, apiUrl, kubeconfig, control } = await startStandin(['--nodes', String(N), '--pods', String(P)]);
 
 const server = child(bin, ['--addr', '127.0.0.1:0', '--kubeconfig', kubeconfig, '--node-monitor-grace-period', '1h'],
   { env: lockedEnv({ ...process.env, LEPTOS_SITE_ROOT: site }) });

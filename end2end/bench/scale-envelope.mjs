@@ -30,7 +30,7 @@
 // itself to 5 requests a second (client-go's default), so `get pods -A` at 150,000 pods takes about a minute
 // whatever the API server does. Knobs: BENCH_FLIPS (50), BENCH_STREAM_RATE (100), BENCH_STREAM_SECONDS (10), CHROMIUM.
 import { execFile } from 'node:child_process';
-import { child, waitForLine } from './children.mjs';
+import { child, startStandin } from './children.mjs';
 import { authorized, lockedEnv, origin, unlock } from './local-lock.mjs';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,15 +62,9 @@ const mib = (kb) => `${(kb / 1024).toFixed(1)} MiB`;
 
 
 // ---- The stand-in ----------------------------------------------------------------------------------------------
-const standin = child(process.execPath, [join(root, 'end2end', 'bench', 'standin-api.mjs'), '--nodes', String(N), '--pods', String(P)]);
 let standinLog = '';
-standin.stderr.on('data', (d) => { standinLog += d; process.stderr.write(`[standin] ${d}`); });
-const [, apiUrl, kubeconfig] = await waitForLine(standin, /standin serving on (\S+) kubeconfig (\S+)/, 'the stand-in');
-const control = async (path, method = 'POST') => {
-  const res = await fetch(`${apiUrl}/__bench/${path}`, { method });
-  if (!res.ok) throw new Error(`stand-in ${path}: ${res.status} ${await res.text()}`);
-  return res.json();
-};
+const { standin, apiUrl, kubeconfig, control } =
+  await startStandin(['--nodes', String(N), '--pods', String(P)], (d) => { standinLog += d; });
 log(`stand-in at ${apiUrl} with ${N} nodes and ${P} pods`);
 
 // ---- kubectl, timed from outside ---------------------------------------------------------------------------------

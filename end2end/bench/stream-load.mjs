@@ -25,7 +25,7 @@ import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { child, waitForLine } from './children.mjs';
+import { child, startStandin, waitForLine } from './children.mjs';
 import { authorized, localToken, lockedEnv, origin } from './local-lock.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -50,15 +50,8 @@ const limit = Number(/^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/li
 const most = Math.max(...counts) + drainCount + 100;
 if (limit && limit < most) throw new Error(`open files limit ${limit} < ${most}: raise it (ulimit -n ${2 * most})`);
 
-const standin = child(process.execPath, [join(root, 'end2end', 'bench', 'standin-api.mjs'), '--nodes', String(N),
-  '--pods', String(P), '--delete-after', String(3 * seconds)]);
-standin.stderr.on('data', (d) => process.stderr.write(`[standin] ${d}`));
-const [, apiUrl, kubeconfig] = await waitForLine(standin, /standin serving on (\S+) kubeconfig (\S+)/, 'the stand-in');
-const control = async (path) => {
-  const res = await fetch(`${apiUrl}/__bench/${path}`, { method: 'POST' });
-  if (!res.ok) throw new Error(`stand-in ${path}: ${res.status} ${await res.text()}`);
-  return res.json();
-};
+const { standin, apiUrl, kubeconfig, control } =
+  await startStandin(['--nodes', String(N), '--pods', String(P), '--delete-after', String(3 * seconds)]);
 
 function rssOf(pid) {
   const text = readFileSync(`/proc/${pid}/status`, 'utf8');
