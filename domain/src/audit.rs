@@ -107,6 +107,19 @@ impl AuditEntry {
         }
         text
     }
+
+    /// The entry as a person who may read some namespaces' pods only sees it. How a drain ended is free text that
+    /// can name any namespace's pods (a refusal's or a failure's message), so only the state is kept: "Failed",
+    /// "refused", "Drained except 2 pods still terminating" (a count names no pod).
+    pub fn without_pod_detail(mut self) -> Self {
+        self.outcome = match (&self.ended, self.outcome.take()) {
+            (Some(crate::progress::DrainState::Failed(_)), _) => Some("Failed".into()),
+            (Some(state), _) => Some(state.outcome_text()),
+            (None, Some(text)) => text.split(':').next().map(|head| head.trim().to_owned()),
+            (None, None) => None,
+        };
+        self
+    }
 }
 
 #[cfg(test)]
@@ -121,5 +134,22 @@ mod tests {
         let mut ended = AuditEntry::new("bob", AuditAction::DrainEnded, "node-4", Timestamp::UNIX_EPOCH);
         ended.outcome = Some("Drained".into());
         assert_eq!(ended.sentence(), "bob's drain ended on node-4: Drained");
+    }
+
+    #[test]
+    fn a_reader_of_some_namespaces_gets_how_it_ended_without_pod_names() {
+        let entry = |outcome: &str, ended: Option<crate::progress::DrainState>| {
+            let mut e = AuditEntry::new("alice", AuditAction::DrainEnded, "node-4", Timestamp::UNIX_EPOCH);
+            e.outcome = Some(outcome.into());
+            e.ended = ended;
+            e.without_pod_detail().outcome
+        };
+        let refused = "refused: cannot delete pods with local storage: other-ns/cache-7f9";
+        assert_eq!(entry(refused, None).as_deref(), Some("refused"));
+        let failed = crate::progress::DrainState::Failed(crate::failure::Failure::Other("pod other-ns/db-0".into()));
+        assert_eq!(entry("Failed: pod other-ns/db-0", Some(failed)).as_deref(), Some("Failed"));
+        let drained = crate::progress::DrainState::Drained;
+        assert_eq!(entry("Drained", Some(drained)).as_deref(), Some("Drained"));
+        assert_eq!(entry("stopped; started by bob", None).as_deref(), Some("stopped; started by bob"));
     }
 }

@@ -87,6 +87,15 @@ impl Visibility {
         }
     }
 
+    /// A node's history as the viewer sees it: for a reader of some namespaces, how each drain ended without the
+    /// free text that can name other namespaces' pods.
+    pub fn history(&self, entries: Vec<domain::audit::AuditEntry>) -> Vec<domain::audit::AuditEntry> {
+        match self {
+            Visibility::All => entries,
+            Visibility::Namespaces(_) => entries.into_iter().map(|e| e.without_pod_detail()).collect(),
+        }
+    }
+
     /// A drain's progress as the viewer sees it.
     pub fn progress(&self, progress: DrainProgress) -> DrainProgress {
         match self {

@@ -251,9 +251,9 @@ impl<'a> Acting<'a> {
     /// The node's maintenance history, newest first (empty when the server keeps none). The server reads it with
     /// its own identity, so it is refused to a caller who may not read the nodes ([`Self::sight`]).
     pub async fn history(&self, node: &str) -> Result<Vec<AuditEntry>> {
-        self.visibility().await?;
+        let visibility = self.visibility().await?;
         match self.engine.audit.history() {
-            Some(history) => Ok(history.read(node).await?),
+            Some(history) => Ok(visibility.history(history.read(node).await?)),
             None => Ok(Vec::new()),
         }
     }
@@ -261,8 +261,8 @@ impl<'a> Acting<'a> {
     /// Every node's history of the last day before `now`, oldest first (empty when the server keeps none). It is
     /// served from memory: the server's own watch of the history objects; refused as [`Self::history`] is.
     pub async fn recent_history(&self, now: jiff::Timestamp) -> Result<Vec<AuditEntry>> {
-        self.visibility().await?;
-        Ok(self.engine.recent.as_ref().map(|r| r.entries(now)).unwrap_or_default())
+        let visibility = self.visibility().await?;
+        Ok(visibility.history(self.engine.recent.as_ref().map(|r| r.entries(now)).unwrap_or_default()))
     }
 
     /// Whether the server keeps a history (it needs an identity of its own that may write it).
