@@ -55,14 +55,14 @@ pub async fn rollout_status(id: String) -> Result<RolloutProgress, AppError> {
 /// Stopping needs the same rights as cancelling each drain. `POST /api/rollouts/cancel` with `{"id": "..."}`.
 #[server(prefix = "/api", endpoint = "rollouts/cancel", input = Json)]
 pub async fn cancel_rollout(id: String) -> Result<(), AppError> {
-    crate::api::respond(change(id, engine::rollout::Change::Cancel).await)
+    crate::api::respond(change(id, engine::plan::Change::Cancel).await)
 }
 
 /// Pauses a rollout (`"paused": true`: no node starts; those draining go on) or resumes it. `POST
 /// /api/rollouts/pause` with `{"id": "...", "paused": true}`.
 #[server(prefix = "/api", endpoint = "rollouts/pause", input = Json)]
 pub async fn pause_rollout(id: String, paused: bool) -> Result<(), AppError> {
-    crate::api::respond(change(id, engine::rollout::Change::Pause(paused)).await)
+    crate::api::respond(change(id, engine::plan::Change::Pause(paused)).await)
 }
 
 /// Every rollout this server holds, the latest first (the server keeps the last 50 that ended). `POST
@@ -93,6 +93,20 @@ pub async fn rollout_node_back(id: String, node: String) -> Result<(), AppError>
     )
 }
 
+/// Continues a plan no server runs (the one that ran it stopped, and none holds credentials for it) as the person
+/// who asks: this server runs it with their credentials from now on, and the plan records who continued it. Needs
+/// the rights to drain (team mode). `POST /api/rollouts/continue` with `{"id": "..."}`.
+#[server(prefix = "/api", endpoint = "rollouts/continue", input = Json)]
+pub async fn continue_rollout(id: String) -> Result<(), AppError> {
+    crate::api::respond(
+        async {
+            let (engine, caller) = (crate::api::engine(), crate::api::caller()?);
+            Ok(engine.acting_as(&caller).continue_plan(&id).await?)
+        }
+        .await,
+    )
+}
+
 /// Whether the pods a drain of `nodes` evicts fit on the nodes that stay schedulable: each pod a controller creates
 /// again, with a node it fits on, or why it would stay Pending, or "can't tell" for rules the check does not model.
 /// An estimate from the board's cache; nothing is scheduled. For one node or a rollout's many. `POST
@@ -110,7 +124,7 @@ pub async fn capacity_check(nodes: Vec<String>) -> Result<domain::capacity::Capa
 }
 
 #[cfg(feature = "ssr")]
-async fn change(id: String, change: engine::rollout::Change) -> Result<(), AppError> {
+async fn change(id: String, change: engine::plan::Change) -> Result<(), AppError> {
     let (engine, caller) = (crate::api::engine(), crate::api::caller()?);
     Ok(engine.acting_as(&caller).change_rollout(&id, change).await?)
 }

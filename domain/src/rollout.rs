@@ -57,6 +57,10 @@ pub struct RolloutNode {
     /// With `uncordon_when_back`, after its drain succeeded: waiting for it to come back, then uncordoned.
     #[serde(default)]
     pub back: Option<Back>,
+    /// Whether the node was cordoned before the plan touched it (`None`: not known, as for a node not yet
+    /// looked at): undo leaves such a node cordoned.
+    #[serde(default)]
+    pub cordoned_before: Option<bool>,
 }
 
 /// A drained node's way back, with `uncordon_when_back`.
@@ -85,7 +89,7 @@ pub fn is_back(boot_id_then: Option<&str>, boot_id_now: Option<&str>, ready: boo
 
 impl RolloutNode {
     pub fn queued(name: String, zone: Option<String>) -> Self {
-        RolloutNode { name, zone, step: Step::Queued, drain_id: None, back: None }
+        RolloutNode { name, zone, step: Step::Queued, drain_id: None, back: None, cordoned_before: None }
     }
 
     /// Drained, and waiting to come back before it is uncordoned.
@@ -124,6 +128,15 @@ pub struct RolloutProgress {
     pub state: RolloutState,
     pub nodes: Vec<RolloutNode>,
     pub finished_at: Option<Timestamp>,
+    /// Which server runs it now, and as whom ("replica-a/1f2e as alice"); `None` while none does.
+    #[serde(default)]
+    pub runner: Option<String>,
+    /// Why no node starts now, in words (a plan that needs a maintainer to continue it, say).
+    #[serde(default)]
+    pub blocked: Option<String>,
+    /// Who continued it after the server that ran it stopped, if anyone did.
+    #[serde(default)]
+    pub continued_by: Option<String>,
 }
 
 impl RolloutProgress {
@@ -142,9 +155,9 @@ impl RolloutProgress {
 
 /// The queued nodes that may start now, in the rollout's order: as many as `max_parallel` leaves room for, and
 /// with `one_per_zone`, none in a zone that has a node draining (or starting in this same round). None once the
-/// rollout stops at a failure, or while it is paused.
+/// rollout stops at a failure, while it is paused, or while it is blocked (no one may run it now).
 pub fn startable(progress: &RolloutProgress) -> Vec<usize> {
-    if progress.state != RolloutState::Running || progress.stopping() {
+    if progress.state != RolloutState::Running || progress.stopping() || progress.blocked.is_some() {
         return Vec::new();
     }
     let options = &progress.options;
@@ -203,6 +216,9 @@ mod tests {
                 .map(|(i, z)| RolloutNode::queued(format!("n{i}"), (!z.is_empty()).then(|| z.to_string())))
                 .collect(),
             finished_at: None,
+            runner: None,
+            blocked: None,
+            continued_by: None,
         }
     }
 
@@ -274,6 +290,15 @@ mod tests {
         let mut r = rollout(&["a", "b"], options(2, false, false));
         r.state = RolloutState::Paused;
         assert!(startable(&r).is_empty());
+    }
+
+    #[test]
+    fn a_blocked_plan_starts_nothing_until_it_is_unblocked() {
+        let mut r = rollout(&["a", "b"], options(2, false, false));
+        r.blocked = Some("needs a maintainer to continue".into());
+        assert!(startable(&r).is_empty());
+        r.blocked = None;
+        assert_eq!(startable(&r), vec![0, 1]);
     }
 
     #[test]

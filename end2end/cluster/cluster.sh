@@ -237,6 +237,9 @@ PY
   done
   printf '%s' "$manifest" | kc apply -f - >/dev/null
   wait_for 60 "all $nodes nodes Ready" kc wait --for=condition=Ready node --all --timeout=1s
+  # Drainboard's own resource, as deploy/ installs it.
+  kc apply -f "$here/../../deploy/crds/maintenanceplan.yaml" >/dev/null
+  wait_for 30 "the MaintenancePlan resource" kc wait --for=condition=Established crd/maintenanceplans.drainboard.dev --timeout=1s
 
   cat > "$D/cluster.env" <<ENV
 KUBECONFIG=$D/admin.kubeconfig

@@ -340,9 +340,11 @@ export const READ = [
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch'] },
   { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: ['get', 'list', 'watch'] },
   { apiGroups: ['apps'], resources: ['daemonsets'], verbs: ['get'] },
+  { apiGroups: ['drainboard.dev'], resources: ['maintenanceplans'], verbs: ['get', 'list', 'watch'] },
 ];
 export const MAINTAIN = [
   ...READ,
+  { apiGroups: ['drainboard.dev'], resources: ['maintenanceplans'], verbs: ['create', 'patch', 'delete'] },
   { apiGroups: [''], resources: ['nodes'], verbs: ['patch'] },
   { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
   { apiGroups: [''], resources: ['pods'], verbs: ['delete'] },

@@ -64,17 +64,25 @@ const PREFIX: &str = "drainboard-drain.";
 /// its start and gains a digest of the whole, so that every node still has a Lease of its own and no node goes
 /// undrained for want of one.
 fn name(node: &str) -> String {
-    let name = format!("{PREFIX}{node}");
+    named(PREFIX, node)
+}
+
+/// The start of every plan Lease's name: the Lease names the server that runs the plan.
+const PLAN_PREFIX: &str = "drainboard-plan.";
+
+/// A Lease's name for `key` after `prefix`, cut to fit with a digest of the whole as [`name`] explains.
+fn named(prefix: &str, node: &str) -> String {
+    let name = format!("{prefix}{node}");
     if name.len() <= 253 {
         return name;
     }
     use sha2::Digest;
     let digest = sha2::Sha256::digest(node.as_bytes());
     let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-    let keep = 253 - PREFIX.len() - 1 - hex.len();
+    let keep = 253 - prefix.len() - 1 - hex.len();
     // Node names are ASCII (RFC 1123); `get` keeps this from panicking on anything else.
     let start = node.get(..keep).unwrap_or("node").trim_end_matches(['.', '-']);
-    format!("{PREFIX}{start}-{hex}")
+    format!("{prefix}{start}-{hex}")
 }
 
 impl Leases {
@@ -94,7 +102,35 @@ impl Leases {
 
     /// Takes `node`'s Lease if nobody else holds a live one.
     pub async fn acquire(&self, node: &str) -> Result<Claim, kube::Error> {
-        let name = name(node);
+        self.acquire_named(name(node)).await
+    }
+
+    /// Takes plan `plan`'s Lease (`drainboard-plan.<plan>`) if nobody else holds a live one: the server that holds
+    /// it runs the plan.
+    pub async fn acquire_plan(&self, plan: &str) -> Result<Claim, kube::Error> {
+        self.acquire_named(named(PLAN_PREFIX, plan)).await
+    }
+
+    /// Renews plan `plan`'s Lease; false when another server holds it now.
+    pub async fn renew_plan(&self, plan: &str) -> Result<bool, kube::Error> {
+        self.renew_named(named(PLAN_PREFIX, plan), None).await
+    }
+
+    /// Lets plan `plan`'s Lease go, if this server holds it, so that another may take the plan over at once.
+    pub async fn release_plan(&self, plan: &str) {
+        self.release_named(named(PLAN_PREFIX, plan)).await
+    }
+
+    /// The server that holds a live Lease on plan `plan`, this one included.
+    pub async fn plan_runner(&self, plan: &str) -> Result<Option<String>, kube::Error> {
+        let Some(lease) = self.api.get_opt(&named(PLAN_PREFIX, plan)).await? else {
+            return Ok(None);
+        };
+        let spec = lease.spec.unwrap_or_default();
+        Ok(spec.holder_identity.clone().filter(|h| !h.is_empty()).filter(|_| live(&spec, Timestamp::now())))
+    }
+
+    async fn acquire_named(&self, name: String) -> Result<Claim, kube::Error> {
         for _ in 0..3 {
             let now = Timestamp::now();
             let result = match self.api.get_opt(&name).await? {
@@ -143,7 +179,10 @@ impl Leases {
     /// Renews `node`'s Lease, publishing `summary` on it. False when another server holds it now: this one must
     /// stop.
     pub async fn renew(&self, node: &str, summary: Option<&DrainSummary>) -> Result<bool, kube::Error> {
-        let name = name(node);
+        self.renew_named(name(node), summary).await
+    }
+
+    async fn renew_named(&self, name: String, summary: Option<&DrainSummary>) -> Result<bool, kube::Error> {
         let Some(mut lease) = self.api.get_opt(&name).await? else {
             return Ok(false);
         };
@@ -163,12 +202,15 @@ impl Leases {
 
     /// Lets `node`'s Lease go, if this server holds it.
     pub async fn release(&self, node: &str) {
-        let name = name(node);
+        self.release_named(name(node)).await
+    }
+
+    async fn release_named(&self, name: String) {
         if let Ok(Some(lease)) = self.api.get_opt(&name).await
             && lease.spec.as_ref().and_then(|s| s.holder_identity.as_deref()) == Some(self.holder.as_str())
             && let Err(err) = self.api.delete(&name, &Default::default()).await
         {
-            tracing::warn!(%node, error = %crate::kube_error::api_message(&err), "could not release the node's Lease");
+            tracing::warn!(lease = %name, error = %crate::kube_error::api_message(&err), "could not release a Lease");
         }
     }
 

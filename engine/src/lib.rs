@@ -14,8 +14,8 @@
 //! - [`lease`]: the per-node Leases through which replicas agree on who drains a node.
 //! - [`cards`]: how those caches become node cards.
 //! - [`drain`]: how a drain runs, as a server task that any number of viewers follow.
-//! - [`rollout`]: the rollouts this server holds (the loop that runs each is an action of the caller, in
-//!   [`Engine`]'s rooms).
+//! - [`plan`]: rolling maintenance as `MaintenancePlan` objects, followed by every replica and run by the one
+//!   that holds each plan's Lease.
 //! - [`tasks`]: the one shutdown signal every background task hears, and the tracker the server waits on.
 //! - [`Engine`]: the facade the server functions and event streams call, through [`Acting`], the engine bound to
 //!   one caller.
@@ -35,10 +35,10 @@ pub mod history;
 pub mod kube_error;
 pub mod lease;
 pub mod metrics;
+pub mod plan;
 pub mod pods;
 pub mod recent;
 pub mod retry;
-pub mod rollout;
 pub mod signin;
 pub mod tasks;
 pub mod token;

@@ -162,6 +162,9 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         kubeconfig: Option<PathBuf>,
     },
+    /// Print the definition of the MaintenancePlan resource, for `drainboard crd | kubectl apply -f -` (deploy/crds/
+    /// holds the same).
+    Crd,
 }
 
 /// A namespace's name: an RFC 1123 label.

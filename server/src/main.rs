@@ -37,6 +37,10 @@ use crate::error::Error;
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = cli::Args::parse();
+    if let Some(cli::Command::Crd) = &args.command {
+        print!("{}", engine::plan::crd_yaml());
+        return ExitCode::SUCCESS;
+    }
     if let Some(cli::Command::Token { context, kubeconfig }) = &args.command {
         // The token alone on stdout, so that `drainboard token | pbcopy` works; errors on stderr.
         return match engine::token::token(kubeconfig.as_deref(), context.as_deref()) {
@@ -269,7 +273,7 @@ fn build_engine(args: &cli::Args, tasks: &Tasks, connected: access::Connected) -
     let engine = engine.with_audit(audit).with_recent_history();
     // Replicas agree on who drains a node through a Lease per node, in the same namespace.
     let engine = match engine.server_client() {
-        Some(client) => engine.with_leases(engine::lease::Leases::new(client, &args.namespace)),
+        Some(client) => engine.with_leases(engine::lease::Leases::new(client, &args.namespace)).with_plans(),
         None => engine,
     };
     // Faults for the browser tests (a drain that panics, or waits in a phase); release builds never read them.
@@ -282,6 +286,7 @@ fn build_engine(args: &cli::Args, tasks: &Tasks, connected: access::Connected) -
         }
         Err(_) => engine,
     };
+    engine.run_plans();
     Ok(engine)
 }
 

@@ -2,7 +2,7 @@
 //!
 //! The rooms: this file builds the engine and answers what is the server's own (its mode, its sessions, its
 //! readiness); [`Acting`] is the engine bound to one caller, through which every read ([`acting`]) and every
-//! action ([`actions`]; rollouts in [`rollouts`], their registry in [`crate::rollout`]) is made as that caller.
+//! action ([`actions`]; rollouts, as maintenance plans, in [`rollouts`] and [`crate::plan`]) is made as that caller.
 //! No method takes an identity as an argument: a handle is made for the caller once, so a call cannot be made as
 //! someone else by mistake, and the registries (drains, caches, rollouts) stay inside. Whether a caller may read
 //! or do something is asked in [`crate::authz`].
@@ -34,8 +34,8 @@ pub struct Engine {
     access: KubeAccess,
     caches: ClusterCaches,
     drains: DrainRegistry,
-    /// Rolling maintenance: many nodes drained with limits.
-    rollouts: crate::rollout::Rollouts,
+    /// Rolling maintenance: the plans every replica follows, and runs when it holds their Lease.
+    plans: Option<crate::plan::Plans>,
     tasks: Tasks,
     /// Every action's record: a JSON-lines file and an Event on the node.
     audit: Audit,
@@ -79,7 +79,7 @@ impl Engine {
             access,
             caches,
             drains: DrainRegistry::new(tasks, limits),
-            rollouts: Default::default(),
+            plans: None,
             tasks: tasks.clone(),
             audit: Audit::default(),
             shared,
@@ -93,6 +93,24 @@ impl Engine {
     pub fn with_leases(mut self, leases: Leases) -> Self {
         self.drains = self.drains.with_leases(leases);
         self
+    }
+
+    /// The same engine, following every maintenance plan with the server's own identity, and running plans under
+    /// a Lease each (it needs [`Self::with_leases`] first; without them it keeps no plans). Plans start being run
+    /// with [`Self::run_plans`].
+    pub fn with_plans(mut self) -> Self {
+        if let (Some(client), Some(leases)) = (self.server_client(), self.drains.leases().cloned()) {
+            self.plans = Some(crate::plan::Plans::new(client, leases, &self.tasks));
+        }
+        self
+    }
+
+    /// Starts looking after the plans: taking over those nobody runs that this server may run, and marking those
+    /// it may not. Called once the engine is whole, since the loop keeps this engine.
+    pub fn run_plans(&self) {
+        if let Some(plans) = &self.plans {
+            plans.coordinate(self);
+        }
     }
 
     /// The same engine, recording every action in `audit`.
@@ -204,9 +222,14 @@ impl Engine {
         &self.tasks
     }
 
-    /// The rollouts this server holds, for the rollout actions.
-    pub(crate) fn rollouts(&self) -> &crate::rollout::Rollouts {
-        &self.rollouts
+    /// The plans this server follows; `None` when it keeps none (no identity of its own to write them with).
+    pub(crate) fn plans(&self) -> Option<&crate::plan::Plans> {
+        self.plans.as_ref()
+    }
+
+    /// Moves at each change of any drain this server runs: what a plan's loop wakes on.
+    pub(crate) fn drain_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.drains.changes()
     }
 
     /// The progress of a drain this server holds, whole: for the engine's own bookkeeping (a rollout's loop).

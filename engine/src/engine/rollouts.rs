@@ -1,73 +1,97 @@
-//! Rollouts as actions of the caller, and the loop that runs each as a server task: the registry they are kept in
-//! is [`crate::rollout`], which knows nothing of the engine, so that the imports run one way.
+//! Rollouts as actions of the caller: each is a `MaintenancePlan` in the cluster ([`crate::plan`]), made, paused
+//! and cancelled with the caller's own credentials, so that RBAC on the plans judges as it does for `kubectl`, and
+//! run by the server that holds the caller's credentials for it.
 
-use std::{collections::HashMap, time::Duration};
+use std::collections::HashSet;
 
-use domain::{
-    ReadyStatus,
-    progress::DrainState,
-    rollout::{self, Back, RolloutNode, RolloutOptions, RolloutProgress, RolloutState, Step},
+use domain::rollout::{self, RolloutOptions, RolloutProgress};
+use kube::{
+    Api,
+    api::{ObjectMeta, Patch, PatchParams, PostParams},
 };
-use tokio::sync::watch;
-use tokio_util::sync::CancellationToken;
 
-use super::{Acting, Engine};
-use crate::{Error, Identity, Result, rollout::Change};
-
-/// How often a running rollout looks at its drains (they are in this server's memory: no API call).
-const LOOK_EVERY: Duration = Duration::from_millis(200);
+use super::Acting;
+use crate::{
+    Error, Result,
+    plan::{
+        Change, Plans,
+        resource::{FINALIZER, MaintenancePlan, PlanDrain, PlanSpec, STARTED_BY},
+    },
+};
 
 fn no_such(id: &str) -> Error {
-    Error::NotFound(format!("no rollout with id {id} on this server"))
+    Error::NotFound(format!("no maintenance plan named {id}"))
 }
 
-/// Rollouts as actions of the caller: each changes the course of drains, so it is made through the same handle
-/// and checks as a single drain's.
+/// What a plan write refused with 404 means: the resource is not installed (or the plan is gone).
+fn not_installed(err: kube::Error, id: Option<&str>) -> Error {
+    match (&err, id) {
+        (kube::Error::Api(status), None) if status.code == 404 => Error::Unavailable(
+            "this cluster has no MaintenancePlan resource: install it with `drainboard crd | kubectl apply -f -` \
+             (deploy/crds/), then try again"
+                .into(),
+        ),
+        (kube::Error::Api(status), Some(id)) if status.code == 404 => no_such(id),
+        _ => Error::Kube(err),
+    }
+}
+
 impl Acting<'_> {
-    /// The progress of a rollout this server holds: refused to a caller who may not read the nodes (see
-    /// [`Acting::sight`]).
+    fn plans(&self) -> Result<&Plans> {
+        self.engine().plans().ok_or_else(|| {
+            Error::Unavailable("this server keeps no maintenance plans: it has no identity of its own to follow them".into())
+        })
+    }
+
+    /// A plan's progress: refused to a caller who may not read the nodes (see [`Acting::sight`]).
     pub async fn rollout_progress(&self, id: &str) -> Result<RolloutProgress> {
         self.visibility().await?;
-        self.held(id)
+        Ok(self.held(id).await?.progress())
     }
 
-    /// A rollout this server holds, whole, for the actions' own checks.
-    fn held(&self, id: &str) -> Result<RolloutProgress> {
-        self.engine().rollouts().progress(id).ok_or_else(|| no_such(id))
+    async fn held(&self, id: &str) -> Result<MaintenancePlan> {
+        domain::input::node_name(id).map_err(|_| no_such(id))?;
+        self.plans()?.get(id).await.map_err(Error::Kube)?.ok_or_else(|| no_such(id))
     }
 
-    /// Cancels, pauses or resumes a rollout: in team mode, someone else's needs the rights to drain, as stopping
-    /// their drain does.
+    /// Cancels, pauses or resumes a plan, by patching its spec as the caller (as `kubectl patch` would). In team
+    /// mode, someone else's needs the rights to drain, as stopping their drain does.
     pub async fn change_rollout(&self, id: &str, change: Change) -> Result<()> {
-        let progress = self.held(id)?;
-        self.may_change(&progress.started_by, "change a rollout").await?;
-        let rollouts = self.engine().rollouts();
-        let found = match change {
-            Change::Cancel => rollouts.cancel(id),
-            Change::Pause(paused) => rollouts.pause(id, paused),
+        let plan = self.held(id).await?;
+        if plan.ended() {
+            return Err(Error::Invalid(format!("the maintenance plan {id} has ended; nothing is left to change")));
+        }
+        self.may_change(&plan.started_by(), "change a rollout").await?;
+        let patch = match change {
+            Change::Cancel => serde_json::json!({"spec": {"cancelled": true}}),
+            Change::Pause(paused) => serde_json::json!({"spec": {"paused": paused}}),
         };
-        if found { Ok(()) } else { Err(no_such(id)) }
+        Api::<MaintenancePlan>::all(self.client()?)
+            .patch(id, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .map_err(|err| not_installed(err, Some(id)))?;
+        Ok(())
     }
 
-    /// Every rollout this server holds, the latest first: refused to a caller who may not read the nodes.
+    /// Every plan, the latest first: refused to a caller who may not read the nodes.
     pub async fn rollouts(&self) -> Result<Vec<RolloutProgress>> {
         self.visibility().await?;
-        Ok(self.engine().rollouts().list())
+        Ok(self.plans()?.list().iter().map(MaintenancePlan::progress).collect())
     }
 
-    /// The caller says `node`, drained by rollout `id` and awaited back, is back: it is uncordoned as them (the
-    /// rollout sees it schedulable again and stops waiting). Someone else's rollout needs the right to change it.
+    /// The caller says `node`, drained by plan `id` and awaited back, is back: it is uncordoned as them (the
+    /// plan sees it schedulable again and stops waiting). Someone else's plan needs the right to change it.
     pub async fn rollout_node_back(&self, id: &str, node: &str) -> Result<()> {
-        let progress = self.held(id)?;
-        if !progress.nodes.iter().any(|n| n.name == node && n.waiting_back()) {
+        let plan = self.held(id).await?;
+        if !plan.progress().nodes.iter().any(|n| n.name == node && n.waiting_back()) {
             return Err(Error::Invalid(format!("node {node} is not awaited back by rollout {id}")));
         }
-        self.may_change(&progress.started_by, "change a rollout").await?;
+        self.may_change(&plan.started_by(), "change a rollout").await?;
         self.set_unschedulable(node, false, None).await?;
         Ok(())
     }
 
-    /// Starts draining `nodes` with `options`, as the caller, under the server's tasks; answers with its id.
+    /// Makes a plan that drains `nodes` with `options`, as the caller, and runs it here; answers with its name.
     pub async fn start_rollout(
         &self,
         nodes: Vec<String>,
@@ -77,180 +101,73 @@ impl Acting<'_> {
         let identity = self.identity();
         rollout::check(&nodes, &options).map_err(Error::Invalid)?;
         self.engine().tasks().refuse_when_stopping("the rollout")?;
-        let cards = self.cards().await?;
-        let zones: HashMap<&str, Option<String>> = cards.iter().map(|c| (c.name.as_str(), c.zone.clone())).collect();
-        let mut queued = Vec::with_capacity(nodes.len());
-        for node in nodes {
-            let Some(zone) = zones.get(node.as_str()) else {
-                return Err(Error::NotFound(format!("node {node} does not exist")));
-            };
-            queued.push(RolloutNode::queued(node, zone.clone()));
+        let plans = self.plans()?;
+        let known: HashSet<String> = self.cards().await?.into_iter().map(|c| c.name).collect();
+        if let Some(missing) = nodes.iter().find(|n| !known.contains(*n)) {
+            return Err(Error::NotFound(format!("node {missing} does not exist")));
         }
-        let id = uuid::Uuid::new_v4().to_string();
-        let progress = RolloutProgress {
-            id: id.clone(),
-            started_by: identity.user.clone(),
-            started_at: jiff::Timestamp::now(),
-            reason,
-            options,
-            state: RolloutState::Running,
-            nodes: queued,
-            finished_at: None,
+        let plan = MaintenancePlan {
+            metadata: ObjectMeta {
+                generate_name: Some("maintenance-".into()),
+                annotations: Some([(STARTED_BY.to_owned(), identity.user.clone())].into()),
+                finalizers: Some(vec![FINALIZER.to_owned()]),
+                ..Default::default()
+            },
+            spec: PlanSpec {
+                nodes,
+                node_selector: None,
+                max_parallel: options.max_parallel,
+                one_per_zone: options.one_per_zone,
+                stop_on_failure: options.stop_on_failure,
+                uncordon_when_back: options.uncordon_when_back,
+                drain: PlanDrain::from(&options.drain),
+                reason,
+                paused: false,
+                cancelled: false,
+            },
+            status: None,
         };
-        let (tx, rx) = watch::channel(progress);
-        let (paused_tx, paused) = watch::channel(false);
-        let cancel = CancellationToken::new();
-        self.engine().rollouts().insert(id.clone(), rx, cancel.clone(), paused_tx);
-        let (engine, identity) = (self.engine().clone(), identity.clone());
-        let shutdown = engine.shutdown_signal();
-        let span = tracing::info_span!("rollout", id = %id, by = %identity.user);
-        self.engine()
-            .tasks()
-            .spawn(tracing::Instrument::instrument(run(engine, identity, tx, cancel, paused, shutdown), span));
-        Ok(id)
+        let made = Api::<MaintenancePlan>::all(self.client()?)
+            .create(&PostParams::default(), &plan)
+            .await
+            .map_err(|err| not_installed(err, None))?;
+        let name = kube::ResourceExt::name_any(&made);
+        plans.hold(&name, identity.clone());
+        if !plans.try_run(self.engine(), &name).await {
+            tracing::warn!(plan = %name, "could not take the new plan's Lease now; the coordinator will try again");
+        }
+        Ok(name)
     }
-}
 
-async fn run(
-    engine: Engine,
-    identity: Identity,
-    progress: watch::Sender<RolloutProgress>,
-    cancel: CancellationToken,
-    paused: watch::Receiver<bool>,
-    shutdown: CancellationToken,
-) {
-    tracing::info!(nodes = progress.borrow().nodes.len(), "rollout started");
-    let acting = engine.acting(&identity);
-    let mut look = tokio::time::interval(LOOK_EVERY);
-    let uncordon_when_back = progress.borrow().options.uncordon_when_back;
-    // The nodes' status (Ready, boot id, cordon), read from the cache of the person who started it; asked for
-    // again on each round until it is there.
-    let mut cache = None;
-    loop {
-        if uncordon_when_back && cache.is_none() {
-            cache = acting.cache().await.ok();
+    /// Continues a plan that no server runs (its server stopped, and none holds credentials for it) as the caller:
+    /// this server runs it with the caller's credentials from now on. Needs the rights to drain, in team mode; the
+    /// plan records who continued it.
+    pub async fn continue_plan(&self, id: &str) -> Result<()> {
+        let plan = self.held(id).await?;
+        if plan.ended() {
+            return Err(Error::Invalid(format!("the maintenance plan {id} has ended; nothing is left to continue")));
         }
-        let card = |name: &str| cache.as_ref().and_then(|c| c.node_card(name));
-        // Where each draining node's drain is now.
-        progress.send_if_modified(|p| {
-            let mut changed = false;
-            for node in &mut p.nodes {
-                if let Step::Draining(id) = &node.step {
-                    let state = engine.drain_progress(id).map(|d| d.state).unwrap_or(DrainState::Interrupted);
-                    if !state.is_running() {
-                        if uncordon_when_back
-                            && matches!(state, DrainState::Drained | DrainState::DrainedExceptTerminating(_))
-                        {
-                            node.back = Some(Back::Waiting(card(&node.name).and_then(|c| c.boot_id)));
-                        }
-                        node.step = Step::Ended(state);
-                        changed = true;
-                    }
-                }
-            }
-            let state = if *paused.borrow() { RolloutState::Paused } else { RolloutState::Running };
-            if p.state != state {
-                p.state = state;
-                changed = true;
-            }
-            changed
-        });
-        if cancel.is_cancelled() || shutdown.is_cancelled() {
-            break;
-        }
-        let snapshot = progress.borrow().clone();
-        if snapshot.settled() {
-            break;
-        }
-        for node in snapshot.nodes.iter().filter(|n| n.waiting_back()) {
-            let Some(Back::Waiting(then)) = &node.back else { continue };
-            let Some(now) = card(&node.name) else { continue };
-            let back = if !now.unschedulable {
-                // A person uncordoned it (the rollout's "it is back", or by hand).
-                Some(Back::Uncordoned)
-            } else if rollout::is_back(then.as_deref(), now.boot_id.as_deref(), now.ready == ReadyStatus::Ready) {
-                tracing::info!(node = %node.name, "node is back; uncordoning it");
-                Some(match acting.set_unschedulable(&node.name, false, None).await {
-                    Ok(_) => Back::Uncordoned,
-                    Err(err) => Back::Failed(err.failure()),
-                })
-            } else {
-                None
-            };
-            if let Some(back) = back {
-                progress.send_modify(|p| {
-                    if let Some(n) = p.nodes.iter_mut().find(|n| n.name == node.name) {
-                        n.back = Some(back);
-                    }
-                });
+        if self.engine().is_team() {
+            let lacking = self.kept_permissions().await?;
+            if let Some(missing) = lacking.drain.as_deref().or(lacking.delete_pods_for(&plan.options().drain)) {
+                return Err(Error::Forbidden(format!(
+                    "{} may not continue the maintenance plan {id}: lacks {missing}; ask for the drainboard-maintainer role",
+                    self.identity().user
+                )));
             }
         }
-        for i in rollout::startable(&snapshot) {
-            let node = snapshot.nodes[i].name.clone();
-            let started =
-                acting.start_drain(node.clone(), snapshot.options.drain.clone(), snapshot.reason.clone()).await;
-            progress.send_modify(|p| {
-                let entry = &mut p.nodes[i];
-                match started {
-                    Ok(started) => {
-                        entry.drain_id = Some(started.id.clone());
-                        entry.step = Step::Draining(started.id);
-                    }
-                    Err(err) => entry.step = Step::Ended(DrainState::Failed(err.failure())),
-                }
-            });
+        let plans = self.plans()?;
+        if plans.runs(id) {
+            return Ok(());
         }
-        tokio::select! {
-            _ = look.tick() => {}
-            () = cancel.cancelled() => {}
-            () = shutdown.cancelled() => {}
+        plans.hold(id, self.identity().clone());
+        if plans.try_run(self.engine(), id).await {
+            Ok(())
+        } else {
+            plans.let_hold_go(id);
+            Err(Error::Conflict(format!(
+                "another Drainboard server runs the maintenance plan {id}; follow it there"
+            )))
         }
     }
-    // A cancel stops the drains it started that still run; a shutdown leaves them to record themselves.
-    let cancelled = cancel.is_cancelled();
-    if cancelled {
-        let running: Vec<String> = progress
-            .borrow()
-            .nodes
-            .iter()
-            .filter_map(|n| match &n.step {
-                Step::Draining(id) => Some(id.clone()),
-                _ => None,
-            })
-            .collect();
-        for id in running {
-            if let Err(err) = acting.cancel_drain(&id).await {
-                tracing::warn!(drain = %id, error = %err, "could not cancel a rollout's drain");
-            }
-        }
-        // Their ends, as the drains record them.
-        for _ in 0..50 {
-            let settled = progress.borrow().nodes.iter().all(|n| match &n.step {
-                Step::Draining(id) => engine.drain_progress(id).map(|d| !d.state.is_running()).unwrap_or(true),
-                _ => true,
-            });
-            if settled {
-                break;
-            }
-            tokio::time::sleep(LOOK_EVERY).await;
-        }
-    }
-    progress.send_modify(|p| {
-        for node in &mut p.nodes {
-            if node.waiting_back() {
-                node.back = Some(Back::Left);
-            }
-            match &node.step {
-                Step::Queued => node.step = Step::NotStarted,
-                Step::Draining(id) => {
-                    let state = engine.drain_progress(id).map(|d| d.state).unwrap_or(DrainState::Interrupted);
-                    node.step = Step::Ended(if state.is_running() { DrainState::Interrupted } else { state });
-                }
-                _ => {}
-            }
-        }
-        p.state = if cancelled { RolloutState::Cancelled } else { RolloutState::Finished };
-        p.finished_at = Some(jiff::Timestamp::now());
-    });
-    tracing::info!(state = ?progress.borrow().state, "rollout ended");
 }

@@ -1,0 +1,462 @@
+//! The `MaintenancePlan` resource (`drainboard.dev/v1alpha1`): a rolling maintenance kept in the Kubernetes API, so
+//! that it outlives the server that runs it. The spec is what a person asks for (and what `kubectl patch` changes:
+//! `paused`, `cancelled`); the status is where the plan is, node by node, written only by the server that runs it.
+//!
+//! Its fields are camelCase and plain (strings, numbers, lists), as Kubernetes objects are, so that `kubectl get -o
+//! yaml` reads well and the schema stays structural. The page's view of a plan is `domain::rollout::RolloutProgress`;
+//! [`MaintenancePlan::progress`] and [`PlanNode::from_rollout`] convert between the two.
+
+use domain::{
+    drain::{DrainOptions, DryRun},
+    progress::DrainState,
+    rollout::{Back, RolloutNode, RolloutOptions, RolloutProgress, RolloutState, Step},
+};
+use jiff::Timestamp;
+use kube::{CustomResource, ResourceExt};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The finalizer a plan carries while a server may still have to stop its drains when it is deleted.
+pub const FINALIZER: &str = "drainboard.dev/plan";
+/// The annotation that names who asked for a plan through the page (a plan made with `kubectl apply` has none).
+pub const STARTED_BY: &str = "drainboard.dev/started-by";
+
+/// A rolling maintenance of some nodes: each drained as a single drain is, with limits on how many at once.
+#[derive(CustomResource, Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[kube(
+    group = "drainboard.dev",
+    version = "v1alpha1",
+    kind = "MaintenancePlan",
+    plural = "maintenanceplans",
+    shortname = "mplan",
+    status = "PlanStatus",
+    derive = "PartialEq",
+    doc = "A rolling maintenance of nodes that Drainboard runs: each node drained in turn, with limits.",
+    printcolumn = r#"{"name": "Phase", "type": "string", "jsonPath": ".status.phase"}"#,
+    printcolumn = r#"{"name": "Nodes", "type": "integer", "jsonPath": ".status.total"}"#,
+    printcolumn = r#"{"name": "Done", "type": "integer", "jsonPath": ".status.done"}"#,
+    printcolumn = r#"{"name": "Runner", "type": "string", "jsonPath": ".status.runner", "priority": 1}"#,
+    printcolumn = r#"{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}"#
+)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanSpec {
+    /// The nodes, in the order they are drained.
+    #[serde(default)]
+    #[schemars(length(max = 500))]
+    pub nodes: Vec<String>,
+    /// Or a label selector of nodes, resolved once when the plan starts and recorded in the status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_selector: Option<String>,
+    /// At most this many nodes in maintenance at once (1 to 50).
+    #[serde(default = "one")]
+    #[schemars(range(min = 1, max = 50))]
+    pub max_parallel: u32,
+    /// At most one node per zone (`topology.kubernetes.io/zone`) at once.
+    #[serde(default)]
+    pub one_per_zone: bool,
+    /// Start no other node once one has failed.
+    #[serde(default)]
+    pub stop_on_failure: bool,
+    /// Uncordon each drained node once it is back (a new boot id, or a person's word).
+    #[serde(default)]
+    pub uncordon_when_back: bool,
+    /// Each node's drain options.
+    #[serde(default)]
+    pub drain: PlanDrain,
+    /// Why, recorded with every drain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// No node starts while true; those in maintenance go on.
+    #[serde(default)]
+    pub paused: bool,
+    /// Start nothing more and cancel the running drains; the plan ends `Cancelled`.
+    #[serde(default)]
+    pub cancelled: bool,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// A drain's options, as `kubectl drain` names them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanDrain {
+    #[serde(default)]
+    pub force: bool,
+    #[serde(default)]
+    pub ignore_daemonsets: bool,
+    #[serde(default)]
+    pub delete_emptydir_data: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grace_period_seconds: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_seconds: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod_selector: Option<String>,
+    #[serde(default)]
+    pub disable_eviction: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip_wait_for_delete_timeout_seconds: Option<u64>,
+}
+
+impl From<&PlanDrain> for DrainOptions {
+    fn from(d: &PlanDrain) -> Self {
+        DrainOptions {
+            force: d.force,
+            ignore_daemonsets: d.ignore_daemonsets,
+            delete_emptydir_data: d.delete_emptydir_data,
+            grace_period_seconds: d.grace_period_seconds,
+            timeout_seconds: d.timeout_seconds,
+            pod_selector: d.pod_selector.clone(),
+            disable_eviction: d.disable_eviction,
+            skip_wait_for_delete_timeout_seconds: d.skip_wait_for_delete_timeout_seconds,
+            // A plan drains for real; a dry run is a preview, which is not kept.
+            dry_run: DryRun::None,
+        }
+    }
+}
+
+impl From<&DrainOptions> for PlanDrain {
+    fn from(d: &DrainOptions) -> Self {
+        PlanDrain {
+            force: d.force,
+            ignore_daemonsets: d.ignore_daemonsets,
+            delete_emptydir_data: d.delete_emptydir_data,
+            grace_period_seconds: d.grace_period_seconds,
+            timeout_seconds: d.timeout_seconds,
+            pod_selector: d.pod_selector.clone(),
+            disable_eviction: d.disable_eviction,
+            skip_wait_for_delete_timeout_seconds: d.skip_wait_for_delete_timeout_seconds,
+        }
+    }
+}
+
+/// Where a plan is, written by the server that runs it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanStatus {
+    /// The spec generation this status answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// `Pending`, `Running`, `Paused`, `Blocked`, `Complete`, `Failed` or `Cancelled`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_by: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub started_at: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub finished_at: Option<Timestamp>,
+    /// The server that runs it now and as whom, as "host/1f2e3d4c as alice".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner: Option<String>,
+    /// Who continued it after the server that ran it stopped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continued_by: Option<String>,
+    #[serde(default)]
+    pub total: u32,
+    /// Nodes whose step has ended, one way or another.
+    #[serde(default)]
+    pub done: u32,
+    #[serde(default)]
+    pub nodes: Vec<PlanNode>,
+    #[serde(default)]
+    pub conditions: Vec<PlanCondition>,
+}
+
+/// One node of a plan.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanNode {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone: Option<String>,
+    /// `Queued`, `Draining`, `Ended` or `NotStarted`.
+    pub step: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drain_id: Option<String>,
+    /// How its drain ended (`Drained`, `Failed`, `Cancelled`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
+    /// The outcome whole, as JSON, when it carries more than its name (a failure's answer, say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome_detail: Option<String>,
+    /// Whether it was cordoned before the plan touched it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cordoned_before: Option<bool>,
+    /// With `uncordonWhenBack`, after its drain: `Waiting`, `Uncordoned`, `Failed` or `Left`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub back: Option<String>,
+    /// Its boot id when its drain ended, while it is awaited back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot_id_before: Option<String>,
+    /// The failure of the uncordon once back, as JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub back_detail: Option<String>,
+}
+
+/// A condition in Kubernetes' form (`metav1.Condition`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanCondition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// `True`, `False` or `Unknown`.
+    pub status: String,
+    pub reason: String,
+    #[serde(default)]
+    pub message: String,
+    #[schemars(with = "String")]
+    pub last_transition_time: Timestamp,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+}
+
+fn label_of(state: &DrainState) -> String {
+    state.label().to_owned()
+}
+
+/// A drain state from its name and, when it carries more, its JSON.
+fn state_from(outcome: Option<&str>, detail: Option<&str>) -> Option<DrainState> {
+    if let Some(state) = detail.and_then(|d| serde_json::from_str(d).ok()) {
+        return Some(state);
+    }
+    serde_json::from_value(serde_json::Value::String(outcome?.to_owned())).ok()
+}
+
+impl PlanNode {
+    /// The node as the status records it.
+    pub fn from_rollout(node: &RolloutNode) -> Self {
+        let (step, drain_id, outcome) = match &node.step {
+            Step::Queued => ("Queued", node.drain_id.clone(), None),
+            Step::Draining(id) => ("Draining", Some(id.clone()), None),
+            Step::Ended(state) => ("Ended", node.drain_id.clone(), Some(state)),
+            Step::NotStarted => ("NotStarted", node.drain_id.clone(), None),
+        };
+        let detail = outcome
+            .filter(|s| matches!(s, DrainState::Failed(_) | DrainState::DrainedExceptTerminating(_)))
+            .and_then(|s| serde_json::to_string(s).ok());
+        let (back, boot_id_before, back_detail) = match &node.back {
+            None => (None, None, None),
+            Some(Back::Waiting(boot)) => (Some("Waiting"), boot.clone(), None),
+            Some(Back::Uncordoned) => (Some("Uncordoned"), None, None),
+            Some(Back::Failed(failure)) => (Some("Failed"), None, serde_json::to_string(failure).ok()),
+            Some(Back::Left) => (Some("Left"), None, None),
+        };
+        PlanNode {
+            name: node.name.clone(),
+            zone: node.zone.clone(),
+            step: step.to_owned(),
+            drain_id,
+            outcome: outcome.map(label_of),
+            outcome_detail: detail,
+            cordoned_before: node.cordoned_before,
+            back: back.map(str::to_owned),
+            boot_id_before,
+            back_detail,
+        }
+    }
+
+    /// The node as the page reads it. A step this server does not know (a newer server wrote it) reads as queued.
+    pub fn to_rollout(&self) -> RolloutNode {
+        let step = match (self.step.as_str(), &self.drain_id) {
+            ("Draining", Some(id)) => Step::Draining(id.clone()),
+            ("Ended", _) => Step::Ended(
+                state_from(self.outcome.as_deref(), self.outcome_detail.as_deref()).unwrap_or(DrainState::Interrupted),
+            ),
+            ("NotStarted", _) => Step::NotStarted,
+            _ => Step::Queued,
+        };
+        let back = match self.back.as_deref() {
+            Some("Waiting") => Some(Back::Waiting(self.boot_id_before.clone())),
+            Some("Uncordoned") => Some(Back::Uncordoned),
+            Some("Failed") => Some(Back::Failed(
+                self.back_detail
+                    .as_deref()
+                    .and_then(|d| serde_json::from_str(d).ok())
+                    .unwrap_or(domain::failure::Failure::Internal { detail: "the uncordon failed".into() }),
+            )),
+            Some("Left") => Some(Back::Left),
+            _ => None,
+        };
+        RolloutNode {
+            name: self.name.clone(),
+            zone: self.zone.clone(),
+            step,
+            drain_id: self.drain_id.clone(),
+            back,
+            cordoned_before: self.cordoned_before,
+        }
+    }
+}
+
+/// The phases in which nothing more happens.
+pub fn is_final(phase: Option<&str>) -> bool {
+    matches!(phase, Some("Complete" | "Failed" | "Cancelled"))
+}
+
+impl MaintenancePlan {
+    /// The options the spec asks for, as a rollout's.
+    pub fn options(&self) -> RolloutOptions {
+        RolloutOptions {
+            max_parallel: self.spec.max_parallel,
+            one_per_zone: self.spec.one_per_zone,
+            stop_on_failure: self.spec.stop_on_failure,
+            drain: (&self.spec.drain).into(),
+            uncordon_when_back: self.spec.uncordon_when_back,
+        }
+    }
+
+    /// Who asked for it: the page's annotation, or, for a plan made otherwise, that it was made so.
+    pub fn started_by(&self) -> String {
+        self.status
+            .as_ref()
+            .and_then(|s| s.started_by.clone())
+            .or_else(|| self.annotations().get(STARTED_BY).cloned())
+            .unwrap_or_else(|| "(made with kubectl)".to_owned())
+    }
+
+    /// Whether it has ended: nothing more happens.
+    pub fn ended(&self) -> bool {
+        is_final(self.status.as_ref().and_then(|s| s.phase.as_deref()))
+    }
+
+    /// The plan as the page shows it.
+    pub fn progress(&self) -> RolloutProgress {
+        let status = self.status.clone().unwrap_or_default();
+        let nodes = if status.nodes.is_empty() {
+            self.spec.nodes.iter().map(|n| RolloutNode::queued(n.clone(), None)).collect()
+        } else {
+            status.nodes.iter().map(PlanNode::to_rollout).collect()
+        };
+        let state = match status.phase.as_deref() {
+            Some("Cancelled") => RolloutState::Cancelled,
+            Some("Complete" | "Failed") => RolloutState::Finished,
+            _ if self.spec.paused => RolloutState::Paused,
+            _ => RolloutState::Running,
+        };
+        let blocked = status
+            .conditions
+            .iter()
+            .find(|c| c.type_ == "Blocked" && c.status == "True")
+            .map(|c| c.message.clone())
+            .filter(|_| !self.ended());
+        RolloutProgress {
+            id: self.name_any(),
+            started_by: self.started_by(),
+            started_at: status
+                .started_at
+                .or_else(|| self.metadata.creation_timestamp.as_ref().map(|t| t.0))
+                .unwrap_or(Timestamp::UNIX_EPOCH),
+            reason: self.spec.reason.clone(),
+            options: self.options(),
+            state,
+            nodes,
+            finished_at: status.finished_at,
+            runner: status.runner.filter(|_| !self.ended()),
+            blocked,
+            continued_by: status.continued_by,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kube::CustomResourceExt;
+
+    #[test]
+    fn the_definition_is_structural_and_names_its_status() {
+        let crd = MaintenancePlan::crd();
+        assert_eq!(crd.metadata.name.as_deref(), Some("maintenanceplans.drainboard.dev"));
+        assert_eq!(crd.spec.scope, "Cluster");
+        let version = &crd.spec.versions[0];
+        assert_eq!(version.name, "v1alpha1");
+        assert!(version.subresources.as_ref().and_then(|s| s.status.as_ref()).is_some(), "status subresource");
+        let columns: Vec<&str> =
+            version.additional_printer_columns.iter().flatten().map(|c| c.name.as_str()).collect();
+        assert_eq!(columns, ["Phase", "Nodes", "Done", "Runner", "Age"]);
+        // Every property has a type: the API server refuses a schema that leaves one out.
+        fn typed(schema: &serde_json::Value, path: &str, missing: &mut Vec<String>) {
+            if let Some(props) = schema.get("properties").and_then(|p| p.as_object()) {
+                for (name, prop) in props {
+                    let here = format!("{path}.{name}");
+                    if prop.get("type").is_none() && prop.get("x-kubernetes-int-or-string").is_none() {
+                        missing.push(here.clone());
+                    }
+                    typed(prop, &here, missing);
+                    if let Some(items) = prop.get("items") {
+                        typed(items, &here, missing);
+                    }
+                }
+            }
+        }
+        let schema = serde_json::to_value(&version.schema).unwrap();
+        let mut missing = Vec::new();
+        typed(&schema["openAPIV3Schema"], "", &mut missing);
+        assert_eq!(missing, Vec::<String>::new());
+    }
+
+    #[test]
+    fn the_committed_definition_is_the_one_the_code_makes() {
+        let made = crate::plan::crd_yaml();
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/crds/maintenanceplan.yaml");
+        if std::env::var_os("DRAINBOARD_WRITE_CRD").is_some() {
+            std::fs::write(path, &made).unwrap();
+        }
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(committed == made, "deploy/crds/maintenanceplan.yaml is out of date: run `drainboard crd` into it");
+    }
+
+    #[test]
+    fn each_step_reads_back_as_it_was_written() {
+        let failure = domain::failure::Failure::NotEvicted { failed: 1, of: 3 };
+        let nodes = [
+            RolloutNode::queued("a".into(), Some("z1".into())),
+            RolloutNode { step: Step::Draining("d1".into()), drain_id: Some("d1".into()), ..RolloutNode::queued("b".into(), None) },
+            RolloutNode {
+                step: Step::Ended(DrainState::Failed(failure.clone())),
+                drain_id: Some("d2".into()),
+                cordoned_before: Some(true),
+                ..RolloutNode::queued("c".into(), None)
+            },
+            RolloutNode {
+                step: Step::Ended(DrainState::DrainedExceptTerminating(2)),
+                back: Some(Back::Waiting(Some("boot-1".into()))),
+                ..RolloutNode::queued("d".into(), None)
+            },
+            RolloutNode {
+                step: Step::Ended(DrainState::Drained),
+                back: Some(Back::Failed(failure)),
+                ..RolloutNode::queued("e".into(), None)
+            },
+            RolloutNode { step: Step::NotStarted, back: Some(Back::Left), ..RolloutNode::queued("f".into(), None) },
+        ];
+        for node in nodes {
+            let written = PlanNode::from_rollout(&node);
+            let json = serde_json::to_value(&written).unwrap();
+            let read: PlanNode = serde_json::from_value(json).unwrap();
+            assert_eq!(read.to_rollout(), node);
+        }
+        let unknown = PlanNode { name: "x".into(), step: "Teleporting".into(), ..Default::default() };
+        assert_eq!(unknown.to_rollout().step, Step::Queued, "a step from a newer server reads as queued");
+    }
+
+    #[test]
+    fn a_plan_made_with_kubectl_reads_with_defaults() {
+        let plan: MaintenancePlan = serde_json::from_value(serde_json::json!({
+            "apiVersion": "drainboard.dev/v1alpha1", "kind": "MaintenancePlan",
+            "metadata": {"name": "kernel"}, "spec": {"nodes": ["n1", "n2"]}
+        }))
+        .unwrap();
+        let progress = plan.progress();
+        assert_eq!(progress.options.max_parallel, 1);
+        assert_eq!(progress.nodes.len(), 2);
+        assert_eq!(progress.started_by, "(made with kubectl)");
+        assert_eq!(progress.state, RolloutState::Running);
+        assert!(!plan.ended());
+    }
+}

@@ -1,0 +1,294 @@
+//! The loop of the replica that runs a plan: it holds the plan's Lease, starts each node's drain as the person it
+//! runs as when the limits allow (`domain::rollout::startable`), follows the drains, uncordons nodes once back, and
+//! writes every change to the plan's status. It wakes on a change of a drain or of the plan (a `kubectl patch` of
+//! `paused` is seen within the watch's delay), and every second for the Lease and the nodes awaited back.
+//!
+//! A plan taken over from a server that stopped resumes from its status: a node recorded as draining whose drain
+//! this server does not hold is read from the node's drain record. A drain that ended is taken as ended (never
+//! drained again); one interrupted is resumed with its recorded options; one another server still holds is waited
+//! for until that server's node Lease expires.
+
+use std::time::{Duration, Instant};
+
+use domain::{
+    ReadyStatus,
+    progress::DrainState,
+    rollout::{self, Back, RolloutProgress, RolloutState, Step},
+};
+use kube::ResourceExt;
+use tokio_util::sync::CancellationToken;
+
+use super::{Plans, resource::MaintenancePlan, status};
+use crate::{Acting, Engine, Error, Identity};
+
+/// How often the loop looks without being woken: the Lease's renewal and the nodes awaited back.
+const LOOK_EVERY: Duration = Duration::from_secs(1);
+
+pub(super) async fn run(engine: &Engine, plans: &Plans, identity: &Identity, name: &str, stop: CancellationToken) {
+    let acting = engine.acting(identity);
+    let runner = format!("{} as {}", plans.holder(), identity.user);
+    let Ok(Some(plan)) = plans.get(name).await else {
+        tracing::warn!("the plan is gone before it ran");
+        return;
+    };
+    let mut progress = plan.progress();
+    let mut shown = progress.clone();
+    if plan.status.as_ref().is_none_or(|s| s.nodes.is_empty()) {
+        if let Err(err) = begin(&acting, &plan, &mut progress).await {
+            progress.nodes.iter_mut().for_each(|n| n.step = Step::NotStarted);
+            progress.state = RolloutState::Finished;
+            progress.finished_at = Some(jiff::Timestamp::now());
+            let _ = status::write(plans, name, &status::of(&progress, &plan, None)).await;
+            status::event(plans, &plan, true, "Failed", format!("the plan could not start: {err}")).await;
+            return;
+        }
+    } else {
+        tracing::info!("taking the plan over from its status");
+        status::event(plans, &plan, false, "TakenOver", format!("run by {runner}")).await;
+    }
+    progress.blocked = None;
+    progress.runner = Some(runner.clone());
+    if identity.user != progress.started_by {
+        progress.continued_by = Some(identity.user.clone());
+    }
+    let shutdown = engine.shutdown_signal();
+    let mut drains = engine.drain_changes();
+    let mut changes = plans.changes();
+    let mut renewed = Instant::now();
+    let mut cancelled = false;
+    let mut latest = plan;
+    loop {
+        if renewed.elapsed() >= crate::lease::RENEW_EVERY {
+            match plans.leases.renew_plan(name).await {
+                Ok(true) => renewed = Instant::now(),
+                Ok(false) => {
+                    tracing::warn!("another server holds the plan's Lease now; this one stops running it");
+                    return;
+                }
+                Err(err) if renewed.elapsed() > crate::lease::GIVE_UP_AFTER => {
+                    tracing::warn!(error = %crate::kube_error::api_message(&err), "could not renew the plan's Lease; stopping");
+                    return;
+                }
+                Err(_) => {}
+            }
+        }
+        match plans.get(name).await {
+            Ok(Some(plan)) => latest = plan,
+            Ok(None) => cancelled = true,
+            Err(_) => {}
+        }
+        cancelled |= latest.spec.cancelled || latest.metadata.deletion_timestamp.is_some();
+        follow_drains(engine, &acting, &mut progress).await;
+        progress.state = if latest.spec.paused { RolloutState::Paused } else { RolloutState::Running };
+        if cancelled || stop.is_cancelled() || shutdown.is_cancelled() || progress.settled() {
+            break;
+        }
+        bring_back(&acting, &mut progress).await;
+        for i in rollout::startable(&progress) {
+            start(&acting, &mut progress, i).await;
+            // Written at once, so that a server that takes over never starts this node a second time.
+            publish(plans, &latest, &mut shown, &progress).await;
+        }
+        publish(plans, &latest, &mut shown, &progress).await;
+        tokio::select! {
+            _ = tokio::time::sleep(LOOK_EVERY) => {}
+            _ = drains.changed() => {}
+            _ = changes.changed() => {}
+            () = stop.cancelled() => {}
+            () = shutdown.cancelled() => {}
+        }
+    }
+    if !cancelled && (stop.is_cancelled() || shutdown.is_cancelled()) {
+        // Stopping: the drains record themselves as interrupted, and whoever takes the plan over resumes them.
+        progress.runner = None;
+        publish(plans, &latest, &mut shown, &progress).await;
+        tracing::info!("the server stops; the plan is left for another to take over");
+        return;
+    }
+    if cancelled {
+        cancel_drains(engine, &acting, &mut progress).await;
+    }
+    finish(engine, &mut progress, cancelled);
+    publish(plans, &latest, &mut shown, &progress).await;
+    tracing::info!(state = ?progress.state, "plan ended");
+}
+
+/// The plan's first round: its nodes resolved (a selector's, from the caller's cache), each with its zone and
+/// whether it was cordoned before.
+async fn begin(acting: &Acting<'_>, plan: &MaintenancePlan, progress: &mut RolloutProgress) -> crate::Result<()> {
+    let cards = acting.cards().await?;
+    let names: Vec<String> = match &plan.spec.node_selector {
+        Some(selector) if plan.spec.nodes.is_empty() => {
+            let selector = domain::selector::LabelSelector::parse(selector).map_err(|e| Error::Invalid(format!("the plan's node selector: {}", e.0)))?;
+            cards.iter().filter(|c| selector.matches(&c.labels)).map(|c| c.name.clone()).collect()
+        }
+        _ => plan.spec.nodes.clone(),
+    };
+    rollout::check(&names, &plan.options()).map_err(Error::Invalid)?;
+    let mut nodes = Vec::with_capacity(names.len());
+    for name in names {
+        let card = cards.iter().find(|c| c.name == name).ok_or_else(|| Error::NotFound(format!("node {name} does not exist")))?;
+        let mut node = domain::rollout::RolloutNode::queued(name, card.zone.clone());
+        node.cordoned_before = Some(card.unschedulable);
+        nodes.push(node);
+    }
+    progress.nodes = nodes;
+    progress.started_at = jiff::Timestamp::now();
+    Ok(())
+}
+
+/// Where each draining node's drain is now.
+async fn follow_drains(engine: &Engine, acting: &Acting<'_>, progress: &mut RolloutProgress) {
+    let uncordon_when_back = progress.options.uncordon_when_back;
+    for i in 0..progress.nodes.len() {
+        let Step::Draining(id) = progress.nodes[i].step.clone() else { continue };
+        let name = progress.nodes[i].name.clone();
+        let state = match engine.drain_progress(&id) {
+            Ok(drain) => drain.state,
+            Err(_) => match adopt(acting, &name, &id, progress).await {
+                Some(Step::Ended(state)) => state,
+                Some(step) => {
+                    if let Step::Draining(id) = &step {
+                        progress.nodes[i].drain_id = Some(id.clone());
+                    }
+                    progress.nodes[i].step = step;
+                    continue;
+                }
+                None => continue,
+            },
+        };
+        if state.is_running() {
+            continue;
+        }
+        if uncordon_when_back && matches!(state, DrainState::Drained | DrainState::DrainedExceptTerminating(_)) {
+            let boot = acting.cache().await.ok().and_then(|c| c.node_card(&name)).and_then(|c| c.boot_id);
+            progress.nodes[i].back = Some(Back::Waiting(boot));
+        }
+        progress.nodes[i].step = Step::Ended(state);
+    }
+}
+
+/// A node's drain this server does not hold (the plan was taken over): what its record on the node says. `None`
+/// while another server still runs it.
+async fn adopt(acting: &Acting<'_>, node: &str, id: &str, progress: &RolloutProgress) -> Option<Step> {
+    let record = match acting.recorded_drain(node).await {
+        Ok(record) => record,
+        // No record: the drain never wrote one; start it as a queued node would be.
+        Err(Error::NotFound(_)) => {
+            return Some(match acting.start_drain(node.into(), progress.options.drain.clone(), progress.reason.clone()).await {
+                Ok(started) => Step::Draining(started.id),
+                Err(Error::Conflict(_)) => return None,
+                Err(err) => Step::Ended(DrainState::Failed(err.failure())),
+            });
+        }
+        Err(_) => return None,
+    };
+    match record.state {
+        DrainState::Interrupted => {
+            tracing::info!(%node, drain = %id, "resuming the interrupted drain of a plan taken over");
+            Some(match acting.resume_drain(node.into(), record.options, record.reason).await {
+                Ok(started) => Step::Draining(started.id),
+                Err(Error::Conflict(_)) => return None,
+                Err(err) => Step::Ended(DrainState::Failed(err.failure())),
+            })
+        }
+        state if state.is_running() => None,
+        state => Some(Step::Ended(state)),
+    }
+}
+
+/// Starts node `i`'s drain. A node whose Lease another server holds stays queued, to be tried again.
+async fn start(acting: &Acting<'_>, progress: &mut RolloutProgress, i: usize) {
+    let node = progress.nodes[i].name.clone();
+    match acting.start_drain(node, progress.options.drain.clone(), progress.reason.clone()).await {
+        Ok(started) => {
+            progress.nodes[i].drain_id = Some(started.id.clone());
+            progress.nodes[i].step = Step::Draining(started.id);
+        }
+        Err(Error::Conflict(why)) => tracing::info!(node = %progress.nodes[i].name, %why, "waiting for the node"),
+        Err(err) => progress.nodes[i].step = Step::Ended(DrainState::Failed(err.failure())),
+    }
+}
+
+/// Uncordons the drained nodes awaited back that are back.
+async fn bring_back(acting: &Acting<'_>, progress: &mut RolloutProgress) {
+    if !progress.nodes.iter().any(|n| n.waiting_back()) {
+        return;
+    }
+    let Ok(cache) = acting.cache().await else { return };
+    for node in progress.nodes.iter_mut().filter(|n| n.waiting_back()) {
+        let Some(Back::Waiting(then)) = &node.back else { continue };
+        let Some(now) = cache.node_card(&node.name) else { continue };
+        if !now.unschedulable {
+            // A person uncordoned it (the plan's "it is back", or by hand).
+            node.back = Some(Back::Uncordoned);
+        } else if rollout::is_back(then.as_deref(), now.boot_id.as_deref(), now.ready == ReadyStatus::Ready) {
+            tracing::info!(node = %node.name, "node is back; uncordoning it");
+            node.back = Some(match acting.set_unschedulable(&node.name, false, None).await {
+                Ok(_) => Back::Uncordoned,
+                Err(err) => Back::Failed(err.failure()),
+            });
+        }
+    }
+}
+
+/// Cancels the drains the plan started that still run here, and waits a little for their ends.
+async fn cancel_drains(engine: &Engine, acting: &Acting<'_>, progress: &mut RolloutProgress) {
+    let running: Vec<String> = progress
+        .nodes
+        .iter()
+        .filter_map(|n| match &n.step {
+            Step::Draining(id) => Some(id.clone()),
+            _ => None,
+        })
+        .collect();
+    for id in &running {
+        if let Err(err) = acting.cancel_drain(id).await {
+            tracing::warn!(drain = %id, error = %err, "could not cancel a plan's drain");
+        }
+    }
+    for _ in 0..50 {
+        let settled = running.iter().all(|id| engine.drain_progress(id).map(|d| !d.state.is_running()).unwrap_or(true));
+        if settled {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The plan's end: queued nodes not started, nodes awaited back left cordoned.
+fn finish(engine: &Engine, progress: &mut RolloutProgress, cancelled: bool) {
+    for node in &mut progress.nodes {
+        if node.waiting_back() {
+            node.back = Some(Back::Left);
+        }
+        match &node.step {
+            Step::Queued => node.step = Step::NotStarted,
+            Step::Draining(id) => {
+                let state = engine.drain_progress(id).map(|d| d.state).unwrap_or(DrainState::Interrupted);
+                node.step = Step::Ended(if state.is_running() { DrainState::Interrupted } else { state });
+            }
+            _ => {}
+        }
+    }
+    progress.state = if cancelled { RolloutState::Cancelled } else { RolloutState::Finished };
+    progress.finished_at = Some(jiff::Timestamp::now());
+    progress.runner = None;
+}
+
+/// Writes the status and tells the story when the progress changed since it was last shown.
+async fn publish(plans: &Plans, plan: &MaintenancePlan, shown: &mut RolloutProgress, progress: &RolloutProgress) {
+    let generation_seen = plan.status.as_ref().and_then(|s| s.observed_generation) == plan.metadata.generation;
+    if shown == progress && generation_seen {
+        return;
+    }
+    let status = status::of(progress, plan, progress.runner.clone());
+    if let Err(err) = status::write(plans, &plan.name_any(), &status).await {
+        tracing::warn!(error = %crate::kube_error::api_message(&err), "could not write the plan's status");
+        return;
+    }
+    for (warning, reason, note) in status::story(shown, progress) {
+        status::event(plans, plan, warning, &reason, note).await;
+    }
+    *shown = progress.clone();
+}

@@ -1,0 +1,197 @@
+//! What a plan's progress says in Kubernetes' terms: its phase, its conditions (`Progressing`, `Paused`, `Blocked`,
+//! `Complete`, `Failed`, each with the time it last changed), and an Event on the plan for each step, so that
+//! `kubectl describe maintenanceplan` tells the story. Written with the server's own identity.
+
+use domain::rollout::{RolloutProgress, RolloutState, Step};
+use jiff::Timestamp;
+use kube::{
+    Resource, ResourceExt,
+    api::{Patch, PatchParams},
+    runtime::events::{Event, EventType},
+};
+
+use super::{
+    Plans,
+    resource::{MaintenancePlan, PlanCondition, PlanNode, PlanStatus},
+};
+
+/// Why a plan nobody may run waits.
+pub const NEEDS_MAINTAINER: &str = "needs a maintainer to continue: the server that ran it stopped, and no server \
+    holds credentials for it; anyone with the rights to drain its remaining nodes may continue it as themselves";
+
+/// The phase a plan's progress reads as.
+pub fn phase(progress: &RolloutProgress) -> &'static str {
+    match progress.state {
+        RolloutState::Cancelled => "Cancelled",
+        RolloutState::Finished if progress.nodes.iter().any(|n| n.failed()) => "Failed",
+        RolloutState::Finished => "Complete",
+        _ if progress.blocked.is_some() => "Blocked",
+        RolloutState::Paused => "Paused",
+        RolloutState::Running => "Running",
+    }
+}
+
+fn condition(type_: &str, on: bool, reason: &str, message: String, generation: Option<i64>) -> PlanCondition {
+    PlanCondition {
+        type_: type_.into(),
+        status: if on { "True" } else { "False" }.into(),
+        reason: reason.into(),
+        message,
+        last_transition_time: Timestamp::now(),
+        observed_generation: generation,
+    }
+}
+
+/// The conditions of `progress`, each keeping its transition time from `before` when its status did not change.
+pub fn conditions(progress: &RolloutProgress, before: &[PlanCondition], generation: Option<i64>) -> Vec<PlanCondition> {
+    let phase = phase(progress);
+    let failed: Vec<&str> = progress.nodes.iter().filter(|n| n.failed()).map(|n| n.name.as_str()).collect();
+    let ended = matches!(phase, "Complete" | "Failed" | "Cancelled");
+    let mut now = vec![
+        condition(
+            "Progressing",
+            phase == "Running",
+            phase,
+            match phase {
+                "Running" => "nodes are drained as the limits allow".into(),
+                _ => format!("the plan is {}", phase.to_lowercase()),
+            },
+            generation,
+        ),
+        condition("Paused", phase == "Paused", if phase == "Paused" { "Paused" } else { "NotPaused" }, String::new(), generation),
+        match &progress.blocked {
+            Some(why) if !ended => condition("Blocked", true, "NeedsMaintainer", why.clone(), generation),
+            _ => condition("Blocked", false, "NotBlocked", String::new(), generation),
+        },
+        condition("Complete", phase == "Complete", if ended { phase } else { "NotEnded" }, String::new(), generation),
+        condition(
+            "Failed",
+            !failed.is_empty(),
+            if failed.is_empty() { "NoFailure" } else { "NodeFailed" },
+            if failed.is_empty() { String::new() } else { format!("failed: {}", failed.join(", ")) },
+            generation,
+        ),
+    ];
+    for c in &mut now {
+        if let Some(old) = before.iter().find(|o| o.type_ == c.type_ && o.status == c.status) {
+            c.last_transition_time = old.last_transition_time;
+        }
+    }
+    now
+}
+
+/// The status `progress` is written as.
+pub fn of(progress: &RolloutProgress, plan: &MaintenancePlan, runner: Option<String>) -> PlanStatus {
+    let before = plan.status.clone().unwrap_or_default();
+    let generation = plan.metadata.generation;
+    let done = progress.nodes.iter().filter(|n| matches!(n.step, Step::Ended(_) | Step::NotStarted)).count();
+    PlanStatus {
+        observed_generation: generation,
+        phase: Some(phase(progress).into()),
+        started_by: Some(progress.started_by.clone()),
+        started_at: Some(progress.started_at),
+        finished_at: progress.finished_at,
+        runner,
+        continued_by: progress.continued_by.clone(),
+        total: u32::try_from(progress.nodes.len()).unwrap_or(u32::MAX),
+        done: u32::try_from(done).unwrap_or(u32::MAX),
+        nodes: progress.nodes.iter().map(PlanNode::from_rollout).collect(),
+        conditions: conditions(progress, &before.conditions, generation),
+    }
+}
+
+/// Writes `status` on the plan.
+pub async fn write(plans: &Plans, name: &str, status: &PlanStatus) -> Result<(), kube::Error> {
+    let patch = serde_json::json!({ "status": status });
+    plans.api.patch_status(name, &PatchParams::default(), &Patch::Merge(&patch)).await.map(|_| ())
+}
+
+/// Publishes an Event on the plan; a failure to is logged, never fatal.
+pub async fn event(plans: &Plans, plan: &MaintenancePlan, warning: bool, reason: &str, note: String) {
+    let event = Event {
+        type_: if warning { EventType::Warning } else { EventType::Normal },
+        reason: reason.into(),
+        note: Some(note.chars().take(1000).collect()),
+        action: reason.into(),
+        secondary: None,
+    };
+    if let Err(err) = plans.recorder.publish(&event, &plan.object_ref(&())).await {
+        tracing::debug!(plan = %plan.name_any(), error = %err, "could not publish an Event on the plan");
+    }
+}
+
+/// The Events between two readings of a plan: each node's start and end, and the plan's own phase.
+pub fn story(before: &RolloutProgress, after: &RolloutProgress) -> Vec<(bool, String, String)> {
+    let mut told = Vec::new();
+    for node in &after.nodes {
+        let was = before.nodes.iter().find(|n| n.name == node.name);
+        if was.map(|w| &w.step) == Some(&node.step) && was.map(|w| &w.back) == Some(&node.back) {
+            continue;
+        }
+        match &node.step {
+            Step::Draining(id) if !matches!(was.map(|w| &w.step), Some(Step::Draining(_))) => {
+                told.push((false, "NodeDrainStarted".into(), format!("draining {} (drain {id})", node.name)))
+            }
+            Step::Draining(id) => told.push((false, "NodeDrainResumed".into(), format!("resumed {} (drain {id})", node.name))),
+            Step::Ended(state) if !matches!(was.map(|w| &w.step), Some(Step::Ended(_))) => told.push((
+                node.failed(),
+                if node.failed() { "NodeFailed" } else { "NodeDrained" }.into(),
+                format!("{}: {}", node.name, state.label()),
+            )),
+            _ => {}
+        }
+        if was.map(|w| &w.back) != Some(&node.back)
+            && let Some(back) = &node.back
+        {
+            told.push((
+                matches!(back, domain::rollout::Back::Failed(_)),
+                "NodeBack".into(),
+                format!("{}: {}", node.name, PlanNode::from_rollout(node).back.unwrap_or_default()),
+            ));
+        }
+    }
+    let (was, is) = (phase(before), phase(after));
+    if was != is {
+        let note = match is {
+            "Blocked" => after.blocked.clone().unwrap_or_default(),
+            _ => format!("{was} → {is}"),
+        };
+        told.push((matches!(is, "Failed" | "Blocked"), is.into(), note));
+    }
+    told
+}
+
+/// Writes that a plan nobody runs needs a maintainer, once.
+pub async fn needs_maintainer(plans: &Plans, plan: &MaintenancePlan) {
+    let mut progress = plan.progress();
+    if progress.blocked.as_deref() == Some(NEEDS_MAINTAINER) {
+        return;
+    }
+    let before = progress.clone();
+    progress.blocked = Some(NEEDS_MAINTAINER.into());
+    let status = of(&progress, plan, None);
+    if let Err(err) = write(plans, &plan.name_any(), &status).await {
+        tracing::warn!(plan = %plan.name_any(), error = %crate::kube_error::api_message(&err), "could not mark a plan blocked");
+        return;
+    }
+    for (warning, reason, note) in story(&before, &progress) {
+        event(plans, plan, warning, &reason, note).await;
+    }
+}
+
+/// Ends a plan nobody runs (deleted, say) with `phase`'s state, its queued nodes not started.
+pub async fn ended_without_runner(plans: &Plans, plan: &MaintenancePlan, phase: &str, why: &str) {
+    let mut progress = plan.progress();
+    for node in &mut progress.nodes {
+        if node.step == Step::Queued {
+            node.step = Step::NotStarted;
+        }
+    }
+    progress.state = if phase == "Cancelled" { RolloutState::Cancelled } else { RolloutState::Finished };
+    progress.finished_at = Some(Timestamp::now());
+    progress.blocked = None;
+    let status = of(&progress, plan, None);
+    if write(plans, &plan.name_any(), &status).await.is_ok() {
+        event(plans, plan, false, phase, why.into()).await;
+    }
+}
