@@ -9,6 +9,8 @@
 
 mod acting;
 mod actions;
+mod plan_run;
+mod plans;
 mod rollouts;
 
 use std::{sync::Arc, time::Duration};
@@ -109,7 +111,7 @@ impl Engine {
     /// it may not. Called once the engine is whole, since the loop keeps this engine.
     pub fn run_plans(&self) {
         if let Some(plans) = &self.plans {
-            plans.coordinate(self);
+            self.coordinate(plans);
         }
     }
 

@@ -39,7 +39,9 @@ fn not_installed(err: kube::Error, id: Option<&str>) -> Error {
 impl Acting<'_> {
     fn plans(&self) -> Result<&Plans> {
         self.engine().plans().ok_or_else(|| {
-            Error::Unavailable("this server keeps no maintenance plans: it has no identity of its own to follow them".into())
+            Error::Unavailable(
+                "this server keeps no maintenance plans: it has no identity of its own to follow them".into(),
+            )
         })
     }
 
@@ -133,7 +135,7 @@ impl Acting<'_> {
             .map_err(|err| not_installed(err, None))?;
         let name = kube::ResourceExt::name_any(&made);
         plans.hold(&name, identity.clone());
-        if !plans.try_run(self.engine(), &name).await {
+        if !self.engine().try_run(plans, &name).await {
             tracing::warn!(plan = %name, "could not take the new plan's Lease now; the coordinator will try again");
         }
         Ok(name)
@@ -161,13 +163,11 @@ impl Acting<'_> {
             return Ok(());
         }
         plans.hold(id, self.identity().clone());
-        if plans.try_run(self.engine(), id).await {
+        if self.engine().try_run(plans, id).await {
             Ok(())
         } else {
             plans.let_hold_go(id);
-            Err(Error::Conflict(format!(
-                "another Drainboard server runs the maintenance plan {id}; follow it there"
-            )))
+            Err(Error::Conflict(format!("another Drainboard server runs the maintenance plan {id}; follow it there")))
         }
     }
 }

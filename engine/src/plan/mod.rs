@@ -8,14 +8,14 @@
 //! the first person with the rights to drain who continues it hands this server their credentials.
 //!
 //! - [`resource`]: the resource, and how it reads as the page's `RolloutProgress`.
-//! - [`run`]: the loop of the replica that runs a plan.
+//! - the loop of the replica that runs a plan, and the one that looks after every plan, are the engine's (its
+//!   `plan_run` and `plans` rooms), since they act as people through it.
 //! - [`status`]: the phase, the conditions and the Events a plan's progress turns into.
 
 pub mod resource;
-mod run;
-mod status;
+pub(crate) mod status;
 
-use std::{collections::HashMap, sync::Arc, time::Duration};
+use std::{collections::HashMap, sync::Arc};
 
 use futures::StreamExt;
 use kube::{
@@ -27,7 +27,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use resource::{MaintenancePlan, PlanSpec, PlanStatus};
 
-use crate::{Engine, Identity, lease::Leases};
+use crate::{Identity, lease::Leases};
 
 /// How a person changes a plan's course.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,10 +38,6 @@ pub enum Change {
 
 /// How many ended plans the page lists (the newest); the objects stay in the cluster until someone deletes them.
 pub const LIST_ENDED: usize = 50;
-
-/// How long after its creation a plan nobody runs is left alone before a replica without its credentials says it
-/// needs a maintainer: the replica that created it takes its Lease within this.
-const GRACE: Duration = Duration::from_secs(10);
 
 /// The definition of the resource, as YAML (what `drainboard crd` prints).
 pub fn crd_yaml() -> String {
@@ -153,104 +149,42 @@ impl Plans {
         self.leases.holder()
     }
 
-    /// Takes `name`'s Lease and runs it here, if this server holds credentials for it and no one else runs it.
-    pub(crate) async fn try_run(&self, engine: &Engine, name: &str) -> bool {
-        let Some(identity) = self.hands.lock().get(name).cloned() else { return false };
-        if self.runs(name) {
-            return true;
+    /// Who this server runs `name` as, if it holds credentials for it.
+    pub(crate) fn hand(&self, name: &str) -> Option<Identity> {
+        self.hands.lock().get(name).cloned()
+    }
+
+    /// Marks `name` as run here, with the token that stops its loop; false if it already is.
+    pub(crate) fn claim(&self, name: &str, stop: CancellationToken) -> bool {
+        let mut running = self.running.lock();
+        if running.contains_key(name) {
+            return false;
         }
-        match self.leases.acquire_plan(name).await {
-            Ok(crate::lease::Claim::Acquired) => {}
-            Ok(crate::lease::Claim::HeldBy(_)) => return false,
-            Err(err) => {
-                tracing::warn!(plan = %name, error = %crate::kube_error::api_message(&err), "could not take a plan's Lease");
-                return false;
-            }
-        }
-        let stop = CancellationToken::new();
-        {
-            let mut running = self.running.lock();
-            if running.contains_key(name) {
-                return true;
-            }
-            running.insert(name.to_owned(), stop.clone());
-        }
-        let span = tracing::info_span!("plan", plan = %name, by = %identity.user);
-        let (engine, plans, name) = (engine.clone(), self.clone(), name.to_owned());
-        engine.tasks().clone().spawn(tracing::Instrument::instrument(
-            async move {
-                run::run(&engine, &plans, &identity, &name, stop).await;
-                plans.running.lock().remove(&name);
-                plans.leases.release_plan(&name).await;
-                // Credentials are held only as long as the plan needs them.
-                if plans.get(&name).await.is_ok_and(|p| p.is_none_or(|p| p.ended())) {
-                    plans.hands.lock().remove(&name);
-                }
-            },
-            span,
-        ));
+        running.insert(name.to_owned(), stop);
         true
     }
 
-    /// Looks at every plan on each change and every few seconds: runs those this server holds credentials for and
-    /// nobody runs; marks those nobody runs and no one here can as needing a maintainer; lets a deleted plan go
-    /// once nobody runs it.
-    pub(crate) fn coordinate(&self, engine: &Engine) {
-        let (plans, engine) = (self.clone(), engine.clone());
-        let shutdown = engine.shutdown_signal();
-        engine.tasks().clone().spawn(async move {
-            let mut changes = plans.changes();
-            let mut tick = tokio::time::interval(crate::lease::RENEW_EVERY);
-            loop {
-                tokio::select! {
-                    () = shutdown.cancelled() => break,
-                    changed = changes.changed() => if changed.is_err() { break },
-                    _ = tick.tick() => {}
-                }
-                for plan in plans.store.state() {
-                    plans.look_at(&engine, &plan).await;
-                }
-            }
-        });
+    /// `name`'s loop here has ended: its Lease goes, and its credentials too once the plan has ended or is gone.
+    pub(crate) async fn release(&self, name: &str) {
+        self.running.lock().remove(name);
+        self.leases.release_plan(name).await;
+        if self.get(name).await.is_ok_and(|p| p.is_none_or(|p| p.ended())) {
+            self.hands.lock().remove(name);
+        }
     }
 
-    async fn look_at(&self, engine: &Engine, plan: &MaintenancePlan) {
-        let name = plan.name_any();
-        if self.runs(&name) {
-            return;
-        }
-        let deleting = plan.metadata.deletion_timestamp.is_some();
-        if plan.ended() {
-            if deleting {
-                self.let_go(&name).await;
-            }
-            return;
-        }
-        if !deleting && self.try_run(engine, &name).await {
-            return;
-        }
-        match self.leases.plan_runner(&name).await {
-            Ok(None) => {}
-            // Someone runs it (or the Lease cannot be read: leave it be).
-            _ => return,
-        }
-        if deleting {
-            // Its runner is gone, and its drains with it: nothing of it runs to stop.
-            status::ended_without_runner(self, plan, "Cancelled", "deleted while no server ran it").await;
-            self.let_go(&name).await;
-            return;
-        }
-        let young = plan
-            .creation_timestamp()
-            .and_then(|t| jiff::Timestamp::now().duration_since(t.0).try_into().ok())
-            .is_some_and(|age: Duration| age < GRACE);
-        if !young {
-            status::needs_maintainer(self, plan).await;
-        }
+    /// The plan Leases, held as this server.
+    pub(crate) fn leases(&self) -> &Leases {
+        &self.leases
+    }
+
+    /// Every plan the watch holds now.
+    pub(crate) fn all(&self) -> Vec<Arc<MaintenancePlan>> {
+        self.store.state()
     }
 
     /// Removes the finalizer, so that a deleted plan goes.
-    async fn let_go(&self, name: &str) {
+    pub(crate) async fn let_go(&self, name: &str) {
         let patch = serde_json::json!({"metadata": {"finalizers": null}});
         if let Err(err) =
             self.api.patch(name, &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&patch)).await

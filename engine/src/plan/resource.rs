@@ -376,8 +376,7 @@ mod tests {
         let version = &crd.spec.versions[0];
         assert_eq!(version.name, "v1alpha1");
         assert!(version.subresources.as_ref().and_then(|s| s.status.as_ref()).is_some(), "status subresource");
-        let columns: Vec<&str> =
-            version.additional_printer_columns.iter().flatten().map(|c| c.name.as_str()).collect();
+        let columns: Vec<&str> = version.additional_printer_columns.iter().flatten().map(|c| c.name.as_str()).collect();
         assert_eq!(columns, ["Phase", "Nodes", "Done", "Runner", "Age"]);
         // Every property has a type: the API server refuses a schema that leaves one out.
         fn typed(schema: &serde_json::Value, path: &str, missing: &mut Vec<String>) {
@@ -416,7 +415,11 @@ mod tests {
         let failure = domain::failure::Failure::NotEvicted { failed: 1, of: 3 };
         let nodes = [
             RolloutNode::queued("a".into(), Some("z1".into())),
-            RolloutNode { step: Step::Draining("d1".into()), drain_id: Some("d1".into()), ..RolloutNode::queued("b".into(), None) },
+            RolloutNode {
+                step: Step::Draining("d1".into()),
+                drain_id: Some("d1".into()),
+                ..RolloutNode::queued("b".into(), None)
+            },
             RolloutNode {
                 step: Step::Ended(DrainState::Failed(failure.clone())),
                 drain_id: Some("d2".into()),

@@ -58,7 +58,13 @@ pub fn conditions(progress: &RolloutProgress, before: &[PlanCondition], generati
             },
             generation,
         ),
-        condition("Paused", phase == "Paused", if phase == "Paused" { "Paused" } else { "NotPaused" }, String::new(), generation),
+        condition(
+            "Paused",
+            phase == "Paused",
+            if phase == "Paused" { "Paused" } else { "NotPaused" },
+            String::new(),
+            generation,
+        ),
         match &progress.blocked {
             Some(why) if !ended => condition("Blocked", true, "NeedsMaintainer", why.clone(), generation),
             _ => condition("Blocked", false, "NotBlocked", String::new(), generation),
@@ -132,7 +138,9 @@ pub fn story(before: &RolloutProgress, after: &RolloutProgress) -> Vec<(bool, St
             Step::Draining(id) if !matches!(was.map(|w| &w.step), Some(Step::Draining(_))) => {
                 told.push((false, "NodeDrainStarted".into(), format!("draining {} (drain {id})", node.name)))
             }
-            Step::Draining(id) => told.push((false, "NodeDrainResumed".into(), format!("resumed {} (drain {id})", node.name))),
+            Step::Draining(id) => {
+                told.push((false, "NodeDrainResumed".into(), format!("resumed {} (drain {id})", node.name)))
+            }
             Step::Ended(state) if !matches!(was.map(|w| &w.step), Some(Step::Ended(_))) => told.push((
                 node.failed(),
                 if node.failed() { "NodeFailed" } else { "NodeDrained" }.into(),

@@ -18,8 +18,11 @@ use domain::{
 use kube::ResourceExt;
 use tokio_util::sync::CancellationToken;
 
-use super::{Plans, resource::MaintenancePlan, status};
-use crate::{Acting, Engine, Error, Identity};
+use super::{Acting, Engine};
+use crate::{
+    Error, Identity,
+    plan::{MaintenancePlan, Plans, status},
+};
 
 /// How often the loop looks without being woken: the Lease's renewal and the nodes awaited back.
 const LOOK_EVERY: Duration = Duration::from_secs(1);
@@ -59,7 +62,7 @@ pub(super) async fn run(engine: &Engine, plans: &Plans, identity: &Identity, nam
     let mut latest = plan;
     loop {
         if renewed.elapsed() >= crate::lease::RENEW_EVERY {
-            match plans.leases.renew_plan(name).await {
+            match plans.leases().renew_plan(name).await {
                 Ok(true) => renewed = Instant::now(),
                 Ok(false) => {
                     tracing::warn!("another server holds the plan's Lease now; this one stops running it");
@@ -119,7 +122,8 @@ async fn begin(acting: &Acting<'_>, plan: &MaintenancePlan, progress: &mut Rollo
     let cards = acting.cards().await?;
     let names: Vec<String> = match &plan.spec.node_selector {
         Some(selector) if plan.spec.nodes.is_empty() => {
-            let selector = domain::selector::LabelSelector::parse(selector).map_err(|e| Error::Invalid(format!("the plan's node selector: {}", e.0)))?;
+            let selector = domain::selector::LabelSelector::parse(selector)
+                .map_err(|e| Error::Invalid(format!("the plan's node selector: {}", e.0)))?;
             cards.iter().filter(|c| selector.matches(&c.labels)).map(|c| c.name.clone()).collect()
         }
         _ => plan.spec.nodes.clone(),
@@ -127,7 +131,10 @@ async fn begin(acting: &Acting<'_>, plan: &MaintenancePlan, progress: &mut Rollo
     rollout::check(&names, &plan.options()).map_err(Error::Invalid)?;
     let mut nodes = Vec::with_capacity(names.len());
     for name in names {
-        let card = cards.iter().find(|c| c.name == name).ok_or_else(|| Error::NotFound(format!("node {name} does not exist")))?;
+        let card = cards
+            .iter()
+            .find(|c| c.name == name)
+            .ok_or_else(|| Error::NotFound(format!("node {name} does not exist")))?;
         let mut node = domain::rollout::RolloutNode::queued(name, card.zone.clone());
         node.cordoned_before = Some(card.unschedulable);
         nodes.push(node);
@@ -175,11 +182,13 @@ async fn adopt(acting: &Acting<'_>, node: &str, id: &str, progress: &RolloutProg
         Ok(record) => record,
         // No record: the drain never wrote one; start it as a queued node would be.
         Err(Error::NotFound(_)) => {
-            return Some(match acting.start_drain(node.into(), progress.options.drain.clone(), progress.reason.clone()).await {
-                Ok(started) => Step::Draining(started.id),
-                Err(Error::Conflict(_)) => return None,
-                Err(err) => Step::Ended(DrainState::Failed(err.failure())),
-            });
+            return Some(
+                match acting.start_drain(node.into(), progress.options.drain.clone(), progress.reason.clone()).await {
+                    Ok(started) => Step::Draining(started.id),
+                    Err(Error::Conflict(_)) => return None,
+                    Err(err) => Step::Ended(DrainState::Failed(err.failure())),
+                },
+            );
         }
         Err(_) => return None,
     };

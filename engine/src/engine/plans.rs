@@ -1,0 +1,106 @@
+//! How this server looks after every maintenance plan: it runs those it holds credentials for when nobody else
+//! does (taking the plan's Lease), marks those nobody runs and it may not run as needing a maintainer, and lets a
+//! deleted plan go once nobody runs it. The plans themselves, and their watch, are [`crate::plan`]'s.
+
+use std::time::Duration;
+
+use kube::ResourceExt;
+use tokio_util::sync::CancellationToken;
+
+use super::{Engine, plan_run};
+use crate::{
+    lease::Claim,
+    plan::{MaintenancePlan, Plans, status},
+};
+
+/// How long after its creation a plan nobody runs is left alone before a replica without its credentials says it
+/// needs a maintainer: the replica that created it takes its Lease well within this.
+const GRACE: Duration = Duration::from_secs(10);
+
+impl Engine {
+    /// Takes plan `name`'s Lease and runs it here, if this server holds credentials for it and no one else runs
+    /// it. True when it runs here (now or already).
+    pub(crate) async fn try_run(&self, plans: &Plans, name: &str) -> bool {
+        let Some(identity) = plans.hand(name) else { return false };
+        if plans.runs(name) {
+            return true;
+        }
+        match plans.leases().acquire_plan(name).await {
+            Ok(Claim::Acquired) => {}
+            Ok(Claim::HeldBy(_)) => return false,
+            Err(err) => {
+                tracing::warn!(plan = %name, error = %crate::kube_error::api_message(&err), "could not take a plan's Lease");
+                return false;
+            }
+        }
+        let stop = CancellationToken::new();
+        if !plans.claim(name, stop.clone()) {
+            return true;
+        }
+        let span = tracing::info_span!("plan", plan = %name, by = %identity.user);
+        let (engine, plans, name) = (self.clone(), plans.clone(), name.to_owned());
+        self.tasks().clone().spawn(tracing::Instrument::instrument(
+            async move {
+                plan_run::run(&engine, &plans, &identity, &name, stop).await;
+                plans.release(&name).await;
+            },
+            span,
+        ));
+        true
+    }
+
+    /// Looks at every plan on each change and every few seconds, for as long as the server runs.
+    pub(crate) fn coordinate(&self, plans: &Plans) {
+        let (plans, engine) = (plans.clone(), self.clone());
+        let shutdown = engine.shutdown_signal();
+        self.tasks().clone().spawn(async move {
+            let mut changes = plans.changes();
+            let mut tick = tokio::time::interval(crate::lease::RENEW_EVERY);
+            loop {
+                tokio::select! {
+                    () = shutdown.cancelled() => break,
+                    changed = changes.changed() => if changed.is_err() { break },
+                    _ = tick.tick() => {}
+                }
+                for plan in plans.all() {
+                    engine.look_at(&plans, &plan).await;
+                }
+            }
+        });
+    }
+
+    async fn look_at(&self, plans: &Plans, plan: &MaintenancePlan) {
+        let name = plan.name_any();
+        if plans.runs(&name) {
+            return;
+        }
+        let deleting = plan.metadata.deletion_timestamp.is_some();
+        if plan.ended() {
+            if deleting {
+                plans.let_go(&name).await;
+            }
+            return;
+        }
+        if !deleting && self.try_run(plans, &name).await {
+            return;
+        }
+        match plans.leases().plan_runner(&name).await {
+            Ok(None) => {}
+            // Someone runs it (or its Lease cannot be read: leave it be).
+            _ => return,
+        }
+        if deleting {
+            // Its runner is gone, and the drains it ran stopped with it: nothing of it runs to stop.
+            status::ended_without_runner(plans, plan, "Cancelled", "deleted while no server ran it").await;
+            plans.let_go(&name).await;
+            return;
+        }
+        let young = plan
+            .creation_timestamp()
+            .and_then(|t| Duration::try_from(jiff::Timestamp::now().duration_since(t.0)).ok())
+            .is_some_and(|age| age < GRACE);
+        if !young {
+            status::needs_maintainer(plans, plan).await;
+        }
+    }
+}
