@@ -285,6 +285,7 @@ fn RolloutView(id: String, rollouts: RwSignal<Vec<RolloutProgress>>) -> impl Int
                     }
                 })}
             </header>
+            <super::PlanRunner id rollout />
             {move || error().map(|e| view! { <p class="error" role="alert" data-testid="rollout-error">{e}</p> })}
             <table class="rollout-nodes">
                 <tbody>

@@ -113,6 +113,9 @@ pub(super) async fn run(engine: &Engine, plans: &Plans, identity: &Identity, nam
     }
     finish(engine, &mut progress, cancelled);
     publish(plans, &latest, &mut shown, &progress).await;
+    if latest.metadata.deletion_timestamp.is_some() {
+        plans.let_go(name).await;
+    }
     tracing::info!(state = ?progress.state, "plan ended");
 }
 

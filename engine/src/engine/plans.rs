@@ -81,6 +81,14 @@ impl Engine {
             }
             return;
         }
+        // A local server is its operator's: a plan they started (on this server or another of theirs) is theirs to
+        // go on with, with the same kubeconfig's credentials. Team mode holds none but those handed to it.
+        if plans.hand(&name).is_none()
+            && let Some(operator) = self.operator()
+            && plan.started_by() == operator.user
+        {
+            plans.hold(&name, operator);
+        }
         if !deleting && self.try_run(plans, &name).await {
             return;
         }

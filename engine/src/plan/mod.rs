@@ -183,9 +183,15 @@ impl Plans {
         self.store.state()
     }
 
-    /// Removes the finalizer, so that a deleted plan goes.
+    /// Removes this server's finalizer (and only it), so that a deleted plan goes.
     pub(crate) async fn let_go(&self, name: &str) {
-        let patch = serde_json::json!({"metadata": {"finalizers": null}});
+        let Ok(Some(plan)) = self.api.get_opt(name).await else { return };
+        let kept: Vec<String> = plan.finalizers().iter().filter(|f| *f != resource::FINALIZER).cloned().collect();
+        if kept.len() == plan.finalizers().len() {
+            return;
+        }
+        // The resource version makes it a compare-and-swap: a finalizer someone adds meanwhile is not dropped.
+        let patch = serde_json::json!({"metadata": {"finalizers": kept, "resourceVersion": plan.resource_version()}});
         if let Err(err) =
             self.api.patch(name, &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&patch)).await
         {

@@ -1,0 +1,164 @@
+// Maintenance plans are Kubernetes objects: a plan outlives the server that runs it (another one, or the same one
+// restarted, takes it over from its status), `kubectl patch` pauses it, and `kubectl get maintenanceplans` tells
+// where it is. Checked against the cluster's own record of each node's drain, not only the plan's report.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { apply, kubectl, startDrainboard, waitFor } from './support.mjs';
+
+const TAINT = 'drainboard.dev/test';
+const cleanups = [];
+after(async () => { for (const c of cleanups.reverse()) await c(); });
+
+const call = (server, path, body) => fetch(`${server.url}/api/${path}`, {
+  method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}),
+}).then(async (r) => ({ status: r.status, body: await r.json() }));
+
+/** `count` fresh kwok nodes, each running one pod of its own Deployment (`app-<i>`). */
+async function pool(name, count) {
+  const id = `${name}-${Math.random().toString(36).slice(2, 6)}`;
+  const nodes = [...Array(count).keys()].map((i) => `${id}-${i}`);
+  for (const node of nodes) {
+    apply({ apiVersion: 'v1', kind: 'Node',
+      metadata: { name: node, labels: { 'kwok.x-k8s.io/node': 'fake', 'kubernetes.io/hostname': node, 'drainboard.dev/pool': id } },
+      spec: { taints: [{ key: TAINT, value: 'true', effect: 'NoSchedule' }] },
+      status: { allocatable: { cpu: '32', memory: '128Gi', pods: '250' }, capacity: { cpu: '32', memory: '128Gi', pods: '250' } } });
+  }
+  cleanups.push(() => {
+    try { kubectl('delete', 'node', '-l', `drainboard.dev/pool=${id}`, '--wait=false'); } catch {}
+    try { kubectl('delete', 'namespace', id, '--wait=false'); } catch {}
+  });
+  kubectl('wait', '--for=condition=Ready', ...nodes.map((n) => `node/${n}`), '--timeout=60s');
+  kubectl('create', 'namespace', id);
+  await waitFor(`the default service account of ${id}`, 30_000, () => {
+    try { kubectl('get', 'serviceaccount', 'default', '-n', id); return true; } catch { return false; }
+  });
+  for (const [i, node] of nodes.entries()) {
+    apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: `app-${i}` },
+      spec: { replicas: 1, selector: { matchLabels: { app: `app-${i}` } },
+        template: { metadata: { labels: { app: `app-${i}` } }, spec: {
+          nodeSelector: { 'kubernetes.io/hostname': node },
+          tolerations: [{ key: TAINT, operator: 'Exists', effect: 'NoSchedule' }],
+          containers: [{ name: 'c', image: 'nginx:1.27' }],
+        } } } }, id);
+  }
+  await waitFor('a running pod on every node', 60_000, () => {
+    const out = kubectl('get', 'pods', '-n', id, '--field-selector', 'status.phase=Running', '-o', 'jsonpath={range .items[*]}{.spec.nodeName}{"\\n"}{end}');
+    return nodes.every((n) => out.split('\n').includes(n));
+  });
+  return { id, nodes };
+}
+
+/** A budget that allows no disruption of node `i`'s pod: its drain holds until the budget goes. */
+function hold(p, i) {
+  apply({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: `hold-${i}` },
+    spec: { minAvailable: 1, selector: { matchLabels: { app: `app-${i}` } } } }, p.id);
+  return () => kubectl('delete', 'pdb', `hold-${i}`, '-n', p.id);
+}
+
+const plan = (name) => JSON.parse(kubectl('get', 'maintenanceplan', name, '-o', 'json'));
+const step = (name, i) => plan(name).status?.nodes?.[i] ?? {};
+/** The drain recorded on the node by whoever drained it: its id and state, or null. */
+function record(node) {
+  const text = kubectl('get', 'node', node, '-o', 'jsonpath={.metadata.annotations.drainboard\\.dev/drain}').trim();
+  return text ? JSON.parse(text) : null;
+}
+const reasons = (name) => kubectl('get', 'events', '-n', 'default', '--field-selector', `involvedObject.name=${name}`,
+  '-o', 'jsonpath={range .items[*]}{.reason}{"\\n"}{end}').split('\n').filter(Boolean);
+
+for (const signal of ['SIGTERM', 'SIGKILL']) {
+  test(`a three-node plan whose server gets ${signal} mid-way is finished by the other: none drained twice, none skipped`, { timeout: 300_000 }, async () => {
+    const p = await pool(`plan-${signal.toLowerCase()}`, 3);
+    const release = hold(p, 1);
+    const a = await startDrainboard();
+    const b = await startDrainboard();
+    cleanups.push(() => a.stop(), () => b.stop());
+    const started = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 1 }, reason: `takeover ${signal}` });
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    const id = started.body;
+
+    await waitFor('node 0 drained and node 1 held by its budget', 90_000, () =>
+      step(id, 0).outcome === 'Drained' && step(id, 1).step === 'Draining');
+    const first = record(p.nodes[0]);
+    assert.equal(first.state, 'Drained');
+    const before = plan(id);
+    assert.match(before.status.runner, /as /, 'the runner is named, with whom it acts as');
+    assert.equal(before.status.phase, 'Running');
+    assert.equal(before.status.observedGeneration, before.metadata.generation);
+    // Every replica shows every plan, from its watch.
+    const seen = await waitFor('the other server to list the plan', 10_000, async () =>
+      (await call(b, 'rollouts')).body.find?.((r) => r.id === id));
+    assert.equal(seen.nodes[1].step.Draining !== undefined, true, JSON.stringify(seen.nodes[1]));
+
+    await a.stop(signal);
+    release();
+    const done = await waitFor('the other server to finish the plan', 200_000, () => {
+      const now = plan(id);
+      return now.status?.phase === 'Complete' ? now : null;
+    });
+    assert.deepEqual(done.status.nodes.map((n) => n.outcome), ['Drained', 'Drained', 'Drained']);
+    assert.equal(kubectl('get', 'maintenanceplans', id, '-o', 'jsonpath={.status.phase}'), 'Complete');
+    assert.equal(record(p.nodes[0]).id, first.id, 'node 0 was not drained again');
+    for (const node of p.nodes) {
+      assert.equal(record(node).state, 'Drained', node);
+      assert.equal(kubectl('get', 'node', node, '-o', 'jsonpath={.spec.unschedulable}').trim(), 'true', `${node} stays cordoned`);
+    }
+    assert.ok(reasons(id).includes('TakenOver'), `the plan's Events tell the takeover: ${reasons(id)}`);
+    assert.ok(reasons(id).includes('Complete'), `and its end: ${reasons(id)}`);
+
+    // A server started afterwards lists it, with its history.
+    const c = await startDrainboard();
+    cleanups.push(() => c.stop());
+    const listed = await waitFor('a new server to list the ended plan', 10_000, async () =>
+      (await call(c, 'rollouts')).body.find?.((r) => r.id === id));
+    assert.equal(listed.state, 'Finished');
+    assert.deepEqual(listed.nodes.map((n) => n.step), p.nodes.map(() => ({ Ended: 'Drained' })));
+    assert.equal(listed.started_by, done.metadata.annotations['drainboard.dev/started-by']);
+  });
+}
+
+test('kubectl patch pauses a plan and resumes it: no node starts while it is paused', { timeout: 180_000 }, async () => {
+  const p = await pool('plan-pause', 2);
+  const release = hold(p, 0);
+  const a = await startDrainboard();
+  cleanups.push(() => a.stop());
+  const started = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 1 } });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const id = started.body;
+  await waitFor('node 0 draining', 60_000, () => step(id, 0).step === 'Draining');
+
+  const asked = Date.now();
+  kubectl('patch', 'maintenanceplan', id, '--type', 'merge', '-p', '{"spec":{"paused":true}}');
+  await waitFor('the plan to read paused', 10_000, () => plan(id).status?.phase === 'Paused');
+  console.log(`paused ${Date.now() - asked} ms after the patch`);
+  const paused = plan(id);
+  assert.equal(paused.status.conditions.find((c) => c.type === 'Paused').status, 'True');
+  assert.equal(paused.status.observedGeneration, paused.metadata.generation);
+  const page = (await call(a, 'rollouts/status', { id })).body;
+  assert.equal(page.state, 'Paused', 'the page reads the spec kubectl changed');
+
+  release();
+  await waitFor('node 0 drained', 60_000, () => step(id, 0).outcome === 'Drained');
+  await new Promise((r) => setTimeout(r, 3_000));
+  assert.equal(step(id, 1).step, 'Queued', 'paused: node 1 does not start');
+  assert.equal(kubectl('get', 'node', p.nodes[1], '-o', 'jsonpath={.spec.unschedulable}').trim(), '', 'nor is it cordoned');
+
+  kubectl('patch', 'maintenanceplan', id, '--type', 'merge', '-p', '{"spec":{"paused":false}}');
+  await waitFor('the plan to complete', 60_000, () => plan(id).status?.phase === 'Complete');
+  assert.equal(record(p.nodes[1]).state, 'Drained');
+});
+
+test('deleting a plan cancels its running drain, and the plan goes', { timeout: 120_000 }, async () => {
+  const p = await pool('plan-delete', 2);
+  hold(p, 0);
+  const a = await startDrainboard();
+  cleanups.push(() => a.stop());
+  const started = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 1 } });
+  const id = started.body;
+  await waitFor('node 0 draining', 60_000, () => step(id, 0).step === 'Draining');
+  kubectl('delete', 'maintenanceplan', id, '--wait=false');
+  await waitFor('the plan to go', 30_000, () => {
+    try { kubectl('get', 'maintenanceplan', id); return false; } catch { return true; }
+  });
+  await waitFor('node 0\'s drain cancelled', 15_000, () => record(p.nodes[0])?.state === 'Cancelled');
+  assert.equal(record(p.nodes[1]), null, 'node 1 never started');
+});
