@@ -17,9 +17,8 @@ pub fn PlanRunner(id: StoredValue<String>, rollout: Memo<Option<RolloutProgress>
     let runner = move || rollout.with(|r| r.as_ref().and_then(|r| r.runner.clone()));
     let blocked = move || rollout.with(|r| r.as_ref().and_then(|r| r.blocked.clone()));
     let continued = move || rollout.with(|r| r.as_ref().and_then(|r| r.continued_by.clone()));
-    let error = move || {
-        resume.value().get().and_then(Result::err).map(|error| t_string!(i18n, app.failed, error).to_string())
-    };
+    let error =
+        move || resume.value().get().and_then(Result::err).map(|error| t_string!(i18n, app.failed, error).to_string());
     view! {
         {move || runner().map(|runner| view! {
             <p class="plan-runner" data-testid="plan-runner">{t_string!(i18n, rollout.run_by, runner = runner)}</p>

@@ -111,6 +111,7 @@ impl Engine {
     /// it may not. Called once the engine is whole, since the loop keeps this engine.
     pub fn run_plans(&self) {
         if let Some(plans) = &self.plans {
+            tracing::info!(holder = %plans.holder(), "looking after maintenance plans; this server runs them as its holder");
             self.coordinate(plans);
         }
     }

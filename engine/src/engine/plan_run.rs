@@ -154,8 +154,11 @@ async fn follow_drains(engine: &Engine, acting: &Acting<'_>, progress: &mut Roll
         let Step::Draining(id) = progress.nodes[i].step.clone() else { continue };
         let name = progress.nodes[i].name.clone();
         let state = match engine.drain_progress(&id) {
-            Ok(drain) => drain.state,
-            Err(_) => match adopt(acting, &name, &id, progress).await {
+            // Interrupted (this server stops, or lost the node's Lease): the node stays draining, for this loop or
+            // the server that takes the plan over to resume.
+            Ok(drain) if drain.state == DrainState::Interrupted && engine.shutdown_signal().is_cancelled() => continue,
+            Ok(drain) if drain.state != DrainState::Interrupted => drain.state,
+            _ => match adopt(acting, &name, &id, progress).await {
                 Some(Step::Ended(state)) => state,
                 Some(step) => {
                     if let Step::Draining(id) = &step {
@@ -299,8 +302,8 @@ async fn publish(plans: &Plans, plan: &MaintenancePlan, shown: &mut RolloutProgr
         tracing::warn!(error = %crate::kube_error::api_message(&err), "could not write the plan's status");
         return;
     }
-    for (warning, reason, note) in status::story(shown, progress) {
-        status::event(plans, plan, warning, &reason, note).await;
+    for (node, warning, reason, note) in status::story(shown, progress) {
+        status::event_about(plans, plan, node.as_deref(), warning, &reason, note).await;
     }
     *shown = progress.clone();
 }

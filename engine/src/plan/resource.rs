@@ -49,7 +49,8 @@ pub struct PlanSpec {
     pub node_selector: Option<String>,
     /// At most this many nodes in maintenance at once (1 to 50).
     #[serde(default = "one")]
-    #[schemars(range(min = 1, max = 50))]
+    // Typed as a signed integer in the schema: the API server knows no `uint32` format and warns of one.
+    #[schemars(with = "i32", range(min = 1, max = 50))]
     pub max_parallel: u32,
     /// At most one node per zone (`topology.kubernetes.io/zone`) at once.
     #[serde(default)]
@@ -91,12 +92,14 @@ pub struct PlanDrain {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grace_period_seconds: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<i64>", range(min = 0))]
     pub timeout_seconds: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_selector: Option<String>,
     #[serde(default)]
     pub disable_eviction: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<i64>", range(min = 0))]
     pub skip_wait_for_delete_timeout_seconds: Option<u64>,
 }
 
@@ -132,34 +135,37 @@ impl From<&DrainOptions> for PlanDrain {
     }
 }
 
-/// Where a plan is, written by the server that runs it.
+/// Where a plan is, written by the server that runs it. Its optional fields are written as `null` when empty, so
+/// that a merge patch of the status clears them (a runner that has stopped, say) instead of leaving them be.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PlanStatus {
     /// The spec generation this status answers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub observed_generation: Option<i64>,
     /// `Pending`, `Running`, `Paused`, `Blocked`, `Complete`, `Failed` or `Cancelled`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub phase: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub started_by: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub started_at: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub finished_at: Option<Timestamp>,
     /// The server that runs it now and as whom, as "host/1f2e3d4c as alice".
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub runner: Option<String>,
     /// Who continued it after the server that ran it stopped.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub continued_by: Option<String>,
     #[serde(default)]
+    #[schemars(with = "i32")]
     pub total: u32,
     /// Nodes whose step has ended, one way or another.
     #[serde(default)]
+    #[schemars(with = "i32")]
     pub done: u32,
     #[serde(default)]
     pub nodes: Vec<PlanNode>,

@@ -114,12 +114,31 @@ pub async fn write(plans: &Plans, name: &str, status: &PlanStatus) -> Result<(),
 
 /// Publishes an Event on the plan; a failure to is logged, never fatal.
 pub async fn event(plans: &Plans, plan: &MaintenancePlan, warning: bool, reason: &str, note: String) {
+    event_about(plans, plan, None, warning, reason, note).await
+}
+
+/// Publishes an Event on the plan about `node` (its related object): one node's Event is not counted as a repeat
+/// of another's, as Events of one reason would be.
+pub async fn event_about(
+    plans: &Plans,
+    plan: &MaintenancePlan,
+    node: Option<&str>,
+    warning: bool,
+    reason: &str,
+    note: String,
+) {
+    let secondary = node.map(|name| k8s_openapi::api::core::v1::ObjectReference {
+        api_version: Some("v1".into()),
+        kind: Some("Node".into()),
+        name: Some(name.into()),
+        ..Default::default()
+    });
     let event = Event {
         type_: if warning { EventType::Warning } else { EventType::Normal },
         reason: reason.into(),
         note: Some(note.chars().take(1000).collect()),
         action: reason.into(),
-        secondary: None,
+        secondary,
     };
     if let Err(err) = plans.recorder.publish(&event, &plan.object_ref(&())).await {
         tracing::debug!(plan = %plan.name_any(), error = %err, "could not publish an Event on the plan");
@@ -127,21 +146,23 @@ pub async fn event(plans: &Plans, plan: &MaintenancePlan, warning: bool, reason:
 }
 
 /// The Events between two readings of a plan: each node's start and end, and the plan's own phase.
-pub fn story(before: &RolloutProgress, after: &RolloutProgress) -> Vec<(bool, String, String)> {
+pub fn story(before: &RolloutProgress, after: &RolloutProgress) -> Vec<(Option<String>, bool, String, String)> {
     let mut told = Vec::new();
     for node in &after.nodes {
         let was = before.nodes.iter().find(|n| n.name == node.name);
         if was.map(|w| &w.step) == Some(&node.step) && was.map(|w| &w.back) == Some(&node.back) {
             continue;
         }
+        let about = Some(node.name.clone());
         match &node.step {
             Step::Draining(id) if !matches!(was.map(|w| &w.step), Some(Step::Draining(_))) => {
-                told.push((false, "NodeDrainStarted".into(), format!("draining {} (drain {id})", node.name)))
+                told.push((about, false, "NodeDrainStarted".into(), format!("draining {} (drain {id})", node.name)))
             }
             Step::Draining(id) => {
-                told.push((false, "NodeDrainResumed".into(), format!("resumed {} (drain {id})", node.name)))
+                told.push((about, false, "NodeDrainResumed".into(), format!("resumed {} (drain {id})", node.name)))
             }
             Step::Ended(state) if !matches!(was.map(|w| &w.step), Some(Step::Ended(_))) => told.push((
+                about,
                 node.failed(),
                 if node.failed() { "NodeFailed" } else { "NodeDrained" }.into(),
                 format!("{}: {}", node.name, state.label()),
@@ -152,6 +173,7 @@ pub fn story(before: &RolloutProgress, after: &RolloutProgress) -> Vec<(bool, St
             && let Some(back) = &node.back
         {
             told.push((
+                Some(node.name.clone()),
                 matches!(back, domain::rollout::Back::Failed(_)),
                 "NodeBack".into(),
                 format!("{}: {}", node.name, PlanNode::from_rollout(node).back.unwrap_or_default()),
@@ -164,7 +186,7 @@ pub fn story(before: &RolloutProgress, after: &RolloutProgress) -> Vec<(bool, St
             "Blocked" => after.blocked.clone().unwrap_or_default(),
             _ => format!("{was} → {is}"),
         };
-        told.push((matches!(is, "Failed" | "Blocked"), is.into(), note));
+        told.push((None, matches!(is, "Failed" | "Blocked"), is.into(), note));
     }
     told
 }
@@ -182,8 +204,8 @@ pub async fn needs_maintainer(plans: &Plans, plan: &MaintenancePlan) {
         tracing::warn!(plan = %plan.name_any(), error = %crate::kube_error::api_message(&err), "could not mark a plan blocked");
         return;
     }
-    for (warning, reason, note) in story(&before, &progress) {
-        event(plans, plan, warning, &reason, note).await;
+    for (node, warning, reason, note) in story(&before, &progress) {
+        event_about(plans, plan, node.as_deref(), warning, &reason, note).await;
     }
 }
 
