@@ -107,6 +107,21 @@ pub async fn continue_rollout(id: String) -> Result<(), AppError> {
     )
 }
 
+/// Undoes a plan that has ended (finished, stopped or failed): uncordons, as the person who asks, exactly the nodes
+/// the plan cordoned that are still cordoned by it, and answers each node's step, with why a node was left alone
+/// (cordoned before the plan, drained or cordoned since by someone else). `POST /api/rollouts/undo` with
+/// `{"id": "..."}`.
+#[server(prefix = "/api", endpoint = "rollouts/undo", input = Json)]
+pub async fn undo_rollout(id: String) -> Result<Vec<domain::undo::UndoNode>, AppError> {
+    crate::api::respond(
+        async {
+            let (engine, caller) = (crate::api::engine(), crate::api::caller()?);
+            Ok(engine.acting_as(&caller).undo_plan(&id).await?)
+        }
+        .await,
+    )
+}
+
 /// Whether the pods a drain of `nodes` evicts fit on the nodes that stay schedulable: each pod a controller creates
 /// again, with a node it fits on, or why it would stay Pending, or "can't tell" for rules the check does not model.
 /// An estimate from the board's cache; nothing is scheduled. For one node or a rollout's many. `POST

@@ -23,6 +23,7 @@ pub mod ready;
 pub mod rollout;
 pub mod selector;
 pub mod timeline;
+pub mod undo;
 
 pub use pod::{PodRef, PodSummary};
 pub use ready::ReadyStatus;

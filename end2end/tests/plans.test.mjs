@@ -173,3 +173,53 @@ test('deleting a plan cancels its running drain, and the plan goes', { timeout: 
   await waitFor('node 0\'s drain cancelled', 15_000, () => record(p.nodes[0])?.state === 'Cancelled');
   assert.equal(record(p.nodes[1]), null, 'node 1 never started');
 });
+
+test('undo uncordons exactly the nodes the plan cordoned and still holds, and lists the rest with why', { timeout: 180_000 }, async () => {
+  const p = await pool('plan-undo', 3);
+  kubectl('cordon', p.nodes[2]);
+  const release = hold(p, 0);
+  const a = await startDrainboard();
+  cleanups.push(() => a.stop());
+  const started = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 3, drain: { ignore_daemonsets: true } } });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const id = started.body;
+  await waitFor('node 0 draining', 60_000, () => step(id, 0).step === 'Draining');
+  assert.deepEqual(plan(id).status.nodes.map((n) => n.cordonedBefore), [false, false, true]);
+
+  // Bad input and other sites: refused, nothing changes.
+  const running = await call(a, 'rollouts/undo', { id });
+  assert.equal(running.status, 400, JSON.stringify(running.body));
+  assert.match(running.body.Invalid, /still runs: stop it first/);
+  for (const path of ['rollouts/undo', 'rollouts/continue']) {
+    assert.equal((await call(a, path, { id: 'no-such-plan' })).status, 404, path);
+    assert.equal((await call(a, path, { id: 'Not A Name!' })).status, 404, path);
+    assert.equal((await call(a, path, { nope: 1 })).status, 400, path);
+    const foreign = await fetch(`${a.url}/api/${path}`, { method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+      body: JSON.stringify({ id }) });
+    assert.equal(foreign.status, 403, path);
+  }
+
+  release();
+  await waitFor('the plan to complete', 60_000, () => plan(id).status?.phase === 'Complete');
+  // Node 1 is uncordoned and cordoned again by a person: that cordon is theirs, not the plan's.
+  kubectl('uncordon', p.nodes[1]);
+  await new Promise((r) => setTimeout(r, 1_100));
+  const cordoned = await call(a, 'nodes/cordon', { node: p.nodes[1], reason: 'disk check' });
+  assert.equal(cordoned.status, 200, JSON.stringify(cordoned.body));
+  await waitFor('the board to see the new cordon', 10_000, async () =>
+    (await call(a, 'board')).body.cards?.[p.nodes[1]]?.cordon_record?.reason === 'disk check');
+
+  const undone = await call(a, 'rollouts/undo', { id });
+  assert.equal(undone.status, 200, JSON.stringify(undone.body));
+  const by = Object.fromEntries(undone.body.map((n) => [n.node, n.step]));
+  assert.equal(by[p.nodes[0]], 'Uncordon');
+  assert.deepEqual(by[p.nodes[1]], { Leave: { CordonedSince: { by: 'admin' } } });
+  assert.deepEqual(by[p.nodes[2]], { Leave: 'CordonedBefore' });
+  const unschedulable = (n) => kubectl('get', 'node', n, '-o', 'jsonpath={.spec.unschedulable}').trim();
+  assert.equal(unschedulable(p.nodes[0]), '', 'the plan\'s cordon is undone');
+  assert.equal(unschedulable(p.nodes[1]), 'true', 'a later cordon stays');
+  assert.equal(unschedulable(p.nodes[2]), 'true', 'a cordon from before the plan stays');
+  assert.ok(reasons(id).includes('Undone'), `the plan's Events say so: ${reasons(id)}`);
+  await a.stop();
+});

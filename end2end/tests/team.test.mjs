@@ -17,7 +17,7 @@ const node = 'node-2';
 const ENDPOINTS = [
   'board', 'permissions', 'nodes/cordon', 'nodes/uncordon', 'drains', 'drains/start', 'drains/status',
   'drains/cancel', 'drains/resume', 'drains/recorded', 'drains/preview', 'drains/preview-inputs', 'nodes/history', 'history/recent',
-  'rollouts/start', 'rollouts/status', 'rollouts/cancel', 'rollouts/pause', 'rollouts/back', 'rollouts', 'capacity',
+  'rollouts/start', 'rollouts/status', 'rollouts/cancel', 'rollouts/pause', 'rollouts/back', 'rollouts/continue', 'rollouts/undo', 'rollouts', 'capacity',
 ];
 
 // The wall screen's secret, random per run.

@@ -33,6 +33,8 @@ const ENDPOINTS: &[&str] = &[
     "rollouts/cancel",
     "rollouts/pause",
     "rollouts/back",
+    "rollouts/continue",
+    "rollouts/undo",
     "rollouts",
     "capacity",
 ];

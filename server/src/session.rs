@@ -140,7 +140,7 @@ pub fn session_id(headers: &HeaderMap) -> Result<Option<String>, Duplicate> {
 /// action or dialog of theirs. The page's polls, its event streams and what it asks on its own are not, so a tab
 /// left open does not keep a session alive.
 fn is_activity(method: &Method, path: &str, headers: &HeaderMap) -> bool {
-    const ACTIONS: [&str; 12] = [
+    const ACTIONS: [&str; 14] = [
         "/api/nodes/cordon",
         "/api/nodes/uncordon",
         "/api/drains/start",
@@ -152,6 +152,8 @@ fn is_activity(method: &Method, path: &str, headers: &HeaderMap) -> bool {
         "/api/rollouts/cancel",
         "/api/rollouts/pause",
         "/api/rollouts/back",
+        "/api/rollouts/continue",
+        "/api/rollouts/undo",
         "/api/capacity",
     ];
     match *method {

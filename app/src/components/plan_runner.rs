@@ -1,19 +1,59 @@
-//! Who runs a maintenance plan, and why it waits when nobody can: the line under a rollout's header, with the
-//! Continue button that hands this server the viewer's credentials for a plan whose server stopped.
+//! Who runs a maintenance plan, and why it waits when nobody can: the lines under a rollout's header, with the
+//! Continue button that hands this server the viewer's credentials for a plan whose server stopped, and, once the
+//! plan has ended, Undo with what it did node by node.
 
-use domain::rollout::RolloutProgress;
+use domain::{
+    rollout::{RolloutProgress, RolloutState},
+    undo::{LeaveReason, UndoNode, UndoStep},
+};
 use leptos::prelude::*;
 
 use crate::{
+    i18n::I18n,
     i18n::{t_string, use_i18n},
-    rollouts::ContinueRollout,
+    rollouts::{ContinueRollout, UndoRollout},
 };
+
+/// Why undo left a node alone, in words.
+fn leave_text(i18n: I18n, reason: &LeaveReason) -> String {
+    match reason {
+        LeaveReason::CordonedBefore => t_string!(i18n, rollout.undo_cordoned_before).to_string(),
+        LeaveReason::NotDrained => t_string!(i18n, rollout.undo_not_drained).to_string(),
+        LeaveReason::NotCordoned => t_string!(i18n, rollout.undo_not_cordoned).to_string(),
+        LeaveReason::DrainedSince { by, .. } => t_string!(i18n, rollout.undo_drained_since, by = by).to_string(),
+        LeaveReason::CordonedSince { by } => {
+            t_string!(i18n, rollout.undo_cordoned_since, by = by.as_deref().unwrap_or("?")).to_string()
+        }
+        LeaveReason::Gone => t_string!(i18n, rollout.undo_gone).to_string(),
+    }
+}
+
+/// One node's line of an undo's answer.
+fn undo_line(i18n: I18n, line: UndoNode) -> impl IntoView {
+    let text = match (&line.step, &line.error) {
+        (UndoStep::Uncordon, None) => t_string!(i18n, rollout.undo_uncordoned).to_string(),
+        (UndoStep::Uncordon, Some(error)) => t_string!(i18n, app.failed, error = error.as_str()).to_string(),
+        (UndoStep::Leave(reason), _) => leave_text(i18n, reason),
+    };
+    let done = line.step == UndoStep::Uncordon && line.error.is_none();
+    let name = line.node.clone();
+    view! {
+        <li data-testid="plan-undo-node" data-node=name data-uncordoned=done.to_string()>
+            {line.node} ": " {text}
+        </li>
+    }
+}
 
 /// The runner, the plan's blocked reason and who continued it, for the rollout `rollout` (by id `id`).
 #[component]
 pub fn PlanRunner(id: StoredValue<String>, rollout: Memo<Option<RolloutProgress>>) -> impl IntoView {
     let i18n = use_i18n();
     let resume = ServerAction::<ContinueRollout>::new();
+    let undo = ServerAction::<UndoRollout>::new();
+    let ended = move || {
+        rollout
+            .with(|r| r.as_ref().is_some_and(|r| matches!(r.state, RolloutState::Finished | RolloutState::Cancelled)))
+    };
     let runner = move || rollout.with(|r| r.as_ref().and_then(|r| r.runner.clone()));
     let blocked = move || rollout.with(|r| r.as_ref().and_then(|r| r.blocked.clone()));
     let continued = move || rollout.with(|r| r.as_ref().and_then(|r| r.continued_by.clone()));
@@ -39,6 +79,23 @@ pub fn PlanRunner(id: StoredValue<String>, rollout: Memo<Option<RolloutProgress>
                     {t_string!(i18n, rollout.continue_as_me)}
                 </button>
             </p>
+        })}
+        {move || ended().then(|| view! {
+            <p class="plan-undo">
+                <button
+                    type="button"
+                    data-testid="plan-undo"
+                    disabled=move || undo.pending().get()
+                    on:click=move |_| { undo.dispatch(UndoRollout { id: id.get_value() }); }
+                >
+                    {t_string!(i18n, rollout.undo)}
+                </button>
+            </p>
+        })}
+        {move || undo.value().get().and_then(Result::ok).map(|lines| view! {
+            <ul class="plan-undo-result" data-testid="plan-undo-result">
+                {lines.into_iter().map(|line| undo_line(i18n, line)).collect_view()}
+            </ul>
         })}
         {move || error().map(|e| view! { <p class="error" role="alert" data-testid="plan-continue-error">{e}</p> })}
     }

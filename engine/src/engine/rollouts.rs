@@ -4,7 +4,10 @@
 
 use std::collections::HashSet;
 
-use domain::rollout::{self, RolloutOptions, RolloutProgress};
+use domain::{
+    rollout::{self, RolloutOptions, RolloutProgress},
+    undo::{UndoNode, UndoStep},
+};
 use kube::{
     Api,
     api::{ObjectMeta, Patch, PatchParams, PostParams},
@@ -169,5 +172,47 @@ impl Acting<'_> {
             plans.let_hold_go(id);
             Err(Error::Conflict(format!("another Drainboard server runs the maintenance plan {id}; follow it there")))
         }
+    }
+}
+
+impl Acting<'_> {
+    /// Undoes a plan that has ended: uncordons, as the caller, exactly the nodes it cordoned that are still
+    /// cordoned by it (`domain::undo::decide`), each recorded as an uncordon is; every other node is left alone and
+    /// listed with the reason. Someone else's plan needs the right to change it.
+    pub async fn undo_plan(&self, id: &str) -> Result<Vec<UndoNode>> {
+        let plan = self.held(id).await?;
+        if !plan.ended() {
+            return Err(Error::Invalid(format!(
+                "the maintenance plan {id} still runs: stop it first (rollouts/cancel), then undo it"
+            )));
+        }
+        self.may_change(&plan.started_by(), "undo a rollout").await?;
+        let cache = self.cache().await?;
+        cache.ready_for_request().await?;
+        let reason = Some(format!("undo of maintenance plan {id}"));
+        let mut answer = Vec::new();
+        for node in plan.progress().nodes {
+            let step = domain::undo::decide(&node, cache.node_card(&node.name).as_ref());
+            let error = match step {
+                UndoStep::Uncordon => {
+                    self.set_unschedulable(&node.name, false, reason.clone()).await.err().map(|e| e.to_string())
+                }
+                UndoStep::Leave(_) => None,
+            };
+            answer.push(UndoNode { node: node.name, step, error });
+        }
+        if let Some(plans) = self.engine().plans() {
+            let names = |uncordon: bool| {
+                let picked: Vec<&str> = answer
+                    .iter()
+                    .filter(|n| (n.step == UndoStep::Uncordon && n.error.is_none()) == uncordon)
+                    .map(|n| n.node.as_str())
+                    .collect();
+                if picked.is_empty() { "none".to_owned() } else { picked.join(", ") }
+            };
+            let note = format!("{} undid it: uncordoned {}; left {}", self.identity().user, names(true), names(false));
+            crate::plan::status::event(plans, &plan, false, "Undone", note).await;
+        }
+        Ok(answer)
     }
 }

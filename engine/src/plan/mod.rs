@@ -12,6 +12,7 @@
 //!   `plan_run` and `plans` rooms), since they act as people through it.
 //! - [`status`]: the phase, the conditions and the Events a plan's progress turns into.
 
+mod drain;
 pub mod resource;
 pub(crate) mod status;
 

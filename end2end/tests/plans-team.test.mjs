@@ -1,0 +1,109 @@
+// Team mode: a plan drains as the person who started it, with credentials held only in the memory of the server
+// they handed them to. When that server dies, another takes the plan's Lease over but holds no credentials for it:
+// the plan waits `Blocked` ("needs a maintainer to continue"), a viewer cannot continue it, and a maintainer who
+// continues it drains the rest as themselves, recorded on the plan as who continued it.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { MAINTAIN, READ, apply, inlineKubeconfig, kubectl, startDrainboard, waitFor } from './support.mjs';
+
+const TAINT = 'drainboard.dev/test';
+const cleanups = [];
+after(async () => { for (const c of cleanups.reverse()) await c(); });
+
+async function call(server, path, cookie, body = {}) {
+  const res = await fetch(`${server.url}/api/${path}`, {
+    method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json;
+  try { json = JSON.parse(text); } catch { json = text; }
+  return { status: res.status, body: json };
+}
+
+async function signIn(server, kubeconfig) {
+  const res = await fetch(`${server.url}/api/session/sign-in`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kubeconfig }),
+  });
+  assert.equal(res.status, 200, await res.text());
+  return res.headers.get('set-cookie').split(';')[0];
+}
+
+const plan = (name) => JSON.parse(kubectl('get', 'maintenanceplan', name, '-o', 'json'));
+const record = (node) => JSON.parse(kubectl('get', 'node', node, '-o', 'jsonpath={.metadata.annotations.drainboard\\.dev/drain}') || 'null');
+
+test('after its server dies, a person\'s plan waits Blocked; a viewer cannot continue it; a maintainer does, as themselves', { timeout: 240_000 }, async () => {
+  const id = `pt-${Math.random().toString(36).slice(2, 6)}`;
+  const nodes = [0, 1].map((i) => `${id}-${i}`);
+  for (const node of nodes) {
+    apply({ apiVersion: 'v1', kind: 'Node',
+      metadata: { name: node, labels: { 'kwok.x-k8s.io/node': 'fake', 'kubernetes.io/hostname': node, 'drainboard.dev/pool': id } },
+      spec: { taints: [{ key: TAINT, value: 'true', effect: 'NoSchedule' }] },
+      status: { allocatable: { cpu: '32', memory: '128Gi', pods: '250' }, capacity: { cpu: '32', memory: '128Gi', pods: '250' } } });
+  }
+  cleanups.push(() => {
+    try { kubectl('delete', 'node', '-l', `drainboard.dev/pool=${id}`, '--wait=false'); } catch {}
+    try { kubectl('delete', 'namespace', id, '--wait=false'); } catch {}
+  });
+  kubectl('create', 'namespace', id);
+  await waitFor(`the default service account of ${id}`, 30_000, () => {
+    try { kubectl('get', 'serviceaccount', 'default', '-n', id); return true; } catch { return false; }
+  });
+  // Node 0's pod is held by a budget, so its drain is still running when its server dies.
+  apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'held' },
+    spec: { replicas: 1, selector: { matchLabels: { app: 'held' } }, template: { metadata: { labels: { app: 'held' } }, spec: {
+      nodeSelector: { 'kubernetes.io/hostname': nodes[0] },
+      tolerations: [{ key: TAINT, operator: 'Exists', effect: 'NoSchedule' }],
+      containers: [{ name: 'c', image: 'nginx:1.27' }],
+    } } } }, id);
+  apply({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'held' },
+    spec: { minAvailable: 1, selector: { matchLabels: { app: 'held' } } } }, id);
+  await waitFor('the held pod running', 60_000, () =>
+    kubectl('get', 'pods', '-n', id, '--field-selector', 'status.phase=Running', '-o', 'name').trim() !== '');
+
+  const a = await startDrainboard(['--team', '--insecure-http']);
+  const b = await startDrainboard(['--team', '--insecure-http']);
+  cleanups.push(() => a.stop(), () => b.stop());
+  const alice = await signIn(a, inlineKubeconfig('pt-alice', MAINTAIN));
+  const started = await call(a, 'rollouts/start', alice, { nodes, options: { max_parallel: 1 }, reason: 'pt kernel' });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const name = started.body;
+  await waitFor('node 0 draining as alice', 60_000, () => plan(name).status?.nodes?.[0]?.step === 'Draining');
+  assert.match(plan(name).status.runner, / as pt-alice$/);
+  // The other server holds no credentials for it, so it runs nothing of it and says nothing while a runs it.
+  await new Promise((r) => setTimeout(r, 12_000));
+  assert.notEqual(plan(name).status.phase, 'Blocked', 'not blocked while its server runs it');
+
+  await a.stop('SIGKILL');
+  const blocked = await waitFor('the plan to wait for a maintainer', 90_000, () => {
+    const now = plan(name);
+    return now.status?.phase === 'Blocked' ? now : null;
+  });
+  const condition = blocked.status.conditions.find((c) => c.type === 'Blocked');
+  assert.equal(condition.status, 'True');
+  assert.equal(condition.reason, 'NeedsMaintainer');
+  assert.match(condition.message, /needs a maintainer to continue/);
+  assert.equal(blocked.status.runner, undefined, 'nobody runs it');
+
+  const viewer = await signIn(b, inlineKubeconfig('pt-viewer', READ));
+  const page = (await call(b, 'rollouts/status', viewer, { id: name })).body;
+  assert.match(page.blocked, /needs a maintainer/, 'the page says why it waits');
+  const refused = await call(b, 'rollouts/continue', viewer, { id: name });
+  assert.equal(refused.status, 403, JSON.stringify(refused.body));
+  assert.match(refused.body.Forbidden, /pt-viewer may not continue .* lacks/);
+  assert.equal(plan(name).status.phase, 'Blocked', 'still waiting');
+  assert.equal(record(nodes[1]), null, 'node 1 untouched');
+
+  kubectl('delete', 'pdb', 'held', '-n', id);
+  const dave = await signIn(b, inlineKubeconfig('pt-dave', MAINTAIN));
+  const continued = await call(b, 'rollouts/continue', dave, { id: name });
+  assert.equal(continued.status, 200, JSON.stringify(continued.body));
+  const done = await waitFor('the plan to complete', 90_000, () => {
+    const now = plan(name);
+    return now.status?.phase === 'Complete' ? now : null;
+  });
+  assert.equal(done.status.continuedBy, 'pt-dave');
+  assert.equal(done.status.startedBy, 'pt-alice');
+  assert.equal(record(nodes[0]).started_by ?? record(nodes[0]).startedBy, 'pt-dave', 'node 0 resumed as dave');
+  assert.equal(record(nodes[1]).state, 'Drained');
+  assert.equal(record(nodes[1]).started_by ?? record(nodes[1]).startedBy, 'pt-dave', 'node 1 drained as dave');
+});
