@@ -95,7 +95,11 @@ after(async () => {
   for (const c of cleanups.reverse()) {
     try { await c(); } catch (err) { console.error('cleanup:', err.message); }
   }
-  run(['delete', '-k', deployDir, '--ignore-not-found', '--wait=false']);
+  // Everything deploy/ made but the MaintenancePlan resource, which the test cluster has from its start and other
+  // tests' plans live in: deleting it would delete them.
+  const made = readFileSync(join(deployDir, 'kustomization.yaml'), 'utf8').split('\n')
+    .map((l) => l.match(/^\s+- (\S+\.yaml)$/)?.[1]).filter((f) => f && !f.startsWith('crds/'));
+  run(['delete', ...made.flatMap((f) => ['-f', join(deployDir, f)]), '--ignore-not-found', '--wait=false']);
   for (const name of [MAINTAINER, VIEWER]) {
     run(['delete', 'clusterrolebinding', `deploy-test-${name}`, `test-${name}`, '--ignore-not-found']);
     run(['delete', 'clusterrole', `test-${name}`, '--ignore-not-found']);
@@ -161,6 +165,8 @@ test('the ServiceAccount may do exactly what API.md lists: no more', { timeout: 
   // Cluster-wide, for the shared board cache.
   const everywhere = {
     nodes: 'list watch', pods: 'list watch', 'poddisruptionbudgets.policy': 'list watch',
+    // Plans: followed, their status and finalizer written; made, paused and cancelled by people only.
+    'maintenanceplans.drainboard.dev': 'get list patch watch', 'maintenanceplans.drainboard.dev/status': 'get patch',
   };
   const expected = {
     // A namespace with no grant of its own shows the cluster-wide rights alone.
@@ -171,7 +177,7 @@ test('the ServiceAccount may do exactly what API.md lists: no more', { timeout: 
       'leases.coordination.k8s.io': 'create delete get list update watch',
     },
     'kube-node-lease': { ...everywhere, 'leases.coordination.k8s.io': 'list watch' },
-    default: { ...everywhere, 'events.events.k8s.io': 'create' },
+    default: { ...everywhere, 'events.events.k8s.io': 'create patch' },
   };
   for (const [namespace, mine] of Object.entries(expected)) {
     // What an unbound service account of the same namespace gets: the rows every authenticated user has (the
@@ -190,6 +196,7 @@ test('the ServiceAccount may do exactly what API.md lists: no more', { timeout: 
   assert.equal(canI(SA, 'create', 'subjectaccessreviews.authorization.k8s.io'), false);
   assert.equal(canI(SA, 'create', 'tokenreviews.authentication.k8s.io'), false);
   assert.equal(canI(SA, 'patch', 'nodes'), false, 'the server itself cannot cordon');
+  assert.equal(canI(SA, 'create', 'maintenanceplans.drainboard.dev'), false, 'nor make a plan of its own');
   assert.equal(canI(SA, 'create', 'pods/eviction', 'default'), false, 'nor evict');
   assert.equal(canI(SA, 'get', 'secrets', NS), false, 'nor read secrets, even its own namespace\'s');
 });

@@ -207,8 +207,11 @@ test('undo uncordons exactly the nodes the plan cordoned and still holds, and li
   await new Promise((r) => setTimeout(r, 1_100));
   const cordoned = await call(a, 'nodes/cordon', { node: p.nodes[1], reason: 'disk check' });
   assert.equal(cordoned.status, 200, JSON.stringify(cordoned.body));
-  await waitFor('the board to see the new cordon', 10_000, async () =>
-    (await call(a, 'board')).body.cards?.[p.nodes[1]]?.cordon_record?.reason === 'disk check');
+  await waitFor('the board to see the new cordon', 10_000, async () => {
+    const board = await fetch(`${a.url}/api/board`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' }).then((r) => r.json());
+    return board.upsert?.find((c) => c.name === p.nodes[1])?.cordon_record?.reason === 'disk check';
+  });
 
   const undone = await call(a, 'rollouts/undo', { id });
   assert.equal(undone.status, 200, JSON.stringify(undone.body));
