@@ -233,7 +233,7 @@ test('uncordon when back: a node that reboots is uncordoned, and one a person sa
 
   // The second: a person says it is back. Bad requests first.
   for (const [body, status, pattern] of [
-    [{ id: 'nope', node: p.nodes[1].name }, 404, /no rollout/],
+    [{ id: 'nope', node: p.nodes[1].name }, 404, /no maintenance plan named nope/],
     [{ id, node: 'Not_A_Node!' }, 400, /not a node name/],
     [{ id, node: p.nodes[0].name }, 400, /not awaited back/],
   ]) {
