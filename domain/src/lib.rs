@@ -24,6 +24,7 @@ pub mod rollout;
 pub mod selector;
 pub mod timeline;
 pub mod undo;
+pub mod verify;
 
 pub use pod::{PodRef, PodSummary};
 pub use ready::ReadyStatus;

@@ -73,6 +73,14 @@ pub struct NodeCard {
     pub roles: Vec<String>,
     pub zone: Option<String>,
     pub kubelet_version: Option<String>,
+    /// `status.nodeInfo`'s kernel, OS image and container runtime: what a maintenance plan's verification compares
+    /// with what it expects. Kept on the server; never sent (the page does not show them).
+    #[serde(skip)]
+    pub kernel_version: Option<String>,
+    #[serde(skip)]
+    pub os_image: Option<String>,
+    #[serde(skip)]
+    pub container_runtime: Option<String>,
     /// `status.nodeInfo.bootID`: new at each boot, so a rollout can tell a node came back from a reboot.
     #[serde(default)]
     pub boot_id: Option<String>,
@@ -194,6 +202,9 @@ impl NodeCard {
             roles: roles(&labels),
             zone: labels.get("topology.kubernetes.io/zone").cloned(),
             kubelet_version: status.and_then(|s| s.node_info.as_ref()).map(|i| i.kubelet_version.clone()),
+            kernel_version: status.and_then(|s| s.node_info.as_ref()).map(|i| i.kernel_version.clone()),
+            os_image: status.and_then(|s| s.node_info.as_ref()).map(|i| i.os_image.clone()),
+            container_runtime: status.and_then(|s| s.node_info.as_ref()).map(|i| i.container_runtime_version.clone()),
             boot_id: status.and_then(|s| s.node_info.as_ref()).map(|i| i.boot_id.clone()).filter(|b| !b.is_empty()),
             created: node.metadata.creation_timestamp.as_ref().map(|t| t.0),
             ready: ready.map_or(ReadyStatus::Unknown, |c| ReadyStatus::from_condition_status(Some(&c.status))),

@@ -31,6 +31,10 @@ pub struct RolloutOptions {
     /// Uncordon each drained node once it is back (see [`is_back`]); otherwise it stays cordoned.
     #[serde(default)]
     pub uncordon_when_back: bool,
+    /// With `uncordon_when_back`: what a node must check out on once back, before it is uncordoned
+    /// ([`crate::verify`]); `None` takes it as back when [`is_back`] says so.
+    #[serde(default)]
+    pub verify: Option<crate::verify::Verify>,
 }
 
 /// Where one node of a rollout is.
@@ -61,6 +65,13 @@ pub struct RolloutNode {
     /// looked at): undo leaves such a node cordoned.
     #[serde(default)]
     pub cordoned_before: Option<bool>,
+    /// When it began to be awaited back (its drain's end, as the plan saw it): the verification's deadline counts
+    /// from here.
+    #[serde(default)]
+    pub waiting_since: Option<Timestamp>,
+    /// When it was first seen back: its node Lease must renew after this.
+    #[serde(default)]
+    pub back_seen: Option<Timestamp>,
 }
 
 /// A drained node's way back, with `uncordon_when_back`.
@@ -75,6 +86,8 @@ pub enum Back {
     Failed(crate::failure::Failure),
     /// The rollout stopped before it came back: it stays cordoned.
     Left,
+    /// It did not check out by the verification's deadline (each failed check, in words): it stays cordoned.
+    Unverified(String),
 }
 
 /// Whether a drained node is back from its maintenance: Ready, with a boot id (`status.nodeInfo.bootID`, which
@@ -89,7 +102,16 @@ pub fn is_back(boot_id_then: Option<&str>, boot_id_now: Option<&str>, ready: boo
 
 impl RolloutNode {
     pub fn queued(name: String, zone: Option<String>) -> Self {
-        RolloutNode { name, zone, step: Step::Queued, drain_id: None, back: None, cordoned_before: None }
+        RolloutNode {
+            name,
+            zone,
+            step: Step::Queued,
+            drain_id: None,
+            back: None,
+            cordoned_before: None,
+            waiting_since: None,
+            back_seen: None,
+        }
     }
 
     /// Drained, and waiting to come back before it is uncordoned.
@@ -100,8 +122,14 @@ impl RolloutNode {
     /// Its drain ended without doing all it set out to (pods left past the skip-wait limit count as done, as in
     /// kubectl).
     pub fn failed(&self) -> bool {
-        matches!(&self.step, Step::Ended(state)
-            if !state.is_final_ok() && !matches!(state, DrainState::DrainedExceptTerminating(_)))
+        let drain_failed = matches!(&self.step, Step::Ended(state)
+            if !state.is_final_ok() && !matches!(state, DrainState::DrainedExceptTerminating(_)));
+        drain_failed || self.unverified()
+    }
+
+    /// Back, but it did not check out: it stays cordoned.
+    pub fn unverified(&self) -> bool {
+        matches!(self.back, Some(Back::Unverified(_)))
     }
 }
 
@@ -142,7 +170,9 @@ pub struct RolloutProgress {
 impl RolloutProgress {
     /// Whether no node may start any more: a node failed and the rollout stops at the first failure.
     pub fn stopping(&self) -> bool {
-        self.options.stop_on_failure && self.nodes.iter().any(RolloutNode::failed)
+        let verify_stops = self.options.verify.as_ref().is_some_and(|v| !v.continue_on_failure);
+        (self.options.stop_on_failure && self.nodes.iter().any(RolloutNode::failed))
+            || (verify_stops && self.nodes.iter().any(RolloutNode::unverified))
     }
 
     /// Whether nothing runs, nothing more will start, and no drained node is still awaited back.
@@ -194,6 +224,12 @@ pub fn check(nodes: &[String], options: &RolloutOptions) -> Result<(), String> {
     if options.max_parallel == 0 || options.max_parallel > MAX_PARALLEL {
         return Err(format!("at most 1 to {MAX_PARALLEL} nodes may drain at once, not {}", options.max_parallel));
     }
+    if let Some(verify) = &options.verify {
+        if !options.uncordon_when_back {
+            return Err("verification checks a node once it is back: it needs uncordon_when_back".into());
+        }
+        crate::verify::check_request(verify)?;
+    }
     crate::input::drain_options(&options.drain)
 }
 
@@ -229,6 +265,7 @@ mod tests {
             stop_on_failure,
             drain: DrainOptions::default(),
             uncordon_when_back: false,
+            verify: None,
         }
     }
 
@@ -290,6 +327,22 @@ mod tests {
         let mut r = rollout(&["a", "b"], options(2, false, false));
         r.state = RolloutState::Paused;
         assert!(startable(&r).is_empty());
+    }
+
+    #[test]
+    fn an_unverified_node_stops_the_plan_unless_it_goes_on() {
+        let mut r = rollout(&["a", "b"], options(1, false, false));
+        r.options.uncordon_when_back = true;
+        r.options.verify = Some(crate::verify::Verify::default());
+        r.nodes[0].step = Step::Ended(DrainState::Drained);
+        r.nodes[0].back = Some(Back::Unverified("a came back on kernel 6.1, expected 6.12".into()));
+        assert!(r.nodes[0].failed(), "an unverified node counts as failed");
+        assert!(startable(&r).is_empty(), "the plan stops");
+        r.options.verify = Some(crate::verify::Verify { continue_on_failure: true, ..Default::default() });
+        assert_eq!(startable(&r), vec![1], "or goes on, when asked");
+        let mut bad = r.options.clone();
+        bad.uncordon_when_back = false;
+        assert!(check(&["a".into()], &bad).is_err(), "verification needs uncordon when back");
     }
 
     #[test]

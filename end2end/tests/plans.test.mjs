@@ -226,3 +226,48 @@ test('undo uncordons exactly the nodes the plan cordoned and still holds, and li
   assert.ok(reasons(id).includes('Undone'), `the plan's Events say so: ${reasons(id)}`);
   await a.stop();
 });
+
+test('verification: a node that never comes back, and one back on an unexpected kubelet, stay cordoned naming the check; one that checks out is uncordoned', { timeout: 180_000 }, async () => {
+  const p = await pool('plan-verify', 3);
+  const nodeInfo = (node, info) => kubectl('patch', 'node', node, '--subresource=status', '--type=merge',
+    '-p', JSON.stringify({ status: { nodeInfo: info } }));
+  for (const node of p.nodes) nodeInfo(node, { bootID: `${node}-boot-1` });
+  const a = await startDrainboard();
+  cleanups.push(() => a.stop());
+  const verify = { deadline_seconds: 20, kubelet_version: 'v1.36', continue_on_failure: true };
+  // Verification without uncordoning once back is refused: it checks a node that is back.
+  const refused = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 3, verify } });
+  assert.equal(refused.status, 400, JSON.stringify(refused.body));
+  assert.match(refused.body.Invalid, /needs uncordon_when_back/);
+  const bad = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 3, uncordon_when_back: true, verify: { ...verify, deadline_seconds: 0 } } });
+  assert.equal(bad.status, 400, JSON.stringify(bad.body));
+
+  const started = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 3, uncordon_when_back: true, verify } });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const id = started.body;
+  assert.equal(plan(id).spec.verify.kubeletVersion, 'v1.36', 'the plan carries what it verifies');
+  await waitFor('every node drained and awaited back', 60_000, () =>
+    plan(id).status?.nodes?.every((n) => n.back === 'Waiting'));
+  // Node 1 reboots on the kubelet it had; node 2 reboots on the expected one; node 0 never comes back.
+  nodeInfo(p.nodes[1], { bootID: `${p.nodes[1]}-boot-2` });
+  nodeInfo(p.nodes[2], { bootID: `${p.nodes[2]}-boot-2`, kubeletVersion: 'v1.36.3' });
+  const done = await waitFor('the plan to end', 90_000, () => {
+    const now = plan(id);
+    return ['Complete', 'Failed'].includes(now.status?.phase) ? now : null;
+  });
+  const [never, wrong, good] = done.status.nodes;
+  assert.equal(done.status.phase, 'Failed', 'two nodes did not check out');
+  assert.equal(never.back, 'Unverified');
+  assert.match(never.backDetail, /did not come back within 20 s/);
+  assert.equal(wrong.back, 'Unverified');
+  assert.match(wrong.backDetail, new RegExp(`${p.nodes[1]} came back on kubelet \\S+, expected v1\\.36`));
+  assert.equal(good.back, 'Uncordoned', JSON.stringify(good));
+  const unschedulable = (n) => kubectl('get', 'node', n, '-o', 'jsonpath={.spec.unschedulable}').trim();
+  assert.equal(unschedulable(p.nodes[0]), 'true', 'unverified nodes stay cordoned');
+  assert.equal(unschedulable(p.nodes[1]), 'true');
+  assert.equal(unschedulable(p.nodes[2]), '', 'the node that checks out is uncordoned');
+  const failed = done.status.conditions.find((c) => c.type === 'Failed');
+  assert.equal(failed.status, 'True');
+  assert.match(failed.message, new RegExp(p.nodes[1]));
+  await a.stop();
+});

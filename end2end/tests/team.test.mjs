@@ -516,7 +516,11 @@ test('a wall screen signs in with --wall-token, shows the board read-only, and c
   assert.equal(timeline.status, 200, JSON.stringify(timeline.body));
   assert.equal(timeline.body.kept, true);
   // Everything else is refused, before it reaches the API server.
-  for (const endpoint of ENDPOINTS.filter((e) => e !== 'board' && e !== 'history/recent')) {
+  // The plans too, read only: the wall lists those running.
+  const plans = await call('rollouts', { cookie, body: {} });
+  assert.equal(plans.status, 200, JSON.stringify(plans.body));
+  assert.ok(Array.isArray(plans.body));
+  for (const endpoint of ENDPOINTS.filter((e) => !['board', 'history/recent', 'rollouts'].includes(e))) {
     const refused = await call(endpoint, { cookie, body: { node, id: 'x', options: {}, confirm: node } });
     assert.equal(refused.status, 403, `${endpoint}: ${JSON.stringify(refused.body)}`);
   }

@@ -75,12 +75,16 @@ pub async fn layer(State(engine): State<Engine>, mut request: Request, next: Nex
     next.run(request).await
 }
 
-/// What a wall screen's session may ask for: its page, the board, the timeline, and who it is.
+/// What a wall screen's session may ask for: its page, the board, the timeline, the plans (read only), and who it
+/// is.
 fn wall_may(method: &Method, path: &str) -> bool {
     matches!(
         (method.as_str(), path),
         ("GET", "/wall" | "/api/board/events")
-            | ("POST", "/api/board" | "/api/history/recent" | "/api/session/me" | "/api/session/sign-out")
+            | (
+                "POST",
+                "/api/board" | "/api/history/recent" | "/api/rollouts" | "/api/session/me" | "/api/session/sign-out"
+            )
     ) || open_to_anyone(path)
 }
 
@@ -295,6 +299,7 @@ mod tests {
             (Method::GET, "/api/board/events"),
             (Method::POST, "/api/board"),
             (Method::POST, "/api/history/recent"),
+            (Method::POST, "/api/rollouts"),
             (Method::POST, "/api/session/me"),
             (Method::GET, "/pkg/drainboard.wasm"),
         ] {
@@ -305,6 +310,9 @@ mod tests {
             (Method::GET, "/nodes/n1"),
             (Method::POST, "/api/nodes/cordon"),
             (Method::POST, "/api/drains/start"),
+            (Method::POST, "/api/rollouts/start"),
+            (Method::POST, "/api/rollouts/continue"),
+            (Method::POST, "/api/rollouts/undo"),
             (Method::POST, "/api/wall"),
             (Method::GET, "/api/board"),
             (Method::GET, "/metrics"),

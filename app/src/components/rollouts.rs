@@ -151,6 +151,7 @@ fn step_text(i18n: I18n, node: &RolloutNode) -> String {
         (Some(Back::Failed(failure)), _) => {
             t_string!(i18n, rollout.back_failed, error = failure_text(i18n, failure)).to_string()
         }
+        (Some(Back::Unverified(why)), _) => t_string!(i18n, rollout.back_unverified, why = why.as_str()).to_string(),
         (Some(Back::Left), Step::Ended(state)) => {
             format!("{} · {}", drain_state_text(i18n, state, 0), t_string!(i18n, rollout.back_left))
         }
@@ -179,6 +180,7 @@ fn back_label(back: &Option<Back>) -> &'static str {
         Some(Back::Uncordoned) => "uncordoned",
         Some(Back::Failed(_)) => "failed",
         Some(Back::Left) => "left",
+        Some(Back::Unverified(_)) => "unverified",
     }
 }
 

@@ -107,6 +107,8 @@ pub fn RolloutDialog(nodes: Vec<String>) -> impl IntoView {
             one_per_zone: settings.one_per_zone.get_untracked(),
             stop_on_failure: settings.stop_on_failure.get_untracked(),
             uncordon_when_back: settings.uncordon_when_back.get_untracked(),
+            // Verification is asked for through the API and `kubectl` for now (API.md); the dialog does not offer it.
+            verify: None,
             drain,
         };
         let confirm = Some(form.typed.get_untracked()).filter(|t| !t.trim().is_empty());

@@ -1,5 +1,5 @@
-//! The wall screen, for a shared display during a maintenance window: the fleet map, the drains running with their
-//! progress, the nodes counting down to eviction, and the day's timeline. Large type, dark, nothing to click; the
+//! The wall screen, for a shared display during a maintenance window: the fleet map, the maintenance plans and the
+//! drains running with their progress, the nodes counting down to eviction, and the day's timeline. Large type, dark, nothing to click; the
 //! board stream reconnects by itself, and a wall's session outlives a restart of the server.
 
 use domain::{
@@ -8,6 +8,7 @@ use domain::{
     fleet::DEFAULT_GROUP_LABEL,
     node::NodeCard,
     progress::DrainSummary,
+    rollout::{RolloutProgress, Step},
 };
 use jiff::Timestamp;
 use leptos::prelude::*;
@@ -18,6 +19,7 @@ use crate::{
     components::{ConnectionBadge, FleetMap, Timeline},
     i18n::{t_string, use_i18n},
     live::{Current, LiveBoard},
+    rollouts::list_rollouts,
 };
 
 /// How many nodes the wall's timeline shows.
@@ -59,6 +61,7 @@ fn wall_view(live: LiveBoard, current: Current) -> AnyView {
                 <FleetMap current drains=live.drains group=DEFAULT_GROUP_LABEL.to_string() filters=None links=false />
             </div>
             <div class="wall-side">
+                <Plans />
                 <Drains live />
                 <CountingDown current now=live.server_now() />
             </div>
@@ -66,6 +69,63 @@ fn wall_view(live: LiveBoard, current: Current) -> AnyView {
         <Timeline version=live.history now=live.now nodes=TIMELINE_NODES links=false />
     }
     .into_any()
+}
+
+/// How often the wall asks for the plans (the answer comes from the server's watch of them: no API request).
+const PLANS_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The maintenance plans not ended, each with who started it, how many of its nodes are done, and why it waits if
+/// it does.
+#[component]
+fn Plans() -> impl IntoView {
+    let i18n = use_i18n();
+    let plans = RwSignal::new(Vec::<RolloutProgress>::new());
+    Effect::new(move |_| {
+        let look = move || {
+            leptos::task::spawn_local(async move {
+                if let Ok(list) = list_rollouts().await {
+                    plans.set(list.into_iter().filter(|p| p.finished_at.is_none()).take(LISTED).collect());
+                }
+            })
+        };
+        look();
+        let handle = set_interval_with_handle(look, PLANS_EVERY);
+        on_cleanup(move || {
+            if let Ok(h) = handle {
+                h.clear();
+            }
+        });
+    });
+    view! {
+        <section class="wall-plans" data-testid="wall-plans">
+            <h2>{t_string!(i18n, wall.plans)}</h2>
+            {move || {
+                let list = plans.get();
+                if list.is_empty() {
+                    return view! { <p class="muted" data-testid="wall-no-plans">{t_string!(i18n, wall.no_plans)}</p> }.into_any();
+                }
+                view! {
+                    <ul>
+                        {list.into_iter().map(|p| {
+                            let done = p.nodes.iter().filter(|n| matches!(n.step, Step::Ended(_) | Step::NotStarted)).count();
+                            let total = p.nodes.len();
+                            let text = t_string!(i18n, wall.plan_line, who = p.started_by.clone(), done = done, total = total).to_string();
+                            view! {
+                                <li data-testid="wall-plan" data-id=p.id.clone()>
+                                    <span>{text.clone()}</span>
+                                    <progress max=total.max(1) value=done aria-label=text></progress>
+                                    {p.blocked.map(|why| view! {
+                                        <span class="plan-blocked" data-testid="wall-plan-blocked">{t_string!(i18n, rollout.blocked, why = why)}</span>
+                                    })}
+                                </li>
+                            }
+                        }).collect_view()}
+                    </ul>
+                }
+                .into_any()
+            }}
+        </section>
+    }
 }
 
 /// The drains running now, each with a bar that fills as its pods go.

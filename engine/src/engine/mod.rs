@@ -9,6 +9,7 @@
 
 mod acting;
 mod actions;
+mod plan_back;
 mod plan_run;
 mod plans;
 mod rollouts;

@@ -11,7 +11,6 @@
 use std::time::{Duration, Instant};
 
 use domain::{
-    ReadyStatus,
     progress::DrainState,
     rollout::{self, Back, RolloutProgress, RolloutState, Step},
 };
@@ -86,7 +85,7 @@ pub(super) async fn run(engine: &Engine, plans: &Plans, identity: &Identity, nam
         if cancelled || stop.is_cancelled() || shutdown.is_cancelled() || progress.settled() {
             break;
         }
-        bring_back(&acting, &mut progress).await;
+        super::plan_back::bring_back(&acting, &mut progress).await;
         for i in rollout::startable(&progress) {
             start(&acting, &mut progress, i).await;
             // Written at once, so that a server that takes over never starts this node a second time.
@@ -176,6 +175,7 @@ async fn follow_drains(engine: &Engine, acting: &Acting<'_>, progress: &mut Roll
         if uncordon_when_back && matches!(state, DrainState::Drained | DrainState::DrainedExceptTerminating(_)) {
             let boot = acting.cache().await.ok().and_then(|c| c.node_card(&name)).and_then(|c| c.boot_id);
             progress.nodes[i].back = Some(Back::Waiting(boot));
+            progress.nodes[i].waiting_since = Some(jiff::Timestamp::now());
         }
         progress.nodes[i].step = Step::Ended(state);
     }
@@ -222,28 +222,6 @@ async fn start(acting: &Acting<'_>, progress: &mut RolloutProgress, i: usize) {
         }
         Err(Error::Conflict(why)) => tracing::info!(node = %progress.nodes[i].name, %why, "waiting for the node"),
         Err(err) => progress.nodes[i].step = Step::Ended(DrainState::Failed(err.failure())),
-    }
-}
-
-/// Uncordons the drained nodes awaited back that are back.
-async fn bring_back(acting: &Acting<'_>, progress: &mut RolloutProgress) {
-    if !progress.nodes.iter().any(|n| n.waiting_back()) {
-        return;
-    }
-    let Ok(cache) = acting.cache().await else { return };
-    for node in progress.nodes.iter_mut().filter(|n| n.waiting_back()) {
-        let Some(Back::Waiting(then)) = &node.back else { continue };
-        let Some(now) = cache.node_card(&node.name) else { continue };
-        if !now.unschedulable {
-            // A person uncordoned it (the plan's "it is back", or by hand).
-            node.back = Some(Back::Uncordoned);
-        } else if rollout::is_back(then.as_deref(), now.boot_id.as_deref(), now.ready == ReadyStatus::Ready) {
-            tracing::info!(node = %node.name, "node is back; uncordoning it");
-            node.back = Some(match acting.set_unschedulable(&node.name, false, None).await {
-                Ok(_) => Back::Uncordoned,
-                Err(err) => Back::Failed(err.failure()),
-            });
-        }
     }
 }
 

@@ -126,6 +126,7 @@ impl Acting<'_> {
                 stop_on_failure: options.stop_on_failure,
                 uncordon_when_back: options.uncordon_when_back,
                 drain: PlanDrain::from(&options.drain),
+                verify: options.verify.as_ref().map(Into::into),
                 reason,
                 paused: false,
                 cancelled: false,

@@ -1,7 +1,11 @@
-//! A plan's drain options, as `kubectl drain` names them and in camelCase, as Kubernetes objects write them; the
-//! same as a single drain's `domain::drain::DrainOptions`, less the dry run (a plan drains for real).
+//! Parts of a plan's spec in camelCase, as Kubernetes objects write them: its drain options, as `kubectl drain`
+//! names them (a single drain's `domain::drain::DrainOptions`, less the dry run: a plan drains for real), and what
+//! it verifies of each node once back (`domain::verify::Verify`).
 
-use domain::drain::{DrainOptions, DryRun};
+use domain::{
+    drain::{DrainOptions, DryRun},
+    verify::Verify,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -57,6 +61,55 @@ impl From<&DrainOptions> for PlanDrain {
             pod_selector: d.pod_selector.clone(),
             disable_eviction: d.disable_eviction,
             skip_wait_for_delete_timeout_seconds: d.skip_wait_for_delete_timeout_seconds,
+        }
+    }
+}
+
+/// What a plan checks of each node once it is back, before it is uncordoned.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanVerify {
+    /// How long a drained node has to come back and pass every check, from the end of its drain (default 600).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<i64>", range(min = 1, max = 86400))]
+    pub deadline_seconds: Option<u64>,
+    /// Expected `status.nodeInfo` values, each exact or a prefix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kubelet_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub os_image: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container_runtime: Option<String>,
+    /// Go on with the next nodes when one fails its checks (it stays cordoned either way).
+    #[serde(default)]
+    pub continue_on_failure: bool,
+}
+
+impl From<&PlanVerify> for Verify {
+    fn from(v: &PlanVerify) -> Self {
+        let default = Verify::default();
+        Verify {
+            deadline_seconds: v.deadline_seconds.unwrap_or(default.deadline_seconds),
+            kubelet_version: v.kubelet_version.clone(),
+            kernel_version: v.kernel_version.clone(),
+            os_image: v.os_image.clone(),
+            container_runtime: v.container_runtime.clone(),
+            continue_on_failure: v.continue_on_failure,
+        }
+    }
+}
+
+impl From<&Verify> for PlanVerify {
+    fn from(v: &Verify) -> Self {
+        PlanVerify {
+            deadline_seconds: Some(v.deadline_seconds),
+            kubelet_version: v.kubelet_version.clone(),
+            kernel_version: v.kernel_version.clone(),
+            os_image: v.os_image.clone(),
+            container_runtime: v.container_runtime.clone(),
+            continue_on_failure: v.continue_on_failure,
         }
     }
 }

@@ -15,7 +15,7 @@ use kube::{CustomResource, ResourceExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use super::drain::PlanDrain;
+pub use super::drain::{PlanDrain, PlanVerify};
 
 /// The finalizer a plan carries while a server may still have to stop its drains when it is deleted.
 pub const FINALIZER: &str = "drainboard.dev/plan";
@@ -65,6 +65,9 @@ pub struct PlanSpec {
     /// Each node's drain options.
     #[serde(default)]
     pub drain: PlanDrain,
+    /// With `uncordonWhenBack`: what each node must check out on once back, before it is uncordoned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<PlanVerify>,
     /// Why, recorded with every drain.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -144,9 +147,17 @@ pub struct PlanNode {
     /// Its boot id when its drain ended, while it is awaited back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub boot_id_before: Option<String>,
-    /// The failure of the uncordon once back, as JSON.
+    /// The failure of the uncordon once back, as JSON; or, `Unverified`, the checks it failed, in words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub back_detail: Option<String>,
+    /// When it began to be awaited back: the verification's deadline counts from here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub waiting_since: Option<Timestamp>,
+    /// When it was first seen back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub back_seen: Option<Timestamp>,
 }
 
 /// A condition in Kubernetes' form (`metav1.Condition`).
@@ -196,6 +207,7 @@ impl PlanNode {
             Some(Back::Uncordoned) => (Some("Uncordoned"), None, None),
             Some(Back::Failed(failure)) => (Some("Failed"), None, serde_json::to_string(failure).ok()),
             Some(Back::Left) => (Some("Left"), None, None),
+            Some(Back::Unverified(why)) => (Some("Unverified"), None, Some(why.clone())),
         };
         PlanNode {
             name: node.name.clone(),
@@ -208,6 +220,8 @@ impl PlanNode {
             back: back.map(str::to_owned),
             boot_id_before,
             back_detail,
+            waiting_since: node.waiting_since,
+            back_seen: node.back_seen,
         }
     }
 
@@ -231,6 +245,7 @@ impl PlanNode {
                     .unwrap_or(domain::failure::Failure::Internal { detail: "the uncordon failed".into() }),
             )),
             Some("Left") => Some(Back::Left),
+            Some("Unverified") => Some(Back::Unverified(self.back_detail.clone().unwrap_or_default())),
             _ => None,
         };
         RolloutNode {
@@ -240,6 +255,8 @@ impl PlanNode {
             drain_id: self.drain_id.clone(),
             back,
             cordoned_before: self.cordoned_before,
+            waiting_since: self.waiting_since,
+            back_seen: self.back_seen,
         }
     }
 }
@@ -258,6 +275,7 @@ impl MaintenancePlan {
             stop_on_failure: self.spec.stop_on_failure,
             drain: (&self.spec.drain).into(),
             uncordon_when_back: self.spec.uncordon_when_back,
+            verify: self.spec.verify.as_ref().map(Into::into),
         }
     }
 
@@ -388,6 +406,13 @@ mod tests {
                 ..RolloutNode::queued("e".into(), None)
             },
             RolloutNode { step: Step::NotStarted, back: Some(Back::Left), ..RolloutNode::queued("f".into(), None) },
+            RolloutNode {
+                step: Step::Ended(DrainState::Drained),
+                back: Some(Back::Unverified("g came back on kernel 6.1, expected 6.12".into())),
+                waiting_since: Some("2026-12-02T10:00:00Z".parse().unwrap()),
+                back_seen: Some("2026-12-02T10:03:00Z".parse().unwrap()),
+                ..RolloutNode::queued("g".into(), None)
+            },
         ];
         for node in nodes {
             let written = PlanNode::from_rollout(&node);

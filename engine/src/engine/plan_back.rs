@@ -1,0 +1,65 @@
+//! A drained node's way back, in a plan with `uncordon_when_back`: awaited until it is back (Ready with a new boot
+//! id), then, when the plan verifies, checked (`domain::verify`) until it checks out or its deadline passes, and
+//! only then uncordoned, as the person the plan runs as. A node that does not check out in time stays cordoned as
+//! unverified, its failure naming each check; one that never comes back fails when the deadline passes.
+
+use domain::{
+    ReadyStatus,
+    node::NodeCard,
+    rollout::{self, Back, RolloutProgress},
+    verify,
+};
+
+use super::Acting;
+
+/// Looks at every node awaited back, and moves those whose way back has moved on.
+pub(super) async fn bring_back(acting: &Acting<'_>, progress: &mut RolloutProgress) {
+    if !progress.nodes.iter().any(|n| n.waiting_back()) {
+        return;
+    }
+    let Ok(cache) = acting.cache().await else { return };
+    // The live cards carry the node Leases' renewals, which a card made from the Node alone does not.
+    let live = cache.live_cards().borrow().clone();
+    let card = |name: &str| -> Option<NodeCard> {
+        live.iter().find(|c| c.name == name).map(|c| (**c).clone()).or_else(|| cache.node_card(name))
+    };
+    let checks = progress.options.verify.clone();
+    let now = jiff::Timestamp::now();
+    for node in progress.nodes.iter_mut().filter(|n| n.waiting_back()) {
+        let Some(Back::Waiting(then)) = &node.back else { continue };
+        let Some(card) = card(&node.name) else { continue };
+        if !card.unschedulable {
+            // A person uncordoned it (the plan's "it is back", or by hand).
+            node.back = Some(Back::Uncordoned);
+            continue;
+        }
+        let back = node.back_seen.is_some()
+            || rollout::is_back(then.as_deref(), card.boot_id.as_deref(), card.ready == ReadyStatus::Ready);
+        let past = |v: &verify::Verify| node.waiting_since.is_some_and(|since| verify::past_deadline(v, since, now));
+        if !back {
+            if let Some(v) = checks.as_ref().filter(|v| past(v)) {
+                node.back = Some(Back::Unverified(format!(
+                    "{} did not come back within {} s (no new boot id while Ready)",
+                    node.name, v.deadline_seconds
+                )));
+            }
+            continue;
+        }
+        let seen = *node.back_seen.get_or_insert(now);
+        if let Some(v) = &checks {
+            let failed = verify::failures(&card, v, seen);
+            if !failed.is_empty() {
+                if past(v) {
+                    tracing::warn!(node = %node.name, failed = %failed.join("; "), "node did not check out; it stays cordoned");
+                    node.back = Some(Back::Unverified(failed.join("; ")));
+                }
+                continue;
+            }
+        }
+        tracing::info!(node = %node.name, "node is back and checks out; uncordoning it");
+        node.back = Some(match acting.set_unschedulable(&node.name, false, None).await {
+            Ok(_) => Back::Uncordoned,
+            Err(err) => Back::Failed(err.failure()),
+        });
+    }
+}
