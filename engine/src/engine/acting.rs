@@ -240,10 +240,15 @@ impl<'a> Acting<'a> {
     /// The drain recorded on `node`, as the caller reads it. What it says is a claim: anyone who may patch the node
     /// may have written it.
     pub async fn recorded_drain(&self, node: &str) -> Result<DrainRecord> {
-        self.recorded_drains()
-            .await?
+        let (cache, _) = self.view().await?;
+        cache.ready_for_request().await?;
+        // Only this node's record: a record that says running costs a look at its Lease, and the others' would be
+        // looked at for nothing (a plan taken over asks this every second while it waits for a node).
+        let on_node = cache.node_card(node).and_then(|card| Some((card.name.clone(), card.drain_record?)));
+        drain::recorded::recorded(on_node, &self.engine.drains, &self.identity.cluster)
+            .await
             .into_iter()
-            .find(|r| r.node == node)
+            .next()
             .map(|r| r.record)
             .ok_or_else(|| Error::NotFound(format!("node {node} has no recorded drain to resume")))
     }
