@@ -4,11 +4,11 @@
 // continues it drains the rest as themselves, recorded on the plan as who continued it.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAINTAIN, READ, apply, inlineKubeconfig, kubectl, startDrainboard, waitFor } from './support.mjs';
+import { apply, deletePlans, inlineKubeconfig, kubectl, MAINTAIN, READ, startDrainboard, waitFor } from './support.mjs';
 
 const TAINT = 'drainboard.dev/test';
 const cleanups = [];
-after(async () => { for (const c of cleanups.reverse()) await c(); });
+after(async () => { for (const c of cleanups.reverse()) await c(); deletePlans(); });
 
 async function call(server, path, cookie, body = {}) {
   const res = await fetch(`${server.url}/api/${path}`, {

@@ -3,11 +3,11 @@
 // where it is. Checked against the cluster's own record of each node's drain, not only the plan's report.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { apply, kubectl, startDrainboard, waitFor } from './support.mjs';
+import { apply, deletePlans, kubectl, startDrainboard, waitFor } from './support.mjs';
 
 const TAINT = 'drainboard.dev/test';
 const cleanups = [];
-after(async () => { for (const c of cleanups.reverse()) await c(); });
+after(async () => { for (const c of cleanups.reverse()) await c(); deletePlans(); });
 
 const call = (server, path, body) => fetch(`${server.url}/api/${path}`, {
   method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}),

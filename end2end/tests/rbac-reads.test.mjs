@@ -5,7 +5,7 @@
 // another namespace holding the drain up.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAINTAIN, READ, apply, inlineKubeconfig, kubectl, requireEnv, scenario, startDrainboard, waitFor } from './support.mjs';
+import { MAINTAIN, READ, apply, deletePlans, inlineKubeconfig, kubectl, requireEnv, scenario, startDrainboard, waitFor } from './support.mjs';
 import { join } from 'node:path';
 
 let server;
@@ -18,6 +18,7 @@ before(async () => {
 });
 after(async () => {
   await server?.stop();
+  deletePlans();
   s?.cleanup();
   if (otherNs) { try { kubectl('delete', 'namespace', otherNs, '--wait=false'); } catch {} }
 });

@@ -4,11 +4,11 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { apply, artifactsDir, kubectl, launchBrowser, requireEnv, startDrainboard, waitFor } from './support.mjs';
+import { apply, artifactsDir, deletePlans, kubectl, launchBrowser, requireEnv, startDrainboard, waitFor } from './support.mjs';
 
 const TAINT = 'drainboard.dev/test';
 const cleanups = [];
-after(async () => { for (const c of cleanups.reverse()) await c(); });
+after(async () => { for (const c of cleanups.reverse()) await c(); deletePlans(); });
 
 let server;
 async function ensureServer() {

@@ -2,10 +2,12 @@
 // (dialogs, map, timeline, wall, the node page's history, pods and planner, the rollouts panel) load only when first
 // shown.
 // Counts, not sizes: the sizes are the benchmark's (BENCHMARKS.md, P5).
-import { test } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { useServerAndBrowser, waitFor } from './support.mjs';
+import { deletePlans, useServerAndBrowser, waitFor } from './support.mjs';
 
+// Plans are cluster objects that other files' tests leave behind: none, so that the panel has nothing to show.
+before(() => deletePlans());
 const ctx = useServerAndBrowser();
 const NODE = 'node-2';
 

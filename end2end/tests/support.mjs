@@ -334,6 +334,18 @@ current-context: ${name}
 `;
 }
 
+/**
+ * Removes every MaintenancePlan of the cluster, finalizers and all: plans are objects that outlive the servers (and
+ * the test files) that made them, and a later file's board would list them. Tests run one file at a time.
+ */
+export function deletePlans() {
+  const names = kubectl('get', 'maintenanceplans', '-o', 'jsonpath={.items[*].metadata.name}').split(' ').filter(Boolean);
+  for (const name of names) {
+    try { kubectl('patch', 'maintenanceplan', name, '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}'); } catch {}
+  }
+  if (names.length) kubectl('delete', 'maintenanceplans', '--all', '--wait=true', '--timeout=30s');
+}
+
 /** What a person needs to read the board (a viewer's rules), and to maintain nodes as well. */
 export const READ = [
   { apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['get', 'list', 'watch'] },
