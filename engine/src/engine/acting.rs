@@ -138,7 +138,10 @@ impl<'a> Acting<'a> {
 
     /// The client that acts as the caller.
     pub(crate) fn client(&self) -> Result<kube::Client> {
-        self.engine.client(self.identity)
+        match self.client {
+            Some(client) => Ok(client.clone()),
+            None => self.engine.client(self.identity),
+        }
     }
 
     /// Every node's card now: the cards the cache keeps current for every viewer, computed here only before

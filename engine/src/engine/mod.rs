@@ -59,6 +59,10 @@ pub struct Engine {
 pub struct Acting<'a> {
     engine: &'a Engine,
     identity: &'a Identity,
+    /// The client to act with, when it is not the one the identity's session holds now: a plan keeps the client
+    /// of the person it runs as, so that it goes on after they sign out, as their drains do, until the API server
+    /// stops accepting it.
+    client: Option<&'a kube::Client>,
 }
 
 /// How many capacity checks run at once; more wait their turn.
@@ -149,7 +153,12 @@ impl Engine {
 
     /// The engine acting as `identity`: for the engine's own tasks that act for a person (a rollout).
     pub(crate) fn acting<'a>(&'a self, identity: &'a Identity) -> Acting<'a> {
-        Acting { engine: self, identity }
+        Acting { engine: self, identity, client: None }
+    }
+
+    /// The engine acting as `identity` with `client`, kept from when they handed it over: for a plan's loop.
+    pub(crate) fn acting_with<'a>(&'a self, identity: &'a Identity, client: &'a kube::Client) -> Acting<'a> {
+        Acting { engine: self, identity, client: Some(client) }
     }
 
     /// The server's own client (see [`KubeAccess::server_client`]), which writes the audit Events.

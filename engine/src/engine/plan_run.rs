@@ -26,8 +26,15 @@ use crate::{
 /// How often the loop looks without being woken: the Lease's renewal and the nodes awaited back.
 const LOOK_EVERY: Duration = Duration::from_secs(1);
 
-pub(super) async fn run(engine: &Engine, plans: &Plans, identity: &Identity, name: &str, stop: CancellationToken) {
-    let acting = engine.acting(identity);
+pub(super) async fn run(
+    engine: &Engine,
+    plans: &Plans,
+    identity: &Identity,
+    client: &kube::Client,
+    name: &str,
+    stop: CancellationToken,
+) {
+    let acting = engine.acting_with(identity, client);
     let runner = format!("{} as {}", plans.holder(), identity.user);
     let Ok(Some(plan)) = plans.get(name).await else {
         tracing::warn!("the plan is gone before it ran");
@@ -90,6 +97,13 @@ pub(super) async fn run(engine: &Engine, plans: &Plans, identity: &Identity, nam
             start(&acting, &mut progress, i).await;
             // Written at once, so that a server that takes over never starts this node a second time.
             publish(plans, &latest, &mut shown, &progress).await;
+        }
+        if progress.blocked.is_some() {
+            // Nothing more can be done as this person: the plan is left for whoever continues it.
+            progress.runner = None;
+            publish(plans, &latest, &mut shown, &progress).await;
+            plans.let_hold_go(name);
+            return;
         }
         publish(plans, &latest, &mut shown, &progress).await;
         tokio::select! {
@@ -221,6 +235,14 @@ async fn start(acting: &Acting<'_>, progress: &mut RolloutProgress, i: usize) {
             progress.nodes[i].step = Step::Draining(started.id);
         }
         Err(Error::Conflict(why)) => tracing::info!(node = %progress.nodes[i].name, %why, "waiting for the node"),
+        // The person's credentials are no longer accepted: the node stays queued, and the plan waits for someone.
+        Err(err) if err.failure() == domain::failure::Failure::CredentialsExpired => {
+            progress.blocked = Some(format!(
+                "the credentials of {} are no longer accepted (expired or revoked): {}",
+                acting.identity().user,
+                status::NEEDS_MAINTAINER
+            ));
+        }
         Err(err) => progress.nodes[i].step = Step::Ended(DrainState::Failed(err.failure())),
     }
 }

@@ -21,7 +21,7 @@ impl Engine {
     /// Takes plan `name`'s Lease and runs it here, if this server holds credentials for it and no one else runs
     /// it. True when it runs here (now or already).
     pub(crate) async fn try_run(&self, plans: &Plans, name: &str) -> bool {
-        let Some(identity) = plans.hand(name) else { return false };
+        let Some((identity, client)) = plans.hand(name) else { return false };
         if plans.runs(name) {
             return true;
         }
@@ -41,7 +41,7 @@ impl Engine {
         let (engine, plans, name) = (self.clone(), plans.clone(), name.to_owned());
         self.tasks().clone().spawn(tracing::Instrument::instrument(
             async move {
-                plan_run::run(&engine, &plans, &identity, &name, stop).await;
+                plan_run::run(&engine, &plans, &identity, &client, &name, stop).await;
                 plans.release(&name).await;
             },
             span,
@@ -86,8 +86,9 @@ impl Engine {
         if plans.hand(&name).is_none()
             && let Some(operator) = self.operator()
             && plan.started_by() == operator.user
+            && let Ok(client) = self.access.client_for(&operator)
         {
-            plans.hold(&name, operator);
+            plans.hold(&name, operator, client);
         }
         if !deleting && self.try_run(plans, &name).await {
             return;

@@ -138,7 +138,7 @@ impl Acting<'_> {
             .await
             .map_err(|err| not_installed(err, None))?;
         let name = kube::ResourceExt::name_any(&made);
-        plans.hold(&name, identity.clone());
+        plans.hold(&name, identity.clone(), self.client()?);
         if !self.engine().try_run(plans, &name).await {
             tracing::warn!(plan = %name, "could not take the new plan's Lease now; the coordinator will try again");
         }
@@ -166,7 +166,7 @@ impl Acting<'_> {
         if plans.runs(id) {
             return Ok(());
         }
-        plans.hold(id, self.identity().clone());
+        plans.hold(id, self.identity().clone(), self.client()?);
         if self.engine().try_run(plans, id).await {
             Ok(())
         } else {

@@ -57,8 +57,9 @@ pub struct Plans {
     recorder: Arc<kube::runtime::events::Recorder>,
     /// The plans this server runs now, each with the token that stops its loop.
     running: Arc<parking_lot::Mutex<HashMap<String, CancellationToken>>>,
-    /// Who this server runs each plan as: the person who started or continued it here.
-    hands: Arc<parking_lot::Mutex<HashMap<String, Identity>>>,
+    /// Who this server runs each plan as, and the client it acts with: the person who started or continued it
+    /// here, with the client of their session then (kept, so that the plan goes on after they sign out).
+    hands: Arc<parking_lot::Mutex<HashMap<String, (Identity, kube::Client)>>>,
 }
 
 impl Plans {
@@ -131,8 +132,8 @@ impl Plans {
     }
 
     /// This server runs `name` as `identity` from now on, when it can take its Lease.
-    pub(crate) fn hold(&self, name: &str, identity: Identity) {
-        self.hands.lock().insert(name.to_owned(), identity);
+    pub(crate) fn hold(&self, name: &str, identity: Identity, client: kube::Client) {
+        self.hands.lock().insert(name.to_owned(), (identity, client));
     }
 
     /// Forgets the credentials held for `name` (a continue that could not take the plan over).
@@ -151,7 +152,7 @@ impl Plans {
     }
 
     /// Who this server runs `name` as, if it holds credentials for it.
-    pub(crate) fn hand(&self, name: &str) -> Option<Identity> {
+    pub(crate) fn hand(&self, name: &str) -> Option<(Identity, kube::Client)> {
         self.hands.lock().get(name).cloned()
     }
 

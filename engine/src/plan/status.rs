@@ -194,7 +194,8 @@ pub fn story(before: &RolloutProgress, after: &RolloutProgress) -> Vec<(Option<S
 /// Writes that a plan nobody runs needs a maintainer, once.
 pub async fn needs_maintainer(plans: &Plans, plan: &MaintenancePlan) {
     let mut progress = plan.progress();
-    if progress.blocked.as_deref() == Some(NEEDS_MAINTAINER) {
+    // Already waiting, with this reason or a more precise one (the credentials it ran with were refused).
+    if progress.blocked.is_some() {
         return;
     }
     let before = progress.clone();
