@@ -31,8 +31,9 @@ async function signIn(server, kubeconfig) {
 const plan = (name) => JSON.parse(kubectl('get', 'maintenanceplan', name, '-o', 'json'));
 const record = (node) => JSON.parse(kubectl('get', 'node', node, '-o', 'jsonpath={.metadata.annotations.drainboard\\.dev/drain}') || 'null');
 
-test('after its server dies, a person\'s plan waits Blocked; a viewer cannot continue it; a maintainer does, as themselves', { timeout: 240_000 }, async () => {
-  const id = `pt-${Math.random().toString(36).slice(2, 6)}`;
+/** Two fresh kwok nodes; node 0 runs one pod that a budget holds until `release()`. */
+async function heldPool(prefix) {
+  const id = `${prefix}-${Math.random().toString(36).slice(2, 6)}`;
   const nodes = [0, 1].map((i) => `${id}-${i}`);
   for (const node of nodes) {
     apply({ apiVersion: 'v1', kind: 'Node',
@@ -48,7 +49,7 @@ test('after its server dies, a person\'s plan waits Blocked; a viewer cannot con
   await waitFor(`the default service account of ${id}`, 30_000, () => {
     try { kubectl('get', 'serviceaccount', 'default', '-n', id); return true; } catch { return false; }
   });
-  // Node 0's pod is held by a budget, so its drain is still running when its server dies.
+  // Node 0's pod is held by a budget, so its drain is still running until the test lets it go.
   apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'held' },
     spec: { replicas: 1, selector: { matchLabels: { app: 'held' } }, template: { metadata: { labels: { app: 'held' } }, spec: {
       nodeSelector: { 'kubernetes.io/hostname': nodes[0] },
@@ -60,6 +61,11 @@ test('after its server dies, a person\'s plan waits Blocked; a viewer cannot con
   await waitFor('the held pod running', 60_000, () =>
     kubectl('get', 'pods', '-n', id, '--field-selector', 'status.phase=Running', '-o', 'name').trim() !== '');
 
+  return { id, nodes, release: () => kubectl('delete', 'pdb', 'held', '-n', id) };
+}
+
+test('after its server dies, a person\'s plan waits Blocked; a viewer cannot continue it; a maintainer does, as themselves', { timeout: 240_000 }, async () => {
+  const { nodes, release } = await heldPool('pt');
   const a = await startDrainboard(['--team', '--insecure-http']);
   const b = await startDrainboard(['--team', '--insecure-http']);
   cleanups.push(() => a.stop(), () => b.stop());
@@ -93,7 +99,7 @@ test('after its server dies, a person\'s plan waits Blocked; a viewer cannot con
   assert.equal(plan(name).status.phase, 'Blocked', 'still waiting');
   assert.equal(record(nodes[1]), null, 'node 1 untouched');
 
-  kubectl('delete', 'pdb', 'held', '-n', id);
+  release();
   const dave = await signIn(b, inlineKubeconfig('pt-dave', MAINTAIN));
   const continued = await call(b, 'rollouts/continue', dave, { id: name });
   assert.equal(continued.status, 200, JSON.stringify(continued.body));
@@ -106,4 +112,26 @@ test('after its server dies, a person\'s plan waits Blocked; a viewer cannot con
   assert.equal(record(nodes[0]).started_by ?? record(nodes[0]).startedBy, 'pt-dave', 'node 0 resumed as dave');
   assert.equal(record(nodes[1]).state, 'Drained');
   assert.equal(record(nodes[1]).started_by ?? record(nodes[1]).startedBy, 'pt-dave', 'node 1 drained as dave');
+});
+
+test('a person\'s plan goes on after they sign out, as their drains do, with the credentials they handed over', { timeout: 180_000 }, async () => {
+  const { nodes, release } = await heldPool('ps');
+  const a = await startDrainboard(['--team', '--insecure-http']);
+  cleanups.push(() => a.stop());
+  const erin = await signIn(a, inlineKubeconfig('ps-erin', MAINTAIN));
+  const started = await call(a, 'rollouts/start', erin, { nodes, options: { max_parallel: 1 }, reason: 'ps kernel' });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const name = started.body;
+  await waitFor('node 0 draining', 60_000, () => plan(name).status?.nodes?.[0]?.step === 'Draining');
+  const out = await call(a, 'session/sign-out', erin, {});
+  assert.equal(out.status, 200, JSON.stringify(out.body));
+  assert.equal((await call(a, 'rollouts', erin)).status, 401, 'her session is gone');
+  release();
+  const done = await waitFor('the plan to complete', 90_000, () => {
+    const now = plan(name);
+    return now.status?.phase === 'Complete' ? now : null;
+  });
+  assert.equal(done.status.continuedBy, undefined, 'nobody had to continue it');
+  assert.equal(record(nodes[1]).state, 'Drained');
+  assert.equal(record(nodes[1]).started_by ?? record(nodes[1]).startedBy, 'ps-erin', 'node 1 drained as erin, after she signed out');
 });
