@@ -271,3 +271,33 @@ test('verification: a node that never comes back, and one back on an unexpected 
   assert.match(failed.message, new RegExp(p.nodes[1]));
   await a.stop();
 });
+
+test('a plan made with kubectl apply and a node selector waits for someone to continue it, then drains the nodes the selector named', { timeout: 120_000 }, async () => {
+  const p = await pool('plan-kubectl', 2);
+  const a = await startDrainboard();
+  cleanups.push(() => a.stop());
+  const name = `kubectl-${p.id}`;
+  apply({ apiVersion: 'drainboard.dev/v1alpha1', kind: 'MaintenancePlan', metadata: { name },
+    spec: { nodeSelector: `drainboard.dev/pool=${p.id}`, maxParallel: 2, reason: 'made with kubectl' } });
+  // Nobody handed a server credentials for it: it waits, and says why.
+  const blocked = await waitFor('the plan to wait for a maintainer', 40_000, () => {
+    const now = plan(name);
+    return now.status?.phase === 'Blocked' ? now : null;
+  });
+  assert.match(blocked.status.conditions.find((c) => c.type === 'Blocked').message, /needs a maintainer to continue/);
+  assert.equal(record(p.nodes[0]), null, 'nothing drained meanwhile');
+  const listed = (await call(a, 'rollouts/status', { id: name })).body;
+  assert.equal(listed.started_by, '(made with kubectl)');
+  assert.match(listed.blocked, /needs a maintainer/);
+
+  const continued = await call(a, 'rollouts/continue', { id: name });
+  assert.equal(continued.status, 200, JSON.stringify(continued.body));
+  const done = await waitFor('the plan to complete', 60_000, () => {
+    const now = plan(name);
+    return now.status?.phase === 'Complete' ? now : null;
+  });
+  assert.deepEqual(done.status.nodes.map((n) => n.name).sort(), [...p.nodes].sort(), 'the selector, resolved once, in the status');
+  assert.equal(done.status.continuedBy, 'admin');
+  for (const node of p.nodes) assert.equal(record(node).state, 'Drained', node);
+  await a.stop();
+});
