@@ -4,7 +4,7 @@
 // continues it drains the rest as themselves, recorded on the plan as who continued it.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { apply, deletePlans, inlineKubeconfig, kubectl, MAINTAIN, READ, startDrainboard, waitFor } from './support.mjs';
+import { apply, deletePlans, kwokNodes, inlineKubeconfig, kubectl, MAINTAIN, READ, startDrainboard, waitFor } from './support.mjs';
 
 const TAINT = 'drainboard.dev/test';
 const cleanups = [];
@@ -35,16 +35,7 @@ const record = (node) => JSON.parse(kubectl('get', 'node', node, '-o', 'jsonpath
 async function heldPool(prefix) {
   const id = `${prefix}-${Math.random().toString(36).slice(2, 6)}`;
   const nodes = [0, 1].map((i) => `${id}-${i}`);
-  for (const node of nodes) {
-    apply({ apiVersion: 'v1', kind: 'Node',
-      metadata: { name: node, labels: { 'kwok.x-k8s.io/node': 'fake', 'kubernetes.io/hostname': node, 'drainboard.dev/pool': id } },
-      spec: { taints: [{ key: TAINT, value: 'true', effect: 'NoSchedule' }] },
-      status: { allocatable: { cpu: '32', memory: '128Gi', pods: '250' }, capacity: { cpu: '32', memory: '128Gi', pods: '250' } } });
-  }
-  cleanups.push(() => {
-    try { kubectl('delete', 'node', '-l', `drainboard.dev/pool=${id}`, '--wait=false'); } catch {}
-    try { kubectl('delete', 'namespace', id, '--wait=false'); } catch {}
-  });
+  cleanups.push(kwokNodes(id, nodes));
   kubectl('create', 'namespace', id);
   await waitFor(`the default service account of ${id}`, 30_000, () => {
     try { kubectl('get', 'serviceaccount', 'default', '-n', id); return true; } catch { return false; }

@@ -3,7 +3,7 @@
 // where it is. Checked against the cluster's own record of each node's drain, not only the plan's report.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { apply, deletePlans, kubectl, startDrainboard, waitFor } from './support.mjs';
+import { apply, deletePlans, kwokNodes, kubectl, startDrainboard, waitFor } from './support.mjs';
 
 const TAINT = 'drainboard.dev/test';
 const cleanups = [];
@@ -17,16 +17,7 @@ const call = (server, path, body) => fetch(`${server.url}/api/${path}`, {
 async function pool(name, count) {
   const id = `${name}-${Math.random().toString(36).slice(2, 6)}`;
   const nodes = [...Array(count).keys()].map((i) => `${id}-${i}`);
-  for (const node of nodes) {
-    apply({ apiVersion: 'v1', kind: 'Node',
-      metadata: { name: node, labels: { 'kwok.x-k8s.io/node': 'fake', 'kubernetes.io/hostname': node, 'drainboard.dev/pool': id } },
-      spec: { taints: [{ key: TAINT, value: 'true', effect: 'NoSchedule' }] },
-      status: { allocatable: { cpu: '32', memory: '128Gi', pods: '250' }, capacity: { cpu: '32', memory: '128Gi', pods: '250' } } });
-  }
-  cleanups.push(() => {
-    try { kubectl('delete', 'node', '-l', `drainboard.dev/pool=${id}`, '--wait=false'); } catch {}
-    try { kubectl('delete', 'namespace', id, '--wait=false'); } catch {}
-  });
+  cleanups.push(kwokNodes(id, nodes));
   kubectl('wait', '--for=condition=Ready', ...nodes.map((n) => `node/${n}`), '--timeout=60s');
   kubectl('create', 'namespace', id);
   await waitFor(`the default service account of ${id}`, 30_000, () => {

@@ -335,6 +335,24 @@ current-context: ${name}
 }
 
 /**
+ * Fresh kwok nodes `names` of pool `pool` (label `drainboard.dev/pool`), tainted `drainboard.dev/test` so that only a
+ * test's own pods land there, with room for 250 pods each, and the pool's namespace. Returns the cleanup that
+ * removes both.
+ */
+export function kwokNodes(pool, names) {
+  for (const node of names) {
+    apply({ apiVersion: 'v1', kind: 'Node',
+      metadata: { name: node, labels: { 'kwok.x-k8s.io/node': 'fake', 'kubernetes.io/hostname': node, 'drainboard.dev/pool': pool } },
+      spec: { taints: [{ key: 'drainboard.dev/test', value: 'true', effect: 'NoSchedule' }] },
+      status: { allocatable: { cpu: '32', memory: '128Gi', pods: '250' }, capacity: { cpu: '32', memory: '128Gi', pods: '250' } } });
+  }
+  return () => {
+    try { kubectl('delete', 'node', '-l', `drainboard.dev/pool=${pool}`, '--wait=false'); } catch {}
+    try { kubectl('delete', 'namespace', pool, '--wait=false'); } catch {}
+  };
+}
+
+/**
  * Removes every MaintenancePlan of the cluster, finalizers and all: plans are objects that outlive the servers (and
  * the test files) that made them, and a later file's board would list them. Tests run one file at a time.
  */
