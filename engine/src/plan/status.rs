@@ -24,6 +24,8 @@ pub fn phase(progress: &RolloutProgress) -> &'static str {
     match progress.state {
         RolloutState::Cancelled => "Cancelled",
         RolloutState::Finished if progress.nodes.iter().any(|n| n.failed()) => "Failed",
+        // Ended with no node drained: it could not start (a node gone, a selector that names none). Not a success.
+        RolloutState::Finished if !progress.nodes.iter().any(|n| matches!(n.step, Step::Ended(_))) => "Failed",
         RolloutState::Finished => "Complete",
         _ if progress.blocked.is_some() => "Blocked",
         RolloutState::Paused => "Paused",
@@ -70,13 +72,11 @@ pub fn conditions(progress: &RolloutProgress, before: &[PlanCondition], generati
             _ => condition("Blocked", false, "NotBlocked", String::new(), generation),
         },
         condition("Complete", phase == "Complete", if ended { phase } else { "NotEnded" }, String::new(), generation),
-        condition(
-            "Failed",
-            !failed.is_empty(),
-            if failed.is_empty() { "NoFailure" } else { "NodeFailed" },
-            if failed.is_empty() { String::new() } else { format!("failed: {}", failed.join(", ")) },
-            generation,
-        ),
+        match (failed.is_empty(), phase == "Failed") {
+            (false, _) => condition("Failed", true, "NodeFailed", format!("failed: {}", failed.join(", ")), generation),
+            (true, true) => condition("Failed", true, "NotStarted", "no node could start".into(), generation),
+            (true, false) => condition("Failed", false, "NoFailure", String::new(), generation),
+        },
     ];
     for c in &mut now {
         if let Some(old) = before.iter().find(|o| o.type_ == c.type_ && o.status == c.status) {
@@ -224,5 +224,45 @@ pub async fn ended_without_runner(plans: &Plans, plan: &MaintenancePlan, phase: 
     let status = of(&progress, plan, None);
     if write(plans, &plan.name_any(), &status).await.is_ok() {
         event(plans, plan, false, phase, why.into()).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use domain::{progress::DrainState, rollout::RolloutNode};
+
+    fn ended(steps: Vec<Step>) -> RolloutProgress {
+        let plan: MaintenancePlan = serde_json::from_value(serde_json::json!({
+            "apiVersion": "drainboard.dev/v1alpha1", "kind": "MaintenancePlan",
+            "metadata": {"name": "p"}, "spec": {"nodes": ["a"]}
+        }))
+        .unwrap();
+        let mut progress = plan.progress();
+        progress.nodes = steps
+            .into_iter()
+            .enumerate()
+            .map(|(i, step)| RolloutNode { step, ..RolloutNode::queued(format!("n{i}"), None) })
+            .collect();
+        progress.state = RolloutState::Finished;
+        progress
+    }
+
+    #[test]
+    fn a_plan_reads_complete_only_when_its_nodes_were_drained() {
+        let done = ended(vec![Step::Ended(DrainState::Drained), Step::Ended(DrainState::Drained)]);
+        assert_eq!(phase(&done), "Complete");
+        let one_failed = ended(vec![Step::Ended(DrainState::Drained), Step::Ended(DrainState::Refused)]);
+        assert_eq!(phase(&one_failed), "Failed");
+        let never = ended(vec![Step::NotStarted, Step::NotStarted]);
+        assert_eq!(phase(&never), "Failed", "a plan that could not start is no success");
+        let none = ended(vec![]);
+        assert_eq!(phase(&none), "Failed", "a selector that named no node");
+        let failed = conditions(&never, &[], Some(1));
+        let condition = failed.iter().find(|c| c.type_ == "Failed").unwrap();
+        assert_eq!((condition.status.as_str(), condition.reason.as_str()), ("True", "NotStarted"));
+        let complete = conditions(&done, &[], Some(1));
+        assert!(complete.iter().any(|c| c.type_ == "Complete" && c.status == "True"));
+        assert!(complete.iter().any(|c| c.type_ == "Failed" && c.status == "False"));
     }
 }
