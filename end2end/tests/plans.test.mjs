@@ -288,6 +288,7 @@ test('a plan made with kubectl apply and a node selector waits for someone to co
     return now.status?.phase === 'Complete' ? now : null;
   });
   assert.deepEqual(done.status.nodes.map((n) => n.name).sort(), [...p.nodes].sort(), 'the selector, resolved once, in the status');
+  assert.ok(done.status.nodes.every((n) => n.cordonedBefore === false), 'each node looked at when the plan started');
   assert.equal(done.status.continuedBy, 'admin');
   for (const node of p.nodes) assert.equal(record(node).state, 'Drained', node);
   await a.stop();

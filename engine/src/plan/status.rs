@@ -191,6 +191,16 @@ pub fn story(before: &RolloutProgress, after: &RolloutProgress) -> Vec<(Option<S
     told
 }
 
+/// `status` without nodes when the plan never started: its nodes are resolved, each with its zone and whether it
+/// was cordoned before, by the server that starts it, and a list written without those would read as if it had.
+fn unstarted(mut status: PlanStatus, plan: &MaintenancePlan) -> PlanStatus {
+    if plan.status.as_ref().is_none_or(|s| s.nodes.is_empty()) {
+        status.nodes.clear();
+        status.done = 0;
+    }
+    status
+}
+
 /// Writes that a plan nobody runs needs a maintainer, once.
 pub async fn needs_maintainer(plans: &Plans, plan: &MaintenancePlan) {
     let mut progress = plan.progress();
@@ -200,7 +210,7 @@ pub async fn needs_maintainer(plans: &Plans, plan: &MaintenancePlan) {
     }
     let before = progress.clone();
     progress.blocked = Some(NEEDS_MAINTAINER.into());
-    let status = of(&progress, plan, None);
+    let status = unstarted(of(&progress, plan, None), plan);
     if let Err(err) = write(plans, &plan.name_any(), &status).await {
         tracing::warn!(plan = %plan.name_any(), error = %crate::kube_error::api_message(&err), "could not mark a plan blocked");
         return;
@@ -221,7 +231,7 @@ pub async fn ended_without_runner(plans: &Plans, plan: &MaintenancePlan, phase: 
     progress.state = if phase == "Cancelled" { RolloutState::Cancelled } else { RolloutState::Finished };
     progress.finished_at = Some(Timestamp::now());
     progress.blocked = None;
-    let status = of(&progress, plan, None);
+    let status = unstarted(of(&progress, plan, None), plan);
     if write(plans, &plan.name_any(), &status).await.is_ok() {
         event(plans, plan, false, phase, why.into()).await;
     }
