@@ -268,6 +268,9 @@ test('a plan made with kubectl apply and a node selector waits for someone to co
   const a = await startDrainboard();
   cleanups.push(() => a.stop());
   const name = `kubectl-${p.id}`;
+  // The reason goes onto the nodes and into the history: the resource holds it to the page's bound.
+  assert.throws(() => apply({ apiVersion: 'drainboard.dev/v1alpha1', kind: 'MaintenancePlan', metadata: { name: `${name}-long` },
+    spec: { nodes: p.nodes, reason: 'x'.repeat(501) } }), /spec.reason/);
   apply({ apiVersion: 'drainboard.dev/v1alpha1', kind: 'MaintenancePlan', metadata: { name },
     spec: { nodeSelector: `drainboard.dev/pool=${p.id}`, maxParallel: 2, reason: 'made with kubectl' } });
   // Nobody handed a server credentials for it: it waits, and says why.

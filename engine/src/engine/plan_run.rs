@@ -42,9 +42,23 @@ pub(super) async fn run(
     };
     let mut progress = plan.progress();
     let mut shown = progress.clone();
-    if plan.status.as_ref().is_none_or(|s| s.nodes.is_empty()) {
-        if let Err(err) = begin(&acting, &plan, &mut progress).await {
-            progress.nodes.iter_mut().for_each(|n| n.step = Step::NotStarted);
+    // The spec is whatever anyone who may write plans wrote: its reason goes onto nodes and into the history, so it
+    // is held to the page's own bound, checked again at each start since `kubectl patch` may change it.
+    let checked = domain::input::reason(plan.spec.reason.as_deref()).map_err(Error::Invalid);
+    let first = plan.status.as_ref().is_none_or(|s| s.nodes.is_empty());
+    if checked.is_err() || first {
+        let begun = match checked {
+            Ok(_) => begin(&acting, &plan, &mut progress).await,
+            Err(err) => Err(err),
+        };
+        if let Err(err) = begun {
+            for node in &mut progress.nodes {
+                node.step = match &node.step {
+                    Step::Queued => Step::NotStarted,
+                    Step::Draining(_) => Step::Ended(DrainState::Interrupted),
+                    step => step.clone(),
+                };
+            }
             progress.state = RolloutState::Finished;
             progress.finished_at = Some(jiff::Timestamp::now());
             let _ = status::write(plans, name, &status::of(&progress, &plan, None)).await;

@@ -68,8 +68,9 @@ pub struct PlanSpec {
     /// With `uncordonWhenBack`: what each node must check out on once back, before it is uncordoned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<PlanVerify>,
-    /// Why, recorded with every drain.
+    /// Why, recorded with every drain (at most 500 characters, as the page allows).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 500))]
     pub reason: Option<String>,
     /// No node starts while true; those in maintenance go on.
     #[serde(default)]
