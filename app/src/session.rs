@@ -21,6 +21,9 @@ pub struct Who {
     pub groups: Vec<String>,
     /// Whether people sign in on this server.
     pub team: bool,
+    /// Whether this server runs maintenance plans marked unattended, as its own maintenance identity.
+    #[serde(default)]
+    pub unattended_plans: bool,
 }
 
 /// Signs in with a bearer token, or with a kubeconfig holding inline credentials (and the context to use; its
@@ -103,7 +106,12 @@ mod ssr {
         }
         let lifetime = engine.session_policy().unwrap_or_default().lifetime;
         set_cookie(&super::session_cookie(&session, lifetime));
-        Ok(Who { user: person.username, groups: person.groups, team: true })
+        Ok(Who {
+            user: person.username,
+            groups: person.groups,
+            team: true,
+            unattended_plans: engine.runs_unattended_plans(),
+        })
     }
 
     pub async fn sign_out(ask: bool) -> super::SignedOut {
@@ -131,13 +139,14 @@ mod ssr {
 
     pub fn who() -> Option<Who> {
         let caller = crate::api::caller().ok()?;
-        let team = crate::api::engine().is_team();
+        let engine = crate::api::engine();
+        let team = engine.is_team();
         // A person's name as the API server gave it; a wall screen's is "wall screen".
         let (user, groups) = match caller.person {
             Some(person) => (person.username, person.groups),
             None => (caller.identity.user, Vec::new()),
         };
-        Some(Who { user, groups, team })
+        Some(Who { user, groups, team, unattended_plans: engine.runs_unattended_plans() })
     }
 
     fn set_cookie(value: &str) {

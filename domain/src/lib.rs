@@ -20,6 +20,7 @@ pub mod pod;
 pub mod preview;
 pub mod progress;
 pub mod ready;
+pub mod recovery;
 pub mod rollout;
 pub mod selector;
 pub mod timeline;

@@ -35,7 +35,18 @@ pub struct RolloutOptions {
     /// ([`crate::verify`]); `None` takes it as back when [`is_back`] says so.
     #[serde(default)]
     pub verify: Option<crate::verify::Verify>,
+    /// Run by the server's maintenance identity, not as the person who asked: for night windows, where the operator
+    /// gave the server one and the person holds the explicit right to ask for it (API.md, "Unattended plans").
+    #[serde(default)]
+    pub unattended: bool,
+    /// Seconds to wait after a node is done (its drain ended and, with `uncordon_when_back`, it is back) before
+    /// the next one starts, so that what moved settles (0 to [`MAX_SETTLE_SECONDS`]; 0: none).
+    #[serde(default)]
+    pub settle_seconds: u64,
 }
+
+/// The longest settle time between nodes a plan may ask for (an hour).
+pub const MAX_SETTLE_SECONDS: u64 = 3_600;
 
 /// Where one node of a rollout is.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,6 +83,12 @@ pub struct RolloutNode {
     /// When it was first seen back: its node Lease must renew after this.
     #[serde(default)]
     pub back_seen: Option<Timestamp>,
+    /// With verification: the workloads and budgets its drain touched, recorded as it started.
+    #[serde(default)]
+    pub touched: Option<crate::recovery::Touched>,
+    /// When it was seen done (see [`RolloutNode::done`]): the settle time counts from here.
+    #[serde(default)]
+    pub done_at: Option<Timestamp>,
 }
 
 /// A drained node's way back, with `uncordon_when_back`.
@@ -111,7 +128,14 @@ impl RolloutNode {
             cordoned_before: None,
             waiting_since: None,
             back_seen: None,
+            touched: None,
+            done_at: None,
         }
+    }
+
+    /// Whether the plan is done with it: its drain ended, and it is not awaited back.
+    pub fn done(&self) -> bool {
+        matches!(self.step, Step::Ended(_)) && !self.waiting_back()
     }
 
     /// Drained, and waiting to come back before it is uncordoned.
@@ -212,6 +236,25 @@ pub fn startable(progress: &RolloutProgress) -> Vec<usize> {
     start
 }
 
+/// Notes, at `now`, each node newly done: the settle time counts from then.
+pub fn mark_done(progress: &mut RolloutProgress, now: Timestamp) {
+    for node in progress.nodes.iter_mut().filter(|n| n.done() && n.done_at.is_none()) {
+        node.done_at = Some(now);
+    }
+}
+
+/// Whether the plan waits out its settle time at `now`: a node was done less than `settle_seconds` ago, so no
+/// other starts yet.
+pub fn settling(progress: &RolloutProgress, now: Timestamp) -> bool {
+    let settle = i64::try_from(progress.options.settle_seconds.min(MAX_SETTLE_SECONDS)).unwrap_or(0);
+    settle > 0
+        && progress
+            .nodes
+            .iter()
+            .filter_map(|n| n.done_at)
+            .any(|done| done.checked_add(jiff::SignedDuration::from_secs(settle)).is_ok_and(|until| now < until))
+}
+
 /// What a rollout with destructive drain options must carry as `confirm`: the number of its nodes, as "6 nodes"
 /// (a single drain's is the node's name; see `input::consent`).
 pub fn confirm_word(nodes: usize) -> String {
@@ -223,6 +266,12 @@ pub fn check(nodes: &[String], options: &RolloutOptions) -> Result<(), String> {
     crate::input::node_list(nodes)?;
     if options.max_parallel == 0 || options.max_parallel > MAX_PARALLEL {
         return Err(format!("at most 1 to {MAX_PARALLEL} nodes may drain at once, not {}", options.max_parallel));
+    }
+    if options.settle_seconds > MAX_SETTLE_SECONDS {
+        return Err(format!(
+            "the settle time between nodes is 0 to {MAX_SETTLE_SECONDS} seconds, not {}",
+            options.settle_seconds
+        ));
     }
     if let Some(verify) = &options.verify {
         if !options.uncordon_when_back {
@@ -266,7 +315,39 @@ mod tests {
             drain: DrainOptions::default(),
             uncordon_when_back: false,
             verify: None,
+            unattended: false,
+            settle_seconds: 0,
         }
+    }
+
+    #[test]
+    fn after_a_node_is_done_the_next_waits_out_the_settle_time() {
+        let mut r = rollout(&["", "", ""], RolloutOptions { settle_seconds: 60, ..options(1, false, false) });
+        let t0: Timestamp = "2026-12-03T01:00:00Z".parse().unwrap();
+        let at = |s: i64| t0.checked_add(jiff::SignedDuration::from_secs(s)).unwrap();
+        assert!(!settling(&r, t0), "nothing done yet: the first node goes at once");
+        r.nodes[0].step = Step::Ended(DrainState::Drained);
+        r.nodes[0].back = Some(Back::Waiting(None));
+        mark_done(&mut r, t0);
+        assert_eq!(r.nodes[0].done_at, None, "awaited back is not done");
+        r.nodes[0].back = Some(Back::Uncordoned);
+        mark_done(&mut r, at(10));
+        mark_done(&mut r, at(20));
+        assert_eq!(r.nodes[0].done_at, Some(at(10)), "noted once");
+        assert!(settling(&r, at(69)));
+        assert!(!settling(&r, at(70)));
+        r.options.settle_seconds = 0;
+        assert!(!settling(&r, at(11)), "no settle time asked");
+        r.options.settle_seconds = u64::MAX;
+        assert!(settling(&r, at(11)), "held to the longest allowed, without overflow");
+        assert!(!settling(&r, at(10 + MAX_SETTLE_SECONDS as i64)));
+        assert!(
+            check(
+                &["a".into()],
+                &RolloutOptions { settle_seconds: MAX_SETTLE_SECONDS + 1, ..options(1, false, false) }
+            )
+            .is_err()
+        );
     }
 
     #[test]

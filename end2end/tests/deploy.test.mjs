@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import {
   inlineKubeconfig, kubectl, repoRoot, requireEnv, scenario, startDrainboard, waitFor,
 } from './support.mjs';
@@ -352,4 +352,87 @@ test('in a pod with no kubeconfig the server is its ServiceAccount (the in-clust
   const logs = server.logs();
   assert.doesNotMatch(logs, /forbidden/i, 'no refusal in the server log');
   assert.doesNotMatch(logs, /could not|cannot/i, 'no failed write in the server log');
+});
+
+test('the unattended component: the server may drain, and its admission policy lets only those with the explicit permission and the rights to drain any node ask it to', { timeout: 120_000 }, async () => {
+  const component = join(deployDir, 'components', 'unattended');
+  // An overlay of the operator's own beside deploy/ (Kustomize takes relative paths only).
+  const ops = mkdtempSync(join(requireEnv('DRAINBOARD_CLUSTER_DIR'), 'ops-'));
+  writeFileSync(join(ops, 'kustomization.yaml'), `resources: [${relative(ops, deployDir)}]\ncomponents: [${relative(ops, component)}]\n`);
+  const overlay = JSON.parse(kubectl('apply', '-k', ops, '--dry-run=client', '-o', 'json')).items;
+  const base = rendered();
+  const args = overlay.find((o) => o.kind === 'Deployment').spec.template.spec.containers[0].args;
+  assert.ok(args.includes('--unattended-plans'), `the overlay turns the flag on: ${args.join(' ')}`);
+  assert.ok(!base.find((o) => o.kind === 'Deployment').spec.template.spec.containers[0].args.includes('--unattended-plans'), 'off in the base');
+  const added = overlay.filter((o) => !base.some((b) => b.kind === o.kind && b.metadata.name === o.metadata.name)).map((o) => `${o.kind}/${o.metadata.name}`).sort();
+  assert.deepEqual(added, [
+    'ClusterRole/drainboard-server-unattended', 'ClusterRole/drainboard-unattended-plans',
+    'ClusterRoleBinding/drainboard-server-unattended', 'ValidatingAdmissionPolicy/drainboard-unattended-plans',
+    'ValidatingAdmissionPolicyBinding/drainboard-unattended-plans',
+  ]);
+  const policy = overlay.find((o) => o.kind === 'ValidatingAdmissionPolicy');
+  assert.equal(policy.spec.failurePolicy, 'Fail');
+  assert.deepEqual(overlay.find((o) => o.kind === 'ValidatingAdmissionPolicyBinding').spec.validationActions, ['Deny']);
+
+  const files = ['rbac.yaml', 'policy.yaml'].flatMap((f) => ['-f', join(component, f)]);
+  kubectl('apply', '-f', join(deployDir, 'people.yaml'), ...files);
+  const people = ['un-maint', 'un-lead', 'un-viewer'];
+  cleanups.push(() => {
+    run(['delete', 'maintenanceplans', '-l', 'deploy-test=unattended', '--wait=false']);
+    run(['delete', ...files, '--ignore-not-found']);
+    for (const p of people) run(['delete', 'clusterrolebinding', `${p}-a`, `${p}-b`, '--ignore-not-found']);
+  });
+  // The server may now drain, and read the policy that guards it; nothing more of admission, and still no plan of
+  // its own.
+  for (const [verb, resource] of [['patch', 'nodes'], ['create', 'pods/eviction'], ['delete', 'pods']]) {
+    assert.equal(canI(SA, verb, resource, 'default'), true, `the server: ${verb} ${resource}`);
+  }
+  const canGet = (name) => run(['auth', 'can-i', 'get', `validatingadmissionpolicies.admissionregistration.k8s.io/${name}`, '--as', SA]).stdout.trim();
+  assert.equal(canGet('drainboard-unattended-plans'), 'yes');
+  assert.equal(canGet('another-policy'), 'no');
+  assert.equal(canI(SA, 'create', 'maintenanceplans.drainboard.dev'), false, 'nor make a plan of its own');
+  assert.equal(canI(SA, 'update', 'nodes'), false);
+
+  const bind = (user, suffix, role) => kubectl('create', 'clusterrolebinding', `${user}-${suffix}`, `--clusterrole=${role}`, `--user=${user}`);
+  bind('un-maint', 'a', 'drainboard-maintainer');
+  bind('un-lead', 'a', 'drainboard-maintainer');
+  bind('un-lead', 'b', 'drainboard-unattended-plans');
+  // A viewer who was given the unattended permission, and the right to make plans, but not to drain.
+  kubectl('create', 'clusterrole', 'un-viewer-plans', '--verb=create,patch', '--resource=maintenanceplans.drainboard.dev');
+  cleanups.push(() => run(['delete', 'clusterrole', 'un-viewer-plans', '--ignore-not-found']));
+  bind('un-viewer', 'a', 'un-viewer-plans');
+  bind('un-viewer', 'b', 'drainboard-unattended-plans');
+
+  const make = (who, name, spec) => run(['create', '--as', who, '-f', '-'], JSON.stringify({
+    apiVersion: 'drainboard.dev/v1alpha1', kind: 'MaintenancePlan',
+    metadata: { name, labels: { 'deploy-test': 'unattended' } },
+    spec: { nodes: ['deploy-unattended-none'], paused: true, ...spec },
+  }));
+  // A policy takes a moment to be seen by the API server's admission: wait until it refuses the first case.
+  const refused = await waitFor('the policy to refuse a maintainer without the permission', 30_000, () => {
+    const r = make('un-maint', 'un-maint-1', { unattended: true });
+    if (r.code === 0) run(['delete', 'maintenanceplan', 'un-maint-1']);
+    return r.code !== 0 ? r : null;
+  });
+  assert.match(refused.stderr, /forbidden: ValidatingAdmissionPolicy 'drainboard-unattended-plans'.*need create on maintenanceplans\/unattended .*which un-maint does not have/);
+  assert.equal(make('un-maint', 'un-maint-2', {}).code, 0, 'a plan as a person is theirs to make');
+  const viewer = make('un-viewer', 'un-viewer-1', { unattended: true });
+  assert.notEqual(viewer.code, 0);
+  assert.match(viewer.stderr, /un-viewer may not cordon every node \(patch nodes, cluster-wide\)/);
+  const lead = make('un-lead', 'un-lead-1', { unattended: true, drain: { disableEviction: true } });
+  assert.equal(lead.code, 0, lead.stderr);
+
+  // Someone without the permission may pause, cancel and re-word an unattended plan, but not widen what it drains,
+  // nor turn their own plan unattended.
+  const patch = (who, name, spec) => run(['patch', 'maintenanceplan', name, '--as', who, '--type=merge', '-p', JSON.stringify({ spec })]);
+  assert.equal(patch('un-maint', 'un-lead-1', { paused: false, cancelled: true, reason: 'not tonight' }).code, 0);
+  for (const spec of [{ nodes: ['deploy-unattended-none', 'another'] }, { maxParallel: 5 }, { drain: { force: true } }, { nodeSelector: 'pool=a' }]) {
+    const r = patch('un-maint', 'un-lead-1', spec);
+    assert.notEqual(r.code, 0, `${JSON.stringify(spec)} is refused`);
+    assert.match(r.stderr, /need create on maintenanceplans\/unattended/);
+  }
+  const turned = patch('un-maint', 'un-maint-2', { unattended: true });
+  assert.notEqual(turned.code, 0);
+  assert.match(turned.stderr, /need create on maintenanceplans\/unattended/);
+  assert.equal(patch('un-lead', 'un-maint-2', { unattended: true }).code, 0, 'the lead may');
 });

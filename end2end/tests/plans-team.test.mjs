@@ -4,7 +4,8 @@
 // continues it drains the rest as themselves, recorded on the plan as who continued it.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { apply, deletePlans, kwokNodes, inlineKubeconfig, kubectl, MAINTAIN, READ, startDrainboard, waitFor } from './support.mjs';
+import { join } from 'node:path';
+import { apply, deletePlans, kwokNodes, inlineKubeconfig, kubectl, MAINTAIN, READ, repoRoot, startDrainboard, waitFor } from './support.mjs';
 
 const TAINT = 'drainboard.dev/test';
 const cleanups = [];
@@ -125,4 +126,63 @@ test('a person\'s plan goes on after they sign out, as their drains do, with the
   assert.equal(done.status.continuedBy, undefined, 'nobody had to continue it');
   assert.equal(record(nodes[1]).state, 'Drained');
   assert.equal(record(nodes[1]).started_by ?? record(nodes[1]).startedBy, 'ps-erin', 'node 1 drained as erin, after she signed out');
+});
+
+test('an unattended plan: waits while no admission policy guards it, is refused to a person without the permission, and runs with nobody signed in once allowed', { timeout: 240_000 }, async () => {
+  const policy = join(repoRoot, 'deploy', 'components', 'unattended', 'policy.yaml');
+  kubectl('delete', '-f', policy, '--ignore-not-found');
+  cleanups.push(() => kubectl('delete', '-f', policy, '--ignore-not-found'));
+  // Node 0's pod is held by its budget until the night plan is seen running.
+  const { id, nodes, release } = await heldPool('pu');
+  // The server's own identity here is the admin's kubeconfig: it may drain, as the component lets a ServiceAccount.
+  const a = await startDrainboard(['--team', '--insecure-http', '--unattended-plans']);
+  cleanups.push(() => a.stop());
+  const unattended = (name, spec) => apply({ apiVersion: 'drainboard.dev/v1alpha1', kind: 'MaintenancePlan',
+    metadata: { name }, spec: { nodes, unattended: true, reason: `${id} night`, ...spec } });
+
+  // Made while no policy guarded it: nobody's rights were checked, so the server will not run it as itself.
+  unattended(`${id}-early`, {});
+  const early = await waitFor('the early plan to wait', 60_000, () => {
+    const now = plan(`${id}-early`);
+    return now.status?.phase === 'Blocked' ? now : null;
+  });
+  const waiting = early.status.conditions.find((c) => c.type === 'Blocked');
+  assert.equal(waiting.reason, 'UnattendedNotAllowed');
+  assert.match(waiting.message, /need the admission policy drainboard-unattended-plans \(it is not installed\)/);
+  assert.equal(record(nodes[0]), null, 'nothing drained');
+
+  kubectl('apply', '-f', policy);
+  await new Promise((r) => setTimeout(r, 1_500));
+  // A maintainer without the explicit permission asks the page for one: the API server's admission refuses it.
+  const frank = await signIn(a, inlineKubeconfig('pu-frank', MAINTAIN));
+  const refused = await waitFor('the policy to refuse frank', 30_000, async () => {
+    const r = await call(a, 'rollouts/start', frank, { nodes, options: { max_parallel: 1, unattended: true }, reason: 'pu' });
+    return r.status === 200 ? (kubectl('delete', 'maintenanceplan', r.body), null) : r;
+  });
+  assert.equal(refused.status, 403, JSON.stringify(refused.body));
+  assert.match(JSON.stringify(refused.body), /maintenanceplans\/unattended .*pu-frank does not have/);
+  // The early plan stays where it was: the policy came after it.
+  await new Promise((r) => setTimeout(r, 3_000));
+  const still = plan(`${id}-early`);
+  assert.equal(still.status.phase, 'Blocked');
+  assert.match(still.status.conditions.find((c) => c.type === 'Blocked').message, /made before the admission policy/);
+  kubectl('patch', 'maintenanceplan', `${id}-early`, '--type=merge', '-p', '{"spec":{"cancelled":true}}');
+
+  // One the admin makes now (allowed: the admin may do anything) runs, with nobody signed in anywhere.
+  kubectl('delete', 'maintenanceplan', `${id}-early`, '--wait=true');
+  await call(a, 'session/sign-out', frank, {});
+  unattended(`${id}-night`, { maxParallel: 1 });
+  const running = await waitFor('the unattended plan to run', 30_000, () => plan(`${id}-night`).status?.runner);
+  assert.match(running, / as drainboard \(unattended maintenance\)$/);
+  release();
+  const done = await waitFor('the unattended plan to complete', 90_000, () => {
+    const now = plan(`${id}-night`);
+    return now.status?.phase === 'Complete' ? now : null;
+  });
+  assert.equal(done.status.continuedBy, undefined, 'nobody had to continue it');
+  for (const node of nodes) {
+    assert.equal(record(node).state, 'Drained');
+    assert.equal(record(node).started_by ?? record(node).startedBy, 'drainboard (unattended maintenance)');
+  }
+  assert.match(kubectl('get', 'maintenanceplan', `${id}-night`), /Complete\s+2\s+2\s+true/, 'kubectl get shows it unattended');
 });

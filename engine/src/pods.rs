@@ -82,6 +82,15 @@ impl CachedPod {
         &self.tolerations
     }
 
+    /// The owner reference marked as its controller.
+    pub fn controller(&self) -> Option<&domain::pod::ControllerRef> {
+        self.controller.as_deref()
+    }
+
+    pub fn labels(&self) -> &BTreeMap<String, String> {
+        &self.labels
+    }
+
     /// What becomes of the pod when its node is drained.
     pub fn fate(&self) -> Fate {
         self.fate

@@ -47,6 +47,13 @@ pub struct Args {
     #[arg(long, conflicts_with = "tls_cert")]
     pub insecure_http: bool,
 
+    /// Team mode: run the maintenance plans marked unattended as the server's own identity, for night windows.
+    /// Only with deploy/components/unattended, which binds drain rights to the server's ServiceAccount and installs
+    /// the admission policy that decides who may ask for such a plan; the server checks the policy is in force
+    /// before it runs one.
+    #[arg(long, requires = "team")]
+    pub unattended_plans: bool,
+
     /// Team mode: a secret (at least 32 characters) with which an unattended wall screen opens
     /// /wall?wall-token=SECRET. It then shows the board, read-only, as the server's own read identity, and can do
     /// nothing else. Best given through the environment, so that it stays out of process listings.

@@ -276,6 +276,12 @@ fn build_engine(args: &cli::Args, tasks: &Tasks, connected: access::Connected) -
         Some(client) => engine.with_leases(engine::lease::Leases::new(client, &args.namespace)).with_plans(),
         None => engine,
     };
+    let engine = if args.unattended_plans {
+        tracing::warn!("unattended plans on: plans marked unattended run as this server's own identity");
+        engine.with_unattended_plans()
+    } else {
+        engine
+    };
     // Faults for the browser tests (a drain that panics, or waits in a phase); release builds never read them.
     #[cfg(debug_assertions)]
     let engine = match std::env::var("DRAINBOARD_TEST_HOOKS") {

@@ -33,6 +33,7 @@ struct Settings {
     one_per_zone: RwSignal<bool>,
     stop_on_failure: RwSignal<bool>,
     uncordon_when_back: RwSignal<bool>,
+    unattended: RwSignal<bool>,
 }
 
 impl Settings {
@@ -57,7 +58,13 @@ pub fn RolloutDialog(nodes: Vec<String>) -> impl IntoView {
         one_per_zone: RwSignal::new(false),
         stop_on_failure: RwSignal::new(true),
         uncordon_when_back: RwSignal::new(false),
+        unattended: RwSignal::new(false),
     };
+    // Offered only where the server runs unattended plans; whether this person may ask for one is the cluster's
+    // admission policy's call, and its refusal shows as the dialog's error.
+    let who = LocalResource::new(crate::session::who_am_i);
+    let offers_unattended =
+        Signal::derive(move || who.get().is_some_and(|w| w.ok().flatten().is_some_and(|w| w.unattended_plans)));
     let options = Memo::new(move |_| form.options());
     // Each node planned as a single drain, on the server, again whenever the options change.
     let plans = RwSignal::new(None::<Plans>);
@@ -109,6 +116,8 @@ pub fn RolloutDialog(nodes: Vec<String>) -> impl IntoView {
             uncordon_when_back: settings.uncordon_when_back.get_untracked(),
             // Verification is asked for through the API and `kubectl` for now (API.md); the dialog does not offer it.
             verify: None,
+            unattended: settings.unattended.get_untracked() && offers_unattended.get_untracked(),
+            settle_seconds: 0,
             drain,
         };
         let confirm = Some(form.typed.get_untracked()).filter(|t| !t.trim().is_empty());
@@ -167,6 +176,10 @@ pub fn RolloutDialog(nodes: Vec<String>) -> impl IntoView {
                         <Check label=t_string!(i18n, rollout.one_per_zone).to_string() testid="rollout-one-per-zone" value=settings.one_per_zone />
                         <Check label=t_string!(i18n, rollout.stop_on_failure).to_string() testid="rollout-stop-on-failure" value=settings.stop_on_failure />
                         <Check label=t_string!(i18n, rollout.uncordon_when_back).to_string() testid="rollout-uncordon-when-back" value=settings.uncordon_when_back />
+                        {move || offers_unattended.get().then(|| view! {
+                            <Check label=t_string!(i18n, rollout.unattended).to_string() testid="rollout-unattended" value=settings.unattended />
+                            <p class="hint" data-testid="rollout-unattended-hint">{t_string!(i18n, rollout.unattended_hint)}</p>
+                        })}
                     </section>
                     <OptionsForm form node=word destructive />
                 </div>
@@ -221,6 +234,7 @@ mod tests {
                 one_per_zone: RwSignal::new(false),
                 stop_on_failure: RwSignal::new(false),
                 uncordon_when_back: RwSignal::new(false),
+                unattended: RwSignal::new(false),
             };
             let (max, over) = (MAX_PARALLEL.to_string(), (MAX_PARALLEL + 1).to_string());
             for (typed, want) in [

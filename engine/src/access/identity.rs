@@ -27,6 +27,10 @@ pub enum Kind {
     Server,
     /// Local mode's operator: a context of the kubeconfig the server was started with.
     Operator,
+    /// The server's maintenance identity (team mode, with `--unattended-plans`): the same credentials as
+    /// [`Kind::Server`], to which the operator bound drain rights with the `unattended` component. It runs the
+    /// plans marked unattended, and nothing else; no request ever acts as it.
+    Maintenance,
     /// An unattended wall screen (team mode): reads what the server's own identity reads, and does nothing.
     Wall,
     /// A person signed in (team mode). `credential` numbers each sign-in, so that each has its own client.
@@ -46,6 +50,11 @@ impl Identity {
     /// The server's own read-only identity on `cluster`.
     pub fn server(cluster: impl Into<String>) -> Self {
         Identity { cluster: cluster.into(), user: SERVER_USER.into(), kind: Kind::Server }
+    }
+
+    /// The server's maintenance identity on `cluster`, which runs unattended plans.
+    pub fn maintenance(cluster: impl Into<String>) -> Self {
+        Identity { cluster: cluster.into(), user: MAINTENANCE_USER.into(), kind: Kind::Maintenance }
     }
 
     /// A wall screen on `cluster`.
@@ -71,7 +80,7 @@ impl Identity {
 
     /// Whether this identity reads with the server's own rights (the server itself, or a wall screen).
     pub fn is_server_side(&self) -> bool {
-        matches!(self.kind, Kind::Server | Kind::Wall)
+        matches!(self.kind, Kind::Server | Kind::Maintenance | Kind::Wall)
     }
 }
 
@@ -97,6 +106,9 @@ impl Caller {
 /// Who a wall screen's session says it is.
 pub const WALL_USER: &str = "wall screen";
 
+/// Who an unattended plan runs as: recorded on its drains, its Events and the audit file.
+pub const MAINTENANCE_USER: &str = "drainboard (unattended maintenance)";
+
 /// The name of the server's own read-only identity in team mode.
 pub const SERVER_USER: &str = "drainboard (server, read-only)";
 
@@ -117,5 +129,7 @@ mod tests {
         assert_eq!(Identity::person("c", "alice").principal(), Identity::person("c", "alice").principal());
         assert_ne!(Identity::person("c", "alice").principal(), Identity::person("c", "bob").principal());
         assert_ne!(Identity::person("c", SERVER_USER).principal(), Identity::server("c").principal());
+        assert_ne!(Identity::person("c", MAINTENANCE_USER), Identity::maintenance("c"));
+        assert!(!Identity::person("c", MAINTENANCE_USER).is_server_side());
     }
 }

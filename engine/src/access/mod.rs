@@ -18,7 +18,7 @@ use kube::{Client, Config};
 use parking_lot::RwLock;
 
 pub use connect::{ConnectError, Connected, connect};
-pub use identity::{Caller, Identity, Kind, SERVER_USER, WALL_USER};
+pub use identity::{Caller, Identity, Kind, MAINTENANCE_USER, SERVER_USER, WALL_USER};
 pub use sessions::{MAX_SESSIONS, MAX_SESSIONS_PER_PERSON, SESSION_IDLE, SESSION_LIFETIME, SessionPolicy};
 use sessions::{Sessions, SystemClock};
 

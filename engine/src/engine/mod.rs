@@ -10,6 +10,7 @@
 mod acting;
 mod actions;
 mod plan_back;
+mod plan_checks;
 mod plan_run;
 mod plans;
 mod rollouts;
@@ -112,6 +113,19 @@ impl Engine {
         self
     }
 
+    /// The same engine, running the plans marked unattended as the server's maintenance identity (team mode only:
+    /// in local mode every plan is its operator's). See [`crate::plan::unattended`].
+    pub fn with_unattended_plans(mut self) -> Self {
+        if !self.is_team() {
+            return self;
+        }
+        let cluster = self.access.cluster().unwrap_or_default();
+        if let Some(client) = self.server_client() {
+            self.plans = self.plans.take().map(|plans| plans.with_unattended(Identity::maintenance(cluster), client));
+        }
+        self
+    }
+
     /// Starts looking after the plans: taking over those nobody runs that this server may run, and marking those
     /// it may not. Called once the engine is whole, since the loop keeps this engine.
     pub fn run_plans(&self) {
@@ -181,6 +195,11 @@ impl Engine {
     /// Whether people sign in (team mode).
     pub fn is_team(&self) -> bool {
         self.access.is_team()
+    }
+
+    /// Whether this server runs plans marked unattended (`--unattended-plans`): the rollout dialog offers them.
+    pub fn runs_unattended_plans(&self) -> bool {
+        self.plans.as_ref().is_some_and(crate::plan::Plans::runs_unattended)
     }
 
     /// Whether the server's shared cache has listed everything once: what a readiness probe asks. It stays true

@@ -1,5 +1,6 @@
 //! A drained node's way back, in a plan with `uncordon_when_back`: awaited until it is back (Ready with a new boot
-//! id), then, when the plan verifies, checked (`domain::verify`) until it checks out or its deadline passes, and
+//! id), then, when the plan verifies, checked (`domain::verify`, and `plan_checks` for the workloads and budgets
+//! its drain touched) until it checks out or its deadline passes, and
 //! only then uncordoned, as the person the plan runs as. A node that does not check out in time stays cordoned as
 //! unverified, its failure naming each check; one that never comes back fails when the deadline passes.
 
@@ -47,7 +48,10 @@ pub(super) async fn bring_back(acting: &Acting<'_>, progress: &mut RolloutProgre
         }
         let seen = *node.back_seen.get_or_insert(now);
         if let Some(v) = &checks {
-            let failed = verify::failures(&card, v, seen);
+            let mut failed = verify::failures(&card, v, seen);
+            if let Some(touched) = &node.touched {
+                failed.extend(super::plan_checks::failures(acting, &node.name, touched).await);
+            }
             if !failed.is_empty() {
                 if past(v) {
                     tracing::warn!(node = %node.name, failed = %failed.join("; "), "node did not check out; it stays cordoned");

@@ -71,7 +71,9 @@ pub(super) async fn run(
     }
     progress.blocked = None;
     progress.runner = Some(runner.clone());
-    if identity.user != progress.started_by {
+    // Whoever takes a person's plan on is recorded; the maintenance identity runs an unattended plan as asked, and
+    // reads as its runner ("… as drainboard (unattended maintenance)").
+    if identity.user != progress.started_by && identity.kind != crate::access::Kind::Maintenance {
         progress.continued_by = Some(identity.user.clone());
     }
     let shutdown = engine.shutdown_signal();
@@ -101,16 +103,25 @@ pub(super) async fn run(
             Err(_) => {}
         }
         cancelled |= latest.spec.cancelled || latest.metadata.deletion_timestamp.is_some();
+        if identity.kind == crate::access::Kind::Maintenance && !latest.spec.unattended {
+            // Someone took "unattended" off: the maintenance identity runs nothing it was not asked to.
+            progress.blocked = Some(format!("no longer unattended: {}", status::NEEDS_MAINTAINER));
+        }
         follow_drains(engine, &acting, &mut progress).await;
         progress.state = if latest.spec.paused { RolloutState::Paused } else { RolloutState::Running };
         if cancelled || stop.is_cancelled() || shutdown.is_cancelled() || progress.settled() {
             break;
         }
-        super::plan_back::bring_back(&acting, &mut progress).await;
-        for i in rollout::startable(&progress) {
-            start(&acting, &mut progress, i).await;
-            // Written at once, so that a server that takes over never starts this node a second time.
-            publish(plans, &latest, &mut shown, &progress).await;
+        if progress.blocked.is_none() {
+            super::plan_back::bring_back(&acting, &mut progress).await;
+            let now = jiff::Timestamp::now();
+            rollout::mark_done(&mut progress, now);
+            let settling = rollout::settling(&progress, now);
+            for i in rollout::startable(&progress).into_iter().filter(|_| !settling) {
+                start(&acting, &mut progress, i).await;
+                // Written at once, so that a server that takes over never starts this node a second time.
+                publish(plans, &latest, &mut shown, &progress).await;
+            }
         }
         if progress.blocked.is_some() {
             // Nothing more can be done as this person: the plan is left for whoever continues it.
@@ -243,6 +254,10 @@ async fn adopt(acting: &Acting<'_>, node: &str, id: &str, progress: &RolloutProg
 /// Starts node `i`'s drain. A node whose Lease another server holds stays queued, to be tried again.
 async fn start(acting: &Acting<'_>, progress: &mut RolloutProgress, i: usize) {
     let node = progress.nodes[i].name.clone();
+    // What its drain touches, for the checks once it is back: recorded now, while its pods are still there.
+    if progress.options.verify.is_some() && progress.nodes[i].touched.is_none() {
+        progress.nodes[i].touched = super::plan_checks::touched(acting, &node, &progress.options.drain).await;
+    }
     match acting.start_drain(node, progress.options.drain.clone(), progress.reason.clone()).await {
         Ok(started) => {
             progress.nodes[i].drain_id = Some(started.id.clone());

@@ -90,6 +90,14 @@ impl Engine {
         {
             plans.hold(&name, operator, client);
         }
+        // An unattended plan runs as the server's maintenance identity, once the policy that guards it holds.
+        let mut refused = None;
+        if plans.hand(&name).is_none() && plan.spec.unattended && !deleting {
+            match plans.unattended_hand(Some(plan)).await {
+                Ok((identity, client)) => plans.hold(&name, identity, client),
+                Err(why) => refused = Some(why),
+            }
+        }
         if !deleting && self.try_run(plans, &name).await {
             return;
         }
@@ -109,7 +117,7 @@ impl Engine {
             .and_then(|t| Duration::try_from(jiff::Timestamp::now().duration_since(t.0)).ok())
             .is_some_and(|age| age < GRACE);
         if !young {
-            status::needs_maintainer(plans, plan).await;
+            status::blocked(plans, plan, refused.as_deref().unwrap_or(status::NEEDS_MAINTAINER)).await;
         }
     }
 }

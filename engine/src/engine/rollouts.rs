@@ -107,6 +107,12 @@ impl Acting<'_> {
         rollout::check(&nodes, &options).map_err(Error::Invalid)?;
         self.engine().tasks().refuse_when_stopping("the rollout")?;
         let plans = self.plans()?;
+        // An unattended plan runs as the server's maintenance identity: refused here when this server has none or
+        // the policy that guards them is not in force; whether this person may ask for one is the policy's call.
+        let unattended = match options.unattended {
+            true => Some(plans.unattended_hand(None).await.map_err(Error::Invalid)?),
+            false => None,
+        };
         let known: HashSet<String> = self.cards().await?.into_iter().map(|c| c.name).collect();
         if let Some(missing) = nodes.iter().find(|n| !known.contains(*n)) {
             return Err(Error::NotFound(format!("node {missing} does not exist")));
@@ -128,6 +134,9 @@ impl Acting<'_> {
                 drain: PlanDrain::from(&options.drain),
                 verify: options.verify.as_ref().map(Into::into),
                 reason,
+                unattended: options.unattended,
+                // Checked in range by `rollout::check` above.
+                settle_seconds: u32::try_from(options.settle_seconds).unwrap_or(u32::MAX),
                 paused: false,
                 cancelled: false,
             },
@@ -138,7 +147,10 @@ impl Acting<'_> {
             .await
             .map_err(|err| not_installed(err, None))?;
         let name = kube::ResourceExt::name_any(&made);
-        plans.hold(&name, identity.clone(), self.client()?);
+        match unattended {
+            Some((maintenance, client)) => plans.hold(&name, maintenance, client),
+            None => plans.hold(&name, identity.clone(), self.client()?),
+        }
         if !self.engine().try_run(plans, &name).await {
             tracing::warn!(plan = %name, "could not take the new plan's Lease now; the coordinator will try again");
         }

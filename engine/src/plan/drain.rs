@@ -1,9 +1,11 @@
 //! Parts of a plan's spec in camelCase, as Kubernetes objects write them: its drain options, as `kubectl drain`
 //! names them (a single drain's `domain::drain::DrainOptions`, less the dry run: a plan drains for real), and what
-//! it verifies of each node once back (`domain::verify::Verify`).
+//! it verifies of each node once back (`domain::verify::Verify`); and, in the status, what each node's drain
+//! touched (`domain::recovery::Touched`).
 
 use domain::{
     drain::{DrainOptions, DryRun},
+    recovery::{BudgetBefore, MAX_TOUCHED, Touched, WorkloadRef},
     verify::Verify,
 };
 use schemars::JsonSchema;
@@ -110,6 +112,77 @@ impl From<&Verify> for PlanVerify {
             os_image: v.os_image.clone(),
             container_runtime: v.container_runtime.clone(),
             continue_on_failure: v.continue_on_failure,
+        }
+    }
+}
+
+/// What a node's drain touched (`domain::recovery::Touched`), as the status keeps it: recorded when the drain
+/// starts, in a plan that verifies, and checked once the node is back.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanTouched {
+    /// The controllers of the pods it evicts, as `Kind namespace/name` parts.
+    #[serde(default)]
+    #[schemars(length(max = 250))]
+    pub workloads: Vec<PlanWorkload>,
+    /// The budgets covering those pods, with the disruptions each allowed then.
+    #[serde(default)]
+    #[schemars(length(max = 250))]
+    pub budgets: Vec<PlanBudget>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PlanWorkload {
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanBudget {
+    pub namespace: String,
+    pub name: String,
+    pub allowed_before: i32,
+}
+
+impl From<&Touched> for PlanTouched {
+    fn from(t: &Touched) -> Self {
+        PlanTouched {
+            workloads: t
+                .workloads
+                .iter()
+                .map(|w| PlanWorkload { kind: w.kind.clone(), namespace: w.namespace.clone(), name: w.name.clone() })
+                .collect(),
+            budgets: t
+                .budgets
+                .iter()
+                .map(|b| PlanBudget { namespace: b.namespace.clone(), name: b.name.clone(), allowed_before: b.allowed })
+                .collect(),
+        }
+    }
+}
+
+impl From<&PlanTouched> for Touched {
+    /// Held to [`MAX_TOUCHED`] again: the status is whatever its writers wrote.
+    fn from(t: &PlanTouched) -> Self {
+        Touched {
+            workloads: t
+                .workloads
+                .iter()
+                .take(MAX_TOUCHED)
+                .map(|w| WorkloadRef { kind: w.kind.clone(), namespace: w.namespace.clone(), name: w.name.clone() })
+                .collect(),
+            budgets: t
+                .budgets
+                .iter()
+                .take(MAX_TOUCHED)
+                .map(|b| BudgetBefore {
+                    namespace: b.namespace.clone(),
+                    name: b.name.clone(),
+                    allowed: b.allowed_before,
+                })
+                .collect(),
         }
     }
 }

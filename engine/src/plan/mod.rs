@@ -11,10 +11,12 @@
 //! - the loop of the replica that runs a plan, and the one that looks after every plan, are the engine's (its
 //!   `plan_run` and `plans` rooms), since they act as people through it.
 //! - [`status`]: the phase, the conditions and the Events a plan's progress turns into.
+//! - [`unattended`]: plans run by the server's maintenance identity, and the admission policy they need.
 
 mod drain;
 pub mod resource;
 pub(crate) mod status;
+pub mod unattended;
 
 use std::{collections::HashMap, sync::Arc};
 
@@ -60,6 +62,8 @@ pub struct Plans {
     /// Who this server runs each plan as, and the client it acts with: the person who started or continued it
     /// here, with the client of their session then (kept, so that the plan goes on after they sign out).
     hands: Arc<parking_lot::Mutex<HashMap<String, (Identity, kube::Client)>>>,
+    /// With `--unattended-plans`: the maintenance identity unattended plans run as, and its client.
+    unattended: Option<(Identity, kube::Client)>,
 }
 
 impl Plans {
@@ -99,7 +103,34 @@ impl Plans {
             leases,
             running: Default::default(),
             hands: Default::default(),
+            unattended: None,
         }
+    }
+
+    /// The same, running the plans marked unattended as `identity` with `client` (the server's own credentials,
+    /// to which the operator bound drain rights).
+    pub fn with_unattended(mut self, identity: Identity, client: Client) -> Self {
+        self.unattended = Some((identity, client));
+        self
+    }
+
+    /// Whether this server runs unattended plans at all (started with `--unattended-plans`).
+    pub fn runs_unattended(&self) -> bool {
+        self.unattended.is_some()
+    }
+
+    /// Who an unattended plan runs as here, once the policy that guards them is seen in force (and, for a plan
+    /// already made, was in force when it was made); why not otherwise.
+    pub(crate) async fn unattended_hand(
+        &self,
+        plan: Option<&MaintenancePlan>,
+    ) -> Result<(Identity, kube::Client), String> {
+        let Some((identity, client)) = &self.unattended else { return Err(unattended::OFF.into()) };
+        let since = unattended::policy_in_force(client).await?;
+        if let Some(plan) = plan {
+            unattended::judged(plan.metadata.creation_timestamp.as_ref().map(|t| t.0), since)?;
+        }
+        Ok((identity.clone(), client.clone()))
     }
 
     /// Every plan as the watch holds it: those not ended, and the newest [`LIST_ENDED`] ended ones, newest first.

@@ -36,6 +36,7 @@ pub const STARTED_BY: &str = "drainboard.dev/started-by";
     printcolumn = r#"{"name": "Phase", "type": "string", "jsonPath": ".status.phase"}"#,
     printcolumn = r#"{"name": "Nodes", "type": "integer", "jsonPath": ".status.total"}"#,
     printcolumn = r#"{"name": "Done", "type": "integer", "jsonPath": ".status.done"}"#,
+    printcolumn = r#"{"name": "Unattended", "type": "boolean", "jsonPath": ".spec.unattended"}"#,
     printcolumn = r#"{"name": "Runner", "type": "string", "jsonPath": ".status.runner", "priority": 1}"#,
     printcolumn = r#"{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}"#
 )]
@@ -72,6 +73,15 @@ pub struct PlanSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = 500))]
     pub reason: Option<String>,
+    /// Run by the server's maintenance identity rather than as a person: only where the operator installed the
+    /// `unattended` component (its admission policy checks the rights of whoever sets this), and the server runs
+    /// with `--unattended-plans`.
+    #[serde(default)]
+    pub unattended: bool,
+    /// Seconds to wait after a node is done before the next starts (0 to 3600; default 0).
+    #[serde(default)]
+    #[schemars(with = "i32", range(min = 0, max = 3600))]
+    pub settle_seconds: u32,
     /// No node starts while true; those in maintenance go on.
     #[serde(default)]
     pub paused: bool,
@@ -159,6 +169,13 @@ pub struct PlanNode {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<String>")]
     pub back_seen: Option<Timestamp>,
+    /// With verification: what its drain touched, recorded as it started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub touched: Option<super::drain::PlanTouched>,
+    /// When it was done (drained, and back if awaited): the settle time counts from here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub done_at: Option<Timestamp>,
 }
 
 /// A condition in Kubernetes' form (`metav1.Condition`).
@@ -223,6 +240,8 @@ impl PlanNode {
             back_detail,
             waiting_since: node.waiting_since,
             back_seen: node.back_seen,
+            touched: node.touched.as_ref().map(Into::into),
+            done_at: node.done_at,
         }
     }
 
@@ -258,6 +277,8 @@ impl PlanNode {
             cordoned_before: self.cordoned_before,
             waiting_since: self.waiting_since,
             back_seen: self.back_seen,
+            touched: self.touched.as_ref().map(Into::into),
+            done_at: self.done_at,
         }
     }
 }
@@ -277,6 +298,8 @@ impl MaintenancePlan {
             drain: (&self.spec.drain).into(),
             uncordon_when_back: self.spec.uncordon_when_back,
             verify: self.spec.verify.as_ref().map(Into::into),
+            unattended: self.spec.unattended,
+            settle_seconds: self.spec.settle_seconds.into(),
         }
     }
 
@@ -347,7 +370,7 @@ mod tests {
         assert_eq!(version.name, "v1alpha1");
         assert!(version.subresources.as_ref().and_then(|s| s.status.as_ref()).is_some(), "status subresource");
         let columns: Vec<&str> = version.additional_printer_columns.iter().flatten().map(|c| c.name.as_str()).collect();
-        assert_eq!(columns, ["Phase", "Nodes", "Done", "Runner", "Age"]);
+        assert_eq!(columns, ["Phase", "Nodes", "Done", "Unattended", "Runner", "Age"]);
         // Every property has a type: the API server refuses a schema that leaves one out.
         fn typed(schema: &serde_json::Value, path: &str, missing: &mut Vec<String>) {
             if let Some(props) = schema.get("properties").and_then(|p| p.as_object()) {

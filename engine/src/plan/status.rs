@@ -33,6 +33,16 @@ pub fn phase(progress: &RolloutProgress) -> &'static str {
     }
 }
 
+/// The `Blocked` condition's machine-readable reason for the words `why`: an unattended plan this server may not run
+/// as itself (no maintenance identity, or no admission policy guarding it) is not the same wait as one for a person.
+fn blocked_reason(why: &str) -> &'static str {
+    if why.starts_with(super::unattended::OFF) || why.contains(super::unattended::POLICY) {
+        "UnattendedNotAllowed"
+    } else {
+        "NeedsMaintainer"
+    }
+}
+
 fn condition(type_: &str, on: bool, reason: &str, message: String, generation: Option<i64>) -> PlanCondition {
     PlanCondition {
         type_: type_.into(),
@@ -68,7 +78,7 @@ pub fn conditions(progress: &RolloutProgress, before: &[PlanCondition], generati
             generation,
         ),
         match &progress.blocked {
-            Some(why) if !ended => condition("Blocked", true, "NeedsMaintainer", why.clone(), generation),
+            Some(why) if !ended => condition("Blocked", true, blocked_reason(why), why.clone(), generation),
             _ => condition("Blocked", false, "NotBlocked", String::new(), generation),
         },
         condition("Complete", phase == "Complete", if ended { phase } else { "NotEnded" }, String::new(), generation),
@@ -201,15 +211,17 @@ fn unstarted(mut status: PlanStatus, plan: &MaintenancePlan) -> PlanStatus {
     status
 }
 
-/// Writes that a plan nobody runs needs a maintainer, once.
-pub async fn needs_maintainer(plans: &Plans, plan: &MaintenancePlan) {
+/// Writes that a plan nobody runs is blocked, `why` ([`NEEDS_MAINTAINER`] unless something more precise holds
+/// it), once.
+pub async fn blocked(plans: &Plans, plan: &MaintenancePlan, why: &str) {
     let mut progress = plan.progress();
-    // Already waiting, with this reason or a more precise one (the credentials it ran with were refused).
-    if progress.blocked.is_some() {
+    // Already waiting, with this reason, or a more precise one than needing a maintainer (the credentials it ran
+    // with were refused, say).
+    if progress.blocked.as_deref() == Some(why) || (why == NEEDS_MAINTAINER && progress.blocked.is_some()) {
         return;
     }
     let before = progress.clone();
-    progress.blocked = Some(NEEDS_MAINTAINER.into());
+    progress.blocked = Some(why.into());
     let status = unstarted(of(&progress, plan, None), plan);
     if let Err(err) = write(plans, &plan.name_any(), &status).await {
         tracing::warn!(plan = %plan.name_any(), error = %crate::kube_error::api_message(&err), "could not mark a plan blocked");
@@ -274,5 +286,25 @@ mod tests {
         let complete = conditions(&done, &[], Some(1));
         assert!(complete.iter().any(|c| c.type_ == "Complete" && c.status == "True"));
         assert!(complete.iter().any(|c| c.type_ == "Failed" && c.status == "False"));
+    }
+
+    #[test]
+    fn a_blocked_plan_names_what_it_waits_for() {
+        let mut waiting = ended(vec![Step::NotStarted]);
+        waiting.state = RolloutState::Running;
+        let mut reason = |why: &str| {
+            waiting.blocked = Some(why.into());
+            let now = conditions(&waiting, &[], Some(1));
+            let blocked = now.iter().find(|c| c.type_ == "Blocked").unwrap().clone();
+            assert_eq!((blocked.status.as_str(), blocked.message.as_str()), ("True", why));
+            blocked.reason
+        };
+        assert_eq!(reason(NEEDS_MAINTAINER), "NeedsMaintainer");
+        assert_eq!(reason(super::super::unattended::OFF), "UnattendedNotAllowed");
+        let no_policy = format!(
+            "unattended plans need the admission policy {} (it is not installed)",
+            super::super::unattended::POLICY
+        );
+        assert_eq!(reason(&no_policy), "UnattendedNotAllowed");
     }
 }
