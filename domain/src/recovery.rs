@@ -127,7 +127,7 @@ pub fn budget_failures(
             let status = now(&b.namespace, &b.name)?;
             (status.disruptions_allowed < b.allowed).then(|| {
                 format!(
-                    "PodDisruptionBudget {}/{} allows {} disruptions ({} of {} pods healthy), {} before {node}'s drain",
+                    "PodDisruptionBudget {}/{} allows {} disruptions ({} pods healthy, {} needed), {} before {node}'s drain",
                     b.namespace,
                     b.name,
                     status.disruptions_allowed,
@@ -224,7 +224,7 @@ mod tests {
         };
         assert_eq!(
             budget_failures("node-7", &before, now(0)),
-            ["PodDisruptionBudget shop/web allows 0 disruptions (1 of 1 pods healthy), 1 before node-7's drain"]
+            ["PodDisruptionBudget shop/web allows 0 disruptions (1 pods healthy, 1 needed), 1 before node-7's drain"]
         );
         assert!(budget_failures("node-7", &before, now(1)).is_empty());
         assert!(budget_failures("node-7", &before, now(3)).is_empty(), "more than before is fine");

@@ -105,6 +105,13 @@ pub enum Back {
     Left,
     /// It did not check out by the verification's deadline (each failed check, in words): it stays cordoned.
     Unverified(String),
+    /// It checked out and was uncordoned, but the workloads or budgets its drain touched did not recover by the
+    /// deadline (each failed check, in words). The plan stops as for an unverified node.
+    Unrecovered(String),
+    /// Back, checked out and uncordoned; the plan waits for the workloads and budgets its drain touched to recover
+    /// ([`crate::recovery`]) before it moves on. Their pods may need this very node, so they are checked after the
+    /// uncordon, not before.
+    Recovering,
 }
 
 /// Whether a drained node is back from its maintenance: Ready, with a boot id (`status.nodeInfo.bootID`, which
@@ -133,9 +140,14 @@ impl RolloutNode {
         }
     }
 
-    /// Whether the plan is done with it: its drain ended, and it is not awaited back.
+    /// Whether the plan is done with it: its drain ended, and it is neither awaited back nor recovering.
     pub fn done(&self) -> bool {
-        matches!(self.step, Step::Ended(_)) && !self.waiting_back()
+        matches!(self.step, Step::Ended(_)) && !self.waiting_back() && !self.recovering()
+    }
+
+    /// Uncordoned, waiting for what its drain touched to recover.
+    pub fn recovering(&self) -> bool {
+        matches!(self.back, Some(Back::Recovering))
     }
 
     /// Drained, and waiting to come back before it is uncordoned.
@@ -151,9 +163,9 @@ impl RolloutNode {
         drain_failed || self.unverified()
     }
 
-    /// Back, but it did not check out: it stays cordoned.
+    /// Back, but it did not check out (it stays cordoned), or what its drain touched did not recover.
     pub fn unverified(&self) -> bool {
-        matches!(self.back, Some(Back::Unverified(_)))
+        matches!(self.back, Some(Back::Unverified(_) | Back::Unrecovered(_)))
     }
 }
 
@@ -201,7 +213,8 @@ impl RolloutProgress {
 
     /// Whether nothing runs, nothing more will start, and no drained node is still awaited back.
     pub fn settled(&self) -> bool {
-        let draining = self.nodes.iter().any(|n| matches!(n.step, Step::Draining(_)) || n.waiting_back());
+        let draining =
+            self.nodes.iter().any(|n| matches!(n.step, Step::Draining(_)) || n.waiting_back() || n.recovering());
         let queued = self.nodes.iter().any(|n| n.step == Step::Queued);
         !draining && (!queued || self.stopping())
     }
@@ -215,7 +228,14 @@ pub fn startable(progress: &RolloutProgress) -> Vec<usize> {
         return Vec::new();
     }
     let options = &progress.options;
-    let draining: Vec<&RolloutNode> = progress.nodes.iter().filter(|n| matches!(n.step, Step::Draining(_))).collect();
+    // A node in maintenance: draining; or, in a plan that verifies, not yet checked out and recovered (the plan
+    // moves on only then). Without verification a node awaited back frees its place while it reboots.
+    let verifies = options.verify.is_some();
+    let draining: Vec<&RolloutNode> = progress
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.step, Step::Draining(_)) || (verifies && (n.waiting_back() || n.recovering())))
+        .collect();
     let mut room = (options.max_parallel.clamp(1, MAX_PARALLEL) as usize).saturating_sub(draining.len());
     let mut busy_zones: Vec<Option<&str>> = draining.iter().map(|n| n.zone.as_deref()).collect();
     let mut start = Vec::new();
@@ -243,8 +263,7 @@ pub fn mark_done(progress: &mut RolloutProgress, now: Timestamp) {
     }
 }
 
-/// Whether the plan waits out its settle time at `now`: a node was done less than `settle_seconds` ago, so no
-/// other starts yet.
+/// Whether the plan holds its next start at `now`: a node was done less than `settle_seconds` ago.
 pub fn settling(progress: &RolloutProgress, now: Timestamp) -> bool {
     let settle = i64::try_from(progress.options.settle_seconds.min(MAX_SETTLE_SECONDS)).unwrap_or(0);
     settle > 0
@@ -326,6 +345,9 @@ mod tests {
         let t0: Timestamp = "2026-12-03T01:00:00Z".parse().unwrap();
         let at = |s: i64| t0.checked_add(jiff::SignedDuration::from_secs(s)).unwrap();
         assert!(!settling(&r, t0), "nothing done yet: the first node goes at once");
+        r.nodes[1].back = Some(Back::Recovering);
+        assert!(!r.settled(), "a node recovering: the plan has not ended");
+        r.nodes[1].back = None;
         r.nodes[0].step = Step::Ended(DrainState::Drained);
         r.nodes[0].back = Some(Back::Waiting(None));
         mark_done(&mut r, t0);
@@ -348,6 +370,21 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    #[test]
+    fn a_plan_that_verifies_moves_on_only_once_a_node_checks_out_and_recovers() {
+        let mut r = rollout(&["", ""], options(1, false, false));
+        r.nodes[0].step = Step::Ended(DrainState::Drained);
+        r.nodes[0].back = Some(Back::Waiting(None));
+        assert_eq!(startable(&r), vec![1], "without verification a rebooting node frees its place");
+        r.options.uncordon_when_back = true;
+        r.options.verify = Some(crate::verify::Verify::default());
+        assert!(startable(&r).is_empty(), "awaited back, not yet verified");
+        r.nodes[0].back = Some(Back::Recovering);
+        assert!(startable(&r).is_empty(), "uncordoned, its workloads not yet back");
+        r.nodes[0].back = Some(Back::Uncordoned);
+        assert_eq!(startable(&r), vec![1]);
     }
 
     #[test]

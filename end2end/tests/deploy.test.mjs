@@ -209,6 +209,8 @@ test('drainboard-maintainer may drain (a real kubectl drain as that user); drain
   const drainVerbs = [
     ['get', 'nodes'], ['patch', 'nodes'], ['list', 'pods'], ['get', 'pods'], ['watch', 'pods'],
     ['create', 'pods/eviction'], ['delete', 'pods'], ['get', 'daemonsets.apps'],
+    // A plan's verification: the workloads a drain evicted pods of, back to their desired ready count.
+    ['get', 'deployments.apps'], ['get', 'replicasets.apps'], ['get', 'statefulsets.apps'], ['get', 'replicationcontrollers'],
   ];
   for (const [verb, resource] of drainVerbs) {
     assert.equal(canI(MAINTAINER, verb, resource, 'default'), true, `maintainer: ${verb} ${resource}`);
@@ -384,7 +386,7 @@ test('the unattended component: the server may drain, and its admission policy l
   });
   // The server may now drain, and read the policy that guards it; nothing more of admission, and still no plan of
   // its own.
-  for (const [verb, resource] of [['patch', 'nodes'], ['create', 'pods/eviction'], ['delete', 'pods']]) {
+  for (const [verb, resource] of [['patch', 'nodes'], ['create', 'pods/eviction'], ['delete', 'pods'], ['get', 'deployments.apps']]) {
     assert.equal(canI(SA, verb, resource, 'default'), true, `the server: ${verb} ${resource}`);
   }
   const canGet = (name) => run(['auth', 'can-i', 'get', `validatingadmissionpolicies.admissionregistration.k8s.io/${name}`, '--as', SA]).stdout.trim();

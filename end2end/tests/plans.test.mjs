@@ -296,3 +296,78 @@ test('a plan made with kubectl apply and a node selector waits for someone to co
   for (const node of p.nodes) assert.equal(record(node).state, 'Drained', node);
   await a.stop();
 });
+
+test('verification: a workload kept from becoming Ready and its budget fail the recovery checks, naming both; the node, which checked out, is uncordoned and the plan stops', { timeout: 180_000 }, async () => {
+  const p = await pool('plan-recover', 2);
+  for (const node of p.nodes) {
+    kubectl('patch', 'node', node, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { nodeInfo: { bootID: `${node}-boot-1` } } }));
+  }
+  // A Deployment on node 0 whose pods will fit no node once its drain has evicted them (it is changed while the
+  // node is away, and replaces its pods all at once). Its budget allows one disruption while its pod is healthy.
+  apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'stuck' },
+    spec: { replicas: 1, strategy: { type: 'Recreate' }, selector: { matchLabels: { app: 'stuck' } }, template: { metadata: { labels: { app: 'stuck' } }, spec: {
+      nodeSelector: { 'kubernetes.io/hostname': p.nodes[0] },
+      tolerations: [{ key: TAINT, operator: 'Exists', effect: 'NoSchedule' }],
+      containers: [{ name: 'c', image: 'nginx:1.27' }],
+    } } } }, p.id);
+  await waitFor('the stuck pod running', 60_000, () =>
+    kubectl('get', 'deployment', 'stuck', '-n', p.id, '-o', 'jsonpath={.status.readyReplicas}') === '1');
+  apply({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'stuck' },
+    spec: { minAvailable: 0, selector: { matchLabels: { app: 'stuck' } } } }, p.id);
+  await waitFor('the budget to allow one disruption', 30_000, () =>
+    kubectl('get', 'pdb', 'stuck', '-n', p.id, '-o', 'jsonpath={.status.disruptionsAllowed}') === '1');
+
+  const a = await startDrainboard();
+  cleanups.push(() => a.stop());
+  const verify = { deadline_seconds: 25 };
+  const started = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 1, uncordon_when_back: true, verify } });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const id = started.body;
+  await waitFor('node 0 drained and awaited back', 60_000, () => step(id, 0).back === 'Waiting');
+  const touched = step(id, 0).touched;
+  assert.deepEqual(touched.budgets, [{ namespace: p.id, name: 'stuck', allowedBefore: 1 }], 'the budget, as it was');
+  assert.ok(touched.workloads.some((w) => w.kind === 'ReplicaSet' && w.namespace === p.id && w.name.startsWith('stuck-')), JSON.stringify(touched));
+  kubectl('patch', 'deployment', 'stuck', '-n', p.id, '--type=merge', '-p',
+    JSON.stringify({ spec: { template: { spec: { nodeSelector: { 'drainboard.dev/nowhere': 'true' } } } } }));
+  // It reboots: it checks out, so it is uncordoned, and then waits for what its drain touched.
+  kubectl('patch', 'node', p.nodes[0], '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { nodeInfo: { bootID: `${p.nodes[0]}-boot-2` } } }));
+  await waitFor('node 0 recovering', 30_000, () => step(id, 0).back === 'Recovering');
+  assert.equal(record(p.nodes[1]), null, 'the next node waits while node 0 recovers');
+  const done = await waitFor('the plan to end', 60_000, () => {
+    const now = plan(id);
+    return ['Complete', 'Failed'].includes(now.status?.phase) ? now : null;
+  });
+  const [first, second] = done.status.nodes;
+  assert.equal(done.status.phase, 'Failed');
+  assert.equal(first.back, 'Unrecovered', JSON.stringify(first));
+  assert.match(first.backDetail, new RegExp(`Deployment ${p.id}/stuck has 0 of 1 replicas ready \\(its pods were evicted from ${p.nodes[0]}\\)`));
+  assert.match(first.backDetail, new RegExp(`PodDisruptionBudget ${p.id}/stuck allows 0 disruptions \\(0 pods healthy, 0 needed\\), 1 before ${p.nodes[0]}'s drain`));
+  assert.doesNotMatch(first.backDetail, /app-0/, 'the workload that came back is not named');
+  assert.equal(kubectl('get', 'node', p.nodes[0], '-o', 'jsonpath={.spec.unschedulable}').trim(), '', 'it checked out: uncordoned');
+  assert.equal(second.step, 'NotStarted', 'the plan stopped');
+  assert.equal(record(p.nodes[1]), null);
+  assert.ok(reasons(id).includes('NodeBack'));
+  await a.stop();
+});
+
+test('a settle time holds the next node after one is done', { timeout: 120_000 }, async () => {
+  const p = await pool('plan-settle', 2);
+  const a = await startDrainboard();
+  cleanups.push(() => a.stop());
+  const bad = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 1, settle_seconds: 3601 } });
+  assert.equal(bad.status, 400, JSON.stringify(bad.body));
+  assert.match(bad.body.Invalid, /settle time between nodes is 0 to 3600 seconds/);
+  const started = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 1, settle_seconds: 8 } });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const id = started.body;
+  const done = await waitFor('the plan to complete', 60_000, () => {
+    const now = plan(id);
+    return now.status?.phase === 'Complete' ? now : null;
+  });
+  assert.equal(done.spec.settleSeconds, 8);
+  const doneAt = Date.parse(done.status.nodes[0].doneAt);
+  const next = record(p.nodes[1]);
+  const nextStarted = Date.parse(next.started_at ?? next.startedAt);
+  assert.ok(nextStarted - doneAt >= 7_000, `node 1 started ${nextStarted - doneAt} ms after node 0 was done`);
+  await a.stop();
+});

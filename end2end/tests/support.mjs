@@ -378,4 +378,6 @@ export const MAINTAIN = [
   { apiGroups: [''], resources: ['nodes'], verbs: ['patch'] },
   { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
   { apiGroups: [''], resources: ['pods'], verbs: ['delete'] },
+  { apiGroups: ['apps'], resources: ['deployments', 'replicasets', 'statefulsets'], verbs: ['get'] },
+  { apiGroups: [''], resources: ['replicationcontrollers'], verbs: ['get'] },
 ];

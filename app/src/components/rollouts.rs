@@ -148,6 +148,8 @@ fn step_text(i18n: I18n, node: &RolloutNode) -> String {
     match (&node.back, &node.step) {
         (Some(Back::Waiting(_)), _) => t_string!(i18n, rollout.back_waiting).to_string(),
         (Some(Back::Uncordoned), _) => t_string!(i18n, rollout.back_uncordoned).to_string(),
+        (Some(Back::Recovering), _) => t_string!(i18n, rollout.back_recovering).to_string(),
+        (Some(Back::Unrecovered(why)), _) => t_string!(i18n, rollout.back_unrecovered, why = why.as_str()).to_string(),
         (Some(Back::Failed(failure)), _) => {
             t_string!(i18n, rollout.back_failed, error = failure_text(i18n, failure)).to_string()
         }
@@ -180,6 +182,8 @@ fn back_label(back: &Option<Back>) -> &'static str {
         Some(Back::Uncordoned) => "uncordoned",
         Some(Back::Failed(_)) => "failed",
         Some(Back::Left) => "left",
+        Some(Back::Recovering) => "recovering",
+        Some(Back::Unrecovered(_)) => "unrecovered",
         Some(Back::Unverified(_)) => "unverified",
     }
 }

@@ -15,7 +15,7 @@ use super::Acting;
 
 /// Looks at every node awaited back, and moves those whose way back has moved on.
 pub(super) async fn bring_back(acting: &Acting<'_>, progress: &mut RolloutProgress) {
-    if !progress.nodes.iter().any(|n| n.waiting_back()) {
+    if !progress.nodes.iter().any(|n| n.waiting_back() || n.recovering()) {
         return;
     }
     let Ok(cache) = acting.cache().await else { return };
@@ -26,7 +26,22 @@ pub(super) async fn bring_back(acting: &Acting<'_>, progress: &mut RolloutProgre
     };
     let checks = progress.options.verify.clone();
     let now = jiff::Timestamp::now();
-    for node in progress.nodes.iter_mut().filter(|n| n.waiting_back()) {
+    for node in progress.nodes.iter_mut().filter(|n| n.waiting_back() || n.recovering()) {
+        let past = |v: &verify::Verify| node.waiting_since.is_some_and(|since| verify::past_deadline(v, since, now));
+        if node.recovering() {
+            // Uncordoned already: what its drain touched must recover before the plan moves on.
+            let failed = match &node.touched {
+                Some(touched) => super::plan_checks::failures(acting, &node.name, touched).await,
+                None => Vec::new(),
+            };
+            if failed.is_empty() {
+                node.back = Some(Back::Uncordoned);
+            } else if checks.as_ref().is_some_and(past) {
+                tracing::warn!(node = %node.name, failed = %failed.join("; "), "what the node's drain touched did not recover");
+                node.back = Some(Back::Unrecovered(failed.join("; ")));
+            }
+            continue;
+        }
         let Some(Back::Waiting(then)) = &node.back else { continue };
         let Some(card) = card(&node.name) else { continue };
         if !card.unschedulable {
@@ -36,7 +51,6 @@ pub(super) async fn bring_back(acting: &Acting<'_>, progress: &mut RolloutProgre
         }
         let back = node.back_seen.is_some()
             || rollout::is_back(then.as_deref(), card.boot_id.as_deref(), card.ready == ReadyStatus::Ready);
-        let past = |v: &verify::Verify| node.waiting_since.is_some_and(|since| verify::past_deadline(v, since, now));
         if !back {
             if let Some(v) = checks.as_ref().filter(|v| past(v)) {
                 node.back = Some(Back::Unverified(format!(
@@ -48,10 +62,7 @@ pub(super) async fn bring_back(acting: &Acting<'_>, progress: &mut RolloutProgre
         }
         let seen = *node.back_seen.get_or_insert(now);
         if let Some(v) = &checks {
-            let mut failed = verify::failures(&card, v, seen);
-            if let Some(touched) = &node.touched {
-                failed.extend(super::plan_checks::failures(acting, &node.name, touched).await);
-            }
+            let failed = verify::failures(&card, v, seen);
             if !failed.is_empty() {
                 if past(v) {
                     tracing::warn!(node = %node.name, failed = %failed.join("; "), "node did not check out; it stays cordoned");
@@ -61,7 +72,9 @@ pub(super) async fn bring_back(acting: &Acting<'_>, progress: &mut RolloutProgre
             }
         }
         tracing::info!(node = %node.name, "node is back and checks out; uncordoning it");
+        let touched = node.touched.as_ref().is_some_and(|t| !t.workloads.is_empty() || !t.budgets.is_empty());
         node.back = Some(match acting.set_unschedulable(&node.name, false, None).await {
+            Ok(_) if touched => Back::Recovering,
             Ok(_) => Back::Uncordoned,
             Err(err) => Back::Failed(err.failure()),
         });

@@ -300,11 +300,16 @@ async fn cancel_drains(engine: &Engine, acting: &Acting<'_>, progress: &mut Roll
     }
 }
 
-/// The plan's end: queued nodes not started, nodes awaited back left cordoned.
+/// The plan's end: queued nodes not started, nodes awaited back left cordoned, and nodes still recovering read as
+/// not seen recovered (a past plan does not say it is still waiting).
 fn finish(engine: &Engine, progress: &mut RolloutProgress, cancelled: bool) {
     for node in &mut progress.nodes {
         if node.waiting_back() {
             node.back = Some(Back::Left);
+        }
+        if node.recovering() {
+            node.back =
+                Some(Back::Unrecovered("the plan ended before its workloads and budgets were seen recovered".into()));
         }
         match &node.step {
             Step::Queued => node.step = Step::NotStarted,

@@ -225,6 +225,8 @@ impl PlanNode {
             Some(Back::Uncordoned) => (Some("Uncordoned"), None, None),
             Some(Back::Failed(failure)) => (Some("Failed"), None, serde_json::to_string(failure).ok()),
             Some(Back::Left) => (Some("Left"), None, None),
+            Some(Back::Recovering) => (Some("Recovering"), None, None),
+            Some(Back::Unrecovered(why)) => (Some("Unrecovered"), None, Some(why.clone())),
             Some(Back::Unverified(why)) => (Some("Unverified"), None, Some(why.clone())),
         };
         PlanNode {
@@ -265,6 +267,8 @@ impl PlanNode {
                     .unwrap_or(domain::failure::Failure::Internal { detail: "the uncordon failed".into() }),
             )),
             Some("Left") => Some(Back::Left),
+            Some("Recovering") => Some(Back::Recovering),
+            Some("Unrecovered") => Some(Back::Unrecovered(self.back_detail.clone().unwrap_or_default())),
             Some("Unverified") => Some(Back::Unverified(self.back_detail.clone().unwrap_or_default())),
             _ => None,
         };

@@ -182,11 +182,19 @@ pub fn story(before: &RolloutProgress, after: &RolloutProgress) -> Vec<(Option<S
         if was.map(|w| &w.back) != Some(&node.back)
             && let Some(back) = &node.back
         {
+            use domain::rollout::Back;
+            let written = PlanNode::from_rollout(node);
+            let (warning, detail) = match back {
+                Back::Failed(_) => (true, String::new()),
+                // The failed checks, in words, so that `kubectl describe` names them.
+                Back::Unverified(why) | Back::Unrecovered(why) => (true, format!(": {why}")),
+                _ => (false, String::new()),
+            };
             told.push((
                 Some(node.name.clone()),
-                matches!(back, domain::rollout::Back::Failed(_)),
+                warning,
                 "NodeBack".into(),
-                format!("{}: {}", node.name, PlanNode::from_rollout(node).back.unwrap_or_default()),
+                format!("{}: {}{detail}", node.name, written.back.unwrap_or_default()),
             ));
         }
     }
