@@ -15,11 +15,13 @@
 # budgets are full again, is checked for a moment with status.currentHealthy < status.desiredHealthy.
 #   end2end/bench/rollout-vs-kubectl.sh [--rounds 3] [--parallel 5[,10…]] [--deployments 10] [--replicas 10]
 #                                       [--shutdown 10s] [--no-default-pace] [--no-single]
-#                                       [--server target/release/drainboard]
+#                                       [--server target/release/drainboard] [--previous OTHER_BINARY]
 #                                       [--keep DIR]
 # --shutdown DURATION (default 10s) puts pod-delete.stage.kwok.x-k8s.io/delay: "DURATION" on the pod templates, so
 # that an evicted pod is gone only after DURATION, as a real pod that takes its time to shut down (the local
 # cluster's kwok stages, end2end/cluster/cluster.sh, since e0d60c9); 0 leaves it out: pods go at once.
+# --previous OTHER_BINARY adds previous-N (N the first of --parallel): the same rollout from a server of another
+# build (the previous version), also held to kubectl's pace, in the same rounds, for a side-by-side ratio.
 # --keep DIR keeps the watch's log (watch.jsonl), each run's window (runs.tsv) and each node's timeline per run
 # (timelines.txt) there.
 # Uses the cluster in $DRAINBOARD_CLUSTER_DIR when set; otherwise starts one and stops it at the end. Its own 14
@@ -28,7 +30,7 @@ set -euo pipefail
 shopt -s inherit_errexit
 root=$(cd "$(dirname "$0")/../.." && pwd)
 rounds=3 parallel=5 deployments=10 replicas=10 default_pace=1 single=1 server=$root/target/release/drainboard
-drained=10 spares=4 keep="" shutdown=10s
+drained=10 spares=4 keep="" shutdown=10s previous=""
 while [ $# -gt 0 ]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
@@ -38,6 +40,7 @@ while [ $# -gt 0 ]; do
     --no-default-pace) default_pace=0; shift ;;
     --no-single) single=0; shift ;;
     --server) server=$2; shift 2 ;;
+    --previous) previous=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
     --shutdown) shutdown=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
@@ -148,15 +151,16 @@ echo $! >> "$work/pids"
 # sends it as a bearer token from a file readable by the owner only (not on its command line, which ps shows).
 DRAINBOARD_LOCAL_TOKEN=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n'); export DRAINBOARD_LOCAL_TOKEN
 (umask 077 && printf 'Authorization: Bearer %s\n' "$DRAINBOARD_LOCAL_TOKEN" > "$work/auth")
-start_server() { # start_server NAME ARGS...: prints the URL of a Drainboard server started with ARGS
+start_server() { # start_server NAME ARGS...: prints the URL of a Drainboard server started with ARGS ($bin, or --server)
   local name=$1; shift
-  "$server" --kubeconfig "$kubeconfig" --addr 127.0.0.1:0 "$@" > "$work/server-$name.out" 2>/dev/null &
+  "${bin:-$server}" --kubeconfig "$kubeconfig" --addr 127.0.0.1:0 "$@" > "$work/server-$name.out" 2>/dev/null &
   echo $! >> "$work/pids"
   for _ in $(seq 1 100); do grep -q "serving on" "$work/server-$name.out" && break; sleep 0.1; done
   sed -n 's|.*serving on \(http://[^/ ]*\).*|\1|p' "$work/server-$name.out"
 }
 polite_url=$(start_server polite --api-qps 5 --api-burst 10)
 [ "$default_pace" = 1 ] && fast_url=$(start_server default)
+[ -n "$previous" ] && previous_url=$(bin=$previous start_server previous --api-qps 5 --api-burst 10)
 
 pods_json() { kc get pods -n "$ns" -o json; }
 
@@ -255,6 +259,7 @@ tools=(kubectl)
 for n in "${parallels[@]}"; do [ "$n" = 1 ] || tools+=("drainboard-$n"); done
 [ "$single" = 1 ] && tools+=(drainboard-1)
 [ "$default_pace" = 1 ] && tools+=("default-${parallels[0]}")
+[ -n "$previous" ] && tools+=("previous-${parallels[0]}")
 declare -A times
 echo "nodes ${drain_nodes[*]} (spares ${spare_nodes[*]}); $deployments Deployments of $replicas, budgets maxUnavailable 1, shutdown $shutdown"
 for round in $(seq 1 "$rounds"); do
@@ -267,6 +272,7 @@ for round in $(seq 1 "$rounds"); do
       kubectl) span=$(run_kubectl) ;;
       drainboard-*) span=$(run_rollout "$polite_url" "${tool#drainboard-}") ;;
       default-*) span=$(run_rollout "$fast_url" "${tool#default-}") ;;
+      previous-*) span=$(run_rollout "$previous_url" "${tool#previous-}") ;;
     esac
     read -r t0 t1 <<< "$span"
     t=$(since "$t0" "$t1")
@@ -307,4 +313,8 @@ done
 if [ "$default_pace" = 1 ]; then
   python3 -c "import sys; print(f'ratio default-{sys.argv[3]}/kubectl {float(sys.argv[1]) / float(sys.argv[2]):.3f}')" \
     "${med[default-${parallels[0]}]}" "$k" "${parallels[0]}"
+fi
+if [ -n "$previous" ]; then
+  python3 -c "import sys; print(f'ratio drainboard-{sys.argv[3]}/previous-{sys.argv[3]} {float(sys.argv[1]) / float(sys.argv[2]):.3f}')" \
+    "${med[drainboard-${parallels[0]}]}" "${med[previous-${parallels[0]}]}" "${parallels[0]}"
 fi

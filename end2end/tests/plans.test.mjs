@@ -53,6 +53,34 @@ function record(node) {
   const text = kubectl('get', 'node', node, '-o', 'jsonpath={.metadata.annotations.drainboard\\.dev/drain}').trim();
   return text ? JSON.parse(text) : null;
 }
+/**
+ * Follows `server`'s board stream; `latest()` is the last `plans` event's list (null before the first), and
+ * `count()` how many arrived.
+ */
+function plansStream(server) {
+  const controller = new AbortController();
+  let latest = null;
+  let count = 0;
+  let buffer = '';
+  const done = fetch(`${server.url}/api/board/events`, { signal: controller.signal }).then(async (res) => {
+    const reader = res.body.getReader();
+    for (;;) {
+      const { value, done: end } = await reader.read();
+      if (end) return;
+      buffer += new TextDecoder().decode(value);
+      let cut;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const event = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        if (event.startsWith('event: plans\n')) {
+          latest = JSON.parse(event.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5)).join('\n'));
+          count += 1;
+        }
+      }
+    }
+  }).catch(() => {});
+  return { latest: () => latest, count: () => count, close: () => { controller.abort(); return done; } };
+}
 const reasons = (name) => kubectl('get', 'events', '-n', 'default', '--field-selector', `involvedObject.name=${name}`,
   '-o', 'jsonpath={range .items[*]}{.reason}{"\\n"}{end}').split('\n').filter(Boolean);
 
@@ -121,16 +149,28 @@ test('kubectl patch pauses a plan and resumes it: no node starts while it is pau
   const p = await pool('plan-pause', 2);
   const release = hold(p, 0);
   const a = await startDrainboard();
-  cleanups.push(() => a.stop());
+  // A second replica, which does not run the plan: its viewers see it live all the same, from its own watch.
+  const b = await startDrainboard();
+  cleanups.push(() => a.stop(), () => b.stop());
+  const [onA, onB] = [plansStream(a), plansStream(b)];
+  cleanups.push(() => onA.close(), () => onB.close());
   const started = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 1 } });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
   await waitFor('node 0 draining', 60_000, () => step(id, 0).step === 'Draining');
+  const shown = (stream, state) => stream.latest()?.find((r) => r.id === id)?.state === state;
+  await waitFor('both streams to show the plan running', 10_000, () => shown(onA, 'Running') && shown(onB, 'Running'));
 
   const asked = Date.now();
   kubectl('patch', 'maintenanceplan', id, '--type', 'merge', '-p', '{"spec":{"paused":true}}');
   await waitFor('the plan to read paused', 10_000, () => plan(id).status?.phase === 'Paused');
   console.log(`paused ${Date.now() - asked} ms after the patch`);
+  await waitFor('both streams to show it paused', 2_000, () => shown(onA, 'Paused') && shown(onB, 'Paused'));
+  console.log(`shown paused on both replicas' streams ${Date.now() - asked} ms after the patch`);
+  // Pushed on change, not polled: a quiet plan sends nothing more.
+  const quiet = onB.count();
+  await new Promise((r) => setTimeout(r, 3_000));
+  assert.ok(onB.count() - quiet <= 1, `${onB.count() - quiet} plans events while nothing changed`);
   const paused = plan(id);
   assert.equal(paused.status.conditions.find((c) => c.type === 'Paused').status, 'True');
   assert.equal(paused.status.observedGeneration, paused.metadata.generation);
@@ -239,6 +279,11 @@ test('verification: a node that never comes back, and one back on an unexpected 
   assert.equal(plan(id).spec.verify.kubeletVersion, 'v1.36', 'the plan carries what it verifies');
   await waitFor('every node drained and awaited back', 60_000, () =>
     plan(id).status?.nodes?.every((n) => n.back === 'Waiting'));
+  // A person's word that node 0 is back is not taken for its checks: it still runs the old kubelet.
+  const word = await call(a, 'rollouts/back', { id, node: p.nodes[0] });
+  assert.equal(word.status, 409, JSON.stringify(word.body));
+  assert.match(JSON.stringify(word.body), new RegExp(`${p.nodes[0]} does not check out yet, so it stays cordoned: ${p.nodes[0]} came back on kubelet \\S+, expected v1\\.36`));
+  assert.equal(kubectl('get', 'node', p.nodes[0], '-o', 'jsonpath={.spec.unschedulable}').trim(), 'true');
   // Node 1 reboots on the kubelet it had; node 2 reboots on the expected one; node 0 never comes back.
   nodeInfo(p.nodes[1], { bootID: `${p.nodes[1]}-boot-2` });
   nodeInfo(p.nodes[2], { bootID: `${p.nodes[2]}-boot-2`, kubeletVersion: 'v1.36.3' });

@@ -127,6 +127,7 @@ test('drains, their pods, the history, the timeline and rollouts are shown by th
   assert.doesNotMatch(board.text, new RegExp(id), 'no drain of anyone on the stream');
   assert.doesNotMatch(board.text, /rr kernel|theirs-pdb/);
   assert.doesNotMatch(board.text, /event: history/);
+  assert.doesNotMatch(board.text, /event: plans/, 'no plan either');
 
   // Carol: the drain with her namespace's pod only, the node's history and the timeline, the rollouts.
   const hers = await call('drains/status', carol, { id });
@@ -143,8 +144,9 @@ test('drains, their pods, the history, the timeline and rollouts are shown by th
   assert.ok(rollouts.body.some((r) => r.id === rollout.body), JSON.stringify(rollouts.body));
   // On the stream, the drain's summary without the other namespace's budget; alice's names it.
   const hasDrain = (text) => text.includes(id);
-  const carols = await listen('/api/board/events', carol, 15_000, hasDrain);
+  const carols = await listen('/api/board/events', carol, 15_000, (t) => hasDrain(t) && t.includes(rollout.body));
   assert.ok(hasDrain(carols.text), 'carol\'s stream lists the drain');
+  assert.match(carols.text, new RegExp(`event: plans\ndata: .*${rollout.body}`), 'and the plans, on the same stream');
   assert.doesNotMatch(carols.text, /theirs-pdb/, 'not the budget of a namespace she may not read');
   const alices = await listen('/api/board/events', alice, 15_000, (t) => t.includes('theirs-pdb'));
   assert.match(alices.text, /theirs-pdb/, 'alice\'s stream names the budget holding the drain up');

@@ -305,12 +305,30 @@ test('in the browser: choose nodes by label and by card, one plan, then pause, r
   await dialog.locator('[data-testid="opt-force"]').uncheck();
   const confirm = dialog.locator('[data-testid="confirm-rollout"]');
   await waitFor('the plan of the options now', 15_000, () => confirm.isEnabled());
+  // After each node: a settle time, and, when nodes are uncordoned once back, the checks they must pass, each
+  // held to the server's bounds before it can be confirmed.
+  await dialog.locator('[data-testid="rollout-settle"]').fill('3601');
+  await dialog.locator('[data-testid="rollout-settle-error"]').waitFor({ timeout: 5_000 });
+  assert.ok(await confirm.isDisabled(), 'a settle time out of range cannot be confirmed');
+  await dialog.locator('[data-testid="rollout-settle"]').fill('5');
+  assert.equal(await dialog.locator('[data-testid="rollout-verify"]').count(), 0, 'no checks without uncordoning once back');
+  await dialog.locator('[data-testid="rollout-uncordon-when-back"]').check();
+  await dialog.locator('[data-testid="rollout-verify"]').check();
+  await dialog.locator('[data-testid="rollout-verify-deadline"]').fill('0');
+  await dialog.locator('[data-testid="rollout-verify-error"]').waitFor({ timeout: 5_000 });
+  assert.ok(await confirm.isDisabled(), 'a deadline out of range cannot be confirmed');
+  await dialog.locator('[data-testid="rollout-verify-deadline"]').fill('15');
+  await dialog.locator('[data-testid="rollout-verify-kubelet"]').fill('v1.36');
+  await waitFor('the settings to be confirmable', 5_000, () => confirm.isEnabled());
   assert.equal(await confirm.textContent(), 'Start: drain 2 nodes, at most 1 at once');
   await page.screenshot({ path: join(artifactsDir, 'rollout-dialog.png') });
   await confirm.click();
   await dialog.waitFor({ state: 'detached', timeout: 15_000 });
 
   const rollout = page.locator('[data-testid="rollout"]').first();
+  const made = JSON.parse(kubectl('get', 'maintenanceplan', await rollout.getAttribute('data-id'), '-o', 'json')).spec;
+  assert.deepEqual([made.settleSeconds, made.uncordonWhenBack, made.verify.deadlineSeconds, made.verify.kubeletVersion, made.verify.kernelVersion],
+    [5, true, 900, 'v1.36', undefined], 'the plan carries what the dialog asked');
   const row = (i) => rollout.locator(`[data-testid="rollout-node"][data-node="${p.nodes[i].name}"]`);
   await rollout.locator(`[data-testid="rollout-node"][data-node="${p.nodes[0].name}"][data-step="draining"]`).waitFor({ timeout: 15_000 });
   assert.equal(await row(1).getAttribute('data-step'), 'queued', 'one at a time: the second waits');

@@ -145,7 +145,9 @@ impl Streams {
 /// one with just the changed and removed cards after each change. Viewers with the same identity share one cache.
 /// Alongside, `drains` events carry every drain of the cluster the cards show (who started it, why, how far),
 /// first at once and then after each change, so everyone sees the drains anyone starts. A `history` event carries
-/// a number that moves whenever any node's durable history changes, for pages that show the timeline.
+/// a number that moves whenever any node's durable history changes, for pages that show the timeline. A `plans`
+/// event carries every maintenance plan (as `POST /api/rollouts` answers), at once and after each change the
+/// server's watch of them sees, so no page polls for them.
 pub async fn board_events(
     State(streams): State<Streams>,
     Extension(engine): Extension<Engine>,
@@ -166,6 +168,11 @@ pub async fn board_events(
         drains_sent: None,
         lost_sent: None,
         history: acting.history_changes().await?,
+        plans: engine.plan_changes(),
+        plans_due: true,
+        plans_sent: None,
+        engine: engine.clone(),
+        caller: caller.clone(),
         _viewer: Viewer::new(),
     };
     let stream = futures::stream::unfold(board, |mut board| async move {
@@ -196,6 +203,14 @@ struct BoardFeed {
     /// Moves at each change of any node's durable history (`None` when the server keeps none): the viewer is told
     /// the new version, and asks for the timeline again if it shows one.
     history: Option<tokio::sync::watch::Receiver<u64>>,
+    /// Moves at each change of any maintenance plan (`None` when the server keeps none).
+    plans: Option<tokio::sync::watch::Receiver<u64>>,
+    /// Whether the plans may have changed since they were last sent.
+    plans_due: bool,
+    plans_sent: Option<Vec<domain::rollout::RolloutProgress>>,
+    /// Whom the plans are read for: each list is judged by the caller's sight, as `POST /api/rollouts` is.
+    engine: Engine,
+    caller: Caller,
     _viewer: Viewer,
 }
 
@@ -219,6 +234,16 @@ impl BoardFeed {
                     return Some(event);
                 }
             }
+            if !self.first && self.plans.is_some() && std::mem::take(&mut self.plans_due) {
+                // A viewer who may not read the nodes gets no plans, as from `POST /api/rollouts`.
+                if let Ok(list) = self.engine.acting_as(&self.caller).rollouts().await
+                    && self.plans_sent.as_ref() != Some(&list)
+                {
+                    let event = Event::default().event("plans").json_data(&list).unwrap_or_default();
+                    self.plans_sent = Some(list);
+                    return Some(event);
+                }
+            }
             if !self.first
                 && let Some(history) = self.history.as_mut()
                 && history.has_changed().unwrap_or(false)
@@ -232,7 +257,17 @@ impl BoardFeed {
                     None => std::future::pending().await,
                 }
             };
+            let plans_changed = async {
+                match self.plans.as_mut() {
+                    Some(plans) => plans.changed().await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
+                changed = plans_changed => {
+                    changed.ok()?;
+                    self.plans_due = true;
+                }
                 changed = history_changed => changed.ok()?,
                 changed = self.cards.changed() => {
                     // Waits for the first computation after the cache is ready, then for each recomputation.

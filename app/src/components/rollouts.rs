@@ -13,7 +13,7 @@ use crate::{
     dialogs::{Actions, Dialog},
     i18n::{I18n, drain_state_text, failure_text, t_string, use_i18n},
     live::Current,
-    rollouts::{CancelRollout, PauseRollout, RolloutNodeBack, list_rollouts},
+    rollouts::{CancelRollout, PauseRollout, RolloutNodeBack},
     state::{Filters, Selection},
 };
 
@@ -79,34 +79,14 @@ pub fn RolloutBar(current: Current, filters: Filters) -> impl IntoView {
     }
 }
 
-/// How often the panel asks for the rollouts (they live in the server's memory; the answer is small).
-const POLL: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// Every rollout the server holds, latest first, followed once a second while the page is open.
+/// Every plan, latest first, as the board stream sends them after each change (no polling).
 #[component]
-pub fn RolloutsPanel() -> impl IntoView {
+pub fn RolloutsPanel(plans: RwSignal<Option<Vec<RolloutProgress>>>) -> impl IntoView {
     let rollouts = RwSignal::new(Vec::<RolloutProgress>::new());
     Effect::new(move |_| {
-        let busy = StoredValue::new(false);
-        let poll = move || {
-            if busy.get_value() {
-                return;
-            }
-            busy.set_value(true);
-            leptos::task::spawn_local(async move {
-                if let Ok(list) = list_rollouts().await {
-                    rollouts.set(list);
-                }
-                busy.set_value(false);
-            });
-        };
-        poll();
-        let handle = set_interval_with_handle(poll, POLL);
-        on_cleanup(move || {
-            if let Ok(h) = handle {
-                h.clear();
-            }
-        });
+        if let Some(list) = plans.get() {
+            rollouts.set(list);
+        }
     });
     // The list is empty until the browser's first answer, so the server renders nothing here and hydration finds
     // nothing to match: the panel's code can load when there is a rollout to show.

@@ -6,6 +6,7 @@ mod drain;
 mod host;
 mod progress;
 mod rollout;
+mod rollout_verify;
 
 use domain::{actions::Lacking, progress::DrainRecord};
 use leptos::prelude::*;

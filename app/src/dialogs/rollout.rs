@@ -15,6 +15,7 @@ use leptos::prelude::*;
 use super::{
     Actions,
     drain::{DrainForm, OptionsForm},
+    rollout_verify::{After, AfterEachNode},
 };
 use crate::{
     api::drain_preview,
@@ -65,6 +66,7 @@ pub fn RolloutDialog(nodes: Vec<String>) -> impl IntoView {
     let who = LocalResource::new(crate::session::who_am_i);
     let offers_unattended =
         Signal::derive(move || who.get().is_some_and(|w| w.ok().flatten().is_some_and(|w| w.unattended_plans)));
+    let after = After::new();
     let options = Memo::new(move |_| form.options());
     // Each node planned as a single drain, on the server, again whenever the options change.
     let plans = RwSignal::new(None::<Plans>);
@@ -104,20 +106,28 @@ pub fn RolloutDialog(nodes: Vec<String>) -> impl IntoView {
         planned
             && typed
             && settings.parallel().is_some()
+            && after.settle_seconds().is_some()
+            && after.checks(settings.uncordon_when_back.get()).is_ok()
             && !busy.get()
             && actions.lacking.with(|l| may_drain(l.as_ref(), &o).is_ok())
     });
     let begin = move |_| {
-        let (Ok(drain), Some(max_parallel)) = (options.get_untracked(), settings.parallel()) else { return };
+        let (Ok(drain), Some(max_parallel), Some(settle_seconds), Ok(verify)) = (
+            options.get_untracked(),
+            settings.parallel(),
+            after.settle_seconds(),
+            after.checks(settings.uncordon_when_back.get_untracked()),
+        ) else {
+            return;
+        };
         let options = RolloutOptions {
             max_parallel,
             one_per_zone: settings.one_per_zone.get_untracked(),
             stop_on_failure: settings.stop_on_failure.get_untracked(),
             uncordon_when_back: settings.uncordon_when_back.get_untracked(),
-            // Verification is asked for through the API and `kubectl` for now (API.md); the dialog does not offer it.
-            verify: None,
+            verify,
             unattended: settings.unattended.get_untracked() && offers_unattended.get_untracked(),
-            settle_seconds: 0,
+            settle_seconds,
             drain,
         };
         let confirm = Some(form.typed.get_untracked()).filter(|t| !t.trim().is_empty());
@@ -158,29 +168,7 @@ pub fn RolloutDialog(nodes: Vec<String>) -> impl IntoView {
                     <CapacitySection nodes=node_list />
                 </section>
                 <div>
-                    <section class="rollout-settings">
-                        <label class="field">
-                            <span>{t_string!(i18n, rollout.max_parallel)}</span>
-                            <input
-                                type="number"
-                                min="1"
-                                max=MAX_PARALLEL.to_string()
-                                data-testid="rollout-max-parallel"
-                                prop:value=settings.parallel
-                                on:input=move |ev| settings.parallel.set(event_target_value(&ev))
-                            />
-                            {move || settings.parallel().is_none().then(|| view! {
-                                <small class="error" data-testid="rollout-parallel-error">{t_string!(i18n, rollout.bad_parallel)}</small>
-                            })}
-                        </label>
-                        <Check label=t_string!(i18n, rollout.one_per_zone).to_string() testid="rollout-one-per-zone" value=settings.one_per_zone />
-                        <Check label=t_string!(i18n, rollout.stop_on_failure).to_string() testid="rollout-stop-on-failure" value=settings.stop_on_failure />
-                        <Check label=t_string!(i18n, rollout.uncordon_when_back).to_string() testid="rollout-uncordon-when-back" value=settings.uncordon_when_back />
-                        {move || offers_unattended.get().then(|| view! {
-                            <Check label=t_string!(i18n, rollout.unattended).to_string() testid="rollout-unattended" value=settings.unattended />
-                            <p class="hint" data-testid="rollout-unattended-hint">{t_string!(i18n, rollout.unattended_hint)}</p>
-                        })}
-                    </section>
+                    {settings_view(settings, after, offers_unattended)}
                     <OptionsForm form node=word destructive />
                 </div>
             </div>
@@ -199,6 +187,38 @@ pub fn RolloutDialog(nodes: Vec<String>) -> impl IntoView {
             </div>
         </Modal>
     }
+}
+
+/// The rollout's settings: parallelism, zones, failures, the way back and what follows each node.
+fn settings_view(settings: Settings, after: After, offers_unattended: Signal<bool>) -> AnyView {
+    let i18n = use_i18n();
+    view! {
+        <section class="rollout-settings">
+            <label class="field">
+                <span>{t_string!(i18n, rollout.max_parallel)}</span>
+                <input
+                    type="number"
+                    min="1"
+                    max=MAX_PARALLEL.to_string()
+                    data-testid="rollout-max-parallel"
+                    prop:value=settings.parallel
+                    on:input=move |ev| settings.parallel.set(event_target_value(&ev))
+                />
+                {move || settings.parallel().is_none().then(|| view! {
+                    <small class="error" data-testid="rollout-parallel-error">{t_string!(i18n, rollout.bad_parallel)}</small>
+                })}
+            </label>
+            <Check label=t_string!(i18n, rollout.one_per_zone).to_string() testid="rollout-one-per-zone" value=settings.one_per_zone />
+            <Check label=t_string!(i18n, rollout.stop_on_failure).to_string() testid="rollout-stop-on-failure" value=settings.stop_on_failure />
+            <Check label=t_string!(i18n, rollout.uncordon_when_back).to_string() testid="rollout-uncordon-when-back" value=settings.uncordon_when_back />
+            <AfterEachNode after uncordon_when_back=settings.uncordon_when_back />
+            {move || offers_unattended.get().then(|| view! {
+                <Check label=t_string!(i18n, rollout.unattended).to_string() testid="rollout-unattended" value=settings.unattended />
+                <p class="hint" data-testid="rollout-unattended-hint">{t_string!(i18n, rollout.unattended_hint)}</p>
+            })}
+        </section>
+    }
+    .into_any()
 }
 
 /// The form's options now, untracked: to tell whether a plan still matches them.

@@ -48,6 +48,9 @@ pub struct LiveBoard {
     pub hydrated: RwSignal<bool>,
     /// Moves whenever any node's durable history changes (the stream's `history` event): a timeline reads again.
     pub history: RwSignal<u64>,
+    /// Every maintenance plan, as the stream's `plans` event sends them after each change the server's watch sees;
+    /// `None` until the first.
+    pub plans: RwSignal<Option<Vec<domain::rollout::RolloutProgress>>>,
 }
 
 impl LiveBoard {
@@ -61,6 +64,7 @@ impl LiveBoard {
             api_lost: RwSignal::new(None),
             hydrated: RwSignal::new(false),
             history: RwSignal::new(0),
+            plans: RwSignal::new(None),
         };
         Effect::new(move |_| {
             live.hydrated.set(true);
@@ -195,8 +199,14 @@ mod stream {
         let pending = Pending::new();
         let listening = dom::listen(
             &crate::context::api("/api/board/events"),
-            &["board", "drains", "health", "history"],
+            &["board", "drains", "health", "history", "plans"],
             move |kind, text| {
+                if kind == "plans" {
+                    if let Ok(list) = serde_json::from_str::<Vec<domain::rollout::RolloutProgress>>(&text) {
+                        live.plans.set(Some(list));
+                    }
+                    return;
+                }
                 if kind == "history" {
                     if let Ok(version) = text.trim().parse::<u64>() {
                         live.history.set(version);

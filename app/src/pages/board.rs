@@ -44,7 +44,7 @@ pub fn BoardPage() -> impl IntoView {
             <Toolbar filters live />
             <Notice notice=actions.notice />
             <DialogHost server_now=live.server_now() />
-            <RolloutsPanel />
+            <RolloutsPanel plans=live.plans />
             <Views current=Signal::derive(view_of) />
             <Suspense fallback=move || view! { <p data-testid="nodes-loading">{t_string!(i18n, app.loading_nodes)}</p> }>
                 {move || Suspend::new(async move {

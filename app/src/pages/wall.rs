@@ -19,7 +19,6 @@ use crate::{
     components::{ConnectionBadge, FleetMap, Timeline},
     i18n::{t_string, use_i18n},
     live::{Current, LiveBoard},
-    rollouts::list_rollouts,
 };
 
 /// How many nodes the wall's timeline shows.
@@ -61,7 +60,7 @@ fn wall_view(live: LiveBoard, current: Current) -> AnyView {
                 <FleetMap current drains=live.drains group=DEFAULT_GROUP_LABEL.to_string() filters=None links=false />
             </div>
             <div class="wall-side">
-                <Plans />
+                <Plans plans=live.plans />
                 <Drains live />
                 <CountingDown current now=live.server_now() />
             </div>
@@ -71,30 +70,13 @@ fn wall_view(live: LiveBoard, current: Current) -> AnyView {
     .into_any()
 }
 
-/// How often the wall asks for the plans (the answer comes from the server's watch of them: no API request).
-const PLANS_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
-
 /// The maintenance plans not ended, each with who started it, how many of its nodes are done, and why it waits if
-/// it does.
+/// it does: from the board stream, after each change the server's watch of them sees.
 #[component]
-fn Plans() -> impl IntoView {
+fn Plans(plans: RwSignal<Option<Vec<RolloutProgress>>>) -> impl IntoView {
     let i18n = use_i18n();
-    let plans = RwSignal::new(Vec::<RolloutProgress>::new());
-    Effect::new(move |_| {
-        let look = move || {
-            leptos::task::spawn_local(async move {
-                if let Ok(list) = list_rollouts().await {
-                    plans.set(list.into_iter().filter(|p| p.finished_at.is_none()).take(LISTED).collect());
-                }
-            })
-        };
-        look();
-        let handle = set_interval_with_handle(look, PLANS_EVERY);
-        on_cleanup(move || {
-            if let Ok(h) = handle {
-                h.clear();
-            }
-        });
+    let plans = Memo::new(move |_| {
+        plans.get().unwrap_or_default().into_iter().filter(|p| p.finished_at.is_none()).take(LISTED).collect::<Vec<_>>()
     });
     view! {
         <section class="wall-plans" data-testid="wall-plans">

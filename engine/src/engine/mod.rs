@@ -197,6 +197,12 @@ impl Engine {
         self.access.is_team()
     }
 
+    /// Moves at each change the watch of maintenance plans sees (`None` when this server keeps no plans): what the
+    /// board stream's `plans` event follows, instead of anyone polling.
+    pub fn plan_changes(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        self.plans.as_ref().map(crate::plan::Plans::changes)
+    }
+
     /// Whether this server runs plans marked unattended (`--unattended-plans`): the rollout dialog offers them.
     pub fn runs_unattended_plans(&self) -> bool {
         self.plans.as_ref().is_some_and(crate::plan::Plans::runs_unattended)

@@ -19,11 +19,7 @@ pub(super) async fn bring_back(acting: &Acting<'_>, progress: &mut RolloutProgre
         return;
     }
     let Ok(cache) = acting.cache().await else { return };
-    // The live cards carry the node Leases' renewals, which a card made from the Node alone does not.
-    let live = cache.live_cards().borrow().clone();
-    let card = |name: &str| -> Option<NodeCard> {
-        live.iter().find(|c| c.name == name).map(|c| (**c).clone()).or_else(|| cache.node_card(name))
-    };
+    let card = |name: &str| card_now(&cache, name);
     let checks = progress.options.verify.clone();
     let now = jiff::Timestamp::now();
     for node in progress.nodes.iter_mut().filter(|n| n.waiting_back() || n.recovering()) {
@@ -45,8 +41,10 @@ pub(super) async fn bring_back(acting: &Acting<'_>, progress: &mut RolloutProgre
         let Some(Back::Waiting(then)) = &node.back else { continue };
         let Some(card) = card(&node.name) else { continue };
         if !card.unschedulable {
-            // A person uncordoned it (the plan's "it is back", or by hand).
-            node.back = Some(Back::Uncordoned);
+            // A person uncordoned it (the plan's "it is back", once it checked out, or by hand): what its drain
+            // touched must still recover before the plan moves on.
+            let touched = node.touched.as_ref().is_some_and(|t| !t.workloads.is_empty() || !t.budgets.is_empty());
+            node.back = Some(if touched { Back::Recovering } else { Back::Uncordoned });
             continue;
         }
         let back = node.back_seen.is_some()
@@ -79,4 +77,28 @@ pub(super) async fn bring_back(acting: &Acting<'_>, progress: &mut RolloutProgre
             Err(err) => Back::Failed(err.failure()),
         });
     }
+}
+
+/// `name`'s card now, with its node Lease's renewal (the live cards carry it; a card made from the Node alone does
+/// not).
+pub(super) fn card_now(cache: &crate::cache::ClusterCache, name: &str) -> Option<NodeCard> {
+    let live = cache.live_cards().borrow().clone();
+    live.iter().find(|c| c.name == name).map(|c| (**c).clone()).or_else(|| cache.node_card(name))
+}
+
+/// Why a person may not say `node` is back yet, in a plan that verifies: the checks of the node itself, as the plan
+/// would make them, with its Lease renewed since its drain ended. `None` when it checks out (or nothing is checked).
+pub(super) async fn not_yet_back(
+    acting: &Acting<'_>,
+    node: &domain::rollout::RolloutNode,
+    checks: Option<&verify::Verify>,
+) -> crate::Result<Option<String>> {
+    let Some(checks) = checks else { return Ok(None) };
+    let cache = acting.cache().await?;
+    let Some(card) = card_now(&cache, &node.name) else {
+        return Err(crate::Error::NotFound(format!("node {} does not exist", node.name)));
+    };
+    let since = node.back_seen.or(node.waiting_since).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    let failed = verify::failures(&card, checks, since);
+    Ok((!failed.is_empty()).then(|| failed.join("; ")))
 }

@@ -88,10 +88,15 @@ impl Acting<'_> {
     /// plan sees it schedulable again and stops waiting). Someone else's plan needs the right to change it.
     pub async fn rollout_node_back(&self, id: &str, node: &str) -> Result<()> {
         let plan = self.held(id).await?;
-        if !plan.progress().nodes.iter().any(|n| n.name == node && n.waiting_back()) {
+        let progress = plan.progress();
+        let Some(awaited) = progress.nodes.iter().find(|n| n.name == node && n.waiting_back()) else {
             return Err(Error::Invalid(format!("node {node} is not awaited back by rollout {id}")));
-        }
+        };
         self.may_change(&plan.started_by(), "change a rollout").await?;
+        // A plan that verifies takes a person's word that the node is back, not that it checks out.
+        if let Some(why) = super::plan_back::not_yet_back(self, awaited, progress.options.verify.as_ref()).await? {
+            return Err(Error::Conflict(format!("{node} does not check out yet, so it stays cordoned: {why}")));
+        }
         self.set_unschedulable(node, false, None).await?;
         Ok(())
     }
