@@ -26,7 +26,7 @@ use crate::{
     audit::Audit,
     authz::Authz,
     cache::{ClusterCache, ClusterCaches},
-    drain::{DrainLimits, DrainRegistry, TestHooks},
+    drain::{DrainLimits, DrainRegistry},
     lease::Leases,
     signin::{Credentials, Person},
     tasks::Tasks,
@@ -154,8 +154,10 @@ impl Engine {
         self
     }
 
-    /// The same engine, its drains with faults for tests (see [`TestHooks`]).
-    pub fn with_test_hooks(mut self, hooks: TestHooks) -> Self {
+    /// The same engine, its drains with faults for tests (see [`crate::drain::TestHooks`]). Debug builds only:
+    /// a release build has no faults to inject.
+    #[cfg(debug_assertions)]
+    pub fn with_test_hooks(mut self, hooks: crate::drain::TestHooks) -> Self {
         self.drains = self.drains.with_test_hooks(hooks);
         self
     }
