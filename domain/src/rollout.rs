@@ -45,6 +45,10 @@ pub struct RolloutOptions {
     pub settle_seconds: u64,
 }
 
+/// In team mode, the most plans one person may have that have not ended: a script or a stuck tab cannot fill the
+/// cluster with plans, nor the servers with their loops.
+pub const MAX_PLANS_PER_PERSON: usize = 10;
+
 /// The longest settle time between nodes a plan may ask for (an hour).
 pub const MAX_SETTLE_SECONDS: u64 = 3_600;
 

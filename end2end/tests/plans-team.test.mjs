@@ -142,9 +142,11 @@ test('an unattended plan: waits while no admission policy guards it, is refused 
 
   // Made while no policy guarded it: nobody's rights were checked, so the server will not run it as itself.
   unattended(`${id}-early`, {});
-  const early = await waitFor('the early plan to wait', 60_000, () => {
+  // Other servers of this file, started without --unattended-plans, may say first that unattended plans are off on
+  // them; this one's more precise reason stands.
+  const early = await waitFor('the early plan to wait, naming the missing policy', 60_000, () => {
     const now = plan(`${id}-early`);
-    return now.status?.phase === 'Blocked' ? now : null;
+    return now.status?.phase === 'Blocked' && /admission policy/.test(now.status.conditions.find((c) => c.type === 'Blocked')?.message) ? now : null;
   });
   const waiting = early.status.conditions.find((c) => c.type === 'Blocked');
   assert.equal(waiting.reason, 'UnattendedNotAllowed');
@@ -185,4 +187,41 @@ test('an unattended plan: waits while no admission policy guards it, is refused 
     assert.equal(record(node).started_by ?? record(node).startedBy, 'drainboard (unattended maintenance)');
   }
   assert.match(kubectl('get', 'maintenanceplan', `${id}-night`), /Complete\s+2\s+2\s+true/, 'kubectl get shows it unattended');
+});
+
+test('a rollout checks the starter\'s rights once before it makes anything, and one person may have at most 10 plans not ended', { timeout: 180_000 }, async () => {
+  const { id, nodes, release } = await heldPool('pc');
+  const a = await startDrainboard(['--team', '--insecure-http']);
+  cleanups.push(() => a.stop());
+  const mine = () => JSON.parse(kubectl('get', 'maintenanceplans', '-o', 'json')).items
+    .filter((p) => p.spec.reason?.startsWith(id));
+  // May make plans, may not drain: refused before any plan exists.
+  const maker = await signIn(a, inlineKubeconfig('pc-maker', [...READ,
+    { apiGroups: ['drainboard.dev'], resources: ['maintenanceplans'], verbs: ['create', 'patch'] }]));
+  const refused = await call(a, 'rollouts/start', maker, { nodes, options: { max_parallel: 1 }, reason: `${id} refused` });
+  assert.equal(refused.status, 403, JSON.stringify(refused.body));
+  assert.match(refused.body.Forbidden, /pc-maker may not start a rollout: lacks .*patch nodes/);
+  assert.equal(mine().length, 0, 'no plan was made');
+
+  // Ten plans of one person wait on the held node; the eleventh is refused, and a colleague is not held by it.
+  const gail = await signIn(a, inlineKubeconfig('pc-gail', MAINTAIN));
+  for (let i = 0; i < 10; i += 1) {
+    const r = await call(a, 'rollouts/start', gail, { nodes: [nodes[0]], options: { max_parallel: 1 }, reason: `${id} ${i}` });
+    assert.equal(r.status, 200, `plan ${i}: ${JSON.stringify(r.body)}`);
+  }
+  await waitFor('the watch to see all ten', 15_000, () => mine().length === 10);
+  const over = await call(a, 'rollouts/start', gail, { nodes: [nodes[1]], options: { max_parallel: 1 }, reason: `${id} 11` });
+  assert.equal(over.status, 429, JSON.stringify(over.body));
+  assert.match(over.body.TooMany, /pc-gail has 10 plans that have not ended/);
+  const hank = await signIn(a, inlineKubeconfig('pc-hank', MAINTAIN));
+  const other = await call(a, 'rollouts/start', hank, { nodes: [nodes[1]], options: { max_parallel: 1 }, reason: `${id} hank` });
+  assert.equal(other.status, 200, JSON.stringify(other.body));
+  // Once one of hers ends, she may start another.
+  const first = mine().find((p) => p.spec.reason === `${id} 0`).metadata.name;
+  assert.equal((await call(a, 'rollouts/cancel', gail, { id: first })).status, 200);
+  await waitFor('her first plan to end', 30_000, () => plan(first).status?.phase === 'Cancelled');
+  const again = await call(a, 'rollouts/start', gail, { nodes: [nodes[1]], options: { max_parallel: 1 }, reason: `${id} again` });
+  assert.equal(again.status, 200, JSON.stringify(again.body));
+  release();
+  for (const p of mine()) kubectl('patch', 'maintenanceplan', p.metadata.name, '--type=merge', '-p', '{"spec":{"cancelled":true}}');
 });

@@ -282,7 +282,7 @@ test('verification: a node that never comes back, and one back on an unexpected 
   // A person's word that node 0 is back is not taken for its checks: it still runs the old kubelet.
   const word = await call(a, 'rollouts/back', { id, node: p.nodes[0] });
   assert.equal(word.status, 409, JSON.stringify(word.body));
-  assert.match(JSON.stringify(word.body), new RegExp(`${p.nodes[0]} does not check out yet, so it stays cordoned: ${p.nodes[0]} came back on kubelet \\S+, expected v1\\.36`));
+  assert.match(JSON.stringify(word.body), new RegExp(`${p.nodes[0]} does not check out yet, so it stays cordoned: .*${p.nodes[0]} came back on kubelet \\S+, expected v1\\.36`));
   assert.equal(kubectl('get', 'node', p.nodes[0], '-o', 'jsonpath={.spec.unschedulable}').trim(), 'true');
   // Node 1 reboots on the kubelet it had; node 2 reboots on the expected one; node 0 never comes back.
   nodeInfo(p.nodes[1], { bootID: `${p.nodes[1]}-boot-2` });

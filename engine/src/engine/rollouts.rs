@@ -101,6 +101,28 @@ impl Acting<'_> {
         Ok(())
     }
 
+    /// Whether the caller may start another plan (team mode): the rights to drain as `options` asks, checked once
+    /// before anything is made (a plan of someone who may not drain would only fail node by node), and fewer than
+    /// [`rollout::MAX_PLANS_PER_PERSON`] of theirs not ended, on any server.
+    async fn may_start(&self, plans: &Plans, options: &RolloutOptions) -> Result<()> {
+        let user = &self.identity().user;
+        let lacking = self.kept_permissions().await?;
+        if let Err(domain::actions::Unavailable::Missing(missing)) =
+            domain::actions::may_drain(Some(&lacking), &options.drain)
+        {
+            return Err(Error::Forbidden(format!(
+                "{user} may not start a rollout: lacks {missing}, which draining takes; ask for the drainboard-maintainer role"
+            )));
+        }
+        let open = plans.list().iter().filter(|p| !p.ended() && p.started_by() == *user).count();
+        if open >= rollout::MAX_PLANS_PER_PERSON {
+            return Err(Error::TooMany(format!(
+                "{user} has {open} plans that have not ended, the most one person may have: let one finish, or cancel one"
+            )));
+        }
+        Ok(())
+    }
+
     /// Makes a plan that drains `nodes` with `options`, as the caller, and runs it here; answers with its name.
     pub async fn start_rollout(
         &self,
@@ -112,6 +134,9 @@ impl Acting<'_> {
         rollout::check(&nodes, &options).map_err(Error::Invalid)?;
         self.engine().tasks().refuse_when_stopping("the rollout")?;
         let plans = self.plans()?;
+        if self.engine().is_team() {
+            self.may_start(plans, &options).await?;
+        }
         // An unattended plan runs as the server's maintenance identity: refused here when this server has none or
         // the policy that guards them is not in force; whether this person may ask for one is the policy's call.
         let unattended = match options.unattended {

@@ -224,8 +224,11 @@ fn unstarted(mut status: PlanStatus, plan: &MaintenancePlan) -> PlanStatus {
 pub async fn blocked(plans: &Plans, plan: &MaintenancePlan, why: &str) {
     let mut progress = plan.progress();
     // Already waiting, with this reason, or a more precise one than needing a maintainer (the credentials it ran
-    // with were refused, say).
-    if progress.blocked.as_deref() == Some(why) || (why == NEEDS_MAINTAINER && progress.blocked.is_some()) {
+    // with were refused, say). "Unattended plans are off here" is as weak: a replica started without
+    // `--unattended-plans` beside one started with it (a rolling update adding the component) must not flip the
+    // reason the other gave back and forth.
+    let weak = why == NEEDS_MAINTAINER || why == super::unattended::OFF;
+    if progress.blocked.as_deref() == Some(why) || (weak && progress.blocked.is_some()) {
         return;
     }
     let before = progress.clone();
