@@ -288,6 +288,15 @@ pub(crate) fn peer() -> String {
         .map_or_else(|| "unknown".to_owned(), |peer| peer.to_string())
 }
 
+/// Where the request comes from, for the sign-in's per-source pace: the client a trusted proxy names, else the
+/// peer (the server's `source` layer decides). Outside the server's connection loop, one unknown source.
+#[cfg(feature = "ssr")]
+pub(crate) fn source() -> engine::Source {
+    use_context::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<engine::Source>().copied())
+        .unwrap_or_else(|| engine::Source::new(std::net::Ipv4Addr::UNSPECIFIED.into()))
+}
+
 #[cfg(feature = "ssr")]
 use domain::input::node_name;
 

@@ -54,7 +54,7 @@ pub struct SignedOut {
 /// go on before the person confirms. `POST /api/session/sign-out` with `{"ask": false}` (the default).
 #[server(prefix = "/api", endpoint = "session/sign-out", input = Json)]
 pub async fn sign_out(#[server(default)] ask: bool) -> Result<SignedOut, AppError> {
-    Ok(ssr::sign_out(ask).await)
+    respond(ssr::sign_out(ask).await)
 }
 
 /// Who the request acts as: `null` in team mode without a session (this endpoint, like the sign-in page, is open
@@ -89,20 +89,24 @@ mod ssr {
         };
         let engine = crate::api::engine();
         let peer = crate::api::peer();
+        let source = crate::api::source();
         // User names escaped (`?`): a newline in a certificate's CN cannot forge a line of the log.
-        let (session, person, _) = match engine.sign_in(&credentials).await {
+        let (session, person, _) = match engine.sign_in(&credentials, source).await {
             Ok(signed_in) => signed_in,
             Err(err) => {
-                tracing::warn!(outcome = "refused", %peer, why = ?err.to_string(), "authentication: sign-in");
+                tracing::warn!(outcome = "refused", %peer, %source, why = ?err.to_string(), "authentication: sign-in");
                 return Err(err.into());
             }
         };
-        tracing::info!(outcome = "ok", user = ?person.username, groups = ?person.groups, %peer, "authentication: sign-in");
+        tracing::info!(outcome = "ok", user = ?person.username, groups = ?person.groups, %peer, %source,
+            "authentication: sign-in");
         // The session the request carried, if any, ends: one browser, one session, whoever signed in before.
         if let Ok(caller) = crate::api::caller()
             && let Some(old) = caller.session
+            && let Err(err) = engine.sign_out(&old).await
         {
-            engine.sign_out(&old);
+            // The new session stands; the old one (a wall screen's ticket) ends with its cookie, replaced below.
+            tracing::warn!(why = %err, "the session this browser carried could not be ended on the server");
         }
         let lifetime = engine.session_policy().unwrap_or_default().lifetime;
         set_cookie(&super::session_cookie(&session, lifetime));
@@ -114,7 +118,7 @@ mod ssr {
         })
     }
 
-    pub async fn sign_out(ask: bool) -> super::SignedOut {
+    pub async fn sign_out(ask: bool) -> Result<super::SignedOut, AppError> {
         let engine = crate::api::engine();
         let caller = crate::api::caller().ok();
         let running_drains = match &caller {
@@ -122,19 +126,23 @@ mod ssr {
             None => 0,
         };
         if ask && running_drains > 0 {
-            return super::SignedOut { signed_out: false, running_drains };
+            return Ok(super::SignedOut { signed_out: false, running_drains });
         }
         if let Some(caller) = caller
             && let Some(session) = &caller.session
         {
-            engine.sign_out(session);
+            // A wall screen's ticket is revoked in the cluster: if that fails, it has not signed out, and says so.
+            if let Err(err) = engine.sign_out(session).await {
+                tracing::warn!(outcome = "failed", wall = caller.is_wall(), why = %err, "authentication: sign-out");
+                return Err(err.into());
+            }
             let wall = caller.is_wall();
             let user = caller.person.map_or(caller.identity.user, |person| person.username);
             let peer = crate::api::peer();
             tracing::info!(outcome = "ok", user = ?user, wall, %peer, running_drains, "authentication: sign-out");
         }
         set_cookie(&super::cookie("", 0));
-        super::SignedOut { signed_out: true, running_drains }
+        Ok(super::SignedOut { signed_out: true, running_drains })
     }
 
     pub fn who() -> Option<Who> {
@@ -165,11 +173,10 @@ pub fn session_cookie(session: &str, lifetime: std::time::Duration) -> String {
     cookie(session, lifetime.as_secs())
 }
 
-/// The same for a wall screen's session, for as long as browsers keep a cookie (400 days): it lasts as long as the
-/// server's wall token.
+/// The same for a wall screen's ticket, for as long as the ticket is good (30 days).
 #[cfg(feature = "ssr")]
 pub fn wall_cookie(session: &str) -> String {
-    cookie(session, 400 * 86_400)
+    cookie(session, engine::access::WALL_SESSION_LIFETIME.as_secs())
 }
 
 /// The session cookie, written by the `cookie` crate: the whole site (`Path=/`), out of scripts' reach
@@ -229,10 +236,10 @@ mod tests {
     }
 
     #[test]
-    fn a_wall_screens_cookie_lasts_as_long_as_browsers_keep_one() {
+    fn a_wall_screens_cookie_lasts_as_long_as_its_ticket() {
         let cookie = written(&wall_cookie(&"c".repeat(64)));
         assert_kept_from_scripts_and_other_sites(&cookie);
-        assert_eq!(cookie.max_age().map(|age| age.whole_seconds()), Some(400 * 86_400));
+        assert_eq!(cookie.max_age().map(|age| age.whole_seconds()), Some(30 * 86_400));
     }
 
     #[test]

@@ -44,7 +44,7 @@ pub mod tasks;
 pub mod token;
 pub mod trim;
 
-pub use access::{Caller, Identity, KubeAccess};
+pub use access::{Caller, Identity, KubeAccess, Source};
 pub use authz::Visibility;
 pub use engine::{Acting, DrainFeed, Engine};
 pub use error::{Error, Result};

@@ -85,6 +85,12 @@ pub struct Args {
     #[arg(long = "allowed-host", value_name = "HOST")]
     pub allowed_hosts: Vec<String>,
 
+    /// Team mode: a reverse proxy (an address, or a network such as 10.0.0.0/8) whose X-Forwarded-For names the
+    /// client. Sign-in attempts are limited per client; without this, per peer address, and behind a proxy all
+    /// clients then share the proxy's limit. Believed from these peers only. Repeatable.
+    #[arg(long = "trusted-proxy", value_name = "NETWORK", requires = "team", value_parser = crate::source::parse_network)]
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+
     /// Drains that may run at once on this server, dry runs included. More are refused (429) until one ends.
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub max_drains: usize,

@@ -19,6 +19,7 @@ mod probes;
 mod refusals;
 mod serve;
 mod session;
+mod source;
 mod web;
 
 use std::{io::IsTerminal, process::ExitCode};
@@ -188,6 +189,9 @@ async fn run(args: cli::Args) -> Result<(), Error> {
     let printed = lock.as_ref().map_or_else(|| base.clone(), |lock| lock.url(&base));
     let hosts = guard::AllowedHosts::new(&args.allowed_hosts).reached_by(if args.team { "https" } else { "http" });
     let router = web::router(options, contexts, settings, hosts, streams, args.team, lock);
+    // Outermost: who the request comes from, before anything judges it (the sign-in's per-source pace, the log).
+    let proxies = source::TrustedProxies::new(args.trusted_proxies.clone());
+    let router = router.layer(axum::middleware::from_fn_with_state(proxies, source::layer));
     // The one line on stdout that scripts and tests read the URL from; in local mode it carries the secret.
     println!("Drainboard is serving on {printed}");
     if let Some(path) = &url_file {

@@ -46,7 +46,9 @@ fn router(contexts: Contexts) -> Router {
 /// A team-mode server with a wall token.
 fn team() -> Router {
     let token = secrecy::SecretString::from(WALL_TOKEN.to_owned());
-    router(Contexts::only(engine(KubeAccess::team_with_wall(connected(), Some(token), Default::default()))))
+    let access = KubeAccess::team_with_wall(connected(), Some(token), Default::default());
+    access.assume_no_wall_revocations();
+    router(Contexts::only(engine(access)))
 }
 
 /// A local server for the kubeconfig at `kubeconfig`, serving its context `first` at `/` and `other` on demand.

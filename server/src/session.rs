@@ -36,7 +36,8 @@ pub async fn layer(State(engine): State<Engine>, mut request: Request, next: Nex
         && let Some(token) = wall_token(request.uri().query())
     {
         let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0);
-        return wall_sign_in(&engine, &token, peer);
+        let source = request.extensions().get::<engine::Source>().copied();
+        return wall_sign_in(&engine, &token, peer, source);
     }
     let caller = match engine.operator() {
         Some(identity) => Some(Caller { identity, person: None, session: None }),
@@ -101,9 +102,10 @@ fn wall_token(query: Option<&str>) -> Option<String> {
 /// `GET /wall?wall-token=…`: an unattended wall screen signs in with the server's `--wall-token`, and is sent on
 /// to `/wall` with a session cookie, so that the token leaves the address bar at once.
 /// Each attempt is logged with its outcome and the peer's address (a refusal at warn), never with the token.
-fn wall_sign_in(engine: &Engine, token: &str, peer: Option<SocketAddr>) -> Response {
+fn wall_sign_in(engine: &Engine, token: &str, peer: Option<SocketAddr>, source: Option<engine::Source>) -> Response {
+    let source = source.unwrap_or_else(|| engine::Source::new(std::net::Ipv4Addr::UNSPECIFIED.into()));
     let peer = peer.map_or_else(|| "unknown".to_owned(), |p| p.to_string());
-    match engine.wall_sign_in(token) {
+    match engine.wall_sign_in(token, source) {
         Ok(id) => {
             tracing::info!(outcome = "ok", user = "wall screen", %peer, "authentication: wall token");
             let cookie = app::session::wall_cookie(&id);
@@ -136,8 +138,11 @@ pub fn session_id(headers: &HeaderMap) -> Result<Option<String>, Duplicate> {
         return Err(Duplicate);
     }
     let value = first.value();
-    // A session id is 64 hex digits; anything else is not one of ours, and is not looked up.
-    Ok((value.len() == 64 && value.bytes().all(|b| b.is_ascii_hexdigit())).then(|| value.to_owned()))
+    // A person's session id is 64 hex digits, a wall screen's ticket has a form of its own; anything else is not
+    // one of ours, and is not looked up.
+    let ours =
+        (value.len() == 64 && value.bytes().all(|b| b.is_ascii_hexdigit())) || engine::access::is_ticket_form(value);
+    Ok(ours.then(|| value.to_owned()))
 }
 
 /// Whether a request is the person's own doing, which keeps their session from going idle: a page load, or an
@@ -179,6 +184,7 @@ mod tests {
     fn team(token: &str) -> Engine {
         let connected = crate::fuzz::connected_nowhere("server");
         let access = engine::KubeAccess::team_with_wall(connected, Some(token.to_owned().into()), Default::default());
+        access.assume_no_wall_revocations();
         crate::fuzz::engine_with(access)
     }
 

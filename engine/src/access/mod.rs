@@ -8,32 +8,30 @@
 //! [`connect`] (the kubeconfig or the pod's service account, checked at start-up). This file keeps the clients
 //! and the modes that decide whose they are. The access reviews are in [`crate::authz`].
 
+mod attempts;
 mod connect;
 mod identity;
 mod sessions;
+mod wall;
 
 use std::{collections::HashMap, sync::Arc};
 
 use kube::{Client, Config};
 use parking_lot::RwLock;
 
+use attempts::Attempts;
+pub use attempts::Source;
 pub use connect::{ConnectError, Connected, connect};
 pub use identity::{Caller, Identity, Kind, MAINTENANCE_USER, SERVER_USER, WALL_USER};
 pub use sessions::{MAX_SESSIONS, MAX_SESSIONS_PER_PERSON, SESSION_IDLE, SESSION_LIFETIME, SessionPolicy};
 use sessions::{Sessions, SystemClock};
+use wall::Walls;
+pub use wall::{WALL_OBJECT, WALL_SESSION_LIFETIME, is_ticket_form};
 
 use crate::{
     Error, Result,
     signin::{self, Credentials, Person},
 };
-
-/// The wall screen's session id for `token`: a digest of it, so that the id does not give the token away. It has
-/// the form of every session id (64 hex digits).
-fn wall_session_id(token: &str) -> String {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::new().chain_update(b"drainboard wall session v1\n").chain_update(token.as_bytes()).finalize();
-    digest.iter().map(|b| format!("{b:02x}")).collect()
-}
 
 /// The shortest `--wall-token` accepted: 32 characters, at least 128 bits when random.
 pub const MIN_WALL_TOKEN: usize = 32;
@@ -60,19 +58,14 @@ enum Mode {
         base: Box<Config>,
         cluster: String,
         sessions: Sessions,
-        /// Sign-in attempts, all together: each costs the API server a SelfSubjectReview, so guessing tokens
-        /// through Drainboard is held to this pace.
-        attempts: governor::DefaultDirectRateLimiter,
+        /// Sign-in attempts: per source, then those that reach the API server all together (see [`attempts`]).
+        attempts: Box<Attempts>,
         /// `--wall-token`: the secret an unattended wall screen signs in with, if the server has one.
         wall_token: Option<secrecy::SecretString>,
-        /// The wall screen's session id, derived once from the token (see [`wall_session_id`]).
-        wall_session: Option<String>,
+        /// The wall screens' tickets, when there is a wall token (see [`wall`]).
+        walls: Option<Box<Walls>>,
     },
 }
-
-/// Sign-ins the server tries a second, all people together, after a burst.
-const SIGN_INS_PER_SECOND: std::num::NonZeroU32 = std::num::NonZeroU32::new(5).expect("non-zero");
-const SIGN_IN_BURST: std::num::NonZeroU32 = std::num::NonZeroU32::new(20).expect("non-zero");
 
 impl KubeAccess {
     /// Access for a server run by one operator with their own kubeconfig: every request acts as them.
@@ -95,9 +88,9 @@ impl KubeAccess {
         wall_token: Option<secrecy::SecretString>,
         policy: SessionPolicy,
     ) -> Self {
-        let wall_session = wall_token.as_ref().map(|t| {
+        let walls = wall_token.as_ref().map(|t| {
             use secrecy::ExposeSecret;
-            wall_session_id(t.expose_secret())
+            Box::new(Walls::new(t.expose_secret()))
         });
         let clients: Arc<RwLock<HashMap<Identity, Client>>> = Default::default();
         let held = clients.clone();
@@ -106,13 +99,11 @@ impl KubeAccess {
         });
         let mode = Mode::Team {
             wall_token,
-            wall_session,
+            walls,
             base: Box::new(connected.config),
             cluster: connected.identity.cluster,
             sessions: Sessions::new(policy, Arc::new(SystemClock), gone),
-            attempts: governor::RateLimiter::direct(
-                governor::Quota::per_second(SIGN_INS_PER_SECOND).allow_burst(SIGN_IN_BURST),
-            ),
+            attempts: Box::new(Attempts::new()),
         };
         KubeAccess { inner: Arc::new(Inner { mode, clients }) }
     }
@@ -140,17 +131,16 @@ impl KubeAccess {
 
     /// Signs a person in: checks what they pasted, asks the API server who it belongs to, and keeps a client for
     /// them. Returns the new session's id (an unguessable secret, for the browser's cookie) and who they are.
-    pub async fn sign_in(&self, credentials: &Credentials) -> Result<(String, Person, Identity)> {
+    /// `source` is charged for the attempt whatever it holds; the pace of all sources together only once the
+    /// credentials are well-formed and about to be shown to the API server.
+    pub async fn sign_in(&self, credentials: &Credentials, source: Source) -> Result<(String, Person, Identity)> {
         let Mode::Team { base, cluster, sessions, attempts, .. } = &self.inner.mode else {
             return Err(Error::Invalid("this server runs for one operator (local mode): there is no sign-in".into()));
         };
-        if attempts.check().is_err() {
-            return Err(Error::TooMany(
-                "too many sign-in attempts at once on this server; wait a moment and try again".into(),
-            ));
-        }
+        attempts.charge_source(source)?;
         let auth = signin::auth_info(credentials)?;
         let client = signin::client(base, auth)?;
+        attempts.charge_api_server()?;
         let person = signin::review(&client).await?;
         let identity = Identity::person(cluster.clone(), person.username.clone());
         // The session first, so that the end of an older one of theirs meanwhile leaves this client alone.
@@ -160,37 +150,62 @@ impl KubeAccess {
         Ok((id, person, identity))
     }
 
-    /// Signs a wall screen in with `--wall-token`: the id of the wall's session ([`Self::is_wall_session`]).
-    /// Refused without a wall token, or with another token.
-    pub fn wall_sign_in(&self, token: &str) -> Result<String> {
+    /// Signs a wall screen in with `--wall-token`: a new ticket for its cookie ([`wall`]). Refused without a wall
+    /// token, or with another token. Charged to `source` only: the API server is not asked.
+    pub fn wall_sign_in(&self, token: &str, source: Source) -> Result<String> {
         use secrecy::ExposeSecret;
         use subtle::ConstantTimeEq;
-        let Mode::Team { attempts, wall_token, wall_session, .. } = &self.inner.mode else {
+        let Mode::Team { attempts, wall_token, walls, .. } = &self.inner.mode else {
             return Err(Error::Invalid(
                 "this server runs for one operator (local mode): there is no wall token".into(),
             ));
         };
-        if attempts.check().is_err() {
-            return Err(Error::TooMany("too many sign-in attempts at once on this server; wait a moment".into()));
-        }
+        attempts.charge_source(source)?;
         let matches = wall_token
             .as_ref()
             .is_some_and(|expected| bool::from(expected.expose_secret().as_bytes().ct_eq(token.as_bytes())));
-        if !matches {
+        let (true, Some(walls)) = (matches, walls) else {
             return Err(Error::Forbidden("that is not this server's wall token".into()));
-        }
-        Ok(wall_session.clone().unwrap_or_else(|| wall_session_id(token)))
+        };
+        walls.issue(jiff::Timestamp::now().as_second())
     }
 
-    /// Whether `id` is the wall screen's session: the one derived from this server's `--wall-token`. It is kept
-    /// nowhere, so it outlives a restart of the server, and every replica with the same token accepts it: an
-    /// unattended screen comes back by itself. Changing the token ends it.
+    /// Whether `id` is a wall screen's good ticket: signed with this server's `--wall-token`, within its 30 days,
+    /// and not revoked. It is kept nowhere, so it outlives a restart of the server and every replica with the same
+    /// token accepts it; changing the token ends it too.
     pub fn is_wall_session(&self, id: &str) -> bool {
-        use subtle::ConstantTimeEq;
-        let Mode::Team { wall_session: Some(wall), .. } = &self.inner.mode else {
+        let Mode::Team { walls: Some(walls), .. } = &self.inner.mode else {
             return false;
         };
-        bool::from(wall.as_bytes().ct_eq(id.as_bytes()))
+        walls.check(id, jiff::Timestamp::now().as_second())
+    }
+
+    /// Ends a wall screen's ticket on every replica (it signs out). Nothing to do for a ticket that is no good.
+    pub async fn end_wall_session(&self, id: &str) -> Result<()> {
+        let Mode::Team { walls: Some(walls), .. } = &self.inner.mode else {
+            return Ok(());
+        };
+        walls.revoke(id, jiff::Timestamp::now().as_second()).await
+    }
+
+    /// Takes the wall screens' revocations as read and empty, for a test of the HTTP layers with no cluster behind
+    /// them. A server follows them instead ([`Self::follow_walls`]); a later read replaces this.
+    #[doc(hidden)]
+    pub fn assume_no_wall_revocations(&self) {
+        if let Mode::Team { walls: Some(walls), .. } = &self.inner.mode {
+            walls.assume_none_revoked();
+        }
+    }
+
+    /// Follows the wall screens' revocations in `api` (see [`wall`]); nothing without a wall token.
+    pub(crate) fn follow_walls(
+        &self,
+        api: kube::Api<k8s_openapi::api::core::v1::ConfigMap>,
+        tasks: &crate::tasks::Tasks,
+    ) {
+        if let Mode::Team { walls: Some(walls), .. } = &self.inner.mode {
+            walls.follow(api, tasks);
+        }
     }
 
     /// Who a session id belongs to, if it is current. `touch`: the request is the person's own doing, which keeps
@@ -249,8 +264,9 @@ impl KubeAccess {
 mod tests {
     use super::*;
 
+    /// Junk from one source is held back at that source; another source's attempt is judged as usual.
     #[tokio::test]
-    async fn sign_in_attempts_are_held_to_a_pace() {
+    async fn sign_in_attempts_are_held_to_a_pace_per_source() {
         let config = Config::new("https://127.0.0.1:9".parse().expect("a URL"));
         let client = Client::try_from(config.clone()).expect("a client");
         let identity = Identity::operator("https://127.0.0.1:9", "server");
@@ -264,22 +280,15 @@ mod tests {
             in_cluster: false,
         });
         let empty = Credentials::Token(String::new().into());
-        let answers: Vec<_> = (0..21).map(|_| access.sign_in(&empty)).collect();
+        let flood = Source::new("127.0.0.2".parse().expect("an address"));
         let mut results = Vec::new();
-        for answer in answers {
-            results.push(answer.await);
+        for _ in 0..40 {
+            results.push(access.sign_in(&empty, flood).await);
         }
-        assert!(results[..20].iter().all(|r| matches!(r, Err(Error::Invalid(_)))), "the burst is checked as usual");
-        assert!(matches!(results[20], Err(Error::TooMany(_))), "then held back");
-    }
-
-    #[test]
-    fn a_wall_session_is_derived_from_the_token_and_gives_it_nothing_away() {
-        let token = "a".repeat(40);
-        let id = wall_session_id(&token);
-        assert!(id.len() == 64 && id.bytes().all(|b| b.is_ascii_hexdigit()), "the form of every session id");
-        assert!(!id.contains(&token));
-        assert_eq!(id, wall_session_id(&token), "the same on every server with the token, and after a restart");
-        assert_ne!(id, wall_session_id(&"b".repeat(40)));
+        assert!(results[..30].iter().all(|r| matches!(r, Err(Error::Invalid(_)))), "the burst is checked as usual");
+        assert!(results[30..].iter().all(|r| matches!(r, Err(Error::TooMany(_)))), "then held back");
+        let other = Source::new("127.0.0.1".parse().expect("an address"));
+        let answer = access.sign_in(&empty, other).await;
+        assert!(matches!(answer, Err(Error::Invalid(_))), "another source is not held back: {answer:?}");
     }
 }

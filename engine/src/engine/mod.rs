@@ -147,6 +147,8 @@ impl Engine {
     pub fn with_recent_history(mut self) -> Self {
         let Some(history) = self.audit.history() else { return self };
         let recent = crate::recent::Recent::follow(history, &self.tasks);
+        // The wall screens' revocations are kept beside the histories, read with the same identity.
+        self.access.follow_walls(history.api(), &self.tasks);
         if let Some((_, cache)) = &self.shared {
             crate::health::record(&self.tasks, cache.live_cards(), history.clone(), recent.clone());
         }
@@ -218,8 +220,12 @@ impl Engine {
     }
 
     /// Signs a person in (team mode): see [`KubeAccess::sign_in`].
-    pub async fn sign_in(&self, credentials: &Credentials) -> Result<(String, Person, Identity)> {
-        self.access.sign_in(credentials).await
+    pub async fn sign_in(
+        &self,
+        credentials: &Credentials,
+        source: crate::access::Source,
+    ) -> Result<(String, Person, Identity)> {
+        self.access.sign_in(credentials, source).await
     }
 
     /// Who a session id belongs to, if it is current; `touch` when the request is the person's own doing (see
@@ -232,7 +238,7 @@ impl Engine {
             return Some(Caller {
                 identity: Identity::wall(reader.cluster.clone()),
                 person: Some(person),
-                session: None,
+                session: Some(id.to_owned()),
             });
         }
         self.access.session(id, touch)
@@ -245,16 +251,21 @@ impl Engine {
 
     /// Signs an unattended wall screen in with the server's `--wall-token` (team mode): a session that reads the
     /// board from the server's shared, read-only cache, and may do nothing else.
-    pub fn wall_sign_in(&self, token: &str) -> Result<String> {
+    pub fn wall_sign_in(&self, token: &str, source: crate::access::Source) -> Result<String> {
         if self.shared.is_none() {
             return Err(Error::Invalid("this server has no shared cache for a wall screen".into()));
         }
-        self.access.wall_sign_in(token)
+        self.access.wall_sign_in(token, source)
     }
 
-    /// Forgets a session.
-    pub fn sign_out(&self, id: &str) {
+    /// Ends a session: a person's is forgotten, with its credentials; a wall screen's ticket is revoked for every
+    /// replica, which needs the cluster, and can fail (then it has not ended).
+    pub async fn sign_out(&self, id: &str) -> Result<()> {
+        if crate::access::is_ticket_form(id) {
+            return self.access.end_wall_session(id).await;
+        }
         self.access.sign_out(id);
+        Ok(())
     }
 
     /// The server's tasks, for the engine's own (a rollout's loop).
