@@ -1,4 +1,4 @@
-// Limits: live views and drains over their caps get 429 and a message that says to wait, a body over 16 KiB gets
+// Limits: live views, drains and dry runs over their caps get 429 and a message that says to wait, a body over 16 KiB gets
 // 413, and a connection that sends its headers slowly is closed.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -56,6 +56,35 @@ test('drains over the per-person cap get 429, and nothing is cordoned', { timeou
   assert.match((await second.json()).TooMany, /1 drains running, the most one person may; wait for one to end/);
   assert.equal(kubectl('get', 'node', b.node, '-o', 'jsonpath={.spec.unschedulable}'), '', `${b.node} untouched`);
   await fetch(`${s.url}/api/drains/cancel`, json({ id }));
+});
+
+test('dry runs have a cap of their own: over it 429, and a real drain still starts', { timeout: 120_000 }, async () => {
+  const a = await scenario('dry-a');
+  cleanups.push(() => a.cleanup());
+  const b = await scenario('dry-b');
+  cleanups.push(() => b.cleanup());
+  a.deployment('web', 1);
+  await a.running(1);
+  a.pdb('web-pdb', 'web', 1); // keeps the server dry run retrying
+  const s = await server(['--max-dry-runs-per-person', '1', '--max-drains-per-person', '1']);
+  const preview = { node: a.node, options: { dry_run: 'Server', timeout_seconds: 60 } };
+  const first = await fetch(`${s.url}/api/drains/start`, json(preview));
+  assert.equal(first.status, 200);
+  const { id } = await first.json();
+  const second = await fetch(`${s.url}/api/drains/start`, json({ ...preview, options: { ...preview.options, timeout_seconds: 59 } }));
+  assert.equal(second.status, 429);
+  assert.match((await second.json()).TooMany, /1 dry runs running, the most one person may; wait for one to end/);
+  // The preview takes no drain's place: a real drain of another node starts while it runs.
+  const real = await fetch(`${s.url}/api/drains/start`, json({ node: b.node }));
+  assert.equal(real.status, 200, JSON.stringify(await real.clone().json()));
+  const { id: realId } = await real.json();
+  await waitFor(`${b.node} drained`, 30_000, async () => {
+    const st = await (await fetch(`${s.url}/api/drains/status`, json({ id: realId }))).json();
+    return st.state === 'Drained';
+  });
+  kubectl('uncordon', b.node);
+  await fetch(`${s.url}/api/drains/cancel`, json({ id }));
+  assert.equal(kubectl('get', 'node', a.node, '-o', 'jsonpath={.spec.unschedulable}'), '', 'the dry run cordoned nothing');
 });
 
 test('a body over 16 KiB gets 413', async () => {

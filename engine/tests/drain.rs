@@ -501,16 +501,17 @@ async fn a_drain_left_running_by_a_stopped_server_reads_as_interrupted_and_resum
     s.uncordon().await;
 }
 
-/// Over the limits, a drain is refused with a message that says to wait, and starts nothing.
+/// Over the limits, a drain (here a dry run, under the dry runs' own cap) is refused with a message that says to
+/// wait, and starts nothing.
 #[tokio::test]
 async fn drains_over_the_limits_are_refused() {
     let s = Scenario::new("limits").await;
-    let limits = engine::drain::DrainLimits { total: 2, per_identity: 1, ..Default::default() };
+    let limits = engine::drain::DrainLimits { dry_runs: 2, dry_runs_per_identity: 1, ..Default::default() };
     let registry = engine::drain::DrainRegistry::new(&support::tasks(), limits);
     let dry = with(|o| o.dry_run = DryRun::Client);
     let first = registry.start(s.client.clone(), &s.identity, s.node.clone(), dry.clone(), None).unwrap();
     let refused = registry.start(s.client.clone(), &s.identity, s.node.clone(), dry.clone(), None).unwrap_err();
-    assert!(matches!(&refused, engine::Error::TooMany(why) if why.contains("1 drains running")), "{refused}");
+    assert!(matches!(&refused, engine::Error::TooMany(why) if why.contains("1 dry runs running")), "{refused}");
     finish(&registry, &first.id, Duration::from_secs(30)).await;
     // Finished drains no longer count.
     registry.start(s.client.clone(), &s.identity, s.node.clone(), dry, None).unwrap();

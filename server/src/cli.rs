@@ -91,13 +91,23 @@ pub struct Args {
     #[arg(long = "trusted-proxy", value_name = "NETWORK", requires = "team", value_parser = crate::source::parse_network)]
     pub trusted_proxies: Vec<ipnet::IpNet>,
 
-    /// Drains that may run at once on this server, dry runs included. More are refused (429) until one ends.
+    /// Drains that may run at once on this server, dry runs not included (--max-dry-runs). More are refused (429)
+    /// until one ends.
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub max_drains: usize,
 
     /// Drains one person may run at once.
     #[arg(long, value_name = "N", default_value_t = 30)]
     pub max_drains_per_person: usize,
+
+    /// Dry runs (the drain dialog's previews) that may run at once on this server, counted apart from the drains:
+    /// previews never take a real drain's place. More are refused (429) until one ends.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub max_dry_runs: usize,
+
+    /// Dry runs one person may run at once.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub max_dry_runs_per_person: usize,
 
     /// Append every cordon, uncordon, drain start and end, cancel and resume to this file, one JSON object a line
     /// (created readable by its owner only). Each is also an Event on the node.

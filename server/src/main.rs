@@ -250,7 +250,13 @@ fn build_engine(args: &cli::Args, tasks: &Tasks, connected: access::Connected) -
         burst: args.api_burst,
         in_flight: usize::try_from(args.evictions_in_flight).unwrap_or(usize::MAX),
     };
-    let limits = DrainLimits { total: args.max_drains, per_identity: args.max_drains_per_person, pace };
+    let limits = DrainLimits {
+        total: args.max_drains,
+        per_identity: args.max_drains_per_person,
+        dry_runs: args.max_dry_runs,
+        dry_runs_per_identity: args.max_dry_runs_per_person,
+        pace,
+    };
     let access = if args.team {
         let wall_token = args.wall_token.as_ref().map(|t| secrecy::SecretString::from(t.trim().to_owned()));
         let sessions = access::SessionPolicy {

@@ -6,6 +6,7 @@
 pub mod evict;
 mod evicting;
 mod hooks;
+mod limits;
 pub mod ops;
 pub mod pace;
 mod presence;
@@ -34,24 +35,9 @@ pub use domain::progress::RECORD_ANNOTATION;
 pub use hooks::Phase;
 #[cfg(debug_assertions)]
 pub use hooks::TestHooks;
+pub use limits::DrainLimits;
 
 use crate::{Error, Identity, Result, tasks::Tasks};
-
-/// How many drains may run at once, all together and for one identity: each is a task, a watch and a stream of
-/// API calls, and a script in a loop must not start thousands. And how fast they may call the API server.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DrainLimits {
-    pub total: usize,
-    pub per_identity: usize,
-    pub pace: pace::Pace,
-}
-
-impl Default for DrainLimits {
-    /// A whole pool's maintenance fits; a runaway script does not.
-    fn default() -> Self {
-        DrainLimits { total: 100, per_identity: 30, pace: pace::Pace::default() }
-    }
-}
 
 /// How many finished drains the registry keeps for late viewers.
 const KEEP_FINISHED: usize = 200;
@@ -82,8 +68,8 @@ struct Inner {
     drains: HashMap<String, Entry>,
     /// (cluster, node) → id of its running drain.
     running: HashMap<(String, String), String>,
-    /// Every drain not finished yet, dry runs included, with who started it: what the limits count.
-    active: HashMap<String, Identity>,
+    /// Every drain not finished yet, with who started it and whether it is a dry run: what the limits count.
+    active: HashMap<String, (Identity, bool)>,
     finished_order: Vec<String>,
 }
 
@@ -180,16 +166,8 @@ impl DrainRegistry {
                 "{node} is being drained already, with other options (drain {id}); cancel it or wait for it to end"
             )));
         }
-        let DrainLimits { total, per_identity, .. } = self.limits;
-        if inner.active.len() >= total {
-            return Err(Error::TooMany(format!("{total} drains are running on this server; wait for one to end")));
-        }
-        let person = identity.principal();
-        if inner.active.values().filter(|who| who.principal() == person).count() >= per_identity {
-            return Err(Error::TooMany(format!(
-                "{} has {per_identity} drains running, the most one person may; wait for one to end",
-                identity.user
-            )));
+        if let Some(refused) = self.limits.refusal(inner.active.values(), identity, !real) {
+            return Err(refused);
         }
         let id = uuid::Uuid::new_v4().to_string();
         let (tx, rx) = watch::channel(DrainProgress {
@@ -213,7 +191,7 @@ impl DrainRegistry {
         if real {
             inner.running.insert(key.clone(), id.clone());
         }
-        inner.active.insert(id.clone(), identity.clone());
+        inner.active.insert(id.clone(), (identity.clone(), !real));
         drop(inner);
 
         // Every change of this drain moves the registry's counter, until the drain's task ends.
