@@ -28,6 +28,47 @@ pub struct Audit {
     events: Option<Client>,
     /// Each node's durable history, when kept.
     history: Option<crate::history::History>,
+    /// The pace of refused attempts written, per person.
+    refused: Arc<RefusedPace>,
+}
+
+/// Refused attempts written per person: 20 at once, then one every 6 seconds. Anyone signed in can be refused as
+/// often as they like, and each refusal would otherwise be a line of the file: a script in a loop must not fill
+/// the disk, nor bury the lines that matter. What is held back is counted, and said in the next line let through.
+struct RefusedPace {
+    limiter: governor::DefaultKeyedRateLimiter<String>,
+    held: Mutex<std::collections::HashMap<String, u64>>,
+}
+
+const REFUSED_PER_MINUTE: std::num::NonZeroU32 = std::num::NonZeroU32::new(10).expect("non-zero");
+const REFUSED_BURST: std::num::NonZeroU32 = std::num::NonZeroU32::new(20).expect("non-zero");
+/// The most people whose pace is remembered; past it, those whose pace has recovered are forgotten.
+const MAX_REFUSED_PEOPLE: usize = 10_000;
+
+impl Default for RefusedPace {
+    fn default() -> Self {
+        let quota = governor::Quota::per_minute(REFUSED_PER_MINUTE).allow_burst(REFUSED_BURST);
+        RefusedPace { limiter: governor::RateLimiter::hashmap(quota), held: Default::default() }
+    }
+}
+
+impl RefusedPace {
+    /// Whether `user`'s refused attempt is written: `Some(n)` with the attempts held back since the last one
+    /// written, `None` when this one is held back too.
+    fn admit(&self, user: &str) -> Option<u64> {
+        if self.limiter.len() >= MAX_REFUSED_PEOPLE {
+            self.limiter.retain_recent();
+        }
+        let user = user.to_owned();
+        let mut held = self.held.lock();
+        if self.limiter.check_key(&user).is_ok() {
+            return Some(held.remove(&user).unwrap_or(0));
+        }
+        if held.len() < MAX_REFUSED_PEOPLE || held.contains_key(&user) {
+            *held.entry(user).or_default() += 1;
+        }
+        None
+    }
 }
 
 /// The namespace Events about cluster-scoped objects (nodes) go to, as the kubelet's own do.
@@ -47,7 +88,7 @@ impl Audit {
             }
             None => None,
         };
-        Ok(Audit { file, events, history: None })
+        Ok(Audit { file, events, history: None, refused: Default::default() })
     }
 
     /// The same trail, also appending each entry to its node's durable history.
@@ -64,8 +105,16 @@ impl Audit {
     /// Records an attempt that was refused or failed (its `outcome` says how) in the audit log file and the server's
     /// log only. The node's Events and history are written with the server's own identity, so a person without the
     /// rights must not be able to drive those writes (or push real entries out of the bounded history) by trying.
+    /// Held to a pace per person ([`RefusedPace`]); the attempts held back are counted in the server's log.
     pub fn record_refused(&self, entry: &AuditEntry) {
-        self.record_here(entry);
+        match self.refused.admit(&entry.user) {
+            Some(0) => self.record_here(entry),
+            Some(held) => {
+                tracing::warn!(user = ?entry.user, held, "refused attempts of this person were not written to the audit log, held to its pace");
+                self.record_here(entry);
+            }
+            None => {}
+        }
     }
 
     /// The file and the server's log: what stays on this machine.
@@ -174,6 +223,29 @@ mod tests {
             let mode = std::fs::metadata(&fresh).expect("exists").permissions().mode() & 0o777;
             assert_eq!(mode, 0o600, "readable by its owner only");
         }
+    }
+
+    /// A person refused in a loop writes 20 lines, then is held back; another person's refusals still get in.
+    #[test]
+    fn refused_attempts_are_written_at_a_pace_per_person() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let path = dir.path().join("audit.jsonl");
+        let audit = Audit::new(Some(&path), None).expect("opened");
+        let refused = |user: &str| {
+            let mut entry = AuditEntry::new(user, AuditAction::Cordon, "node-3", jiff::Timestamp::now());
+            entry.outcome = Some("refused: forbidden".into());
+            entry
+        };
+        for _ in 0..500 {
+            audit.record_refused(&refused("mallory"));
+        }
+        audit.record_refused(&refused("alice"));
+        let text = std::fs::read_to_string(&path).expect("read back");
+        let users: Vec<String> =
+            text.lines().map(|l| serde_json::from_str::<AuditEntry>(l).expect("an entry").user).collect();
+        assert_eq!(users.iter().filter(|u| *u == "mallory").count(), 20, "the burst, then held back");
+        assert_eq!(users.last().map(String::as_str), Some("alice"), "another person is not held back");
+        assert_eq!(audit.refused.held.lock().get("mallory"), Some(&480), "what was held back is counted");
     }
 
     #[test]
