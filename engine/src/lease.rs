@@ -55,6 +55,9 @@ pub struct Leases {
     api: Api<Lease>,
     namespace: String,
     holder: String,
+    /// Every drain Lease, from [`Self::follow`]'s watch once it has listed them: what [`Self::held_elsewhere`]
+    /// reads instead of asking the API server.
+    store: Arc<std::sync::OnceLock<reflector::Store<Lease>>>,
 }
 
 /// The start of every drain Lease's name.
@@ -92,7 +95,12 @@ impl Leases {
         let host: String = host.trim().chars().take(60).collect();
         let suffix = uuid::Uuid::new_v4().simple().to_string();
         let holder = format!("{}/{}", if host.is_empty() { "drainboard" } else { &host }, &suffix[..8]);
-        Leases { api: Api::namespaced(client, namespace), namespace: namespace.to_owned(), holder }
+        Leases {
+            api: Api::namespaced(client, namespace),
+            namespace: namespace.to_owned(),
+            holder,
+            store: Default::default(),
+        }
     }
 
     /// This server's holder identity.
@@ -216,8 +224,16 @@ impl Leases {
 
     /// The other server that holds a live Lease on `node`, if one does.
     pub async fn held_elsewhere(&self, node: &str) -> Result<Option<String>, kube::Error> {
+        use futures::FutureExt;
         let name = name(node);
-        let Some(lease) = self.api.get_opt(&name).await? else {
+        // From the watch, once it has listed the Leases (a page's reads cost the API server nothing); before
+        // that, asked.
+        let listed = self.store.get().filter(|store| store.wait_until_ready().now_or_never().is_some());
+        let lease = match listed {
+            Some(store) => store.get(&reflector::ObjectRef::new(&name).within(&self.namespace)).map(|l| (*l).clone()),
+            None => self.api.get_opt(&name).await?,
+        };
+        let Some(lease) = lease else {
             return Ok(None);
         };
         let spec = lease.spec.unwrap_or_default();
@@ -235,6 +251,7 @@ impl Leases {
     pub fn follow(&self, tasks: &crate::tasks::Tasks) -> watch::Receiver<Arc<Vec<DrainSummary>>> {
         let (tx, rx) = watch::channel(Arc::new(Vec::new()));
         let (store, writer) = reflector::store();
+        let _ = self.store.set(store.clone());
         let config = watcher::Config::default().labels(&format!("{}={}", MANAGED_BY.0, MANAGED_BY.1));
         let events = watcher(self.api.clone(), config)
             .default_backoff()

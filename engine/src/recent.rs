@@ -142,6 +142,31 @@ impl Recent {
         all
     }
 
+    /// How `node`'s history says drain `id`, started at `started`, ended, and when: `None` when memory cannot
+    /// tell (the first list has not come, or the drain began before the window, whose end may be older than what
+    /// is kept), `Some(None)` when the history has no end for it.
+    pub fn drain_end(
+        &self,
+        node: &str,
+        id: &str,
+        started: Timestamp,
+        now: Timestamp,
+    ) -> Option<Option<(domain::progress::DrainState, Timestamp)>> {
+        let since = now.checked_sub(WINDOW).ok()?;
+        if !*self.synced.borrow() || started < since {
+            return None;
+        }
+        let nodes = self.nodes.read();
+        let end = nodes.get(node).and_then(|n| {
+            n.entries
+                .iter()
+                .rev()
+                .filter(|e| e.action == AuditAction::DrainEnded && e.drain_id.as_deref() == Some(id))
+                .find_map(|e| Some((e.ended.clone().filter(|state| !state.is_running())?, e.at)))
+        });
+        Some(end)
+    }
+
     /// The newest health entry of `node`'s history: what it last recorded of the node's Ready condition, and when.
     pub fn last_health(&self, node: &str) -> Option<(AuditAction, Timestamp)> {
         self.nodes.read().get(node).and_then(|n| n.health)
@@ -210,5 +235,29 @@ mod tests {
         assert_eq!(recent.entries(now).iter().map(|e| e.node.as_str()).collect::<Vec<_>>(), ["n3"]);
         // A day later the window has moved on.
         assert!(recent.entries(hours(-24)).is_empty());
+    }
+
+    /// A drain's end is answered from memory when the window covers the drain; before the first list, or for a
+    /// drain begun before the window, memory cannot tell and says so.
+    #[test]
+    fn a_drains_end_is_known_from_memory_only_within_the_window() {
+        let now = Timestamp::from_second(10 * 86_400).unwrap();
+        let hours = |h: i64| now.checked_sub(SignedDuration::from_hours(h)).unwrap();
+        let mut ended = entry("n1", AuditAction::DrainEnded, hours(1));
+        ended.drain_id = Some("d1".into());
+        ended.ended = Some(domain::progress::DrainState::Drained);
+        let recent = Recent::new();
+        let mut listing = None;
+        recent.apply(watcher::Event::Init, &mut listing, now);
+        recent.apply(watcher::Event::InitApply(object("drainboard-history.n1", &[ended])), &mut listing, now);
+        assert_eq!(recent.drain_end("n1", "d1", hours(2), now), None, "not listed yet: ask the API server");
+        recent.apply(watcher::Event::InitDone, &mut listing, now);
+        assert_eq!(
+            recent.drain_end("n1", "d1", hours(2), now),
+            Some(Some((domain::progress::DrainState::Drained, hours(1))))
+        );
+        assert_eq!(recent.drain_end("n1", "d2", hours(2), now), Some(None), "no end recorded: interrupted");
+        assert_eq!(recent.drain_end("n9", "d1", hours(2), now), Some(None));
+        assert_eq!(recent.drain_end("n1", "d1", hours(30), now), None, "begun before the window: ask");
     }
 }

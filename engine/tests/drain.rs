@@ -477,12 +477,13 @@ async fn a_drain_left_running_by_a_stopped_server_reads_as_interrupted_and_resum
     };
     // The server that runs it sees it running.
     let own =
-        find(engine::drain::recorded::recorded(on_nodes(&s).await, &first_server, &s.identity.cluster).await).unwrap();
+        find(engine::drain::recorded::recorded(on_nodes(&s).await, &first_server, None, &s.identity.cluster).await)
+            .unwrap();
     assert_eq!((own.id.as_str(), own.state.clone()), (id.as_str(), DrainState::Evicting));
     // A server that does not (restarted, or another replica) sees it interrupted, with who, why and how.
     let restarted = support::registry();
-    let seen =
-        find(engine::drain::recorded::recorded(on_nodes(&s).await, &restarted, &s.identity.cluster).await).unwrap();
+    let seen = find(engine::drain::recorded::recorded(on_nodes(&s).await, &restarted, None, &s.identity.cluster).await)
+        .unwrap();
     assert_eq!(seen.state, DrainState::Interrupted);
     assert_eq!((seen.started_by.as_str(), seen.reason.as_deref()), (s.identity.user.as_str(), Some("kernel 6.12")));
     assert_eq!(seen.options, options);

@@ -6,12 +6,18 @@ use domain::progress::{DrainRecord, NodeDrainRecord};
 
 use super::DrainRegistry;
 
-/// How the history says drain `id` of `node` ended, and when, if it does.
+/// How the history says drain `id` of `node`, started at `started`, ended, and when, if it does: from the
+/// server's watch of the histories (`recent`) when that covers the drain, else read.
 async fn ended_in_history(
     registry: &DrainRegistry,
+    recent: Option<&crate::recent::Recent>,
     node: &str,
     id: &str,
+    started: jiff::Timestamp,
 ) -> Option<(domain::progress::DrainState, jiff::Timestamp)> {
+    if let Some(known) = recent.and_then(|r| r.drain_end(node, id, started, jiff::Timestamp::now())) {
+        return known;
+    }
     let entries = registry.audit.history()?.read(node).await.ok()?;
     entries
         .into_iter()
@@ -24,11 +30,14 @@ async fn ended_in_history(
 /// reads as interrupted.
 ///
 /// With Leases, a record that says running while another server holds the node's live Lease is that server's
-/// drain, still running: it reads as interrupted only once the Lease has expired. Only such records cost a call
-/// to the API server (the Lease, then the history); the others are answered from memory.
+/// drain, still running: it reads as interrupted only once the Lease has expired. Both the Lease and the history
+/// are read from the server's watches (the drain Leases, and the last day of the histories); only a record the
+/// watches cannot answer (before their first list, or a drain begun over a day ago) costs a call to the API
+/// server.
 pub async fn recorded(
     on_nodes: impl IntoIterator<Item = (String, DrainRecord)>,
     registry: &DrainRegistry,
+    recent: Option<&crate::recent::Recent>,
     cluster: &str,
 ) -> Vec<NodeDrainRecord> {
     let mut records = Vec::new();
@@ -45,7 +54,7 @@ pub async fn recorded(
         } else if record.state.is_running() {
             // The server that ran it stopped, or could not write its end on the node (the person's credentials
             // had expired): the history, which the server writes with its own identity, may know how it ended.
-            match ended_in_history(registry, &node, &record.id).await {
+            match ended_in_history(registry, recent, &node, &record.id, record.started_at).await {
                 Some((state, at)) => DrainRecord { state, finished_at: Some(at), ..record },
                 None => record.interrupted(),
             }

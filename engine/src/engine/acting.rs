@@ -237,7 +237,13 @@ impl<'a> Acting<'a> {
         let cards = if cards.is_empty() { Arc::new(cache.cards().into_iter().map(Arc::new).collect()) } else { cards };
         let on_nodes: Vec<_> =
             cards.iter().filter_map(|card| Some((card.name.clone(), card.drain_record.clone()?))).collect();
-        Ok(drain::recorded::recorded(on_nodes, &self.engine.drains, &self.identity.cluster).await)
+        Ok(drain::recorded::recorded(
+            on_nodes,
+            &self.engine.drains,
+            self.engine.recent.as_ref(),
+            &self.identity.cluster,
+        )
+        .await)
     }
 
     /// The drain recorded on `node`, as the caller reads it. What it says is a claim: anyone who may patch the node
@@ -248,7 +254,7 @@ impl<'a> Acting<'a> {
         // Only this node's record: a record that says running costs a look at its Lease, and the others' would be
         // looked at for nothing (a plan taken over asks this every second while it waits for a node).
         let on_node = cache.node_card(node).and_then(|card| Some((card.name.clone(), card.drain_record?)));
-        drain::recorded::recorded(on_node, &self.engine.drains, &self.identity.cluster)
+        drain::recorded::recorded(on_node, &self.engine.drains, self.engine.recent.as_ref(), &self.identity.cluster)
             .await
             .into_iter()
             .next()
