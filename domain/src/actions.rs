@@ -40,6 +40,12 @@ pub struct CardActions {
     pub drain: Availability,
 }
 
+/// The role of `deploy/people.yaml` that grants `missing` (as [`Lacking`] names it): deleting pods, which only a
+/// drain with disable-eviction does, is a role of its own, bound beside the maintainer's.
+pub fn role_granting(missing: &str) -> &'static str {
+    if missing == "delete pods" { "drainboard-pod-deleter" } else { "drainboard-maintainer" }
+}
+
 impl Lacking {
     /// The permission missing to delete pods directly, when `options` ask for that (disable-eviction); `None` when
     /// they do not, or when the person has it.
@@ -151,6 +157,8 @@ mod tests {
         assert_eq!(may_drain(Some(&no_delete), &evict), Ok(()));
         assert_eq!(may_drain(Some(&no_delete), &delete), Err(Unavailable::Missing("delete pods".into())));
         assert_eq!(no_delete.delete_pods_for(&delete), Some("delete pods"));
+        assert_eq!(role_granting("delete pods"), "drainboard-pod-deleter");
+        assert_eq!(role_granting("patch nodes, create pods/eviction"), "drainboard-maintainer");
         assert_eq!(no_delete.delete_pods_for(&evict), None);
         assert_eq!(may_drain(Some(&Lacking::default()), &delete), Ok(()));
         let nothing = Lacking { drain: Some("create pods/eviction".into()), ..no_delete };

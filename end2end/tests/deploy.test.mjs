@@ -20,6 +20,7 @@ const SA = `system:serviceaccount:${NS}:drainboard`;
 // A ServiceAccount of the same namespace that nothing is bound to: what every service account there gets anyway.
 const NOBODY = `system:serviceaccount:${NS}:drainboard-unbound`;
 const MAINTAINER = 'deploy-maintainer';
+const DELETER = 'deploy-pod-deleter';
 const VIEWER = 'deploy-viewer';
 
 /** The pinned kubectl as the admin, with stdout, stderr and the exit code (a refusal does not throw). */
@@ -208,7 +209,7 @@ test('drainboard-maintainer may drain (a real kubectl drain as that user); drain
   bind(VIEWER, 'drainboard-viewer');
   const drainVerbs = [
     ['get', 'nodes'], ['patch', 'nodes'], ['list', 'pods'], ['get', 'pods'], ['watch', 'pods'],
-    ['create', 'pods/eviction'], ['delete', 'pods'], ['get', 'daemonsets.apps'],
+    ['create', 'pods/eviction'], ['get', 'daemonsets.apps'],
     // A plan's verification: the workloads a drain evicted pods of, back to their desired ready count.
     ['get', 'deployments.apps'], ['get', 'replicasets.apps'], ['get', 'statefulsets.apps'], ['get', 'replicationcontrollers'],
   ];
@@ -227,8 +228,14 @@ test('drainboard-maintainer may drain (a real kubectl drain as that user); drain
   for (const [verb, resource] of [['patch', 'nodes'], ['create', 'pods/eviction'], ['delete', 'pods'], ['update', 'nodes']]) {
     assert.equal(canI(VIEWER, verb, resource, 'default'), false, `viewer: no ${verb} ${resource}`);
   }
-  for (const [verb, resource] of [['update', 'nodes'], ['delete', 'nodes'], ['create', 'pods'], ['get', 'secrets']]) {
+  // Deleting pods passes their budgets by: a role of its own, for drains with "disable eviction" only.
+  for (const [verb, resource] of [['update', 'nodes'], ['delete', 'nodes'], ['create', 'pods'], ['get', 'secrets'], ['delete', 'pods']]) {
     assert.equal(canI(MAINTAINER, verb, resource, 'default'), false, `maintainer: no ${verb} ${resource}`);
+  }
+  bind(DELETER, 'drainboard-pod-deleter');
+  assert.equal(canI(DELETER, 'delete', 'pods', 'default'), true, 'the pod deleter may delete pods');
+  for (const [verb, resource] of [['list', 'pods'], ['patch', 'nodes'], ['create', 'pods/eviction'], ['get', 'pods']]) {
+    assert.equal(canI(DELETER, verb, resource, 'default'), false, `pod deleter: nothing else (${verb} ${resource})`);
   }
 
   // A real drain as the maintainer, with a client certificate, through kubectl.
@@ -311,7 +318,8 @@ test('in a pod with no kubeconfig the server is its ServiceAccount (the in-clust
   assert.equal(card.pod_count, 2);
   const permissions = await call('permissions', undefined, cookie);
   assert.equal(permissions.status, 200);
-  assert.ok(Object.values(permissions.body).every((missing) => missing === null), `the maintainer lacks nothing: ${JSON.stringify(permissions.body)}`);
+  // Everything but deleting pods, which is drainboard-pod-deleter's.
+  assert.deepEqual(permissions.body, { cordon: null, drain: null, delete_pods: 'delete pods' }, JSON.stringify(permissions.body));
 
   const cordoned = await call('nodes/cordon', { node: s.node, reason: 'deploy check' }, cookie);
   assert.deepEqual([cordoned.status, cordoned.body], [200, 'Changed']);
@@ -382,7 +390,7 @@ test('the unattended component: the server may drain, and its admission policy l
   cleanups.push(() => {
     run(['delete', 'maintenanceplans', '-l', 'deploy-test=unattended', '--wait=false']);
     run(['delete', ...files, '--ignore-not-found']);
-    for (const p of people) run(['delete', 'clusterrolebinding', `${p}-a`, `${p}-b`, '--ignore-not-found']);
+    for (const p of people) run(['delete', 'clusterrolebinding', `${p}-a`, `${p}-b`, `${p}-c`, '--ignore-not-found']);
   });
   // The server may now drain, and read the policy that guards it; nothing more of admission, and still no plan of
   // its own.
@@ -421,7 +429,15 @@ test('the unattended component: the server may drain, and its admission policy l
   const viewer = make('un-viewer', 'un-viewer-1', { unattended: true });
   assert.notEqual(viewer.code, 0);
   assert.match(viewer.stderr, /un-viewer may not cordon every node \(patch nodes, cluster-wide\)/);
-  const lead = make('un-lead', 'un-lead-1', { unattended: true, drain: { disableEviction: true } });
+  // Disabling eviction takes the right to delete pods, which drainboard-maintainer does not grant.
+  const noDelete = make('un-lead', 'un-lead-0', { unattended: true, drain: { disableEviction: true } });
+  assert.notEqual(noDelete.code, 0);
+  assert.match(noDelete.stderr, /un-lead may not delete pods in every namespace/);
+  bind('un-lead', 'c', 'drainboard-pod-deleter');
+  const lead = await waitFor('the pod deleter role to be seen', 15_000, () => {
+    const r = make('un-lead', 'un-lead-1', { unattended: true, drain: { disableEviction: true } });
+    return r.code === 0 ? r : null;
+  });
   assert.equal(lead.code, 0, lead.stderr);
 
   // Someone without the permission may pause, cancel and re-word an unattended plan, but not widen what it drains,

@@ -88,8 +88,9 @@ impl Acting<'_> {
             let lacking = self.kept_permissions().await?;
             if let Some(missing) = lacking.drain.as_deref().or(lacking.delete_pods_for(&options)) {
                 let err = Error::Forbidden(format!(
-                    "{} may not drain {node}: lacks {missing}; ask for the drainboard-maintainer role",
-                    identity.user
+                    "{} may not drain {node}: lacks {missing}; ask for the {} role",
+                    identity.user,
+                    domain::actions::role_granting(missing)
                 ));
                 let mut entry = AuditEntry::new(&identity.user, action, &node, jiff::Timestamp::now());
                 entry.reason = reason;

@@ -110,8 +110,9 @@ impl Acting<'_> {
         if let Err(domain::actions::Unavailable::Missing(missing)) =
             domain::actions::may_drain(Some(&lacking), &options.drain)
         {
+            let role = domain::actions::role_granting(&missing);
             return Err(Error::Forbidden(format!(
-                "{user} may not start a rollout: lacks {missing}, which draining takes; ask for the drainboard-maintainer role"
+                "{user} may not start a rollout: lacks {missing}, which draining takes; ask for the {role} role"
             )));
         }
         let open = plans.list().iter().filter(|p| !p.ended() && p.started_by() == *user).count();
@@ -199,8 +200,9 @@ impl Acting<'_> {
             let lacking = self.kept_permissions().await?;
             if let Some(missing) = lacking.drain.as_deref().or(lacking.delete_pods_for(&plan.options().drain)) {
                 return Err(Error::Forbidden(format!(
-                    "{} may not continue the maintenance plan {id}: lacks {missing}; ask for the drainboard-maintainer role",
-                    self.identity().user
+                    "{} may not continue the maintenance plan {id}: lacks {missing}; ask for the {} role",
+                    self.identity().user,
+                    domain::actions::role_granting(missing)
                 )));
             }
         }
