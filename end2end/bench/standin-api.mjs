@@ -28,7 +28,8 @@
 // `timeoutSeconds`.
 //
 // Control, on the same server under /__bench/ (or the returned object's methods when imported):
-//   POST /__bench/flip?node=node-1&ready=False|True|Unknown  sets node-1's Ready condition, sends MODIFIED on the
+//   POST /__bench/flip?node=node-1&ready=False|True|Unknown[&seq=N]  sets node-1's Ready condition (its message
+//     ending "(flip N)" when numbered), sends MODIFIED on the
 //        nodes watches and answers {sentAt, rv}: sentAt is Date.now() right after the event was written to every
 //        open nodes watch (this machine's clock).
 //   POST /__bench/stream?rate=100&seconds=10&kind=lease|node&nodes=all|first:60|names:a,b  starts R updates a
@@ -490,13 +491,16 @@ export async function startStandin(opts = {}) {
     return { rv, sentAt: Date.now() };
   }
 
-  function flip(name, ready = 'False') {
+  function flip(name, ready = 'False', seq = null) {
     const i = c.nodeIndex(name);
     if (i < 0) throw Object.assign(new Error(`no node ${name}`), { code: 404 });
     const now = Date.now();
     const was = c.nodeState.get(i) ?? {};
     const reasons = { True: ['KubeletReady', 'kubelet is posting ready status'], False: ['KubeletNotReady', 'container runtime network not ready: NetworkReady=false'], Unknown: ['NodeStatusUnknown', 'Kubelet stopped posting node status.'] };
-    const s = { ...was, ready, reason: reasons[ready][0], message: reasons[ready][1], transition: now, heartbeat: now };
+    // A flip numbered by the caller says so in its message, which the card carries: a reader can then tell each
+    // flip's arrival apart from a later one's.
+    const message = seq === null ? reasons[ready][1] : `${reasons[ready][1]} (flip ${seq})`;
+    const s = { ...was, ready, reason: reasons[ready][0], message, transition: now, heartbeat: now };
     c.nodeState.set(i, s);
     const obj = c.node(i);
     const sent = emit('nodes', 'MODIFIED', obj);
@@ -756,7 +760,7 @@ export async function startStandin(opts = {}) {
       const q = Object.fromEntries(url.searchParams);
       const sub = parts.slice(1).join('/');
       try {
-        if (sub === 'flip' && req.method === 'POST') return send(req, response, 200, flip(q.node, q.ready ?? 'False'));
+        if (sub === 'flip' && req.method === 'POST') return send(req, response, 200, flip(q.node, q.ready ?? 'False', q.seq ?? null));
         if (sub === 'stream' && req.method === 'POST') {
           return send(req, response, 200, startStream({ rate: Number(q.rate ?? 100), seconds: Number(q.seconds ?? 10), kind: q.kind ?? 'lease', nodes: q.nodes ?? 'all' }));
         }

@@ -14,9 +14,11 @@
 //     removes each evicted pod a random 0 to 3 × --seconds seconds later, so the drains run through the window;
 //   - every second for --seconds seconds, node-1's Ready flips (False, True, …): the stand-in writes MODIFIED to the
 //     nodes watches and answers when it did (Date.now(), this machine's clock);
-//   - every stream notes when (Date.now() at the chunk's arrival) the board event that carries node-1's card with
-//     its new Ready reaches it. Delivery = that minus the stand-in's time; each flip is one sample of each stream.
-// A stream is lost if it ends or fails before the phase closes it, or misses any flip. The server's VmRSS is read
+//   - each flip is numbered in node-1's Ready message ("(flip N)"), which the card carries; every stream notes when
+//     (Date.now() at the chunk's arrival) the board event carrying each number reaches it. Delivery = that minus the
+//     stand-in's time; each flip a stream was sent is one sample of that stream.
+// A stream is lost if it ends or fails (opening included) before the phase closes it, or never gets the last flip;
+// a flip it was not sent because a later one's state came first is counted as coalesced. The server's VmRSS is read
 // from /proc/PID/status every second (the phase's peak and its VmHWM are reported). The figures are end to end,
 // including this process reading every stream: at 1,000 streams one event is 1,000 chunks to read here, on the same
 // 2 cores as the server. Prints a Markdown table, and writes every stream's p50 and p99 to a JSON file.
@@ -68,10 +70,10 @@ async function startServer(streams) {
   return { server, url, logs: () => stderr };
 }
 
-/** One board stream from `address`: its node-1 Ready transitions, each with its arrival time. */
+/** One board stream from `address`: the numbered flips of node-1 it was sent, each with its arrival time. */
 function openStream(url, address) {
   const { hostname, port } = new URL(url);
-  const s = { transitions: [], ready: null, ended: null, first: null, closing: false };
+  const s = { seen: new Map(), ended: null, first: null, closing: false };
   s.opened = new Promise((resolveFirst, rejectFirst) => {
     const req = http.get({ host: hostname, port, path: '/api/board/events', localAddress: address, agent: false,
       headers: { authorization: `Bearer ${localToken}`, accept: 'text/event-stream', 'accept-encoding': 'identity' } });
@@ -89,9 +91,10 @@ function openStream(url, address) {
           const event = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
           if (!event.startsWith('event: board')) continue;
-          const m = /"name":"node-1","[^]*?"ready":"(\w+)"/.exec(event);
-          if (s.first === null) { s.first = at; s.ready = m?.[1] ?? null; resolveFirst(); continue; }
-          if (m && m[1] !== s.ready) { s.ready = m[1]; s.transitions.push({ ready: m[1], at }); }
+          if (s.first === null) { s.first = at; resolveFirst(); continue; }
+          // Only node-1's Ready message is numbered: the first number after its name is its flip.
+          const m = /"name":"node-1",[^]*?\(flip (\d+)\)/.exec(event);
+          if (m && !s.seen.has(Number(m[1]))) s.seen.set(Number(m[1]), at);
         }
       });
       res.on('end', () => { if (!s.closing) s.ended ??= 'ended'; });
@@ -115,7 +118,8 @@ async function phase(streams, drains) {
   for (let k = 0; k < streams; k += 50) {
     const batch = [];
     for (let j = k; j < Math.min(streams, k + 50); j++) batch.push(openStream(url, `127.0.0.${2 + (j % people)}`));
-    await Promise.all(batch.map((s) => s.opened));
+    // A stream that fails to open is counted lost (its `ended` says how), not the end of the run.
+    await Promise.allSettled(batch.map((s) => s.opened));
     all.push(...batch);
   }
   log(`${streams} streams open, first boards in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -134,8 +138,8 @@ async function phase(streams, drains) {
   const w0 = Date.now();
   for (let k = 1; k <= seconds; k++) {
     const ready = k % 2 ? 'False' : 'True';
-    const { sentAt } = await control(`flip?node=${FLIPPED}&ready=${ready}`);
-    flips.push({ sentAt, ready: ready === 'True' ? 'Ready' : 'NotReady' });
+    const { sentAt } = await control(`flip?node=${FLIPPED}&ready=${ready}&seq=${k}`);
+    flips.push({ sentAt, seq: k });
     peak = Math.max(peak, rssOf(pid).rss);
     await sleep(Math.max(0, w0 + k * 1000 - Date.now()));
   }
@@ -149,17 +153,20 @@ async function phase(streams, drains) {
     const body = await res.json().catch(() => ({}));
     states.push(typeof body.state === 'string' ? body.state : JSON.stringify(body.state ?? res.status));
   }
-  // Each flip against the stream's first transition to its state after the one before.
+  // Each flip against the arrival of the event that carried its number. A flip whose number never came, while a
+  // later one did, was coalesced: the stream was sent the newer state instead (it sends the cards as they are when
+  // it is ready for its next event). A stream is lost if it ended or failed, or never got the last flip.
   const perStream = all.map((s) => {
     const samples = [];
-    let j = 0;
+    let coalesced = 0;
     for (const f of flips) {
-      while (j < s.transitions.length && s.transitions[j].ready !== f.ready) j++;
-      if (j >= s.transitions.length) break;
-      samples.push(s.transitions[j].at - f.sentAt);
-      j++;
+      const at = s.seen.get(f.seq);
+      if (at !== undefined) samples.push(at - f.sentAt);
+      else coalesced++;
     }
-    return { samples, lost: s.ended ?? (samples.length < flips.length ? `missed ${flips.length - samples.length} flips` : null) };
+    const last = flips.at(-1)?.seq;
+    const lost = s.ended ?? (last !== undefined && !s.seen.has(last) ? 'never got the last flip' : null);
+    return { samples, coalesced, lost };
   });
   for (const s of all) s.close();
   await server.stop();
@@ -172,6 +179,7 @@ async function phase(streams, drains) {
   const row = {
     streams, drains, flips: flips.length, samples: pooled.length,
     lost: perStream.filter((s) => s.lost).length, lostWhy: [...new Set(perStream.map((s) => s.lost).filter(Boolean))].slice(0, 3),
+    coalesced: perStream.reduce((n, s) => n + s.coalesced, 0),
     p50: { min: Math.min(...p50s), median: median(p50s), max: Math.max(...p50s) },
     p99: { min: Math.min(...p99s), median: median(p99s), max: Math.max(...p99s) },
     pooled: { p50: pct(pooled, 0.5), p99: pct(pooled, 0.99), max: Math.max(...pooled) },
@@ -196,11 +204,11 @@ writeFileSync(out, JSON.stringify(rows, null, 1));
 const ms = (x) => `${Math.round(x)} ms`;
 const mib = (kb) => `${(kb / 1024).toFixed(1)} MiB`;
 console.log(`\n${N} nodes, ${P} pods; node-1's Ready flipped every second for ${seconds} s; ${people} source addresses; server ${bin}\n`);
-console.log('| streams | drains running | every stream\'s p50: min / median / max | every stream\'s p99: min / median / max | all samples p50 / p99 / max | streams lost | server VmRSS (settled → peak) | VmHWM |');
-console.log('|---|---|---|---|---|---|---|---|');
+console.log('| streams | drains running | every stream\'s p50: min / median / max | every stream\'s p99: min / median / max | all samples p50 / p99 / max | flips coalesced into a later event | streams lost | server VmRSS (settled → peak) | VmHWM |');
+console.log('|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   console.log(`| ${r.streams} | ${r.drains} | ${ms(r.p50.min)} / ${ms(r.p50.median)} / ${ms(r.p50.max)} | ${ms(r.p99.min)} / ${ms(r.p99.median)} / ${ms(r.p99.max)} | ` +
-    `${ms(r.pooled.p50)} / ${ms(r.pooled.p99)} / ${ms(r.pooled.max)} | ${r.lost} of ${r.streams}${r.lost ? ` (${r.lostWhy.join('; ')})` : ''} | ` +
+    `${ms(r.pooled.p50)} / ${ms(r.pooled.p99)} / ${ms(r.pooled.max)} | ${r.coalesced} of ${r.flips * r.streams} | ${r.lost} of ${r.streams}${r.lost ? ` (${r.lostWhy.join('; ')})` : ''} | ` +
     `${mib(r.rss.before)} → ${mib(r.rss.peak)} | ${mib(r.rss.hwm)} |`);
 }
 for (const r of rows) if (r.drains) console.log(`drains at the end of the ${r.streams}-stream window: ${r.drainStates.join(', ')}`);
