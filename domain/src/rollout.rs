@@ -225,20 +225,23 @@ impl RolloutProgress {
 }
 
 /// The queued nodes that may start now, in the rollout's order: as many as `max_parallel` leaves room for, and
-/// with `one_per_zone`, none in a zone that has a node draining (or starting in this same round). None once the
+/// with `one_per_zone`, none in a zone that has a node out of service (draining, or awaited back) or starting in
+/// this same round. None once the
 /// rollout stops at a failure, while it is paused, or while it is blocked (no one may run it now).
 pub fn startable(progress: &RolloutProgress) -> Vec<usize> {
     if progress.state != RolloutState::Running || progress.stopping() || progress.blocked.is_some() {
         return Vec::new();
     }
     let options = &progress.options;
-    // A node in maintenance: draining; or, in a plan that verifies, not yet checked out and recovered (the plan
-    // moves on only then). Without verification a node awaited back frees its place while it reboots.
-    let verifies = options.verify.is_some();
+    // A node out of service holds its place, in `max_parallel` and in its zone: draining, or drained and awaited
+    // back until it is uncordoned (and, in a plan that verifies, until what its drain touched has recovered).
+    // "At most N" and "one per zone" mean out of service, as operators read them, not only evicting: a zone is
+    // never left without a schedulable node by the plan. (Without `uncordon_when_back` a drained node is done, and
+    // stays cordoned by design.)
     let draining: Vec<&RolloutNode> = progress
         .nodes
         .iter()
-        .filter(|n| matches!(n.step, Step::Draining(_)) || (verifies && (n.waiting_back() || n.recovering())))
+        .filter(|n| matches!(n.step, Step::Draining(_)) || n.waiting_back() || n.recovering())
         .collect();
     let mut room = (options.max_parallel.clamp(1, MAX_PARALLEL) as usize).saturating_sub(draining.len());
     let mut busy_zones: Vec<Option<&str>> = draining.iter().map(|n| n.zone.as_deref()).collect();
@@ -381,7 +384,6 @@ mod tests {
         let mut r = rollout(&["", ""], options(1, false, false));
         r.nodes[0].step = Step::Ended(DrainState::Drained);
         r.nodes[0].back = Some(Back::Waiting(None));
-        assert_eq!(startable(&r), vec![1], "without verification a rebooting node frees its place");
         r.options.uncordon_when_back = true;
         r.options.verify = Some(crate::verify::Verify::default());
         assert!(startable(&r).is_empty(), "awaited back, not yet verified");
@@ -433,15 +435,33 @@ mod tests {
     }
 
     #[test]
-    fn a_node_awaited_back_keeps_the_rollout_going_but_frees_its_slot() {
+    fn a_node_awaited_back_holds_its_place_until_it_is_uncordoned() {
         let mut r = rollout(&["a", "b"], options(1, false, false));
+        r.options.uncordon_when_back = true;
         r.nodes[0].step = Step::Ended(DrainState::Drained);
         r.nodes[0].back = Some(Back::Waiting(Some("b1".into())));
-        assert_eq!(startable(&r), vec![1], "a drained node no longer counts as draining");
-        r.nodes[1].step = Step::Ended(DrainState::Drained);
+        assert!(startable(&r).is_empty(), "a drained node still out of service holds the one place");
         assert!(!r.settled(), "node a is still awaited");
         r.nodes[0].back = Some(Back::Uncordoned);
+        assert_eq!(startable(&r), vec![1], "back and schedulable: its place is free");
+        r.nodes[1].step = Step::Ended(DrainState::Drained);
+        r.nodes[1].back = Some(Back::Uncordoned);
         assert!(r.settled());
+    }
+
+    /// One per zone with "uncordon once back": the second node of a zone waits until the first is back and
+    /// schedulable, so the zone always keeps a schedulable node (two of zone-a drained 44 ms apart, before).
+    #[test]
+    fn one_per_zone_keeps_a_zone_serving_until_its_node_is_back() {
+        let mut r = rollout(&["zone-a", "zone-a", "zone-b"], options(10, true, false));
+        r.options.uncordon_when_back = true;
+        assert_eq!(startable(&r), vec![0, 2]);
+        r.nodes[0].step = Step::Ended(DrainState::Drained);
+        r.nodes[0].back = Some(Back::Waiting(Some("boot-1".into())));
+        r.nodes[2].step = Step::Draining("d2".into());
+        assert!(startable(&r).is_empty(), "zone-a's drained node is not back yet");
+        r.nodes[0].back = Some(Back::Uncordoned);
+        assert_eq!(startable(&r), vec![1], "zone-a serves again: its next node may go");
     }
 
     #[test]
