@@ -254,6 +254,56 @@ test('uncordon when back: a node that reboots is uncordoned, and one a person sa
   assert.equal(listed[0].id, id, 'the list shows the latest first');
 });
 
+test('one per zone with uncordon when back keeps a zone serving: its next node waits until the first is back and uncordoned', { timeout: 180_000 }, async () => {
+  const p = await pool('ro-serve', ['a', 'a', 'b']);
+  for (const n of p.nodes) bootId(n.name, `${n.name}-boot-1`);
+  const [a0, a1, b0] = p.nodes.map((n) => n.name);
+  const started = await call('rollouts/start', { nodes: [a0, a1, b0], options: { max_parallel: 3, one_per_zone: true, uncordon_when_back: true } });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const id = started.body;
+  // Zone a never has both its nodes cordoned, watched from the cluster throughout.
+  let bothCordoned = 0;
+  let watching = true;
+  const watcher = (async () => {
+    while (watching) {
+      if (unschedulable(a0) && unschedulable(a1)) bothCordoned++;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  try {
+    const waiting = await waitFor(`${a0} and ${b0} drained and awaited back`, 90_000, async () => {
+      const r = (await call('rollouts/status', { id })).body;
+      const back = (name) => r.nodes.find((n) => n.name === name).back;
+      return back(a0)?.Waiting && back(b0)?.Waiting ? r : null;
+    });
+    await new Promise((r) => setTimeout(r, 3000));
+    const still = (await call('rollouts/status', { id })).body;
+    assert.equal(stepName(still.nodes.find((n) => n.name === a1).step), 'Queued', `${a1} waits for ${a0}: ${JSON.stringify(still.nodes)}`);
+    assert.equal(waiting.state, 'Running');
+    assert.ok(!unschedulable(a1), `${a1} still serves zone a`);
+    // a0 reboots: it is uncordoned, and only then does a1 start.
+    bootId(a0, `${a0}-boot-2`);
+    await waitFor(`${a1} to start once ${a0} is back`, 60_000, async () => {
+      const r = (await call('rollouts/status', { id })).body;
+      return stepName(r.nodes.find((n) => n.name === a1).step) !== 'Queued';
+    });
+    assert.ok(!unschedulable(a0), `${a0} was uncordoned first`);
+    await waitFor(`${a1} awaited back`, 90_000, async () => {
+      const r = (await call('rollouts/status', { id })).body;
+      return r.nodes.find((n) => n.name === a1).back?.Waiting;
+    });
+    bootId(a1, `${a1}-boot-2`);
+    bootId(b0, `${b0}-boot-2`);
+    const done = await finished(id);
+    assert.equal(done.state, 'Finished');
+    assert.deepEqual(done.nodes.map((n) => n.back), ['Uncordoned', 'Uncordoned', 'Uncordoned']);
+  } finally {
+    watching = false;
+    await watcher;
+  }
+  assert.equal(bothCordoned, 0, 'zone a always kept a schedulable node');
+});
+
 test('in the browser: choose nodes by label and by card, one plan, then pause, resume and stop the rollout', { timeout: 180_000 }, async () => {
   const p = await pool('ro-ui', ['a', 'a', 'b']);
   // The first node's only pod is held by a budget that allows no disruption: its drain waits, and the rollout with it.
