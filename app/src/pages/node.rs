@@ -52,9 +52,13 @@ pub fn NodePage() -> impl IntoView {
                                     // In the browser only, once hydrated, as the pods below: the history's code
                                     // loads with the node page, not with the board.
                                     {move || live.hydrated.get().then(|| {
-                                        let changes = Signal::derive(move || current.with(|b| {
-                                            b.cards.get(&name()).map(history_key).unwrap_or_default()
-                                        }));
+                                        // The card's records move as an action lands, but the history entry is
+                                        // written after it: the histories' version, which moves once the entry
+                                        // is kept, asks again then, so the page never stops one entry short.
+                                        let changes = Signal::derive(move || {
+                                            let card = current.with(|b| b.cards.get(&name()).map(history_key).unwrap_or_default());
+                                            format!("{card}/{}", live.history.get())
+                                        });
                                         view! { <Suspense fallback=|| ()>{Suspend::new(node_history_view(name(), changes))}</Suspense> }
                                     })}
                                 </Show>
