@@ -7,14 +7,20 @@
 # output, caches and node_modules out of it. A cold build compiles cargo-leptos, the wasm-bindgen CLI and the
 # workspace (tens of minutes on two cores); the tool layers are cached for later builds.
 
+# Base images are pinned by digest (the multi-platform index's), so that a tag moved on the registry cannot change
+# what is built; the tag stays beside it for the reader. Bump both together, with the digest the registry gives now:
+#   docker buildx imagetools inspect docker.io/library/rust:1.95-bookworm --format '{{.Manifest.Digest}}'
+#   (or: skopeo inspect --format '{{.Digest}}' docker://docker.io/library/rust:1.95-bookworm)
+# The empty base (scratch) is not an image and has nothing to pin. check-architecture.sh refuses a tag alone.
+
 # wasm-opt for the release wasm: npm's binaryen, pinned by end2end/package-lock.json (as ./run uses it). Node 20,
 # which that lockfile's packages ask for.
-FROM docker.io/library/node:20-bookworm-slim AS npm
+FROM docker.io/library/node:20-bookworm-slim@sha256:2cf067cfed83d5ea958367df9f966191a942351a2df77d6f0193e162b5febfc0 AS npm
 WORKDIR /src/end2end
 COPY end2end/package.json end2end/package-lock.json ./
 RUN PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
 
-FROM docker.io/library/rust:1.95-bookworm AS build
+FROM docker.io/library/rust:1.95-bookworm@sha256:6258907abe69656e41cd992e0b705cdcfabcbbe3db374f92ed2d47121282d4a1 AS build
 # musl-gcc for the C parts of the TLS stack (ring) in a static binary.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends musl-tools \

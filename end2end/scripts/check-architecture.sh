@@ -32,5 +32,13 @@ circles=$(python3 end2end/scripts/import-cycles.py app/src engine/src domain/src
   lower down), so that the imports run one way:
 $circles"
 
+# Base images by digest (Dockerfile, header comment): a FROM of a registry image without @sha256: would build
+# whatever the tag names that day. A stage's own name and scratch are not pulled.
+unpinned=$(awk 'toupper($1) == "FROM" { for (i = 2; i <= NF; i++) if ($i !~ /^--/) { print $i; break } }' Dockerfile |
+  grep -vE '@sha256:[0-9a-f]{64}$' | grep -vx scratch |
+  grep -vxF -f <(awk 'toupper($1) == "FROM" && toupper($(NF-1)) == "AS" { print $NF }' Dockerfile) || true)
+[ -z "$unpinned" ] || broke "the Dockerfile pulls base images by tag only; add the digest (its header says how):
+$unpinned"
+
 [ "$fail" = 0 ] && echo "check-architecture: ok" >&2
 exit "$fail"
