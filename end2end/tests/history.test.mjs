@@ -78,3 +78,40 @@ test('cordon, drain and uncordon are listed on the node page, and survive a rest
     await server.stop();
   }
 });
+
+test('the board stream tells of every history change, also one made while the stream is idle', { timeout: 90_000 }, async () => {
+  const server = await startDrainboard();
+  const controller = new AbortController();
+  try {
+    const stream = await fetch(`${server.url}/api/board/events`, { signal: controller.signal });
+    assert.equal(stream.status, 200);
+    const reader = stream.body.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const versions = () => [...text.matchAll(/event: history\ndata: (\d+)/g)].map((m) => Number(m[1]));
+    // Reads the stream in the background for as long as the test runs.
+    const reading = (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        text += decoder.decode(value, { stream: true });
+      }
+    })().catch(() => {});
+    await waitFor('the first board', 20_000, () => text.includes('event: board'));
+    // Idle for a while: nothing is waiting to be sent when the change comes.
+    await new Promise((r) => setTimeout(r, 2_000));
+    for (const [i, path] of ['nodes/cordon', 'nodes/uncordon'].entries()) {
+      const before = versions().length;
+      assert.equal((await post(server, path, { node: s.node, reason: `stream ${i}` })).status, 200);
+      await waitFor(`a history event after ${path}`, 15_000, () => versions().length > before);
+      await new Promise((r) => setTimeout(r, 2_000));
+    }
+    const seen = versions();
+    assert.ok(seen.every((v, i) => i === 0 || v > seen[i - 1]), `versions only move on: ${seen}`);
+    controller.abort();
+    await reading;
+  } finally {
+    controller.abort();
+    await server.stop();
+  }
+});

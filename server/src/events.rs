@@ -168,6 +168,7 @@ pub async fn board_events(
         drains_sent: None,
         lost_sent: None,
         history: acting.history_changes().await?,
+        history_due: false,
         plans: engine.plan_changes(),
         plans_due: true,
         plans_sent: None,
@@ -203,6 +204,8 @@ struct BoardFeed {
     /// Moves at each change of any node's durable history (`None` when the server keeps none): the viewer is told
     /// the new version, and asks for the timeline again if it shows one.
     history: Option<tokio::sync::watch::Receiver<u64>>,
+    /// Whether the history moved since the viewer was last told.
+    history_due: bool,
     /// Moves at each change of any maintenance plan (`None` when the server keeps none).
     plans: Option<tokio::sync::watch::Receiver<u64>>,
     /// Whether the plans may have changed since they were last sent.
@@ -244,9 +247,12 @@ impl BoardFeed {
                     return Some(event);
                 }
             }
+            // Waiting for a change (below) marks it seen, so the wait sets `history_due`: asking `has_changed` alone
+            // here would miss every change that came while the stream was idle, and the timeline and the node
+            // page's history would not be read again.
             if !self.first
                 && let Some(history) = self.history.as_mut()
-                && history.has_changed().unwrap_or(false)
+                && (std::mem::take(&mut self.history_due) || history.has_changed().unwrap_or(false))
             {
                 let version = *history.borrow_and_update();
                 return Some(Event::default().event("history").data(version.to_string()));
@@ -268,7 +274,10 @@ impl BoardFeed {
                     changed.ok()?;
                     self.plans_due = true;
                 }
-                changed = history_changed => changed.ok()?,
+                changed = history_changed => {
+                    changed.ok()?;
+                    self.history_due = true;
+                }
                 changed = self.cards.changed() => {
                     // Waits for the first computation after the cache is ready, then for each recomputation.
                     changed.ok()?;
