@@ -132,7 +132,20 @@ users: [{name: u, user: {token: abc}}]
   assert.equal(huge.status, 413, 'over the body limit: refused before it is read');
   const bogus = await call('session/sign-in', { body: { token: 'not-a-real-token' } });
   assert.equal(bogus.status, 401, `the API server's refusal: ${JSON.stringify(bogus.body)}`);
+  // Each refused sign-in is a warning in the log, with the peer's address, and never the token itself.
+  const refused = await waitFor('the refused sign-ins in the log', 5_000, () => {
+    const lines = logLines(/authentication: sign-in/).filter((l) => l.includes('outcome="refused"'));
+    return lines.length >= cases.length + 1 ? lines : null;
+  });
+  assert.ok(refused.every((l) => / WARN /.test(l) && /peer=127\.0\.0\.1:\d+/.test(l)), refused.join('\n'));
+  assert.ok(refused.some((l) => /401/.test(l)), `the API server's refusal is named: ${refused.join('\n')}`);
+  assert.deepEqual(logLines(/not-a-real-token/), [], 'no token in the log');
 });
+
+/** The server's log lines that match `pattern`. */
+function logLines(pattern) {
+  return server.logs().split('\n').filter((l) => pattern.test(l));
+}
 
 test('alice signs in with her kubeconfig and cordons as herself; the cookie holds only a session id', { timeout: 60_000 }, async () => {
   const { cookie, res } = await signIn({ kubeconfig: alice });
@@ -232,6 +245,15 @@ users:
   assert.equal(res.body.user, 'system:serviceaccount:default:team-robot');
   const out = await call('session/sign-out', { cookie });
   assert.equal(out.status, 200);
+  // The sign-in and the sign-out are each a line of the log, at info, with the user and the peer.
+  const robot = 'user="system:serviceaccount:default:team-robot"';
+  const signedIn = logLines(/authentication: sign-in/).filter((l) => l.includes(robot));
+  assert.equal(signedIn.length, 1, server.logs());
+  assert.match(signedIn[0], / INFO .*outcome="ok".*peer=127\.0\.0\.1:\d+/);
+  const signedOut = logLines(/authentication: sign-out/).filter((l) => l.includes(robot));
+  assert.equal(signedOut.length, 1, server.logs());
+  assert.match(signedOut[0], / INFO .*outcome="ok"/);
+  assert.ok(!server.logs().includes(issued), 'no token in the log');
   assert.match(out.setCookie, /Max-Age=0/);
   const me = await call('session/me', { cookie });
   assert.deepEqual([me.status, me.body], [200, null], 'the old cookie names no session any more');
@@ -278,6 +300,10 @@ test('a drain whose person\'s credentials stop working ends "credentials expired
     const refused = await call('permissions', { cookie });
     assert.equal(refused.status, 401, JSON.stringify(refused.body));
     assert.match(refused.body.NotSignedIn, /expired or were revoked/);
+    // The log says whose credentials stopped working, as a warning.
+    const stopped = logLines(/authentication: the API server no longer accepts/);
+    assert.ok(stopped.some((l) => / WARN /.test(l) && l.includes('user="system:serviceaccount:default:team-shortlived"')
+      && l.includes('outcome="credentials refused"')), server.logs());
     assert.deepEqual((await call('session/me', { cookie })).body, null, 'the session is gone');
     // Alice resumes it as herself once the budget allows.
     s.deployment('web', 4);
