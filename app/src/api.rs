@@ -158,7 +158,7 @@ async fn resume(node: String, confirm: Option<String>) -> Result<DrainStarted, A
     }
     let (engine, caller) = (engine(), caller()?);
     let acting = engine.acting_as(&caller);
-    let record = acting.recorded_drain(&node).await?;
+    let record = acting.resumable_drain(&node).await?;
     self::input(input::drain_options(&record.options))?;
     let reason = self::input(input::reason(record.reason.as_deref()))?;
     Ok(acting.resume_drain(node, record.options, reason).await?)

@@ -7,6 +7,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::drain::DrainOptions;
 
+/// The reason of a `NodeReady` entry stamped when the server saw the node Ready again, not at the Ready condition's
+/// `lastTransitionTime`: that time had not moved past the failure (a node's status is written by its kubelet, or by
+/// whatever stands in for one), so the only true time of the recovery is when it was seen.
+pub const READY_OBSERVED: &str = "ReadyObserved";
+
+/// The reason of an `Uncordon` entry the server wrote because it saw the node schedulable again while the history's
+/// last word was a cordon: the uncordon was made outside Drainboard (`kubectl uncordon`, an autoscaler), so who made
+/// it is not known, only when it was seen.
+pub const UNCORDON_OBSERVED: &str = "UncordonObserved";
+
 /// What was done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AuditAction {

@@ -15,6 +15,19 @@ pub struct PdbStatus {
     pub disruptions_allowed: i32,
     pub current_healthy: i32,
     pub desired_healthy: i32,
+    /// The pods the budget counts (`status.expectedPods`); 0 when not known.
+    #[serde(default)]
+    pub expected_pods: i32,
+}
+
+impl PdbStatus {
+    /// Whether this budget can never allow an eviction as the workload stands: it needs every pod it counts healthy
+    /// (`minAvailable` equal to the replicas, or `maxUnavailable: 0`). Waiting does not help; scaling the workload
+    /// up, relaxing the budget, a timeout or a cancel does. Read "allows no disruption now" as temporary only when
+    /// this is false.
+    pub fn never_allows(&self) -> bool {
+        self.expected_pods > 0 && self.desired_healthy >= self.expected_pods
+    }
 }
 
 /// A PodDisruptionBudget with its selector, so the browser can tell which pods it covers.
@@ -39,6 +52,7 @@ impl PdbInfo {
                 disruptions_allowed: status.and_then(|s| s.disruptions_allowed).unwrap_or(0),
                 current_healthy: status.and_then(|s| s.current_healthy).unwrap_or(0),
                 desired_healthy: status.and_then(|s| s.desired_healthy).unwrap_or(0),
+                expected_pods: status.and_then(|s| s.expected_pods).unwrap_or(0),
             },
         })
     }
@@ -52,4 +66,28 @@ pub fn covering_pdb<'a>(
     labels: &BTreeMap<String, String>,
 ) -> Option<&'a PdbInfo> {
     pdbs.iter().find(|b| b.namespace == namespace && b.selector.matches(labels))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PdbStatus;
+
+    fn budget(allowed: i32, current: i32, desired: i32, expected: i32) -> PdbStatus {
+        PdbStatus {
+            name: "web-pdb".into(),
+            disruptions_allowed: allowed,
+            current_healthy: current,
+            desired_healthy: desired,
+            expected_pods: expected,
+        }
+    }
+
+    #[test]
+    fn a_budget_that_needs_every_pod_healthy_never_allows_an_eviction() {
+        assert!(budget(0, 4, 4, 4).never_allows(), "minAvailable 4 of 4 replicas, or maxUnavailable 0");
+        assert!(budget(0, 3, 4, 4).never_allows(), "one unhealthy: still never, even once healthy");
+        assert!(!budget(0, 3, 3, 4).never_allows(), "needs 3 of 4: waits until the fourth is healthy");
+        assert!(!budget(1, 4, 3, 4).never_allows());
+        assert!(!budget(0, 0, 0, 0).never_allows(), "a status not written yet says nothing");
+    }
 }

@@ -23,6 +23,7 @@ pub mod ready;
 pub mod recovery;
 pub mod rollout;
 pub mod selector;
+pub mod tense;
 pub mod timeline;
 pub mod undo;
 pub mod verify;

@@ -206,6 +206,7 @@ mod tests {
                 disruptions_allowed: allowed,
                 current_healthy: 3,
                 desired_healthy: 3 - allowed,
+                expected_pods: 3,
             },
         }
     }

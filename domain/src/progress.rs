@@ -35,6 +35,11 @@ pub enum PodState {
 }
 
 impl PodState {
+    /// Whether the drain (in `drain`) ended with this pod not evicted: its row must say so, and its timer stop.
+    pub fn left_by(&self, drain: &DrainState) -> bool {
+        !drain.is_running() && !self.is_final()
+    }
+
     pub fn is_final(&self) -> bool {
         matches!(self, Self::Gone | Self::DryRunAccepted | Self::NoLongerWaited | Self::Failed(_))
     }
@@ -378,7 +383,13 @@ mod tests {
 
     #[test]
     fn summary_counts_gone_pods_and_names_the_first_blocking_budget() {
-        let pdb = PdbStatus { name: "web-pdb".into(), disruptions_allowed: 0, current_healthy: 3, desired_healthy: 3 };
+        let pdb = PdbStatus {
+            name: "web-pdb".into(),
+            disruptions_allowed: 0,
+            current_healthy: 3,
+            desired_healthy: 3,
+            expected_pods: 3,
+        };
         let progress = DrainProgress {
             id: "d1".into(),
             node: "n1".into(),

@@ -158,6 +158,7 @@ mod tests {
                 disruptions_allowed: allowed,
                 current_healthy: 2,
                 desired_healthy: 1,
+                expected_pods: 2,
             },
         }
     }
@@ -219,6 +220,7 @@ mod tests {
                     disruptions_allowed: allowed,
                     current_healthy: 1,
                     desired_healthy: 1,
+                    expected_pods: 2,
                 })
             }
         };

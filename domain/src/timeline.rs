@@ -9,7 +9,10 @@ use std::collections::BTreeMap;
 use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
 
-use crate::audit::{AuditAction, AuditEntry};
+use crate::{
+    audit::{AuditAction, AuditEntry},
+    progress::DrainState,
+};
 
 /// How far back the timeline reaches.
 pub const WINDOW: SignedDuration = SignedDuration::from_hours(24);
@@ -40,10 +43,18 @@ impl SpanKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TimelineSpan {
     pub kind: SpanKind,
-    /// The start, or the window's start when the span began before it.
+    /// The start, or the window's start when the span began before it. For a span whose start is not in the
+    /// history ([`Self::start_unknown`]), its end: nothing is invented for it.
     pub from: Timestamp,
     /// Whether the span began before the window (its start is not in it).
     pub began_before: bool,
+    /// Whether the history holds no start for this span at all (an uncordon, a drain's end or a recovery with
+    /// nothing before it): only its end is known, and the page says so instead of drawing a start.
+    pub start_unknown: bool,
+    /// Whether its end was stamped when the server saw it, not from the API's own time or a person's action (a node
+    /// seen Ready again whose condition's transition time had not moved, [`crate::audit::READY_OBSERVED`]; an
+    /// uncordon made outside Drainboard, [`crate::audit::UNCORDON_OBSERVED`]).
+    pub end_observed: bool,
     /// The end; `None` while it lasts.
     pub to: Option<Timestamp>,
     /// Who started it (a cordon or a drain); empty for a node's own failure.
@@ -52,6 +63,9 @@ pub struct TimelineSpan {
     pub drain_id: Option<String>,
     /// How a drain ended, in words; the reason the node gave for a failure.
     pub outcome: Option<String>,
+    /// How a drain ended, as a state the page can put in its own words; `None` for an entry written before the
+    /// history kept it (the page then shows `outcome`), and for other spans.
+    pub ended: Option<crate::progress::DrainState>,
     /// Whether a drain that ended emptied the node; `None` while it runs, and for other spans.
     pub ok: Option<bool>,
     /// The reason the person gave.
@@ -104,35 +118,52 @@ fn spans(entries: &[&AuditEntry], since: Timestamp) -> Vec<TimelineSpan> {
         kind,
         from: e.at.max(since),
         began_before: e.at < since,
+        start_unknown: false,
+        end_observed: false,
         to: None,
         by: e.user.clone(),
         drain_id: e.drain_id.clone(),
         outcome: None,
+        ended: None,
         ok: None,
         reason: e.reason.clone(),
     };
-    // An end whose start is not in the history: the span began before anything kept.
+    // An end whose start is not in the history: only the end is known, and the span is drawn as that moment.
     let orphan = |kind: SpanKind, e: &AuditEntry| TimelineSpan {
-        from: since.min(e.at),
-        began_before: true,
+        from: e.at.max(since),
+        began_before: false,
+        start_unknown: true,
         by: String::new(),
         reason: None,
         ..start(kind, e)
     };
+    // The last health entry seen: a second `NodeReady` after one (two servers that each saw the recovery) is a
+    // repeat, not a recovery without a failure.
+    let mut last_health = None;
     for e in entries {
         match e.action {
             AuditAction::Cordon => {
                 open.entry("cordon").or_insert_with(|| start(SpanKind::Cordoned, e));
             }
             AuditAction::Uncordon => {
+                let observed = e.reason.as_deref() == Some(crate::audit::UNCORDON_OBSERVED);
+                // A server that saw the uncordon Drainboard itself made (racing its entry) says it again: a repeat.
+                if observed && !open.contains_key("cordon") {
+                    continue;
+                }
                 let mut span = open.remove("cordon").unwrap_or_else(|| orphan(SpanKind::Cordoned, e));
                 span.to = Some(e.at);
+                span.end_observed = observed;
                 done.push(span);
             }
             AuditAction::DrainStarted | AuditAction::DrainResumed => {
-                // A drain left open by a server that stopped ends where the next one starts.
+                // A drain left open by a server that stopped (killed, so it wrote no end) ends where the next one
+                // starts, interrupted.
                 if let Some(mut left) = open.remove("drain") {
                     left.to = Some(e.at);
+                    left.ended = Some(DrainState::Interrupted);
+                    left.outcome = Some(DrainState::Interrupted.outcome_text());
+                    left.ok = Some(false);
                     done.push(left);
                 }
                 open.insert("drain", start(SpanKind::Drain, e));
@@ -141,6 +172,7 @@ fn spans(entries: &[&AuditEntry], since: Timestamp) -> Vec<TimelineSpan> {
                 let mut span = open.remove("drain").unwrap_or_else(|| orphan(SpanKind::Drain, e));
                 span.to = Some(e.at);
                 span.outcome = e.outcome.clone();
+                span.ended = e.ended.clone();
                 span.ok = Some(match &e.ended {
                     Some(state) => state.is_final_ok(),
                     None => e.outcome.as_deref() == Some("Drained"),
@@ -153,6 +185,7 @@ fn spans(entries: &[&AuditEntry], since: Timestamp) -> Vec<TimelineSpan> {
             // The drain's own end follows, with its outcome.
             AuditAction::DrainCancelled => {}
             AuditAction::NodeNotReady => {
+                last_health = Some(e.action);
                 open.entry("health").or_insert_with(|| TimelineSpan {
                     outcome: e.reason.clone(),
                     reason: None,
@@ -160,8 +193,14 @@ fn spans(entries: &[&AuditEntry], since: Timestamp) -> Vec<TimelineSpan> {
                 });
             }
             AuditAction::NodeReady => {
+                let repeat = last_health == Some(AuditAction::NodeReady) && !open.contains_key("health");
+                last_health = Some(e.action);
+                if repeat {
+                    continue;
+                }
                 let mut span = open.remove("health").unwrap_or_else(|| orphan(SpanKind::NotReady, e));
                 span.to = Some(e.at);
+                span.end_observed = e.reason.as_deref() == Some(crate::audit::READY_OBSERVED);
                 done.push(span);
             }
         }
@@ -269,7 +308,7 @@ mod tests {
     }
 
     #[test]
-    fn the_window_clips_old_spans_and_an_orphan_end_starts_at_its_edge() {
+    fn the_window_clips_old_spans_and_an_orphan_end_is_only_its_end() {
         let entries = vec![
             entry("old", AuditAction::Cordon, 40),
             entry("old", AuditAction::Uncordon, 30),
@@ -284,7 +323,80 @@ mod tests {
         assert!(edge.began_before);
         assert_eq!((edge.from, edge.to), (at(24), Some(at(10))));
         let orphan = &rows[0].spans[0];
-        assert_eq!((orphan.kind, orphan.from, orphan.began_before), (SpanKind::NotReady, at(24), true));
+        // Nothing is invented for it: not a start at the window's edge, not a day-long span.
+        assert_eq!((orphan.kind, orphan.from, orphan.to), (SpanKind::NotReady, at(5), Some(at(5))));
+        assert!(orphan.start_unknown && !orphan.began_before);
+        assert_eq!(orphan.duration(at(0)), SignedDuration::ZERO);
+        assert!(!edge.start_unknown, "a start before the window is known, only not drawn");
+    }
+
+    #[test]
+    fn an_uncordon_without_its_cordon_says_its_start_is_unknown_and_a_drains_cordon_gives_one() {
+        // Before drains wrote their cordon: a drain's uncordon had no start in the history.
+        let mut bob_uncordons = entry("n1", AuditAction::Uncordon, 2);
+        bob_uncordons.user = "bob".into();
+        let rows = timeline(&[entry("n1", AuditAction::DrainStarted, 6), bob_uncordons.clone()], at(24), at(0), 10);
+        let cordon = rows[0].spans.iter().find(|s| s.kind == SpanKind::Cordoned).unwrap();
+        assert!(cordon.start_unknown);
+        assert_eq!((cordon.from, cordon.to, cordon.by.as_str()), (at(2), Some(at(2)), ""));
+        // Now: the drain's cordon is an entry of its own, by whoever drained, and pairs with the uncordon.
+        let mut drain_cordon = entry("n1", AuditAction::Cordon, 6);
+        drain_cordon.drain_id = Some("d1".into());
+        let rows = timeline(
+            &[
+                drain_cordon,
+                entry("n1", AuditAction::DrainStarted, 6),
+                ended("n1", 5, DrainState::Drained),
+                bob_uncordons,
+            ],
+            at(24),
+            at(0),
+            10,
+        );
+        let cordon = rows[0].spans.iter().find(|s| s.kind == SpanKind::Cordoned).unwrap();
+        assert!(!cordon.start_unknown);
+        assert_eq!((cordon.from, cordon.to, cordon.by.as_str()), (at(6), Some(at(2)), "alice"));
+    }
+
+    #[test]
+    fn an_uncordon_seen_by_the_server_closes_the_cordon_and_a_repeat_of_drainboards_own_is_dropped() {
+        let observed = |hours_ago| {
+            let mut e = entry("n1", AuditAction::Uncordon, hours_ago);
+            e.user = String::new();
+            e.reason = Some(crate::audit::UNCORDON_OBSERVED.into());
+            e
+        };
+        let rows = timeline(&[entry("n1", AuditAction::Cordon, 5), observed(2)], at(24), at(0), 10);
+        let spans = &rows[0].spans;
+        assert_eq!((spans.len(), spans[0].from, spans[0].to), (1, at(5), Some(at(2))));
+        assert!(spans[0].end_observed && !spans[0].start_unknown);
+        let rows = timeline(
+            &[entry("n1", AuditAction::Cordon, 5), entry("n1", AuditAction::Uncordon, 3), observed(2)],
+            at(24),
+            at(0),
+            10,
+        );
+        let spans = &rows[0].spans;
+        assert_eq!(spans.len(), 1, "{spans:?}");
+        assert!(!spans[0].end_observed, "Drainboard's own uncordon, with who made it");
+    }
+
+    #[test]
+    fn a_recovery_seen_by_the_server_closes_the_span_and_says_so_and_a_repeat_is_no_orphan() {
+        let down = entry("n1", AuditAction::NodeNotReady, 3);
+        let mut seen = entry("n1", AuditAction::NodeReady, 2);
+        seen.reason = Some(crate::audit::READY_OBSERVED.into());
+        // A second server saw it too, a moment later.
+        let mut again = entry("n1", AuditAction::NodeReady, 1);
+        again.reason = seen.reason.clone();
+        let rows = timeline(&[down, seen, again], at(24), at(0), 10);
+        let spans = &rows[0].spans;
+        assert_eq!(spans.len(), 1, "{spans:?}");
+        assert_eq!((spans[0].from, spans[0].to), (at(3), Some(at(2))));
+        assert!(spans[0].end_observed);
+        // A recovery with no failure in the history at all is still shown, as an end alone.
+        let rows = timeline(&[entry("n2", AuditAction::NodeReady, 1)], at(24), at(0), 10);
+        assert!(rows[0].spans[0].start_unknown);
     }
 
     #[test]
@@ -303,6 +415,9 @@ mod tests {
         let a = all.iter().find(|r| r.node == "a").unwrap();
         assert_eq!(a.spans.len(), 2);
         assert_eq!(a.spans[0].to, Some(at(3)));
+        // It carries its outcome: the server that ran it stopped.
+        assert_eq!((a.spans[0].ended.clone(), a.spans[0].ok), (Some(DrainState::Interrupted), Some(false)));
+        assert_eq!(a.spans[0].outcome.as_deref(), Some(DrainState::Interrupted.outcome_text().as_str()));
         assert_eq!(a.spans[1].to, None);
         assert!(timeline(&[], at(24), at(0), 10).is_empty());
     }

@@ -165,7 +165,11 @@ test('a PDB block is explained, and the drain completes once the Deployment is s
   const c = await card(page, s.node);
   await c.locator('[data-testid="action-drain"]:not([disabled])').click();
   const dialog = page.locator('[data-testid="drain-dialog"]');
-  await dialog.locator('[data-testid="pdb-will-wait"]').waitFor({ timeout: 15_000 });
+  // Two replicas and minAvailable 2: the budget never allows an eviction, and the preview says so rather than
+  // "allows no disruption now", which would read as a wait that ends.
+  await dialog.locator('[data-testid="pdb-never"]').waitFor({ timeout: 15_000 });
+  assert.match(await dialog.locator('[data-testid="pdb-never"]').textContent(), /web-pdb would wait for ever: .*Scale the workload up or relax the budget first, or set a timeout/);
+  assert.equal(await dialog.locator('[data-testid="pdb-will-wait"]').count(), 0);
   assert.match(await dialog.locator('[data-testid="preview-pdb"]').first().textContent(), /PDB web-pdb: allows 0 disruptions/);
   // Dark mode follows the system setting.
   const background = await dialog.evaluate((e) => getComputedStyle(e).backgroundColor);
@@ -177,10 +181,12 @@ test('a PDB block is explained, and the drain completes once the Deployment is s
   const panel = page.locator('[data-testid="progress-panel"]');
   const blocked = panel.locator('[data-testid="progress-pod"][data-state="blocked"]').first();
   await blocked.waitFor({ timeout: 30_000 });
-  assert.match(await blocked.textContent(), /waiting: PDB web-pdb allows 0 disruptions; needs 2 healthy, has 2/);
+  assert.match(await blocked.textContent(), /waiting for ever: PDB web-pdb needs all 2 of its pods healthy, so it never allows an eviction\. Scale the workload up, relax the budget, set a timeout, or cancel the drain/);
+  const budget = JSON.parse(kubectl('get', 'pdb', 'web-pdb', '-n', s.ns, '-o', 'json')).status;
+  assert.deepEqual([budget.expectedPods, budget.desiredHealthy], [2, 2], 'what the API server says of the budget');
   await page.screenshot({ path: join(artifactsDir, 'progress-panel-blocked.png') });
   // Everyone's card says why the drain waits.
-  assert.match(await c.locator('[data-testid="card-drain-blocked"]').textContent(), /PDB web-pdb allows 0 disruptions/);
+  assert.match(await c.locator('[data-testid="card-drain-blocked"]').textContent(), /PDB web-pdb needs all 2 of its pods healthy/);
 
   kubectl('scale', 'deployment', 'web', '-n', s.ns, '--replicas=3');
   await panel.locator('[data-testid="progress-state"][data-state="Drained"]').waitFor({ timeout: 90_000 });
@@ -264,6 +270,16 @@ test('sessions: another viewer sees the drain, a reopened page re-attaches, and 
   await panelAgain.locator('[data-testid="progress-state"][data-state="Cancelled"]').waitFor({ timeout: 15_000 });
   assert.equal(await panelAgain.locator('[data-testid="progress-state"]').textContent(), 'Cancelled with 2 pods still on the node; the node stays cordoned');
   assert.equal(s.podsOnNode().length, 2, 'both pods are still there');
+  // It looks finished: each pod row says it was not evicted, its timer has stopped, and the bar is neutral.
+  const rows = panelAgain.locator('[data-testid="progress-pod"]');
+  await waitFor('every row to say it was left', 10_000, async () =>
+    (await rows.evaluateAll((els) => els.map((e) => e.dataset.state))).every((x) => x === 'left'));
+  assert.deepEqual(await rows.locator('td.pod-state').allTextContents(), ['not evicted (cancelled)', 'not evicted (cancelled)']);
+  const timers = async () => rows.locator('td.muted').allTextContents();
+  const timersThen = await timers();
+  await new Promise((r) => setTimeout(r, 2_500));
+  assert.deepEqual(await timers(), timersThen, 'the pods\' timers stopped with the drain');
+  assert.equal(await panelAgain.locator('[data-testid="progress-bar"]').getAttribute('class'), 'neutral');
   assert.ok(unschedulable(s.node));
   // And the other viewer sees the same ending.
   await other.page.locator('[data-testid="progress-panel"] [data-testid="progress-state"][data-state="Cancelled"]').waitFor({ timeout: 15_000 });
@@ -335,6 +351,10 @@ test('cordon from the card, then the dialog\'s pod selector and server dry run c
   assert.equal(await page.locator('#progress-panel-title').textContent(), `Server dry run of ${s.node}`);
   const states = await panel.locator('[data-testid="progress-pod"]').evaluateAll((els) => els.map((e) => e.dataset.state));
   assert.deepEqual(states, ['dry-run-accepted'], 'the one pod left on the node');
+  // Nothing changed, and the panel says what would have: no "pods gone", no bar that reads as done.
+  assert.equal(await panel.locator('[data-testid="progress-count"]').textContent(), '1 of 1 pod would be evicted');
+  assert.equal(await panel.locator('[data-testid="progress-bar"]').getAttribute('class'), 'neutral');
+  assert.match(await panel.locator('[data-testid="progress-state"]').getAttribute('class'), /neutral/);
   assert.equal(await panel.locator('[data-testid="progress-uncordon"]').count(), 0, 'a dry run offers no uncordon');
   assert.deepEqual(s.podsOnNode(), webOnly, 'the dry run evicted nothing');
   assert.deepEqual(errors, []);

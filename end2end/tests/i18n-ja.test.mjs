@@ -167,7 +167,7 @@ test('a node is drained through the Japanese dialog, and its page tells the stor
   const history = await rows.evaluateAll((els) => els.map((e) => e.textContent.trim()));
   assert.ok(history.every((row) => /^\d{4}年\d\d月\d\d日 \d\d:\d\d:\d\d UTC · /.test(row)), JSON.stringify(history));
   assert.ok(history.some((row) => /がドレーンを開始しました · 理由: カーネルのアップデート$/.test(row)), JSON.stringify(history));
-  assert.equal(await text(page.locator('[data-testid="node-history"] h2')), '維持管理の履歴');
+  assert.equal(await text(page.locator('[data-testid="node-history"] h2')), 'メンテナンス履歴');
   await page.setViewportSize({ width: 1280, height: 1000 });
   await page.screenshot({ path: join(artifactsDir, 'i18n-ja-node-page.png'), fullPage: true });
   assert.deepEqual(errors, [], 'no script error, no hydration mismatch');
@@ -194,7 +194,9 @@ test('a drain that times out says why in Japanese, with no English word', { time
   const card = page.locator(`[data-testid="node-row"][data-node="${s.node}"]`);
   await card.locator('[data-testid="action-drain"]:not([disabled])').click();
   const dialog = page.locator('[data-testid="drain-dialog"]');
-  await dialog.locator('[data-testid="pdb-will-wait"]').waitFor({ timeout: 15_000 });
+  // One replica and minAvailable 1: a budget that never allows an eviction, said in Japanese.
+  await dialog.locator('[data-testid="pdb-never"]').waitFor({ timeout: 15_000 });
+  assert.match(await text(dialog.locator('[data-testid="pdb-never"]')), /^web-pdbの対象となるevictionは、いつまで待っても進みません/);
   await dialog.locator('[data-testid="opt-timeout"]').fill('3');
   await dialog.locator('[data-testid="confirm-drain"]').click();
 

@@ -33,6 +33,8 @@ struct NodeRecent {
     entries: Vec<AuditEntry>,
     /// The newest entry about the node's health, however old.
     health: Option<(AuditAction, Timestamp)>,
+    /// The newest cordon or uncordon, however old.
+    cordon: Option<(AuditAction, Timestamp)>,
 }
 
 /// The last day of every node's history.
@@ -171,6 +173,11 @@ impl Recent {
     pub fn last_health(&self, node: &str) -> Option<(AuditAction, Timestamp)> {
         self.nodes.read().get(node).and_then(|n| n.health)
     }
+
+    /// The newest cordon or uncordon of `node`'s history, and when.
+    pub fn last_cordon(&self, node: &str) -> Option<(AuditAction, Timestamp)> {
+        self.nodes.read().get(node).and_then(|n| n.cordon)
+    }
 }
 
 /// A history object's node and what of it is kept at `now`; `None` for an object that is not a history.
@@ -179,9 +186,13 @@ fn part(object: &ConfigMap, now: Timestamp) -> Option<(String, NodeRecent)> {
     let keep_from = now.checked_sub(WINDOW).and_then(|t| t.checked_sub(SLACK)).unwrap_or(Timestamp::MIN);
     // An entry naming another node is not this node's, whoever wrote it.
     let entries: Vec<AuditEntry> = crate::history::read(object).into_iter().filter(|e| e.node == node).collect();
-    let health = entries.iter().filter(|e| e.action.is_health()).max_by_key(|e| e.at).map(|e| (e.action, e.at));
+    let newest = |pick: fn(AuditAction) -> bool| {
+        entries.iter().filter(|e| pick(e.action)).max_by_key(|e| e.at).map(|e| (e.action, e.at))
+    };
+    let health = newest(AuditAction::is_health);
+    let cordon = newest(|a| matches!(a, AuditAction::Cordon | AuditAction::Uncordon));
     let entries = entries.into_iter().filter(|e| e.at >= keep_from).collect();
-    Some((node.to_owned(), NodeRecent { entries, health }))
+    Some((node.to_owned(), NodeRecent { entries, health, cordon }))
 }
 
 #[cfg(test)]

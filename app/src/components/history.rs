@@ -1,9 +1,12 @@
-use domain::audit::{AuditAction, AuditEntry};
+use domain::{
+    audit::{AuditAction, AuditEntry, READY_OBSERVED, UNCORDON_OBSERVED},
+    progress::DrainState,
+};
 use leptos::prelude::*;
 
 use crate::{
     api::node_history,
-    i18n::{I18n, date_time_text, t_string, use_i18n},
+    i18n::{I18n, date_time_text, drain_outcome_text, failure_text, t_string, use_i18n},
 };
 
 /// A node's maintenance history, newest first, from the durable record every replica writes to: who cordoned,
@@ -61,16 +64,32 @@ fn Entry(entry: AuditEntry, chosen: bool) -> impl IntoView {
             <time datetime=entry.at.to_string()>{when}</time>
             " · "
             <span>{what(i18n, &entry)}</span>
-            {entry.reason.clone().map(|r| view! { <span class="muted">" · " {t_string!(i18n, history.reason, reason = r)}</span> })}
+            {entry.reason.clone().filter(|r| r != READY_OBSERVED && r != UNCORDON_OBSERVED).map(|r| view! { <span class="muted">" · " {t_string!(i18n, history.reason, reason = r)}</span> })}
         </li>
     }
 }
 
 fn what(i18n: I18n, entry: &AuditEntry) -> String {
     let who = entry.user.clone();
-    let outcome = entry.outcome.clone().unwrap_or_default();
+    // How a drain ended in the page's language (with a failure's own words); an entry written before the history
+    // kept the state, as it was written.
+    let outcome = match &entry.ended {
+        Some(DrainState::Failed(failure)) => {
+            format!(
+                "{}: {}",
+                drain_outcome_text(i18n, &DrainState::Failed(failure.clone())),
+                failure_text(i18n, failure)
+            )
+        }
+        Some(state) => drain_outcome_text(i18n, state),
+        None => entry.outcome.clone().unwrap_or_default(),
+    };
     match entry.action {
+        AuditAction::Cordon if entry.drain_id.is_some() => t_string!(i18n, history.cordon_by_drain, who).to_string(),
         AuditAction::Cordon => t_string!(i18n, history.cordon, who).to_string(),
+        AuditAction::Uncordon if entry.reason.as_deref() == Some(UNCORDON_OBSERVED) => {
+            t_string!(i18n, history.uncordon_observed).to_string()
+        }
         AuditAction::Uncordon => t_string!(i18n, history.uncordon, who).to_string(),
         AuditAction::DrainStarted => t_string!(i18n, history.drain_started, who).to_string(),
         AuditAction::DrainEnded => t_string!(i18n, history.drain_ended, who, outcome).to_string(),
@@ -78,6 +97,9 @@ fn what(i18n: I18n, entry: &AuditEntry) -> String {
         AuditAction::DrainResumed => t_string!(i18n, history.drain_resumed, who).to_string(),
         AuditAction::NodeNotReady => {
             t_string!(i18n, history.node_not_ready, outcome = entry.reason.clone().unwrap_or_default()).to_string()
+        }
+        AuditAction::NodeReady if entry.reason.as_deref() == Some(READY_OBSERVED) => {
+            t_string!(i18n, history.node_ready_observed).to_string()
         }
         AuditAction::NodeReady => t_string!(i18n, history.node_ready).to_string(),
     }

@@ -57,6 +57,8 @@ pub fn RolloutBar(current: Current, filters: Filters) -> impl IntoView {
             <button
                 type="button"
                 data-testid="select-shown"
+                // Nothing shown, nothing to select: "Select the 0 nodes shown" would do nothing.
+                disabled=move || shown.with(Vec::is_empty)
                 on:click=move |_| chosen.update(|c| c.extend(shown.get_untracked()))
             >
                 {move || t_string!(i18n, rollout.select_shown, count = shown.with(Vec::len)).to_string()}

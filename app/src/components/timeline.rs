@@ -9,7 +9,7 @@ use leptos::prelude::*;
 
 use crate::{
     api::maintenance_timeline,
-    i18n::{I18n, elapsed_text, t_string, use_i18n},
+    i18n::{I18n, drain_outcome_text, elapsed_text, t_string, use_i18n},
 };
 
 /// How often the timeline is read again with nothing new in the history: the window moves on by itself.
@@ -139,11 +139,12 @@ fn SpanMark(span: TimelineSpan, node: String, since: Timestamp, now: Timestamp, 
         None if span.to.is_none() => "running",
         None => "",
     };
-    let class = format!("span k-{} {result}", span.kind.key());
+    let unknown = if span.start_unknown { " unknown-start" } else { "" };
+    let class = format!("span k-{} {result}{unknown}", span.kind.key());
     let title = span_text(i18n, &span, now);
     let href = record_href(&node, &span).filter(|_| links);
     view! {
-        <g class="timeline-span" data-testid="timeline-span" data-kind=span.kind.key() data-result=result data-drain-id=span.drain_id.clone()>
+        <g class="timeline-span" data-testid="timeline-span" data-kind=span.kind.key() data-result=result data-drain-id=span.drain_id.clone() data-start-unknown=span.start_unknown.to_string()>
             // Out of the tab order: the track is hidden from screen readers, and the same link is in the words
             // below it, which the keyboard reaches.
             <a href=href tabindex="-1">
@@ -154,24 +155,37 @@ fn SpanMark(span: TimelineSpan, node: String, since: Timestamp, now: Timestamp, 
     }
 }
 
-/// A span in words: what, who, how long, and how it ended.
+/// A span in words: what, who, how long, and how it ended. A span whose start is not in the history says so, with
+/// neither a who nor a duration it cannot know.
 fn span_text(i18n: I18n, span: &TimelineSpan, now: Timestamp) -> String {
     let duration = elapsed_text(i18n, span.duration(now));
-    let who = if span.by.is_empty() { "?".to_string() } else { span.by.clone() };
+    let who = span.by.clone();
+    // How a drain ended, in the page's language; an entry from before the history kept the state, as written.
+    let outcome = || match &span.ended {
+        Some(state) => drain_outcome_text(i18n, state),
+        None => span.outcome.clone().unwrap_or_default(),
+    };
     let text = match (span.kind, span.to) {
+        (SpanKind::Cordoned, _) if span.start_unknown => t_string!(i18n, timeline.cordoned_unknown_start).to_string(),
+        (SpanKind::Drain, _) if span.start_unknown => {
+            t_string!(i18n, timeline.drain_unknown_start, outcome = outcome()).to_string()
+        }
+        (SpanKind::NotReady, _) if span.start_unknown => t_string!(i18n, timeline.not_ready_unknown_start).to_string(),
         (SpanKind::Cordoned, Some(_)) => t_string!(i18n, timeline.cordoned, who, duration).to_string(),
         (SpanKind::Cordoned, None) => t_string!(i18n, timeline.cordoned_still, who, duration).to_string(),
-        (SpanKind::Drain, Some(_)) => {
-            let outcome = span.outcome.clone().unwrap_or_default();
-            t_string!(i18n, timeline.drain, who, duration, outcome).to_string()
-        }
+        (SpanKind::Drain, Some(_)) => t_string!(i18n, timeline.drain, who, duration, outcome = outcome()).to_string(),
         (SpanKind::Drain, None) => t_string!(i18n, timeline.drain_running, who, duration).to_string(),
         (SpanKind::NotReady, Some(_)) => t_string!(i18n, timeline.not_ready, duration).to_string(),
         (SpanKind::NotReady, None) => t_string!(i18n, timeline.not_ready_still, duration).to_string(),
     };
-    match span.reason.as_deref().or(span.outcome.as_deref().filter(|_| span.kind == SpanKind::NotReady)) {
+    let text = match span.reason.as_deref().or(span.outcome.as_deref().filter(|_| span.kind == SpanKind::NotReady)) {
         Some(reason) => format!("{text} · {reason}"),
         None => text,
+    };
+    match (span.end_observed, span.kind) {
+        (true, SpanKind::Cordoned) => format!("{text} · {}", t_string!(i18n, timeline.uncordon_observed)),
+        (true, _) => format!("{text} · {}", t_string!(i18n, timeline.end_observed)),
+        (false, _) => text,
     }
 }
 
@@ -184,10 +198,13 @@ mod tests {
             kind,
             from: Timestamp::UNIX_EPOCH,
             began_before: false,
+            start_unknown: false,
+            end_observed: false,
             to: None,
             by: "alice".into(),
             drain_id: drain_id.map(str::to_owned),
             outcome: None,
+            ended: None,
             ok: None,
             reason: None,
         }

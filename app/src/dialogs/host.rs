@@ -1,3 +1,4 @@
+use domain::board::Board;
 use jiff::Timestamp;
 use leptos::prelude::*;
 use leptos_router::{
@@ -14,7 +15,7 @@ const DRAIN_PARAM: &str = "drain";
 
 /// Renders the open dialog, if any, and keeps `?drain=ID` in the URL while a progress panel is open.
 #[component]
-pub fn DialogHost(server_now: Signal<Timestamp>) -> impl IntoView {
+pub fn DialogHost(server_now: Signal<Timestamp>, board: RwSignal<Option<Board>>) -> impl IntoView {
     let actions = expect_context::<Actions>();
     follow_url(actions);
     #[cfg(feature = "hydrate")]
@@ -35,7 +36,7 @@ pub fn DialogHost(server_now: Signal<Timestamp>) -> impl IntoView {
     }
     move || {
         actions.dialog.get().map(|dialog| {
-            view! { <Suspense fallback=|| ()>{Suspend::new(dialog_view(dialog, server_now))}</Suspense> }
+            view! { <Suspense fallback=|| ()>{Suspend::new(dialog_view(dialog, server_now, board))}</Suspense> }
         })
     }
 }
@@ -44,13 +45,13 @@ pub fn DialogHost(server_now: Signal<Timestamp>) -> impl IntoView {
 /// the dialogs, the drain planner and the capacity check are a part of the wasm of their own, so that the board's
 /// first load does not carry them. Elsewhere this is an ordinary function.
 #[lazy]
-fn dialog_view(dialog: Dialog, server_now: Signal<Timestamp>) -> AnyView {
+fn dialog_view(dialog: Dialog, server_now: Signal<Timestamp>, board: RwSignal<Option<Board>>) -> AnyView {
     match dialog {
         Dialog::Cordon(node) => view! { <CordonDialog node cordon=true /> }.into_any(),
         Dialog::Uncordon(node) => view! { <CordonDialog node cordon=false /> }.into_any(),
         Dialog::Drain(node) => view! { <DrainDialog node /> }.into_any(),
         Dialog::Resume(node, record) => view! { <DrainDialog node resume=*record /> }.into_any(),
-        Dialog::Progress(id) => view! { <ProgressPanel id server_now /> }.into_any(),
+        Dialog::Progress(id) => view! { <ProgressPanel id server_now board /> }.into_any(),
         Dialog::Rollout(nodes) => view! { <RolloutDialog nodes /> }.into_any(),
     }
 }

@@ -3,8 +3,10 @@
 
 use domain::{
     PodRef,
+    board::Board,
     drain::DryRun,
     progress::{DrainProgress, PodProgress, PodState},
+    tense::Tense,
 };
 use jiff::Timestamp;
 use leptos::prelude::*;
@@ -13,13 +15,13 @@ use super::{Actions, Dialog};
 use crate::{
     api::CancelDrain,
     components::Modal,
-    i18n::{age_text, drain_state_text, elapsed_text, pod_state_text, t_string, use_i18n},
+    i18n::{age_text, drain_state_text, elapsed_text, pod_left_text, pod_state_text, t_string, use_i18n},
     live::progress::follow_progress,
 };
 
 /// The panel of drain `id`.
 #[component]
-pub fn ProgressPanel(id: String, server_now: Signal<Timestamp>) -> impl IntoView {
+pub fn ProgressPanel(id: String, server_now: Signal<Timestamp>, board: RwSignal<Option<Board>>) -> impl IntoView {
     let i18n = use_i18n();
     let actions = expect_context::<Actions>();
     let feed = follow_progress(&id);
@@ -52,7 +54,7 @@ pub fn ProgressPanel(id: String, server_now: Signal<Timestamp>) -> impl IntoView
                 <p class="error" role="alert" data-testid="progress-missing">{t_string!(i18n, progress.not_here)}</p>
             })}
             <Show when=move || arrived.get()>
-                <ProgressBody progress server_now />
+                <ProgressBody progress server_now board />
             </Show>
             {move || error().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             <div class="modal-buttons">
@@ -77,24 +79,49 @@ pub fn ProgressPanel(id: String, server_now: Signal<Timestamp>) -> impl IntoView
 
 /// Everything the panel says about a drain once its first progress has come.
 #[component]
-fn ProgressBody(progress: RwSignal<Option<DrainProgress>>, server_now: Signal<Timestamp>) -> impl IntoView {
+fn ProgressBody(
+    progress: RwSignal<Option<DrainProgress>>,
+    server_now: Signal<Timestamp>,
+    board: RwSignal<Option<Board>>,
+) -> impl IntoView {
     let i18n = use_i18n();
     let actions = expect_context::<Actions>();
     let with = move |f: &dyn Fn(&DrainProgress) -> String| progress.with(|p| p.as_ref().map(f)).unwrap_or_default();
     let state = Memo::new(move |_| progress.with(|p| p.as_ref().map(|p| (p.state.clone(), p.pods_left()))));
     let counts = Memo::new(move |_| progress.with(|p| p.as_ref().map_or((0, 0), |p| (p.done(), p.pods.len()))));
+    let dry_run = Memo::new(move |_| progress.with(|p| p.as_ref().is_some_and(|p| p.options.dry_run != DryRun::None)));
     let state_class = move || match state.get().map(|(s, _)| s) {
         Some(s) if s.is_running() => "drain-state",
+        // A dry run changed nothing: neither a success nor a failure of the node's drain.
+        Some(_) if dry_run.get() => "drain-state neutral",
         Some(s) if s.is_final_ok() => "drain-state ok",
         _ => "drain-state bad",
+    };
+    // The bar fills as pods go; once a drain stops short (or a dry run only counts), it no longer reads as progress.
+    let bar_class = move || match state.get().map(|(s, _)| s) {
+        Some(s) if s.is_running() => "",
+        Some(s) if s.is_final_ok() && !dry_run.get() => "ok",
+        _ => "neutral",
     };
     let took = move || {
         with(&|p| elapsed_text(i18n, p.finished_at.unwrap_or_else(|| server_now.get()).duration_since(p.started_at)))
     };
     let uids = move || progress.with(|p| p.as_ref().map(|p| p.pods.iter().map(|x| x.uid.clone()).collect::<Vec<_>>()));
-    // Returning the node to service needs no uncordon; one that comes back into service does.
-    let offer_uncordon =
-        Memo::new(move |_| progress.with(|p| p.as_ref().filter(|p| p.offers_uncordon()).map(|p| p.node.clone())));
+    // Returning the node to service needs no uncordon; one that comes back into service does, while the node is
+    // still cordoned as the drain left it (`domain::tense`). Until the board has come, the drain alone decides.
+    let after = Memo::new(move |_| {
+        progress.with(|p| {
+            let p = p.as_ref().filter(|p| p.offers_uncordon())?;
+            let ended = p.finished_at.unwrap_or(p.started_at);
+            let tense = board.with(|b| {
+                let card = b.as_ref()?.cards.get(&p.node)?;
+                Some(Tense::at(ended, card.unschedulable, card.cordon_record.as_ref()))
+            });
+            Some((p.node.clone(), tense.unwrap_or(Tense::Present)))
+        })
+    });
+    let offer_uncordon = move || after.get().filter(|(_, t)| *t == Tense::Present).map(|(node, _)| node);
+    let uncordoned_since = move || after.get().is_some_and(|(_, t)| t.is_past());
     view! {
         <p class="muted">
             {move || with(&|p| {
@@ -117,10 +144,18 @@ fn ProgressBody(progress: RwSignal<Option<DrainProgress>>, server_now: Signal<Ti
             <progress
                 max=move || counts.get().1.max(1)
                 value=move || counts.get().0
+                class=bar_class
                 data-testid="progress-bar"
                 aria-label=t_string!(i18n, progress.pods_gone)
             ></progress>
-            <span data-testid="progress-count">{move || { let (done, total) = counts.get(); t_string!(i18n, progress.pods_done, done, count = total) }}</span>
+            <span data-testid="progress-count">{move || {
+                let (done, total) = counts.get();
+                if dry_run.get() {
+                    t_string!(i18n, progress.pods_would_go, done, count = total).to_string()
+                } else {
+                    t_string!(i18n, progress.pods_done, done, count = total).to_string()
+                }
+            }}</span>
             <span class="muted">{t_string!(i18n, progress.elapsed)} " " <span data-testid="progress-elapsed">{took}</span></span>
         </div>
         <table class="pod-progress" data-testid="progress-pods">
@@ -130,7 +165,10 @@ fn ProgressBody(progress: RwSignal<Option<DrainProgress>>, server_now: Signal<Ti
                 </For>
             </tbody>
         </table>
-        {move || offer_uncordon.get().map(|node| view! {
+        {move || uncordoned_since().then(|| view! {
+            <p class="muted" data-testid="progress-uncordoned-since">{t_string!(i18n, progress.uncordoned_since)}</p>
+        })}
+        {move || offer_uncordon().map(|node| view! {
             <div class="after-drain">
                 <p class="muted">{t_string!(i18n, progress.returning_note)}</p>
                 <button
@@ -153,18 +191,31 @@ fn PodRow(uid: String, progress: RwSignal<Option<DrainProgress>>, server_now: Si
         Memo::new(move |_| progress.with(|p| p.as_ref().and_then(|p| p.pods.iter().find(|x| x.uid == uid).cloned())));
     let key = pod.with_untracked(|p| p.as_ref().map(PodRef::key).unwrap_or_default());
     let state = Memo::new(move |_| pod.with(|p| p.as_ref().map(|p| p.state.clone())).unwrap_or(PodState::Pending));
+    // How the drain ended, once it has: a pod it left behind says so, and its timer stops with the drain.
+    let drain_end = Memo::new(move |_| {
+        progress.with(|p| p.as_ref().filter(|p| !p.state.is_running()).map(|p| (p.state.clone(), p.finished_at)))
+    });
+    let left = Memo::new(move |_| {
+        drain_end.with(|end| end.as_ref().filter(|(d, _)| state.with(|s| s.left_by(d))).map(|(d, _)| d.clone()))
+    });
     let took = move || {
         pod.with(|p| {
             let p: &PodProgress = p.as_ref()?;
-            let end = p.finished_at.unwrap_or_else(|| server_now.get());
+            let stopped = drain_end.with(|end| end.as_ref().and_then(|(_, at)| *at));
+            let end = p.finished_at.or(stopped).unwrap_or_else(|| server_now.get());
             p.started_at.map(|s| elapsed_text(i18n, end.duration_since(s)))
         })
     };
+    let key_of = move || if left.with(Option::is_some) { "left".to_owned() } else { state.get().key().to_owned() };
+    let text = move || match left.get() {
+        Some(drain) => pod_left_text(i18n, &drain),
+        None => pod_state_text(i18n, &state.get()),
+    };
     let shown = key.clone();
     view! {
-        <tr data-testid="progress-pod" data-pod=key data-state=move || state.get().key()>
+        <tr data-testid="progress-pod" data-pod=key data-state=key_of>
             <td><code>{shown}</code></td>
-            <td class=move || format!("pod-state {}", state.get().key())>{move || pod_state_text(i18n, &state.get())}</td>
+            <td class=move || format!("pod-state {}", key_of())>{text}</td>
             <td class="muted">{took}</td>
         </tr>
     }

@@ -59,6 +59,23 @@ pub fn drain_state_text(i18n: I18n, state: &DrainState, left: usize) -> String {
     }
 }
 
+/// How a drain ended, in a word or two, for a drain that is history: what it left on the node is no longer there,
+/// so the long forms ("the node stays cordoned", "It can be resumed") would say what is no longer true.
+pub fn drain_outcome_text(i18n: I18n, state: &DrainState) -> String {
+    match state {
+        DrainState::Cordoning | DrainState::Planning | DrainState::Evicting | DrainState::Interrupted => {
+            t_string!(i18n, drain_outcome.interrupted).to_string()
+        }
+        DrainState::Drained => t_string!(i18n, drain_outcome.drained).to_string(),
+        DrainState::DrainedExceptTerminating(_) => t_string!(i18n, drain_outcome.drained_except).to_string(),
+        DrainState::Refused => t_string!(i18n, drain_outcome.refused).to_string(),
+        DrainState::DryRunPlanned | DrainState::DryRunAccepted => t_string!(i18n, drain_outcome.dry_run).to_string(),
+        DrainState::TimedOut => t_string!(i18n, drain_outcome.timed_out).to_string(),
+        DrainState::Cancelled => t_string!(i18n, drain_outcome.cancelled).to_string(),
+        DrainState::Failed(_) => t_string!(i18n, drain_outcome.failed).to_string(),
+    }
+}
+
 /// Why a drain or a pod's eviction failed. Only what the API server (or the server itself, in its own words) said
 /// stays as it was said.
 pub fn failure_text(i18n: I18n, failure: &Failure) -> String {
@@ -97,6 +114,15 @@ fn answer_text(i18n: I18n, answer: &ApiAnswer) -> String {
 pub fn blocked_by_pdb_text(i18n: I18n, pdb: &PdbStatus) -> String {
     let (name, count) = (&pdb.name, pdb.disruptions_allowed);
     let (desired, current) = (pdb.desired_healthy, pdb.current_healthy);
+    if pdb.never_allows() {
+        // Not a wait: the budget needs every pod it counts healthy, so no eviction ever passes as things stand.
+        return t_string!(i18n, pod_state.blocked_pdb_never, name, desired).to_string();
+    }
+    if count > 0 {
+        // The budget allows one now, yet the pod waits: it was refused at its last try, when the numbers were
+        // different, and is tried again. Say both, so that the moment's numbers do not read as the reason.
+        return t_string!(i18n, pod_state.blocked_pdb_retrying, name, count, desired, current).to_string();
+    }
     t_string!(i18n, pod_state.blocked_pdb, name, count, desired, current).to_string()
 }
 
@@ -112,6 +138,18 @@ pub fn pod_state_text(i18n: I18n, state: &PodState) -> String {
         PodState::DryRunAccepted => t_string!(i18n, pod_state.dry_run_accepted).to_string(),
         PodState::NoLongerWaited => t_string!(i18n, pod_state.no_longer_waited).to_string(),
         PodState::Failed(failure) => t_string!(i18n, pod_state.failed, error = failure_text(i18n, failure)).to_string(),
+    }
+}
+
+/// A pod the drain left on the node when it ended (cancelled, timed out, interrupted, failed): not evicted, and
+/// why, in place of the state it last had, which is no longer going on.
+pub fn pod_left_text(i18n: I18n, drain: &DrainState) -> String {
+    match drain {
+        DrainState::Cancelled => t_string!(i18n, pod_state.left_cancelled).to_string(),
+        DrainState::TimedOut => t_string!(i18n, pod_state.left_timed_out).to_string(),
+        DrainState::Interrupted => t_string!(i18n, pod_state.left_interrupted).to_string(),
+        DrainState::Failed(_) => t_string!(i18n, pod_state.left_failed).to_string(),
+        _ => t_string!(i18n, pod_state.left).to_string(),
     }
 }
 

@@ -43,7 +43,7 @@ pub fn BoardPage() -> impl IntoView {
         <section class="nodes-page" data-testid="nodes-page" data-hydrated=move || live.hydrated.get().to_string()>
             <Toolbar filters live />
             <Notice notice=actions.notice />
-            <DialogHost server_now=live.server_now() />
+            <DialogHost server_now=live.server_now() board=live.board />
             <RolloutsPanel plans=live.plans />
             <Views current=Signal::derive(view_of) />
             <Suspense fallback=move || view! { <p data-testid="nodes-loading">{t_string!(i18n, app.loading_nodes)}</p> }>
@@ -245,7 +245,7 @@ fn Toolbar(filters: Filters, live: LiveBoard) -> impl IntoView {
                 let filter = board::Filter::new("", &filters.label.get(), StatusFilter::All);
                 filter.selector_error().map(|e| view! {
                     <small class="error" role="alert" data-testid="label-filter-error">
-                        {t_string!(i18n, drain.selector_error, error = e.to_string())}
+                        {t_string!(i18n, board.label_selector_error, error = e.to_string())}
                     </small>
                 })
             }}

@@ -32,7 +32,7 @@ pub fn NodePage() -> impl IntoView {
                 <ConnectionBadge live />
             </nav>
             <Notice notice=actions.notice />
-            <DialogHost server_now=live.server_now() />
+            <DialogHost server_now=live.server_now() board=live.board />
             <Suspense fallback=move || view! { <p>{t_string!(i18n, app.loading_nodes)}</p> }>
                 {move || Suspend::new(async move {
                     match snapshot.await {

@@ -8,9 +8,10 @@ use std::{collections::HashMap, time::Duration};
 
 use domain::{
     PodSummary,
+    audit::{AuditAction, AuditEntry},
     drain::{DrainOptions, DryRun},
     failure::Failure,
-    progress::{CordonRecord, DrainProgress, DrainState, PodProgress, PodState},
+    progress::{CordonOutcome, CordonRecord, DrainProgress, DrainState, PodProgress, PodState},
 };
 use futures::future::join_all;
 use jiff::Timestamp;
@@ -75,12 +76,7 @@ impl Drain {
         let entry = {
             let p = self.progress.borrow();
             (p.options.dry_run == DryRun::None).then(|| {
-                let mut entry = domain::audit::AuditEntry::new(
-                    &p.started_by,
-                    domain::audit::AuditAction::DrainEnded,
-                    &p.node,
-                    Timestamp::now(),
-                );
+                let mut entry = AuditEntry::new(&p.started_by, AuditAction::DrainEnded, &p.node, Timestamp::now());
                 entry.outcome = Some(p.state.outcome_text());
                 crate::metrics::METRICS.drain_ended(p.state.label());
                 entry.ended = Some(p.state.clone());
@@ -106,11 +102,22 @@ impl Drain {
             let progress = self.progress.borrow();
             CordonRecord { by: progress.started_by.clone(), at: progress.started_at, reason: progress.reason.clone() }
         };
-        if let Err(err) = ops::set_unschedulable(&self.client, &self.node, true, dry_run, Some(&record)).await {
-            if kube_error::unauthorized(&err) {
-                return DrainState::Failed(Failure::CredentialsExpired);
+        match ops::set_unschedulable(&self.client, &self.node, true, dry_run, Some(&record)).await {
+            // The drain's cordon is a cordon like a person's, in the history with who and why (and the drain's id),
+            // so that the timeline's span of it has its start. A node cordoned before is not cordoned again.
+            Ok(CordonOutcome::Changed) if dry_run == DryRun::None => {
+                let entry = {
+                    let p = self.progress.borrow();
+                    let mut entry = AuditEntry::new(&p.started_by, AuditAction::Cordon, &p.node, Timestamp::now());
+                    entry.reason = p.reason.clone();
+                    entry.drain_id = Some(p.id.clone());
+                    entry
+                };
+                self.audit.record(entry).await;
             }
-            return DrainState::Failed(Failure::Cordon(kube_error::answer(&err)));
+            Ok(_) => {}
+            Err(err) if kube_error::unauthorized(&err) => return DrainState::Failed(Failure::CredentialsExpired),
+            Err(err) => return DrainState::Failed(Failure::Cordon(kube_error::answer(&err))),
         }
         self.record().await;
 

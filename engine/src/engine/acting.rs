@@ -262,6 +262,24 @@ impl<'a> Acting<'a> {
             .ok_or_else(|| Error::NotFound(format!("node {node} has no recorded drain to resume")))
     }
 
+    /// The drain recorded on `node`, to resume: only while the node is still cordoned as it left it
+    /// (`domain::tense`). A node uncordoned since is back in service on purpose; resuming would cordon and drain it.
+    /// (Any ending may be resumed here, as a failed drain whose person's credentials expired is; the page offers
+    /// Resume for an interrupted one.)
+    pub async fn resumable_drain(&self, node: &str) -> Result<DrainRecord> {
+        let record = self.recorded_drain(node).await?;
+        let (cache, _) = self.view().await?;
+        let card = cache.node_card(node).ok_or_else(|| Error::NotFound(format!("node {node} does not exist")))?;
+        if domain::tense::Tense::of(&record, card.unschedulable, card.cordon_record.as_ref()).is_past() {
+            return Err(Error::Conflict(format!(
+                "{node}'s last drain ({}) cannot be resumed: the node was uncordoned after it, so resuming would \
+                 cordon and drain a node back in service; start a new drain if that is what you want",
+                record.id
+            )));
+        }
+        Ok(record)
+    }
+
     /// The node's maintenance history, newest first (empty when the server keeps none). The server reads it with
     /// its own identity, so it is refused to a caller who may not read the nodes ([`Self::sight`]).
     pub async fn history(&self, node: &str) -> Result<Vec<AuditEntry>> {

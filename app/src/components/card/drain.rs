@@ -1,25 +1,78 @@
 use domain::{
     node::NodeCard,
     progress::{DrainRecord, DrainState, DrainSummary},
+    tense::{self, Tense},
 };
+use jiff::Timestamp;
 use leptos::prelude::*;
 
 use crate::{
     dialogs::{Actions, Dialog},
-    i18n::{blocked_by_pdb_text, drain_state_text, t_string, use_i18n},
+    i18n::{age_text, blocked_by_pdb_text, drain_outcome_text, drain_state_text, t_string, use_i18n},
 };
 
-/// The drain strip of a card: the live drain from this server, or else the record on the node.
+/// The drain strip of a card: the live drain from this server, or else the record on the node. A drain that ended
+/// before the node was uncordoned reads as past (`domain::tense`): what it said about the node is no longer true.
 #[component]
-pub fn CardDrain(card: Memo<NodeCard>, drain: Signal<Option<DrainSummary>>) -> impl IntoView {
-    // Only a change of the record re-renders the strip, not every change of the card.
-    let record = Memo::new(move |_| card.with(|c| c.drain_record.clone()));
-    move || match (drain.get(), record.get()) {
-        (Some(d), _) => view! { <LiveDrain d /> }.into_any(),
-        (None, Some(record)) => {
-            view! { <RecordedDrain record node=card.with_untracked(|c| c.name.clone()) /> }.into_any()
+pub fn CardDrain(
+    card: Memo<NodeCard>,
+    drain: Signal<Option<DrainSummary>>,
+    server_now: Signal<Timestamp>,
+) -> impl IntoView {
+    // Only a change of the record or the node's cordon re-renders the strip, not every change of the card.
+    let record = Memo::new(move |_| card.with(|c| (c.drain_record.clone(), c.unschedulable, c.cordon_record.clone())));
+    move || {
+        let (record, unschedulable, cordon) = record.get();
+        match (drain.get(), record) {
+            (Some(d), _) if d.state.is_running() => view! { <LiveDrain d /> }.into_any(),
+            (Some(d), record) => {
+                // The record of the same drain knows when it ended; a summary only when it started.
+                let ended = record.filter(|r| r.id == d.id).map_or(d.started_at, |r| tense::ended_at(&r));
+                if Tense::at(ended, unschedulable, cordon.as_ref()).is_past() {
+                    let past = Past { who: d.started_by, state: d.state, ended };
+                    view! { <PastDrain past server_now /> }.into_any()
+                } else {
+                    view! { <LiveDrain d /> }.into_any()
+                }
+            }
+            (None, Some(record)) => {
+                let record = record.interrupted();
+                if Tense::of(&record, unschedulable, cordon.as_ref()).is_past() {
+                    let ended = tense::ended_at(&record);
+                    let past = Past { who: record.started_by, state: record.state, ended };
+                    view! { <PastDrain past server_now /> }.into_any()
+                } else {
+                    let resumable = tense::may_resume(&record, unschedulable, cordon.as_ref());
+                    view! { <RecordedDrain record resumable node=card.with_untracked(|c| c.name.clone()) /> }.into_any()
+                }
+            }
+            (None, None) => ().into_any(),
         }
-        (None, None) => ().into_any(),
+    }
+}
+
+/// A drain the node has left behind: who ran it, how it ended, and when.
+#[derive(Clone)]
+struct Past {
+    who: String,
+    state: DrainState,
+    ended: Timestamp,
+}
+
+/// A past drain, muted and with nothing to act on: "Last drain by admin: Drained, 8 min ago; uncordoned since".
+#[component]
+fn PastDrain(past: Past, server_now: Signal<Timestamp>) -> impl IntoView {
+    let i18n = use_i18n();
+    let shown_state = format!("{:?}", past.state);
+    let outcome = drain_outcome_text(i18n, &past.state);
+    let text = move || {
+        let age = age_text(i18n, server_now.get().duration_since(past.ended));
+        t_string!(i18n, card.past_drain, who = &past.who, outcome = &outcome, age).to_string()
+    };
+    view! {
+        <div class="card-drain past" data-testid="card-drain" data-state=shown_state data-tense="past">
+            <p class="muted"><span data-testid="card-drain-text">{text}</span></p>
+        </div>
     }
 }
 
@@ -38,7 +91,7 @@ fn LiveDrain(d: DrainSummary) -> impl IntoView {
     };
     let blocked = d.blocked_by.as_ref().filter(|_| running).map(|p| blocked_by_pdb_text(i18n, p));
     view! {
-        <div class="card-drain" data-testid="card-drain" data-state=format!("{:?}", d.state) data-drain-id=d.id.clone()>
+        <div class="card-drain" data-testid="card-drain" data-state=format!("{:?}", d.state) data-drain-id=d.id.clone() data-tense="present">
             <p>
                 <span data-testid="card-drain-text">{text}</span>
                 {d.reason.clone().map(|r| view! { <span class="muted">" · " {r}</span> })}
@@ -54,21 +107,19 @@ fn LiveDrain(d: DrainSummary) -> impl IntoView {
     }
 }
 
-/// The drain recorded on the node, by this server or another; an interrupted one can be resumed from here.
+/// The drain recorded on the node, by this server or another, while the node is still cordoned as it left it; an
+/// interrupted one can be resumed from here (`resumable`).
 #[component]
-fn RecordedDrain(record: DrainRecord, node: String) -> impl IntoView {
+fn RecordedDrain(record: DrainRecord, resumable: bool, node: String) -> impl IntoView {
     let i18n = use_i18n();
     let actions = use_context::<Actions>();
-    // A record that says running, with no live drain here, was left by a server that stopped.
-    let record = record.interrupted();
-    let interrupted = record.state == DrainState::Interrupted;
     let state = drain_state_text(i18n, &record.state, record.pods_left);
     let text = t_string!(i18n, card.last_drain, who = &record.started_by, state).to_string();
     let shown_state = format!("{:?}", record.state);
     view! {
-        <div class="card-drain" data-testid="card-drain" data-state=shown_state>
+        <div class="card-drain" data-testid="card-drain" data-state=shown_state data-tense="present">
             <p><span data-testid="card-drain-text">{text}</span></p>
-            {actions.filter(|_| interrupted).map(|actions| view! {
+            {actions.filter(|_| resumable).map(|actions| view! {
                 <button
                     type="button"
                     class="action"

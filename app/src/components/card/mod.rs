@@ -47,7 +47,7 @@ pub fn CardView(
         >
             <header::CardHeader name card server_now />
             <cordon::CardCordon card server_now settings drain />
-            <CardDrain card drain />
+            <CardDrain card drain server_now />
             <CardActions card drain />
             <countdowns::Countdowns card server_now settings />
             <heartbeats::Heartbeats card server_now settings />

@@ -69,7 +69,11 @@ fn needs_text(i18n: I18n, needs: &[DrainOption]) -> String {
 #[component]
 fn PreviewGroups(preview: Preview) -> impl IntoView {
     let i18n = use_i18n();
-    let blocking = preview.blocking_pdbs().iter().map(|p| p.name.clone()).collect::<Vec<_>>();
+    // Budgets that allow no disruption: those that never will (every pod they count must stay healthy) apart from
+    // those that may once a pod elsewhere is Ready, since only the second kind is worth waiting for.
+    let (never, now): (Vec<_>, Vec<_>) = preview.blocking_pdbs().into_iter().partition(|p| p.never_allows());
+    let names = |pdbs: &[&domain::budget::PdbStatus]| pdbs.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
+    let (never, blocking) = (names(&never), names(&now));
     let empty = move || view! { <li class="muted">{t_string!(i18n, preview.none)}</li> };
     view! {
         <h3>{t_string!(i18n, preview.evict, count = preview.evict.len())}</h3>
@@ -88,6 +92,9 @@ fn PreviewGroups(preview: Preview) -> impl IntoView {
                 </li>
             }).collect_view()}
         </ul>
+        {(!never.is_empty()).then(|| view! {
+            <p class="hint bad" data-testid="pdb-never">{t_string!(i18n, preview.pdb_never, names = never.join(", "))}</p>
+        })}
         {(!blocking.is_empty()).then(|| view! {
             <p class="hint" data-testid="pdb-will-wait">{t_string!(i18n, preview.pdb_will_wait, names = blocking.join(", "))}</p>
         })}
