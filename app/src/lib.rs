@@ -61,6 +61,23 @@ pub fn App() -> impl IntoView {
     }
 }
 
+/// The title bar's controls: the context, who is signed in, the language. None on the wall screen, which has
+/// nothing to click (a language is chosen before it is put on the wall, and kept in its cookie).
+#[component]
+fn TopbarControls() -> impl IntoView {
+    let location = leptos_router::hooks::use_location();
+    let wall = move || location.pathname.with(|p| p == "/wall" || (p.starts_with("/ctx/") && p.ends_with("/wall")));
+    move || {
+        (!wall()).then(|| {
+            view! {
+                <components::ContextSwitcher />
+                <components::Who />
+                <components::LanguageSwitcher />
+            }
+        })
+    }
+}
+
 /// The title bar and the routes.
 #[component]
 fn Frame() -> impl IntoView {
@@ -71,9 +88,7 @@ fn Frame() -> impl IntoView {
         <Router>
             <header class="topbar">
                 <h1>{i18n::t_string!(i18n, app.name)}</h1>
-                <components::ContextSwitcher />
-                <components::Who />
-                <components::LanguageSwitcher />
+                <TopbarControls />
             </header>
             <main>
                 <Routes fallback=move || view! { <p data-testid="not-found">{i18n::t_string!(i18n, app.page_not_found)}</p> }>

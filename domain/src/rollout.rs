@@ -208,6 +208,17 @@ pub struct RolloutProgress {
 }
 
 impl RolloutProgress {
+    /// The nodes the people watching must reboot or bring back now: when none drains and some wait to come back,
+    /// the plan can do nothing more until someone does (the nodes still queued wait for the places those hold).
+    pub fn to_bring_back(&self) -> Vec<&str> {
+        let ended = matches!(self.state, RolloutState::Finished | RolloutState::Cancelled);
+        let draining = self.nodes.iter().any(|n| matches!(n.step, Step::Draining(_)));
+        if ended || draining {
+            return Vec::new();
+        }
+        self.nodes.iter().filter(|n| n.waiting_back()).map(|n| n.name.as_str()).collect()
+    }
+
     /// Whether no node may start any more: a node failed and the rollout stops at the first failure.
     pub fn stopping(&self) -> bool {
         let verify_stops = self.options.verify.as_ref().is_some_and(|v| !v.continue_on_failure);
@@ -222,6 +233,18 @@ impl RolloutProgress {
         let queued = self.nodes.iter().any(|n| n.step == Step::Queued);
         !draining && (!queued || self.stopping())
     }
+}
+
+/// The zones in which two or more of `nodes` (name, zone) lie, each with those nodes, in zone order: where a rollout
+/// may leave a zone without a schedulable node, which its dialog warns of. Nodes without a zone are left out.
+pub fn shared_zones<'a>(nodes: impl IntoIterator<Item = (&'a str, Option<&'a str>)>) -> Vec<(String, Vec<String>)> {
+    let mut by_zone: std::collections::BTreeMap<&str, Vec<String>> = std::collections::BTreeMap::new();
+    for (name, zone) in nodes {
+        if let Some(zone) = zone {
+            by_zone.entry(zone).or_default().push(name.to_owned());
+        }
+    }
+    by_zone.into_iter().filter(|(_, n)| n.len() > 1).map(|(z, n)| (z.to_owned(), n)).collect()
 }
 
 /// The queued nodes that may start now, in the rollout's order: as many as `max_parallel` leaves room for, and
@@ -485,6 +508,31 @@ mod tests {
         let mut bad = r.options.clone();
         bad.uncordon_when_back = false;
         assert!(check(&["a".into()], &bad).is_err(), "verification needs uncordon when back");
+    }
+
+    #[test]
+    fn the_nodes_to_bring_back_are_named_only_while_nothing_else_can_move() {
+        let mut r = rollout(&["a", "a", "b"], options(1, true, false));
+        r.options.uncordon_when_back = true;
+        assert!(r.to_bring_back().is_empty(), "nothing drained yet");
+        r.nodes[0].step = Step::Ended(DrainState::Drained);
+        r.nodes[0].back = Some(Back::Waiting(None));
+        r.nodes[2].step = Step::Draining("d3".into());
+        assert!(r.to_bring_back().is_empty(), "a drain still runs");
+        r.nodes[2].step = Step::Ended(DrainState::Drained);
+        r.nodes[2].back = Some(Back::Waiting(None));
+        let names: Vec<String> = r.nodes.iter().map(|n| n.name.clone()).collect();
+        assert_eq!(r.to_bring_back(), [names[0].as_str(), names[2].as_str()], "the second node waits for their places");
+        r.state = RolloutState::Cancelled;
+        assert!(r.to_bring_back().is_empty(), "an ended plan asks nothing");
+    }
+
+    #[test]
+    fn zones_shared_by_selected_nodes_are_found() {
+        let nodes = [("n1", Some("a")), ("n2", Some("b")), ("n3", Some("a")), ("n4", None), ("n5", None)];
+        assert_eq!(shared_zones(nodes), vec![("a".to_string(), vec!["n1".to_string(), "n3".to_string()])]);
+        assert!(shared_zones([("n1", Some("a")), ("n2", Some("b"))]).is_empty());
+        assert!(shared_zones([]).is_empty());
     }
 
     #[test]

@@ -75,6 +75,7 @@ test('a drain of a schedulable node writes its cordon to the history; once uncor
   await waitFor('the panel to stop offering Uncordon', 15_000, async () =>
     (await panel.locator('[data-testid="progress-uncordon"]').count()) === 0);
   assert.match(await panel.locator('[data-testid="progress-uncordoned-since"]').textContent(), /uncordoned since this drain ended/);
+  assert.equal(await panel.locator('[data-testid="progress-state"]').textContent(), 'Drained', 'no longer "safe to reboot or return"');
   await page.screenshot({ path: join(artifactsDir, 'past-drain-panel.png') });
   await panel.locator('[data-testid="progress-close"]').click();
   await waitFor('the card to read the drain as past', 15_000, async () => (await strip.getAttribute('data-tense')) === 'past');

@@ -345,6 +345,17 @@ test('in the browser: choose nodes by label and by card, one plan, then pause, r
   assert.deepEqual(plan.map(([n, b]) => [n, b]), [[p.nodes[0].name, 'false'], [p.nodes[1].name, 'false']]);
   assert.match(plan[0][2], /1 to evict, 0 refused, 1 held by budgets/);
   assert.match(await dialog.locator('[data-testid="rollout-draining-note"]').textContent(), /cordoned when its own drain starts/);
+  // Both chosen nodes are in one zone: without one per zone the dialog warns; with it, that drained nodes stay
+  // cordoned unless they are uncordoned once back.
+  const zoneA = `${p.nodes[0].zone} (${p.nodes[0].name}, ${p.nodes[1].name})`;
+  assert.ok((await dialog.locator('[data-testid="rollout-zone-warning"]').textContent()).includes(zoneA));
+  await dialog.locator('[data-testid="rollout-one-per-zone"]').check();
+  assert.equal(await dialog.locator('[data-testid="rollout-zone-warning"]').count(), 0);
+  assert.ok((await dialog.locator('[data-testid="rollout-zone-note"]').textContent()).includes(zoneA));
+  await dialog.locator('[data-testid="rollout-uncordon-when-back"]').check();
+  assert.equal(await dialog.locator('[data-testid="rollout-zone-note"]').count(), 0, 'both set: nothing to warn of');
+  await dialog.locator('[data-testid="rollout-uncordon-when-back"]').uncheck();
+  await dialog.locator('[data-testid="rollout-one-per-zone"]').uncheck();
   await dialog.locator('[data-testid="rollout-max-parallel"]').fill('0');
   assert.ok(await dialog.locator('[data-testid="confirm-rollout"]').isDisabled(), 'a parallelism out of range cannot be confirmed');
   await dialog.locator('[data-testid="rollout-max-parallel"]').fill('1');
@@ -374,9 +385,14 @@ test('in the browser: choose nodes by label and by card, one plan, then pause, r
   await page.screenshot({ path: join(artifactsDir, 'rollout-dialog.png') });
   await confirm.click();
   await dialog.waitFor({ state: 'detached', timeout: 15_000 });
+  // The chosen nodes are the rollout's now: the selection clears.
+  await waitFor('the selection to clear', 5_000, async () => (await page.locator('[data-testid="selected-count"]').count()) === 0);
+  assert.equal(await page.locator(`[data-testid="node-row"][data-node="${p.nodes[0].name}"] [data-testid="card-select"]`).isChecked(), false);
 
-  const rollout = page.locator('[data-testid="rollout"]').first();
-  const made = JSON.parse(kubectl('get', 'maintenanceplan', await rollout.getAttribute('data-id'), '-o', 'json')).spec;
+  // Followed by its id: once ended it moves below the rollouts still running.
+  const planId = await page.locator('[data-testid="rollout"]').first().getAttribute('data-id');
+  const rollout = page.locator(`[data-testid="rollout"][data-id="${planId}"]`);
+  const made = JSON.parse(kubectl('get', 'maintenanceplan', planId, '-o', 'json')).spec;
   assert.deepEqual([made.settleSeconds, made.uncordonWhenBack, made.verify.deadlineSeconds, made.verify.kubeletVersion, made.verify.kernelVersion],
     [5, true, 900, 'v1.36', undefined], 'the plan carries what the dialog asked');
   const row = (i) => rollout.locator(`[data-testid="rollout-node"][data-node="${p.nodes[i].name}"]`);
@@ -387,8 +403,21 @@ test('in the browser: choose nodes by label and by card, one plan, then pause, r
   await rollout.locator('[data-testid="rollout-resume"]').click();
   await page.locator('[data-testid="rollout"][data-state="running"]').first().waitFor({ timeout: 10_000 });
   await page.screenshot({ path: join(artifactsDir, 'rollout-panel.png') });
+  // Stop asks first; keeping it running changes nothing.
   await rollout.locator('[data-testid="rollout-stop"]').click();
-  await page.locator('[data-testid="rollout"][data-state="cancelled"]').first().waitFor({ timeout: 30_000 });
+  assert.match(await rollout.locator('[data-testid="rollout-stop-ask"]').textContent(), /drains running are cancelled/);
+  await rollout.locator('[data-testid="rollout-stop-keep"]').click();
+  assert.equal(await rollout.locator('[data-testid="rollout-stop-ask"]').count(), 0);
+  assert.equal(await rollout.getAttribute('data-state'), 'running');
+  assert.equal(JSON.parse(kubectl('get', 'maintenanceplan', planId, '-o', 'json')).spec.cancelled ?? false, false);
+  await rollout.locator('[data-testid="rollout-stop"]').click();
+  await rollout.locator('[data-testid="rollout-stop-confirm"]').click();
+  // An ended rollout folds away below those still running.
+  const ended = page.locator('[data-testid="rollouts-ended"]');
+  await ended.waitFor({ timeout: 30_000 });
+  assert.equal(await ended.evaluate((e) => e.open), false, 'folded');
+  await ended.locator('summary').click();
+  await page.locator(`[data-testid="rollout"][data-id="${planId}"][data-state="cancelled"]`).waitFor({ timeout: 30_000 });
   assert.equal(await row(0).getAttribute('data-step'), 'failed');
   assert.equal(await row(1).getAttribute('data-step'), 'not-started');
   assert.ok(unschedulable(p.nodes[0].name), 'the node whose drain was stopped stays cordoned');

@@ -97,13 +97,22 @@ test('the wall shows the fleet, a running drain, a countdown that fills with tim
     const look = await tab.evaluate(() => ({
       background: getComputedStyle(document.body).backgroundColor,
       heading: parseFloat(getComputedStyle(document.querySelector('.wall h2')).fontSize),
-      links: document.querySelectorAll('.wall a[href], .wall button, .wall input, .wall select').length,
+      // The whole page, the title bar too: no language menu, no sign-out, nothing a passer-by could press.
+      links: document.querySelectorAll('a[href], button, input, select').length,
+      cell: document.querySelector('.wall .fleet-map .cell').getBoundingClientRect().width,
+      legend: parseFloat(getComputedStyle(document.querySelector('.wall .map-legend')).fontSize),
       height: document.documentElement.scrollHeight,
       width: document.documentElement.scrollWidth,
     }));
     assert.equal(look.background, 'rgb(13, 17, 23)', 'dark although the browser prefers light');
     assert.ok(look.heading >= 24, `headings of ${look.heading} px`);
     assert.equal(look.links, 0, 'nothing to click on the wall');
+    assert.ok(look.cell >= 40 && look.legend >= 20, `cells of ${look.cell} px and a legend of ${look.legend} px, for a room`);
+    // A clock from the server's time, so that anyone can see the wall is live.
+    const clock = tab.locator('[data-testid="wall-clock"]');
+    const shown = await clock.textContent();
+    assert.match(shown, /^Server time \d\d:\d\d:\d\d UTC$/);
+    await waitFor('the clock to move', 5_000, async () => (await clock.textContent()) !== shown);
     assert.ok(look.height <= 1080 && look.width <= 1920, `${look.width}×${look.height}`);
     await tab.locator('[data-testid="timeline"]').waitFor();
     await tab.screenshot({ path: join(artifactsDir, 'wall.png') });

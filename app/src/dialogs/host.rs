@@ -52,7 +52,7 @@ fn dialog_view(dialog: Dialog, server_now: Signal<Timestamp>, board: RwSignal<Op
         Dialog::Drain(node) => view! { <DrainDialog node /> }.into_any(),
         Dialog::Resume(node, record) => view! { <DrainDialog node resume=*record /> }.into_any(),
         Dialog::Progress(id) => view! { <ProgressPanel id server_now board /> }.into_any(),
-        Dialog::Rollout(nodes) => view! { <RolloutDialog nodes /> }.into_any(),
+        Dialog::Rollout(nodes) => view! { <RolloutDialog nodes board /> }.into_any(),
     }
 }
 

@@ -7,6 +7,7 @@ mod host;
 mod progress;
 mod rollout;
 mod rollout_verify;
+mod rollout_zones;
 
 use domain::{actions::Lacking, progress::DrainRecord};
 use leptos::prelude::*;

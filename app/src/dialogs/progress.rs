@@ -15,7 +15,9 @@ use super::{Actions, Dialog};
 use crate::{
     api::CancelDrain,
     components::Modal,
-    i18n::{age_text, drain_state_text, elapsed_text, pod_left_text, pod_state_text, t_string, use_i18n},
+    i18n::{
+        age_text, drain_outcome_text, drain_state_text, elapsed_text, pod_left_text, pod_state_text, t_string, use_i18n,
+    },
     live::progress::follow_progress,
 };
 
@@ -138,7 +140,12 @@ fn ProgressBody(
             data-testid="progress-state"
             data-state=move || state.get().map(|(s, _)| format!("{s:?}"))
         >
-            {move || state.get().map(|(s, left)| drain_state_text(i18n, &s, left))}
+            // Once the node was uncordoned after the drain, the long form ("safe to reboot or return", "the node
+            // stays cordoned") is no longer true: the outcome alone, with the note below.
+            {move || state.get().map(|(s, left)| match uncordoned_since() {
+                true => drain_outcome_text(i18n, &s),
+                false => drain_state_text(i18n, &s, left),
+            })}
         </p>
         <div class="progress-line">
             <progress

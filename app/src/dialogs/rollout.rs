@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use domain::{
     actions::may_drain,
+    board::Board,
     drain::destructive_options,
     preview::Preview,
     rollout::{MAX_PARALLEL, RolloutOptions, confirm_word},
@@ -16,12 +17,14 @@ use super::{
     Actions,
     drain::{DrainForm, OptionsForm},
     rollout_verify::{After, AfterEachNode},
+    rollout_zones::ZoneWarning,
 };
 use crate::{
     api::drain_preview,
     components::{CapacitySection, Modal},
     i18n::{t_string, use_i18n},
     rollouts::StartRollout,
+    state::Selection,
 };
 
 /// What planning one node gave: its preview, or why there is none.
@@ -47,7 +50,7 @@ impl Settings {
 /// The rolling drain of `nodes`. Confirming starts the rollout on the server; the board's rollouts panel follows
 /// it.
 #[component]
-pub fn RolloutDialog(nodes: Vec<String>) -> impl IntoView {
+pub fn RolloutDialog(nodes: Vec<String>, board: RwSignal<Option<Board>>) -> impl IntoView {
     let i18n = use_i18n();
     let actions = expect_context::<Actions>();
     let count = nodes.len();
@@ -86,10 +89,15 @@ pub fn RolloutDialog(nodes: Vec<String>) -> impl IntoView {
         });
     });
     let start = ServerAction::<StartRollout>::new();
+    let selection = use_context::<Selection>();
     let busy = start.pending();
     Effect::new(move |_| {
         if let Some(Ok(_)) = start.value().get() {
             actions.notice.set(Some((true, t_string!(i18n, rollout.started).to_string())));
+            // The chosen nodes are now the rollout's: a selection left standing would invite a second plan of them.
+            if let Some(Selection(chosen)) = selection {
+                chosen.set(Default::default());
+            }
             actions.close();
         }
     });
@@ -169,6 +177,12 @@ pub fn RolloutDialog(nodes: Vec<String>) -> impl IntoView {
                 </section>
                 <div>
                     {settings_view(settings, after, offers_unattended)}
+                    <ZoneWarning
+                        nodes
+                        board
+                        one_per_zone=settings.one_per_zone
+                        uncordon_when_back=settings.uncordon_when_back
+                    />
                     <OptionsForm form node=word destructive />
                 </div>
             </div>

@@ -17,7 +17,7 @@ use super::PAGE_SIZE;
 use crate::{
     api::board_snapshot,
     components::{ConnectionBadge, FleetMap, Timeline},
-    i18n::{t_string, use_i18n},
+    i18n::{clock_text, t_string, use_i18n},
     live::{Current, LiveBoard},
 };
 
@@ -35,6 +35,10 @@ pub fn WallPage() -> impl IntoView {
     view! {
         <section class="wall" data-testid="wall" data-hydrated=move || live.hydrated.get().to_string()>
             <ConnectionBadge live />
+            // The server's clock, so that anyone looking at the wall sees that it is live, and when.
+            <p class="wall-clock" data-testid="wall-clock">
+                {move || t_string!(i18n, wall.clock, time = clock_text(live.server_now().get())).to_string()}
+            </p>
             <Suspense fallback=move || view! { <p>{t_string!(i18n, app.loading_nodes)}</p> }>
                 {move || Suspend::new(async move {
                     let snap = snapshot.await.ok()?;

@@ -1,7 +1,5 @@
-//! Rolling maintenance on the board: choosing nodes (cards, or every node the filters show), and the panel of
-//! rollouts that everyone watching sees, with each node's step and the rollout's pause, resume and stop.
-
-use std::collections::BTreeSet;
+//! One rollout in the panel: its header with pause, resume and a stop that asks first, each node's step, and what
+//! the people watching must do when every node waits to come back.
 
 use domain::{
     progress::DrainState,
@@ -12,110 +10,10 @@ use leptos::prelude::*;
 use crate::{
     dialogs::{Actions, Dialog},
     i18n::{I18n, drain_state_text, failure_text, t_string, use_i18n},
-    live::Current,
     rollouts::{CancelRollout, PauseRollout, RolloutNodeBack},
-    state::{Filters, Selection},
 };
 
-/// A card's checkbox: present only where a [`Selection`] is (the board).
-#[component]
-pub fn SelectBox(name: String) -> impl IntoView {
-    let i18n = use_i18n();
-    use_context::<Selection>().map(|selection| {
-        let Selection(chosen) = selection;
-        let label = t_string!(i18n, rollout.select, node = &name).to_string();
-        let (checked, toggled) = (name.clone(), name);
-        view! {
-            <input
-                type="checkbox"
-                class="card-select"
-                data-testid="card-select"
-                aria-label=label
-                prop:checked=move || chosen.with(|c| c.contains(&checked))
-                on:change=move |ev| {
-                    selection.set(&toggled, event_target_checked(&ev));
-                }
-            />
-        }
-    })
-}
-
-/// The bar above the cards: select every node the filters show (the label filter is a label selector), clear,
-/// and open the rollout dialog for the chosen nodes.
-#[component]
-pub fn RolloutBar(current: Current, filters: Filters) -> impl IntoView {
-    let i18n = use_i18n();
-    let actions = expect_context::<Actions>();
-    let Selection(chosen) = expect_context::<Selection>();
-    let shown = Memo::new(move |_| {
-        let filter = filters.filter();
-        current.with(|b| b.cards.values().filter(|c| filter.matches(c)).map(|c| c.name.clone()).collect::<Vec<_>>())
-    });
-    let count = move || chosen.with(BTreeSet::len);
-    view! {
-        <div class="rollout-bar" data-testid="rollout-bar">
-            <button
-                type="button"
-                data-testid="select-shown"
-                // Nothing shown, nothing to select: "Select the 0 nodes shown" would do nothing.
-                disabled=move || shown.with(Vec::is_empty)
-                on:click=move |_| chosen.update(|c| c.extend(shown.get_untracked()))
-            >
-                {move || t_string!(i18n, rollout.select_shown, count = shown.with(Vec::len)).to_string()}
-            </button>
-            {move || (count() > 0).then(|| view! {
-                <span data-testid="selected-count" data-count=count()>{t_string!(i18n, rollout.selected, count = count())}</span>
-                <button type="button" data-testid="clear-selection" on:click=move |_| chosen.set(BTreeSet::new())>
-                    {t_string!(i18n, rollout.clear)}
-                </button>
-                <button
-                    type="button"
-                    class="primary"
-                    data-testid="open-rollout"
-                    on:click=move |_| actions.open(Dialog::Rollout(chosen.get_untracked().into_iter().collect()))
-                >
-                    {t_string!(i18n, rollout.open)}
-                </button>
-            })}
-        </div>
-    }
-}
-
-/// Every plan, latest first, as the board stream sends them after each change (no polling).
-#[component]
-pub fn RolloutsPanel(plans: RwSignal<Option<Vec<RolloutProgress>>>) -> impl IntoView {
-    let rollouts = RwSignal::new(Vec::<RolloutProgress>::new());
-    Effect::new(move |_| {
-        if let Some(list) = plans.get() {
-            rollouts.set(list);
-        }
-    });
-    // The list is empty until the browser's first answer, so the server renders nothing here and hydration finds
-    // nothing to match: the panel's code can load when there is a rollout to show.
-    view! {
-        <Show when=move || rollouts.with(|r| !r.is_empty())>
-            <Suspense fallback=|| ()>{Suspend::new(rollouts_view(rollouts))}</Suspense>
-        </Show>
-    }
-}
-
-/// The panel itself, its code loaded when the first rollout appears (a part of the wasm of its own with `--split`):
-/// most boards have none running.
-#[lazy]
-fn rollouts_view(rollouts: RwSignal<Vec<RolloutProgress>>) -> AnyView {
-    let i18n = use_i18n();
-    view! {
-        <section class="rollouts" data-testid="rollouts">
-            <h2>{t_string!(i18n, rollout.panel)}</h2>
-            <For each=move || rollouts.with(|r| r.iter().map(|r| r.id.clone()).collect::<Vec<_>>()) key=|id| id.clone() let(id)>
-                <RolloutView id rollouts />
-            </For>
-        </section>
-    }
-    .into_any()
-}
-
-fn state_text(i18n: I18n, state: &RolloutState) -> String {
+pub(super) fn state_text(i18n: I18n, state: &RolloutState) -> String {
     match state {
         RolloutState::Running => t_string!(i18n, rollout.state_running),
         RolloutState::Paused => t_string!(i18n, rollout.state_paused),
@@ -172,7 +70,7 @@ fn back_label(back: &Option<Back>) -> &'static str {
 
 /// One rollout, following it in the panel's list by id: its header and buttons stay, its rows follow its nodes.
 #[component]
-fn RolloutView(id: String, rollouts: RwSignal<Vec<RolloutProgress>>) -> impl IntoView {
+pub(super) fn RolloutView(id: String, rollouts: RwSignal<Vec<RolloutProgress>>) -> impl IntoView {
     let i18n = use_i18n();
     let actions = expect_context::<Actions>();
     let rollout = {
@@ -180,6 +78,7 @@ fn RolloutView(id: String, rollouts: RwSignal<Vec<RolloutProgress>>) -> impl Int
         Memo::new(move |_| rollouts.with(|r| r.iter().find(|x| x.id == id).cloned()))
     };
     let pause = ServerAction::<PauseRollout>::new();
+    let stopping = RwSignal::new(false);
     let cancel = ServerAction::<CancelRollout>::new();
     let back = ServerAction::<RolloutNodeBack>::new();
     let error = move || {
@@ -266,14 +165,46 @@ fn RolloutView(id: String, rollouts: RwSignal<Vec<RolloutProgress>>) -> impl Int
                             type="button"
                             class="danger"
                             data-testid="rollout-stop"
-                            on:click=move |_| { cancel.dispatch(CancelRollout { id: id.get_value() }); }
+                            aria-expanded=move || stopping.get().to_string()
+                            on:click=move |_| stopping.set(true)
                         >
                             {t_string!(i18n, rollout.stop)}
                         </button>
                     }
                 })}
             </header>
-            <super::PlanRunner id rollout />
+            // Stopping cancels the drains running and starts nothing more: it asks first, in place.
+            {move || (stopping.get() && live()).then(|| view! {
+                <p class="confirm-stop" role="alert" data-testid="rollout-stop-ask">
+                    {t_string!(i18n, rollout.stop_ask)} " "
+                    <button
+                        type="button"
+                        class="danger"
+                        data-testid="rollout-stop-confirm"
+                        on:click=move |_| {
+                            stopping.set(false);
+                            cancel.dispatch(CancelRollout { id: id.get_value() });
+                        }
+                    >
+                        {t_string!(i18n, rollout.stop_confirm)}
+                    </button>
+                    " "
+                    <button type="button" data-testid="rollout-stop-keep" on:click=move |_| stopping.set(false)>
+                        {t_string!(i18n, rollout.stop_keep)}
+                    </button>
+                </p>
+            })}
+            {move || {
+                let nodes: Vec<String> = rollout.with(|r| {
+                    r.as_ref().map(|r| r.to_bring_back().into_iter().map(str::to_owned).collect()).unwrap_or_default()
+                });
+                (!nodes.is_empty()).then(|| view! {
+                    <p class="hint" data-testid="rollout-bring-back">
+                        {t_string!(i18n, rollout.bring_back, count = nodes.len(), nodes = nodes.join(", "))}
+                    </p>
+                })
+            }}
+            <crate::components::PlanRunner id rollout />
             {move || error().map(|e| view! { <p class="error" role="alert" data-testid="rollout-error">{e}</p> })}
             <table class="rollout-nodes">
                 <tbody>
@@ -285,7 +216,12 @@ fn RolloutView(id: String, rollouts: RwSignal<Vec<RolloutProgress>>) -> impl Int
     .into_any()
 }
 
-fn state_label(state: &RolloutState) -> &'static str {
+/// Whether a rollout has ended (finished or stopped): it folds away in the panel.
+pub(super) fn is_ended(state: &RolloutState) -> bool {
+    matches!(state, RolloutState::Finished | RolloutState::Cancelled)
+}
+
+pub(super) fn state_label(state: &RolloutState) -> &'static str {
     match state {
         RolloutState::Running => "running",
         RolloutState::Paused => "paused",
