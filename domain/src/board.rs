@@ -297,6 +297,25 @@ pub fn elapsed(d: SignedDuration) -> Span {
     }
 }
 
+/// A name split where a reader would break it across lines: before each capital that follows a lower-case letter or a
+/// digit (CamelCase), and after `/`, `:`, `.` and `-` (label keys, taints). The parts joined give the name back.
+pub fn word_parts(text: &str) -> Vec<String> {
+    let mut parts = vec![String::new()];
+    let mut previous: Option<char> = None;
+    for c in text.chars() {
+        let camel = c.is_uppercase() && previous.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit());
+        let after_separator = previous.is_some_and(|p| matches!(p, '/' | ':' | '.' | '-'));
+        if (camel || after_separator) && parts.last().is_some_and(|p| !p.is_empty()) {
+            parts.push(String::new());
+        }
+        if let Some(last) = parts.last_mut() {
+            last.push(c);
+        }
+        previous = Some(c);
+    }
+    parts
+}
+
 /// A short age for a card, in its largest whole unit: 45 s, 12 min, 5 h, 3 days.
 pub fn short_age(d: SignedDuration) -> Span {
     let s = d.as_secs().max(0);
@@ -326,6 +345,20 @@ mod tests {
         ];
         for (ms, span) in cases {
             assert_eq!(elapsed(SignedDuration::from_millis(ms)), span, "{ms} ms");
+        }
+    }
+
+    #[test]
+    fn names_split_where_a_reader_would_break_them() {
+        assert_eq!(word_parts("KubeletHasSufficientMemory"), ["Kubelet", "Has", "Sufficient", "Memory"]);
+        assert_eq!(
+            word_parts("node.kubernetes.io/unreachable:NoSchedule"),
+            ["node.", "kubernetes.", "io/", "unreachable:", "No", "Schedule"]
+        );
+        assert_eq!(word_parts("IPv4Ready"), ["IPv4", "Ready"]);
+        assert_eq!(word_parts(""), [""]);
+        for text in ["KubeletReady", "a--b", "ÄrgerÖl", "x"] {
+            assert_eq!(word_parts(text).concat(), text, "joined, the parts give the name back");
         }
     }
 

@@ -61,7 +61,13 @@ test('happy path: the preview lists each group, the drain completes, and uncordo
   const dialog = page.locator('[data-testid="drain-dialog"]');
   await dialog.locator('[data-testid="group-evict"]').waitFor({ timeout: 15_000 });
 
-  // Defaults: the DaemonSet pod is refused, and confirming is impossible.
+  // Ignore DaemonSet pods is ticked by default (every real node runs some), and its help says kubectl's is off.
+  const daemonsets = dialog.locator('[data-testid="opt-ignore-daemonsets"]');
+  assert.equal(await daemonsets.isChecked(), true);
+  assert.match(await dialog.locator('label:has([data-testid="opt-ignore-daemonsets"])').textContent(), /Ticked here by default.*kubectl's default, and the API's, is off/);
+  assert.deepEqual(await groupPods(dialog, 'skipped'), agent);
+  // With kubectl's default, the DaemonSet pod is refused, and confirming is impossible.
+  await daemonsets.uncheck();
   assert.deepEqual(await groupPods(dialog, 'evict'), web);
   assert.deepEqual(await groupPods(dialog, 'refused'), agent);
   assert.deepEqual(await groupPods(dialog, 'skipped'), []);

@@ -51,7 +51,7 @@ test('Japanese from Accept-Language; the switcher changes to English and back, a
   const names = await page.locator('[data-testid="language"] option').evaluateAll((os) => os.map((o) => [o.value, o.textContent]));
   assert.deepEqual(names.filter(([v]) => v !== 'en-XA'), [['en', 'English'], ['ja', '日本語']]);
   const card = page.locator('[data-testid="node-row"]').first();
-  assert.match(await text(card.locator('[data-testid="heartbeat-age"]')), /^ハートビート: \d+(秒|分|時間|日)前$/);
+  assert.match(await text(card.locator('[data-testid="heartbeat-age"]')), /^ステータスのハートビート: \d+(秒|分|時間|日)前$/);
   assert.match(await text(card.locator('[data-testid="node-name"] ~ [data-testid="node-ready"]')), /^(Ready|NotReady|Unknown)$/);
   assert.equal(await text(card.locator('[data-testid="action-drain"]')), 'ドレーン');
   await page.screenshot({ path: join(artifactsDir, 'i18n-ja-board.png') });
@@ -70,7 +70,7 @@ test('Japanese from Accept-Language; the switcher changes to English and back, a
   await choose(page, 'en');
   assert.equal(await lang(page), 'en');
   assert.match(await text(page.locator('[data-testid="summary"]')), /^\d+ nodes?, \d+ not ready, \d+ cordoned$/);
-  assert.match(await text(page.locator('[data-testid="heartbeat-age"]').first()), /^Heartbeat: \d+[smhd] ago$/);
+  assert.match(await text(page.locator('[data-testid="heartbeat-age"]').first()), /^Status heartbeat: \d+[smhd] ago$/);
   const kept = (await context.cookies()).find((c) => c.name === 'drainboard_locale');
   assert.equal(kept?.value, 'en');
   assert.equal(kept.path, '/', 'one choice for every page and context');
@@ -110,6 +110,9 @@ test('a node is drained through the Japanese dialog, and its page tells the stor
   await dialog.locator('[data-testid="group-evict"]').waitFor({ timeout: 15_000 });
 
   assert.equal(await text(page.locator('#drain-dialog-title')), `${s.node}をドレーン`);
+  // Ignore DaemonSet pods is ticked by default: the DaemonSet pod is skipped.
+  assert.match(await text(dialog.locator('[data-testid="drain-preview"]')), /evictionされるPod（2）.*スキップ（1）.*拒否（0）/s);
+  await dialog.locator('[data-testid="opt-ignore-daemonsets"]').uncheck();
   assert.match(await text(dialog.locator('[data-testid="drain-preview"]')), /evictionされるPod（2）.*スキップ（0）.*拒否（1）/s);
   assert.match(await text(dialog.locator('[data-testid="refused-needs"]')), /必要なオプション: デーモンセットのPodを除外 --ignore-daemonsets/);
   assert.match(await text(dialog.locator('[data-testid="group-refused"]')), /デーモンセットが管理しています/);

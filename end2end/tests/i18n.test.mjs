@@ -79,12 +79,17 @@ function uncatalogued(text, data) {
 async function pageTexts(page) {
   return page.evaluate(() => {
     const texts = [];
+    // A name with places to wrap (<wbr>) is one text split in several nodes: read it whole, once.
+    const whole = new Set();
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
       const el = n.parentElement;
       if (!n.textContent.trim() || !el || el.closest('script, style, template')) continue;
+      const split = el.querySelector(':scope > wbr') !== null;
+      if (split && whole.has(el)) continue;
+      if (split) whole.add(el);
       if (el.closest('option') || el.checkVisibility({ visibilityProperty: true })) {
-        texts.push({ where: el.closest('[data-testid]')?.dataset.testid ?? el.tagName, text: n.textContent });
+        texts.push({ where: el.closest('[data-testid]')?.dataset.testid ?? el.tagName, text: split ? el.textContent : n.textContent });
       }
     }
     for (const attr of ['aria-label', 'title', 'placeholder']) {

@@ -26,6 +26,7 @@ pub fn NodePage() -> impl IntoView {
     let actions = Actions::new();
     provide_context(actions);
     view! {
+        <leptos_meta::Title text=move || t_string!(i18n, app.title_node, node = name()).to_string() />
         <section class="node-detail" data-testid="node-detail" data-hydrated=move || live.hydrated.get().to_string()>
             <nav class="toolbar">
                 <a href=crate::context::href("/") data-testid="back-to-board">{t_string!(i18n, detail.back)}</a>

@@ -15,7 +15,13 @@ pub fn Conditions(card: Memo<NodeCard>) -> impl IntoView {
             serde_json::to_string_pretty(&api).unwrap_or_default()
         })
     };
+    // A node whose every condition is as it should be folds them away; one with a problem shows them.
+    let healthy = Memo::new(move |_| card.with(|c| c.conditions.iter().all(|x| x.health() == ConditionHealth::Good)));
     view! {
+        <details class="conditions-fold" data-testid="conditions" prop:open=move || !healthy.get()>
+        <summary>
+            {move || if healthy.get() { t_string!(i18n, card.conditions_ok).to_string() } else { t_string!(i18n, card.conditions).to_string() }}
+        </summary>
         <table class="conditions" data-testid="conditions-table">
             <caption class="visually-hidden">{t_string!(i18n, card.conditions)}</caption>
             <tbody>
@@ -29,12 +35,13 @@ pub fn Conditions(card: Memo<NodeCard>) -> impl IntoView {
                         <tr class=class data-condition=cond.type_.clone()>
                             <th scope="row">{cond.type_.clone()}</th>
                             <td>{cond.status.clone()}</td>
-                            <td>{cond.reason.clone().unwrap_or_default()}</td>
+                            <td>{breakable(&cond.reason.clone().unwrap_or_default())}</td>
                         </tr>
                     }
                 }).collect_view()}
             </tbody>
         </table>
+        </details>
         <details class="conditions-json" on:toggle=move |_| opened.set(true)>
             <summary>{t_string!(i18n, card.conditions_json)}</summary>
             <button
@@ -52,4 +59,14 @@ pub fn Conditions(card: Memo<NodeCard>) -> impl IntoView {
             <pre data-testid="conditions-json">{move || opened.get().then(json)}</pre>
         </details>
     }
+}
+
+/// A CamelCase word (a condition's reason) with places to wrap between its words (`<wbr>`), so that a narrow card
+/// wraps "KubeletHasSufficientMemory" as "KubeletHasSufficient|Memory", never in the middle of a word.
+pub fn breakable(text: &str) -> impl IntoView + use<> {
+    domain::board::word_parts(text)
+        .into_iter()
+        .enumerate()
+        .map(|(i, part)| view! { {(i > 0).then(|| view! { <wbr /> })} {part} })
+        .collect_view()
 }

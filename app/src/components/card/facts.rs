@@ -17,10 +17,13 @@ pub fn Facts(card: Memo<NodeCard>) -> impl IntoView {
             </dd>
             <dt>{t_string!(i18n, card.taints)}</dt>
             <dd data-testid="taints">
+                // Wrapped only between words: "node.kubernetes.io/unreachable:NoSchedule" breaks after a
+                // separator or between "No" and "Schedule", never inside one.
                 {move || card.with(|c| if c.taints.is_empty() {
-                    t_string!(i18n, card.no_taints).to_string()
+                    t_string!(i18n, card.no_taints).to_string().into_any()
                 } else {
-                    c.taints.iter().map(|t| format!("{}:{}", t.key, t.effect)).collect::<Vec<_>>().join(", ")
+                    let text = c.taints.iter().map(|t| format!("{}:{}", t.key, t.effect)).collect::<Vec<_>>().join(", ");
+                    super::conditions::breakable(&text).into_any()
                 })}
             </dd>
         </dl>

@@ -1,12 +1,18 @@
-use domain::{ReadyStatus, node::NodeCard};
+use domain::{ReadyStatus, node::NodeCard, progress::DrainSummary};
 use jiff::Timestamp;
 use leptos::prelude::*;
 
 use crate::i18n::{age_since, ready_text, t_string, use_i18n};
 
-/// The node's name (a link to its page), its Ready badge, Cordoned, and a line of roles, zone, version and age.
+/// The node's name (a link to its page), its Ready badge, Cordoned and Draining, and a line of roles, zone, version
+/// and age.
 #[component]
-pub fn CardHeader(name: String, card: Memo<NodeCard>, server_now: Signal<Timestamp>) -> impl IntoView {
+pub fn CardHeader(
+    name: String,
+    card: Memo<NodeCard>,
+    server_now: Signal<Timestamp>,
+    drain: Signal<Option<DrainSummary>>,
+) -> impl IntoView {
     let i18n = use_i18n();
     let ready_class = move || match card.with(|c| c.ready) {
         ReadyStatus::Ready => "badge ok",
@@ -17,11 +23,15 @@ pub fn CardHeader(name: String, card: Memo<NodeCard>, server_now: Signal<Timesta
         <header>
             <crate::components::rollouts::SelectBox name=name.clone() />
             <h2 class="node-name" data-testid="node-name">
-                <a href=crate::context::href(&format!("/nodes/{name}"))>{move || card.with(|c| c.name.clone())}</a>
+                <a href=crate::context::href(&format!("/nodes/{name}"))>{super::conditions::breakable(&name)}</a>
             </h2>
             <span class=ready_class data-testid="node-ready">{move || ready_text(i18n, card.with(|c| c.ready))}</span>
             {move || card.with(|c| c.unschedulable).then(|| view! {
                 <span class="badge warn" data-testid="node-cordoned">{t_string!(i18n, card.cordoned)}</span>
+            })}
+            // A drain running here or on another server: the node is being emptied, not only cordoned.
+            {move || drain.with(|d| d.as_ref().is_some_and(|d| d.state.is_running())).then(|| view! {
+                <span class="badge draining" data-testid="node-draining">{t_string!(i18n, card.draining_badge)}</span>
             })}
         </header>
         <p class="meta">

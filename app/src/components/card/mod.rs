@@ -45,7 +45,7 @@ pub fn CardView(
             data-node=node
             data-ready=move || card.with(|c| c.ready.label())
         >
-            <header::CardHeader name card server_now />
+            <header::CardHeader name card server_now drain />
             <cordon::CardCordon card server_now settings drain />
             <CardDrain card drain server_now />
             <CardActions card drain />

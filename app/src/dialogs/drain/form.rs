@@ -27,7 +27,9 @@ pub struct DrainForm {
 impl DrainForm {
     pub fn new() -> Self {
         DrainForm {
-            ignore_daemonsets: RwSignal::new(false),
+            // Ticked in the dialogs: every real node runs DaemonSet pods, so kubectl's default refuses every first
+            // drain. The API keeps kubectl's default (off); the toggle's help says so.
+            ignore_daemonsets: RwSignal::new(true),
             delete_emptydir: RwSignal::new(false),
             force: RwSignal::new(false),
             disable_eviction: RwSignal::new(false),
