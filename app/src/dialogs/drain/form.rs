@@ -253,7 +253,8 @@ mod tests {
             let form = DrainForm::new();
             form.selector.set("   ".into());
             form.reason.set(" \n ".into());
-            assert_eq!(form.options(), Ok(DrainOptions::default()));
+            // kubectl's defaults, but for Ignore DaemonSet pods, which the dialogs tick.
+            assert_eq!(form.options(), Ok(DrainOptions { ignore_daemonsets: true, ..DrainOptions::default() }));
             assert_eq!(form.reason_untracked(), None);
 
             form.selector.set(" app=web ".into());
