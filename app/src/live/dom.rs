@@ -116,3 +116,12 @@ pub fn restore_focus(previous: SendWrapper<Option<web_sys::HtmlElement>>) {
         let _ = el.focus();
     }
 }
+
+/// Sets the tab's title. In the browser only: the title that says what the page shows changes with the live board,
+/// and a reactive `<Title>` read on the server after its page's owner is gone panics (leptos_meta renders the head
+/// last), so the server sends the app's name and the page sets the rest.
+pub fn set_title(text: &str) {
+    if let Some(document) = web_sys::window().and_then(|w| w.document()) {
+        document.set_title(text);
+    }
+}

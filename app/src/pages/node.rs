@@ -25,8 +25,10 @@ pub fn NodePage() -> impl IntoView {
     let live = LiveBoard::new();
     let actions = Actions::new();
     provide_context(actions);
+    // The tab names the node (set in the browser: see `dom::set_title`).
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| crate::live::dom::set_title(&t_string!(i18n, app.title_node, node = name()).to_string()));
     view! {
-        <leptos_meta::Title text=move || t_string!(i18n, app.title_node, node = name()).to_string() />
         <section class="node-detail" data-testid="node-detail" data-hydrated=move || live.hydrated.get().to_string()>
             <nav class="toolbar">
                 <a href=crate::context::href("/") data-testid="back-to-board">{t_string!(i18n, detail.back)}</a>
