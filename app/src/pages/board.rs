@@ -39,19 +39,8 @@ pub fn BoardPage() -> impl IntoView {
     let group = Signal::derive(move || {
         query.with(|q| q.get_str("group").map(str::to_owned)).unwrap_or_else(|| DEFAULT_GROUP_LABEL.to_owned())
     });
-    // The tab says how many nodes are not Ready, so that a board in a background tab still tells (set in the
-    // browser: see `dom::set_title`).
     #[cfg(feature = "hydrate")]
-    Effect::new(move |_| {
-        let problems = live.board.with(|b| {
-            b.as_ref().map_or(0, |b| b.cards.values().filter(|c| c.ready != domain::ReadyStatus::Ready).count())
-        });
-        let title = match problems {
-            0 => t_string!(i18n, app.name).to_string(),
-            count => t_string!(i18n, app.title_problems, count).to_string(),
-        };
-        crate::live::dom::set_title(&title);
-    });
+    super::title_counts_problems(live.board);
     view! {
         <section class="nodes-page" data-testid="nodes-page" data-hydrated=move || live.hydrated.get().to_string()>
             <Toolbar filters live />
