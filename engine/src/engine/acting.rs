@@ -249,11 +249,22 @@ impl<'a> Acting<'a> {
     /// The drain recorded on `node`, as the caller reads it. What it says is a claim: anyone who may patch the node
     /// may have written it.
     pub async fn recorded_drain(&self, node: &str) -> Result<DrainRecord> {
+        let card = self.card_now(node).await?;
+        self.recorded_on(node, card.as_ref()).await
+    }
+
+    /// `node`'s card from the cache the caller reads the board from, once that cache has listed.
+    async fn card_now(&self, node: &str) -> Result<Option<domain::node::NodeCard>> {
         let (cache, _) = self.view().await?;
         cache.ready_for_request().await?;
+        Ok(cache.node_card(node))
+    }
+
+    /// The drain recorded on `card`, `node`'s card.
+    async fn recorded_on(&self, node: &str, card: Option<&domain::node::NodeCard>) -> Result<DrainRecord> {
         // Only this node's record: a record that says running costs a look at its Lease, and the others' would be
         // looked at for nothing (a plan taken over asks this every second while it waits for a node).
-        let on_node = cache.node_card(node).and_then(|card| Some((card.name.clone(), card.drain_record?)));
+        let on_node = card.and_then(|card| Some((card.name.clone(), card.drain_record.clone()?)));
         drain::recorded::recorded(on_node, &self.engine.drains, self.engine.recent.as_ref(), &self.identity.cluster)
             .await
             .into_iter()
@@ -265,11 +276,11 @@ impl<'a> Acting<'a> {
     /// The drain recorded on `node`, to resume: only while the node is still cordoned as it left it
     /// (`domain::tense`). A node uncordoned since is back in service on purpose; resuming would cordon and drain it.
     /// (Any ending may be resumed here, as a failed drain whose person's credentials expired is; the page offers
-    /// Resume for an interrupted one.)
+    /// Resume for an interrupted one.) The record and the cordon are read from one card, so they agree.
     pub async fn resumable_drain(&self, node: &str) -> Result<DrainRecord> {
-        let record = self.recorded_drain(node).await?;
-        let (cache, _) = self.view().await?;
-        let card = cache.node_card(node).ok_or_else(|| Error::NotFound(format!("node {node} does not exist")))?;
+        let card = self.card_now(node).await?;
+        let record = self.recorded_on(node, card.as_ref()).await?;
+        let card = card.ok_or_else(|| Error::NotFound(format!("node {node} does not exist")))?;
         if domain::tense::Tense::of(&record, card.unschedulable, card.cordon_record.as_ref()).is_past() {
             return Err(Error::Conflict(format!(
                 "{node}'s last drain ({}) cannot be resumed: the node was uncordoned after it, so resuming would \
