@@ -10,6 +10,7 @@ pub mod board;
 pub mod budget;
 pub mod capacity;
 pub mod context;
+pub mod countdown;
 pub mod drain;
 pub mod eviction;
 pub mod failure;

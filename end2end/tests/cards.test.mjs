@@ -1,5 +1,5 @@
 // Node cards against the real control plane: a node that stops heartbeating, or reports NotReady, flips on the
-// card shortly after the API server says so, with both countdowns; restoring it clears them. Several tabs share
+// card shortly after the API server says so, with its countdown; restoring it clears them. Several tabs share
 // one set of watches.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,14 +24,14 @@ for (const [switchName, node, apiStatus, label] of [
   ['unreachable', 'node-4', 'Unknown', 'Unknown'],
   ['not-ready', 'node-3', 'False', 'NotReady'],
 ]) {
-  test(`a node that goes ${label} shows both countdowns, then recovers`, async () => {
+  test(`a node that goes ${label} shows one countdown, then recovers`, async () => {
     // A pod of our own on the node, so that there is always one that will go.
     const ns = `cards-${switchName}-${Date.now()}`;
     podOnNode(ns, 'probe', node);
     const page = await openBoard();
     const card = page.locator(`[data-testid="node-row"][data-node="${node}"]`);
     assert.equal(await card.getAttribute('data-ready'), 'Ready');
-    assert.equal(await card.locator('[data-testid="node-countdown"]').count(), 0);
+    assert.equal(await card.locator('[data-testid="countdown"]').count(), 0);
 
     harness(switchName, node);
     try {
@@ -40,38 +40,45 @@ for (const [switchName, node, apiStatus, label] of [
       const cardAt = Date.now();
       assert.ok(cardAt - apiAt < 5_000, `the card followed the API server within 5 s (took ${cardAt - apiAt} ms)`);
 
-      // The guide's node rule: 5 minutes from Ready's lastTransitionTime, as the API reports it. (kwok's
-      // not-ready stage reports the node's creation as the transition, so an older node is already due.)
+      // One countdown at a time. Before the NoExecute taint, the guide's node rule: 5 minutes from Ready's
+      // lastTransitionTime, as the API reports it. (kwok's not-ready stage reports the node's creation as the
+      // transition, so an older node is already due.)
+      const countdown = card.locator('[data-testid="countdown"]');
       const transition = Date.parse(kubectl('get', 'node', node, '-o',
         'jsonpath={.status.conditions[?(@.type=="Ready")].lastTransitionTime}').trim());
-      const leftMs = transition + 300_000 - Date.now();
-      const nodeCountdown = await card.locator('[data-testid="node-countdown"]').textContent();
-      if (leftMs > 3_000) {
-        const [, m, sec] = nodeCountdown.match(/^pods evicted in (\d+):(\d\d)$/) ?? [];
-        assert.ok(m !== undefined, nodeCountdown);
-        assert.ok(Math.abs((Number(m) * 60 + Number(sec)) * 1000 - leftMs) < 3_000, `${nodeCountdown} vs ${leftMs} ms left`);
-      } else if (leftMs < -3_000) {
-        assert.equal(nodeCountdown, 'eviction due');
+      if (await countdown.getAttribute('data-rule') === 'node') {
+        const leftMs = transition + 300_000 - Date.now();
+        const nodeCountdown = await countdown.locator('[data-testid="countdown-text"]').textContent();
+        if (leftMs > 3_000) {
+          const [, m, sec] = nodeCountdown.match(/^pods evicted in (\d+):(\d\d)$/) ?? [];
+          assert.ok(m !== undefined, nodeCountdown);
+          assert.ok(Math.abs((Number(m) * 60 + Number(sec)) * 1000 - leftMs) < 3_000, `${nodeCountdown} vs ${leftMs} ms left`);
+        } else if (leftMs < -3_000) {
+          assert.equal(nodeCountdown, 'eviction due');
+        }
+        // Beside the text, a bar fills with the time gone, from Ready's change to the deadline (300 s).
+        const nodeBar = Number(await countdown.locator('[data-testid="countdown-bar"]').getAttribute('value'));
+        const expected = Math.min(1000, Math.max(0, (Date.now() - transition) / 300));
+        assert.ok(Math.abs(nodeBar - expected) <= 20, `the node's bar at ${nodeBar} of 1000, expected about ${expected.toFixed(0)}`);
       }
-      // Beside the text, a bar fills with the time gone, from Ready's change to the deadline (300 s).
-      const nodeBar = Number(await card.locator('[data-testid="node-countdown-bar"]').getAttribute('value'));
-      const expected = Math.min(1000, Math.max(0, (Date.now() - transition) / 300));
-      assert.ok(Math.abs(nodeBar - expected) <= 20, `the node's bar at ${nodeBar} of 1000, expected about ${expected.toFixed(0)}`);
-      // The pod rule: the taint plus the pods' 10 s tolerations in the test cluster.
-      const podCountdown = card.locator('[data-testid="pod-countdown"]');
-      await podCountdown.waitFor({ timeout: 15_000 });
+      // Once tainted, the pods' rule: the taint plus the pods' 10 s tolerations in the test cluster, in place of
+      // the node's, never beside it.
+      await card.locator('[data-testid="countdown"][data-rule="pods"]').waitFor({ timeout: 15_000 });
+      assert.equal(await card.locator('[data-testid="countdown"]').count(), 1, 'one countdown');
+      const podCountdown = countdown.locator('[data-testid="countdown-text"]');
       const countdownText = await podCountdown.textContent();
       assert.match(countdownText, /first pod eviction in 0:\d\d, \d+ pods? will go|pods are being evicted now/);
       const [, goCount, goWord] = countdownText.match(/(\d+) (pods?) will go/) ?? [];
       if (goCount !== undefined) assert.equal(goWord, goCount === '1' ? 'pod' : 'pods', countdownText);
+      // Its colour says how near it is: with a 10 s wait, past half of it or within a minute is red.
+      assert.match(await countdown.getAttribute('class'), /^countdown (soon|due)$/);
       // It ticks in the browser.
-      const ticking = card.locator('[data-testid="pod-countdown"]');
-      const before = await ticking.textContent();
+      const before = await podCountdown.textContent();
       if (before.startsWith('first pod eviction in')) {
-        const podBar = () => card.locator('[data-testid="pod-countdown-bar"]').getAttribute('value').then(Number);
+        const podBar = () => countdown.locator('[data-testid="countdown-bar"]').getAttribute('value').then(Number);
         const barBefore = await podBar();
         await page.waitForTimeout(1_500);
-        assert.notEqual(await ticking.textContent(), before);
+        assert.notEqual(await podCountdown.textContent(), before);
         // A 10 s wait fills its bar by about 100 thousandths a second.
         const barAfter = await podBar();
         assert.ok(barAfter > barBefore && barAfter <= 1000, `the pod bar went from ${barBefore} to ${barAfter}`);
@@ -86,7 +93,7 @@ for (const [switchName, node, apiStatus, label] of [
     }
     await card.locator('xpath=self::*[@data-ready="Ready"]').waitFor({ timeout: 30_000 });
     await waitFor('the countdowns to go', 10_000, async () =>
-      (await card.locator('[data-testid="node-countdown"], [data-testid="pod-countdown"]').count()) === 0);
+      (await card.locator('[data-testid="countdown"]').count()) === 0);
     kubectl('delete', 'namespace', ns, '--wait=false');
     await page.close();
   });

@@ -1,6 +1,7 @@
 use domain::{
     PodRef,
     board::{self, BoardSettings},
+    countdown::{Countdown, Rule, countdown},
     eviction::{PodEviction, remaining},
     node::NodeCard,
 };
@@ -9,8 +10,8 @@ use leptos::prelude::*;
 
 use crate::i18n::{t_string, use_i18n};
 
-/// When a node that stopped reporting loses its pods: the node timeout's countdown, and the first pod's
-/// NoExecute toleration.
+/// When a node that stopped reporting loses its pods: one countdown, by the rule that decides it now (see
+/// `domain::countdown`), coloured by how near it is.
 #[component]
 pub fn Countdowns(
     card: Memo<NodeCard>,
@@ -18,41 +19,33 @@ pub fn Countdowns(
     settings: Signal<BoardSettings>,
 ) -> impl IntoView {
     let i18n = use_i18n();
-    let node_countdown = move || {
-        let deadline = card.with(|c| board::node_deadline(c, &settings.get()))?;
-        Some(match remaining(deadline, server_now.get()) {
-            Some(left) => t_string!(i18n, card.node_countdown, countdown = board::clock(left)).to_string(),
-            None => t_string!(i18n, card.eviction_due).to_string(),
-        })
+    let now = Memo::new(move |_| card.with(|c| countdown(c, &settings.get(), server_now.get())));
+    let text = move |c: Countdown| match (c.rule, c.left) {
+        (Rule::Node, Some(left)) => t_string!(i18n, card.node_countdown, countdown = board::clock(left)).to_string(),
+        (Rule::Node, None) => t_string!(i18n, card.eviction_due).to_string(),
+        (Rule::Pods, Some(left)) => {
+            t_string!(i18n, card.pod_countdown, countdown = board::clock(left), count = c.going).to_string()
+        }
+        (Rule::Pods, None) => t_string!(i18n, card.pods_going_now).to_string(),
     };
-    let pod_countdown = move || {
-        let (earliest, count) = card.with(board::earliest_pod_eviction)?;
-        Some(match earliest {
-            PodEviction::At(at) => match remaining(at, server_now.get()) {
-                Some(left) => t_string!(i18n, card.pod_countdown, countdown = board::clock(left), count).to_string(),
-                None => t_string!(i18n, card.pods_going_now).to_string(),
-            },
-            _ => t_string!(i18n, card.pods_going_now).to_string(),
-        })
+    let help = move |rule: Rule| match rule {
+        Rule::Node => t_string!(i18n, card.node_rule_help).to_string(),
+        Rule::Pods => t_string!(i18n, card.eta_estimate).to_string(),
     };
-    // Bars that fill with the time gone, readable at a glance; the text beside them says it for screen readers.
-    let node_share = move || card.with(|c| board::node_countdown_permille(c, &settings.get(), server_now.get()));
-    let pod_share = move || card.with(|c| board::pod_countdown_permille(c, server_now.get()));
-    view! {
-        {move || node_countdown().map(|text| view! {
-            <p class="countdown">
-                <meter class="countdown-bar" data-testid="node-countdown-bar" min="0" max="1000" high="800" optimum="0" value=node_share aria-label=t_string!(i18n, card.countdown_bar)></meter>
-                <span data-testid="node-countdown">{text}</span>
-            </p>
-        })}
-        {move || pod_countdown().map(|text| view! {
-            <p class="countdown">
-                {move || pod_share().map(|v| view! {
-                    <meter class="countdown-bar" data-testid="pod-countdown-bar" min="0" max="1000" high="800" optimum="0" value=v aria-label=t_string!(i18n, card.countdown_bar)></meter>
-                })}
-                <span data-testid="pod-countdown" title=t_string!(i18n, card.eta_estimate)>{text}</span>
-            </p>
-        })}
+    // A bar that fills with the time gone, readable at a glance; the text beside it says it for screen readers.
+    move || {
+        now.get().map(|c| {
+            let rule = match c.rule {
+                Rule::Node => "node",
+                Rule::Pods => "pods",
+            };
+            view! {
+                <p class=format!("countdown {}", c.urgency().class()) data-testid="countdown" data-rule=rule>
+                    <meter class="countdown-bar" data-testid="countdown-bar" min="0" max="1000" high="500" optimum="0" value=c.permille aria-label=t_string!(i18n, card.countdown_bar)></meter>
+                    <span data-testid="countdown-text" title=help(c.rule)>{text(c)}</span>
+                </p>
+            }
+        })
     }
 }
 
