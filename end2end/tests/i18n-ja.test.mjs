@@ -116,13 +116,19 @@ test('a node is drained through the Japanese dialog, and its page tells the stor
   assert.match(await text(dialog.locator('[data-testid="drain-preview"]')), /evictionされるPod（2）.*スキップ（0）.*拒否（1）/s);
   assert.match(await text(dialog.locator('[data-testid="refused-needs"]')), /必要なオプション: デーモンセットのPodを除外 --ignore-daemonsets/);
   assert.match(await text(dialog.locator('[data-testid="group-refused"]')), /デーモンセットが管理しています/);
+  // As rendered (innerText follows the layout): the separator keeps its spaces on both sides.
+  assert.match(await dialog.locator('[data-testid="group-refused"] li').first().innerText(), /管理しています · 必要なオプション/);
   // The guide's --delete-local-data is today's --delete-emptydir-data: the option says so, and so does the name to
   // type when it is on.
   const emptyDir = dialog.locator('label:has([data-testid="opt-delete-emptydir-data"])');
   assert.match(await text(emptyDir), /^emptyDirのデータを削除 --delete-emptydir-data\s*ガイドの--delete-local-dataです。/);
+  // No pod here has emptyDir data: the option changes nothing on this node, so it asks for no typed name.
   await dialog.locator('[data-testid="opt-delete-emptydir-data"]').check();
+  assert.equal(await dialog.locator('[data-testid="type-name-prompt"]').count(), 0);
+  await dialog.locator('[data-testid="opt-disable-eviction"]').check();
   assert.equal(await text(dialog.locator('[data-testid="type-name-prompt"]')),
-    `確認のため「${s.node}」と入力してください: delete-emptydir-data（旧delete-local-data）は元に戻せません`);
+    `確認のため「${s.node}」と入力してください: disable-evictionは元に戻せません`);
+  await dialog.locator('[data-testid="opt-disable-eviction"]').uncheck();
   await dialog.locator('[data-testid="opt-delete-emptydir-data"]').uncheck();
 
   const confirm = dialog.locator('[data-testid="confirm-drain"]');

@@ -3,8 +3,7 @@
 
 use domain::{
     PodRef,
-    drain::{DrainOption, DrainOptions},
-    input::BadNumber,
+    drain::DrainOption,
     preview::{Preview, PreviewPod},
     selector::SelectorError,
 };
@@ -20,7 +19,6 @@ use crate::{
 pub fn PreviewSection(
     node: StoredValue<String>,
     feed: PreviewFeed,
-    options: Memo<Result<DrainOptions, BadNumber>>,
     planned: Memo<Option<Result<Preview, SelectorError>>>,
 ) -> impl IntoView {
     let i18n = use_i18n();
@@ -34,10 +32,7 @@ pub fn PreviewSection(
     view! {
         <section class="preview" aria-live="polite" data-testid="drain-preview">
             {move || match planned.get() {
-                None => match options.get() {
-                    Err(BadNumber) => view! { <p class="error" data-testid="options-error">{t_string!(i18n, drain.bad_number)}</p> }.into_any(),
-                    Ok(_) => view! { <p data-testid="preview-loading">{waiting}</p> }.into_any(),
-                },
+                None => view! { <p data-testid="preview-loading">{waiting}</p> }.into_any(),
                 Some(Err(e)) => view! {
                     <p class="error" role="alert" data-testid="selector-error">
                         {t_string!(i18n, drain.selector_error, error = e.to_string())}
@@ -56,7 +51,7 @@ fn owner_text(i18n: I18n, pod: &PreviewPod) -> String {
 }
 
 /// The options a refused pod needs, or that none helps.
-fn needs_text(i18n: I18n, needs: &[DrainOption]) -> String {
+pub(in crate::dialogs) fn needs_text(i18n: I18n, needs: &[DrainOption]) -> String {
     if needs.is_empty() {
         return t_string!(i18n, preview.no_option_helps).to_string();
     }
@@ -116,7 +111,10 @@ fn PreviewGroups(preview: Preview) -> impl IntoView {
                     <code>{p.pod.key()}</code>
                     <span class="muted">" · " {owner_text(i18n, &p.pod)}</span>
                     <span class="bad">" · " {refusal_text(i18n, &p.reason)}</span>
-                    <span class="needs" data-testid="refused-needs">" · " {needs_text(i18n, &p.needs)}</span>
+                    // The separator stays outside: the Japanese layout makes the span an inline block, which drops a
+                    // leading space.
+                    " · "
+                    <span class="needs" data-testid="refused-needs">{needs_text(i18n, &p.needs)}</span>
                 </li>
             }).collect_view()}
         </ul>
