@@ -99,6 +99,16 @@ impl DestructiveOption {
             Self::DisableEviction => "disable-eviction",
         }
     }
+
+    /// `options` with this option off.
+    pub fn turned_off(self, mut options: DrainOptions) -> DrainOptions {
+        match self {
+            Self::Force => options.force = false,
+            Self::DeleteEmptydirData => options.delete_emptydir_data = false,
+            Self::DisableEviction => options.disable_eviction = false,
+        }
+        options
+    }
 }
 
 /// The destructive options that `options` turns on. The dialog asks for the node's name to be typed before a drain with any of them.

@@ -14,7 +14,8 @@ use crate::{
     PodRef, PodSummary,
     budget::{PdbInfo, PdbStatus, covering_pdb},
     drain::{
-        DaemonSetLookup, Decision, DrainOption, DrainOptions, EvictNote, Refusal, SkipReason, destructive_options, plan,
+        DaemonSetLookup, Decision, DestructiveOption, DrainOption, DrainOptions, EvictNote, Refusal, SkipReason,
+        destructive_options, plan,
     },
     pod::ControllerRef,
     selector::{LabelSelector, SelectorError},
@@ -162,11 +163,40 @@ pub fn preview(inputs: &PreviewInputs, options: &DrainOptions) -> Result<Preview
     Ok(out)
 }
 
+/// The destructive options of `options` that change something on this node, as `preview` plans it: force for a
+/// pod without a controller or whose DaemonSet is gone, delete-emptydir-data for a pod with emptyDir data, and
+/// disable-eviction for any pod at all, since each is deleted past its budgets. Only these need the node's name
+/// typed.
+pub fn destructive_in_effect(preview: &Preview, options: &DrainOptions) -> Vec<DestructiveOption> {
+    let noted = |wanted: fn(&EvictNote) -> bool| preview.evict.iter().any(|p| p.notes.iter().any(wanted));
+    destructive_options(options)
+        .into_iter()
+        .filter(|option| match option {
+            DestructiveOption::Force => {
+                noted(|n| matches!(n, EvictNote::NoController | EvictNote::DaemonSetMissing(_)))
+            }
+            DestructiveOption::DeleteEmptydirData => noted(|n| matches!(n, EvictNote::LocalStorageLost)),
+            DestructiveOption::DisableEviction => !preview.evict.is_empty(),
+        })
+        .collect()
+}
+
+/// `options` as the dialog sends them when no name was typed: the destructive options that change nothing on this
+/// node turned off. The server still asks consent for every destructive option it is sent (`input::consent`), and
+/// a pod that arrives before the drain starts and would need one is refused rather than destroyed.
+pub fn idle_destructive_off(preview: &Preview, options: &DrainOptions) -> DrainOptions {
+    let in_effect = destructive_in_effect(preview, options);
+    destructive_options(options)
+        .into_iter()
+        .filter(|option| !in_effect.contains(option))
+        .fold(options.clone(), |o, option| option.turned_off(o))
+}
+
 /// Whether the drain may be confirmed: nothing refused, the selector readable, and the node's name typed exactly
-/// when a destructive option is on.
+/// when a destructive option changes something on this node.
 pub fn can_confirm(preview: &Result<Preview, SelectorError>, options: &DrainOptions, node: &str, typed: &str) -> bool {
     match preview {
-        Ok(p) => !p.is_blocked() && (destructive_options(options).is_empty() || typed.trim() == node),
+        Ok(p) => !p.is_blocked() && (destructive_in_effect(p, options).is_empty() || typed.trim() == node),
         Err(_) => false,
     }
 }
@@ -288,6 +318,38 @@ mod tests {
         assert!(!can_confirm(&preview(&inputs(), &disable), &disable, "n1", ""), "disable-eviction bypasses PDBs");
         assert_eq!(destructive_options(&disable), [DestructiveOption::DisableEviction]);
         assert!(destructive_options(&safe).is_empty());
+    }
+
+    #[test]
+    fn only_the_options_that_change_this_node_need_its_name() {
+        // The test node holds a bare pod, a pod with emptyDir data and a DaemonSet pod, among others.
+        let all = DrainOptions {
+            ignore_daemonsets: true,
+            force: true,
+            delete_emptydir_data: true,
+            disable_eviction: true,
+            ..Default::default()
+        };
+        let planned = preview(&inputs(), &all).unwrap();
+        assert_eq!(destructive_in_effect(&planned, &all), destructive_options(&all), "each changes something here");
+        // A selector that leaves only a managed pod without local data: force and the emptyDir option change
+        // nothing; disable-eviction still deletes that pod past its budget.
+        let web = DrainOptions { pod_selector: Some("app=web".into()), ..all.clone() };
+        let planned = preview(&inputs(), &web).unwrap();
+        assert_eq!(destructive_in_effect(&planned, &web), [DestructiveOption::DisableEviction]);
+        assert!(can_confirm(&Ok(planned.clone()), &web, "n1", "n1"));
+        assert!(!can_confirm(&Ok(planned), &web, "n1", ""));
+        let keep_budgets = DrainOptions { disable_eviction: false, ..web };
+        let planned = preview(&inputs(), &keep_budgets).unwrap();
+        assert!(destructive_in_effect(&planned, &keep_budgets).is_empty());
+        assert!(
+            can_confirm(&Ok(planned), &keep_budgets, "n1", ""),
+            "force and delete-emptydir-data change nothing here"
+        );
+        let nothing = DrainOptions { pod_selector: Some("app=none".into()), ..all };
+        let planned = preview(&inputs(), &nothing).unwrap();
+        assert!(planned.evict.is_empty());
+        assert!(destructive_in_effect(&planned, &nothing).is_empty(), "no pod evicted: nothing to destroy");
     }
 
     #[test]

@@ -345,10 +345,26 @@ test('cordon from the card, then the dialog\'s pod selector and server dry run c
   await dialog.locator('[data-testid="opt-pod-selector"]').fill('app in (web');
   await dialog.locator('[data-testid="selector-error"]').waitFor();
   assert.ok(await dialog.locator('[data-testid="confirm-drain"]').isDisabled());
-  await dialog.locator('[data-testid="opt-timeout"]').fill('soon');
-  assert.equal(await dialog.locator('[data-testid="options-error"]').textContent(), 'Enter a whole number of seconds, or leave it empty.');
-  await dialog.locator('[data-testid="opt-timeout"]').fill('');
   await dialog.locator('[data-testid="opt-pod-selector"]').fill('');
+  // A bad number marks its own field, by name, and the preview stays as it was.
+  await dialog.locator('[data-testid="opt-timeout"]').fill('soon');
+  const timeoutField = dialog.locator('label.field:has([data-testid="opt-timeout"])');
+  assert.equal(await timeoutField.locator('[data-testid="field-error"]').textContent(),
+    'Timeout (s): enter a whole number of seconds, or leave it empty.');
+  assert.equal(await dialog.locator('[data-testid="opt-timeout"]').getAttribute('aria-invalid'), 'true');
+  assert.equal(await dialog.locator('[data-testid="field-error"]').count(), 1, 'only the bad field is marked');
+  await dialog.locator('[data-testid="options-error"]').waitFor();
+  assert.deepEqual(await groupPods(dialog, 'evict'), before.filter((p) => p !== apiPod), 'the preview stays');
+  assert.ok(await dialog.locator('[data-testid="confirm-drain"]').isDisabled());
+  assert.ok(await dialog.locator('[data-testid="server-dry-run"]').isDisabled());
+  await dialog.locator('[data-testid="opt-timeout"]').fill('300');
+  assert.equal(await dialog.locator('[data-testid="field-error"]').count(), 0);
+  assert.equal(await dialog.locator('[data-testid="options-error"]').count(), 0);
+  // Force changes nothing on this node (every pod has a controller): it asks for no typed name.
+  await dialog.locator('[data-testid="opt-force"]').check();
+  assert.equal(await dialog.locator('[data-testid="type-name-prompt"]').count(), 0);
+  assert.ok(await dialog.locator('[data-testid="confirm-drain"]').isEnabled());
+  await dialog.locator('[data-testid="drain-reason"]').fill('tried first');
 
   // A server dry run: the API server accepts both evictions and nothing changes.
   await dialog.locator('[data-testid="server-dry-run"]').click();
@@ -363,6 +379,22 @@ test('cordon from the card, then the dialog\'s pod selector and server dry run c
   assert.match(await panel.locator('[data-testid="progress-state"]').getAttribute('class'), /neutral/);
   assert.equal(await panel.locator('[data-testid="progress-uncordon"]').count(), 0, 'a dry run offers no uncordon');
   assert.deepEqual(s.podsOnNode(), webOnly, 'the dry run evicted nothing');
+  // Closing the dry run goes back to the dialog as it was left, so that what runs next is what was tried.
+  assert.equal(await panel.locator('[data-testid="progress-close"]').textContent(), 'Back to the drain dialog');
+  await panel.locator('[data-testid="progress-close"]').click();
+  await dialog.locator('[data-testid="group-evict"]').waitFor({ timeout: 15_000 });
+  assert.equal(await dialog.locator('[data-testid="opt-timeout"]').inputValue(), '300');
+  assert.equal(await dialog.locator('[data-testid="drain-reason"]').inputValue(), 'tried first');
+  assert.equal(await dialog.locator('[data-testid="opt-force"]').isChecked(), true);
+  assert.equal(await dialog.locator('[data-testid="opt-ignore-daemonsets"]').isChecked(), true);
+  assert.ok(await dialog.locator('[data-testid="confirm-drain"]').isEnabled());
+  // Run for real: force, which changes nothing here and was not confirmed, is not sent, and the record says so.
+  await dialog.locator('[data-testid="confirm-drain"]').click();
+  await panel.locator('[data-testid="progress-state"][data-state="Drained"]').waitFor({ timeout: 60_000 });
+  const record = JSON.parse(kubectl('get', 'node', s.node, '-o', 'jsonpath={.metadata.annotations.drainboard\\.dev/drain}'));
+  assert.equal(record.reason, 'tried first');
+  assert.equal(record.options.force ?? false, false, JSON.stringify(record.options));
+  assert.equal(record.options.timeout_seconds, 300);
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -148,7 +148,9 @@ test('under the pseudo-locale, every string the UI shows comes from the catalogu
   await dialog.locator('[data-testid="group-evict"]').waitFor({ timeout: 15_000 });
   await assertCatalogued(page, data, 'drain dialog');
   // The options that add text: the name to type for a destructive option, and the option error.
+  // Disable eviction changes something wherever a pod is evicted, so the name to type shows on any seeded node.
   await dialog.locator('[data-testid="opt-force"]').check();
+  await dialog.locator('[data-testid="opt-disable-eviction"]').check();
   await dialog.locator('[data-testid="type-name-prompt"]').waitFor();
   await assertCatalogued(page, data, 'drain dialog with force');
   await dialog.locator('[data-testid="opt-timeout"]').fill('soon');

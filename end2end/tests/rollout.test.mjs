@@ -305,7 +305,8 @@ test('one per zone with uncordon when back keeps a zone serving: its next node w
 });
 
 test('in the browser: choose nodes by label and by card, one plan, then pause, resume and stop the rollout', { timeout: 180_000 }, async () => {
-  const p = await pool('ro-ui', ['a', 'a', 'b']);
+  // The second node's pod keeps emptyDir data: the plan refuses it until the option is on.
+  const p = await pool('ro-ui', ['a', 'a', 'b'], { emptyDirOn: [1] });
   // The first node's only pod is held by a budget that allows no disruption: its drain waits, and the rollout with it.
   apply({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'hold' },
     spec: { minAvailable: 1, selector: { matchLabels: { app: 'app-0' } } } }, p.id);
@@ -342,8 +343,14 @@ test('in the browser: choose nodes by label and by card, one plan, then pause, r
   const dialog = page.locator('[data-testid="rollout-dialog"]');
   await dialog.locator('[data-testid="rollout-plan-node"]').nth(1).waitFor({ timeout: 15_000 });
   const plan = await dialog.locator('[data-testid="rollout-plan-node"]').evaluateAll((els) => els.map((e) => [e.dataset.node, e.dataset.blocked, e.textContent]));
-  assert.deepEqual(plan.map(([n, b]) => [n, b]), [[p.nodes[0].name, 'false'], [p.nodes[1].name, 'false']]);
+  assert.deepEqual(plan.map(([n, b]) => [n, b]), [[p.nodes[0].name, 'false'], [p.nodes[1].name, 'true']]);
   assert.match(plan[0][2], /1 to evict, 0 refused, 1 held by budgets/);
+  // Start says why it is disabled: the refused pod, its node, and the option that would take it.
+  const why = () => dialog.locator('[data-testid="rollout-why"]').allTextContents();
+  const refusedPod = kubectl('get', 'pods', '-n', p.id, '-l', 'app=app-1', '-o', 'jsonpath={.items[0].metadata.name}').trim();
+  assert.deepEqual((await why()).filter((t) => t.includes(refusedPod)),
+    [`${p.nodes[1].name}: ${p.id}/${refusedPod} is refused (has emptyDir data that would be lost); needs Delete emptyDir data.`]);
+  assert.ok(await dialog.locator('[data-testid="confirm-rollout"]').isDisabled());
   assert.match(await dialog.locator('[data-testid="rollout-draining-note"]').textContent(), /cordoned when its own drain starts/);
   // Both chosen nodes are in one zone: without one per zone the dialog warns; with it, that drained nodes stay
   // cordoned unless they are uncordoned once back.
@@ -358,12 +365,15 @@ test('in the browser: choose nodes by label and by card, one plan, then pause, r
   await dialog.locator('[data-testid="rollout-one-per-zone"]').uncheck();
   await dialog.locator('[data-testid="rollout-max-parallel"]').fill('0');
   assert.ok(await dialog.locator('[data-testid="confirm-rollout"]').isDisabled(), 'a parallelism out of range cannot be confirmed');
+  assert.ok((await why()).includes('A setting above that is out of range: its field says what it takes.'));
   await dialog.locator('[data-testid="rollout-max-parallel"]').fill('1');
-  // A destructive option asks for the number of nodes, typed.
-  await dialog.locator('[data-testid="opt-force"]').check();
+  // A destructive option asks for the number of nodes, typed; the plan of the new options takes the pod.
+  await dialog.locator('[data-testid="opt-delete-emptydir-data"]').check();
   assert.match(await dialog.locator('[data-testid="type-name-prompt"]').textContent(), /Type 2 nodes to confirm/);
+  await waitFor('the plan with the option', 15_000, async () =>
+    JSON.stringify(await why()) === JSON.stringify(['2 nodes typed below, to confirm the options that cannot be undone.']));
   assert.ok(await dialog.locator('[data-testid="confirm-rollout"]').isDisabled());
-  await dialog.locator('[data-testid="opt-force"]').uncheck();
+  await dialog.locator('[data-testid="type-node-name"]').fill('2 nodes');
   const confirm = dialog.locator('[data-testid="confirm-rollout"]');
   await waitFor('the plan of the options now', 15_000, () => confirm.isEnabled());
   // After each node: a settle time, and, when nodes are uncordoned once back, the checks they must pass, each

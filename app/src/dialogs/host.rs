@@ -51,7 +51,9 @@ fn dialog_view(dialog: Dialog, server_now: Signal<Timestamp>, board: RwSignal<Op
         Dialog::Uncordon(node) => view! { <CordonDialog node cordon=false /> }.into_any(),
         Dialog::Drain(node) => view! { <DrainDialog node /> }.into_any(),
         Dialog::Resume(node, record) => view! { <DrainDialog node resume=*record /> }.into_any(),
+        Dialog::Again(draft) => view! { <DrainDialog node=draft.node.clone() draft=*draft /> }.into_any(),
         Dialog::Progress(id) => view! { <ProgressPanel id server_now board /> }.into_any(),
+        Dialog::DryRun(id, draft) => view! { <ProgressPanel id server_now board back=*draft /> }.into_any(),
         Dialog::Rollout(nodes) => view! { <RolloutDialog nodes board /> }.into_any(),
     }
 }

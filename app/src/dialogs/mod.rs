@@ -7,11 +7,13 @@ mod host;
 mod progress;
 mod rollout;
 mod rollout_verify;
+mod rollout_why;
 mod rollout_zones;
 
 use domain::{actions::Lacking, progress::DrainRecord};
 use leptos::prelude::*;
 
+use self::drain::Draft;
 pub use host::DialogHost;
 
 use crate::api::permissions;
@@ -25,8 +27,13 @@ pub enum Dialog {
     /// The drain dialog, pre-filled from the drain recorded on the node: Resume. The record is a claim anyone who
     /// may patch the node can write, so nothing runs until the person reads the preview and confirms.
     Resume(String, Box<DrainRecord>),
+    /// The drain dialog as the person left it to watch its server dry run.
+    Again(Box<Draft>),
     /// A drain's progress, by id.
     Progress(String),
+    /// A server dry run's progress, by id, with the dialog it came from: closing it goes back there, so that
+    /// what runs next is what was tried.
+    DryRun(String, Box<Draft>),
     /// The rolling drain of these nodes.
     Rollout(Vec<String>),
 }

@@ -11,7 +11,7 @@ use domain::{
 use jiff::Timestamp;
 use leptos::prelude::*;
 
-use super::{Actions, Dialog};
+use super::{Actions, Dialog, Draft};
 use crate::{
     api::CancelDrain,
     components::Modal,
@@ -23,7 +23,14 @@ use crate::{
 
 /// The panel of drain `id`.
 #[component]
-pub fn ProgressPanel(id: String, server_now: Signal<Timestamp>, board: RwSignal<Option<Board>>) -> impl IntoView {
+pub fn ProgressPanel(
+    id: String,
+    server_now: Signal<Timestamp>,
+    board: RwSignal<Option<Board>>,
+    /// The drain dialog a server dry run came from: closing the panel goes back to it.
+    #[prop(optional)]
+    back: Option<Draft>,
+) -> impl IntoView {
     let i18n = use_i18n();
     let actions = expect_context::<Actions>();
     let feed = follow_progress(&id);
@@ -49,7 +56,15 @@ pub fn ProgressPanel(id: String, server_now: Signal<Timestamp>, board: RwSignal<
         Some(Err(error)) => Some(t_string!(i18n, app.failed, error).to_string()),
         _ => None,
     };
-    let close = Callback::new(move |_| actions.close());
+    let back = StoredValue::new(back);
+    let close = Callback::new(move |_| match back.get_value() {
+        Some(draft) => actions.open(Dialog::Again(Box::new(draft))),
+        None => actions.close(),
+    });
+    let close_text = move || match back.with_value(Option::is_some) {
+        true => t_string!(i18n, progress.back_to_dialog).to_string(),
+        false => t_string!(i18n, actions.close).to_string(),
+    };
     view! {
         <Modal title testid="progress-panel" wide=true on_close=close>
             {move || feed.missing.get().then(|| view! {
@@ -73,7 +88,7 @@ pub fn ProgressPanel(id: String, server_now: Signal<Timestamp>, board: RwSignal<
                         {t_string!(i18n, progress.cancel_drain)}
                     </button>
                 </Show>
-                <button type="button" data-testid="progress-close" on:click=move |_| close.run(())>{t_string!(i18n, actions.close)}</button>
+                <button type="button" data-testid="progress-close" on:click=move |_| close.run(())>{close_text}</button>
             </div>
         </Modal>
     }

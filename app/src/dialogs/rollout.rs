@@ -17,6 +17,7 @@ use super::{
     Actions,
     drain::{DrainForm, OptionsForm},
     rollout_verify::{After, AfterEachNode},
+    rollout_why::{Held, WhyNotStart, reasons},
     rollout_zones::ZoneWarning,
 };
 use crate::{
@@ -106,19 +107,21 @@ pub fn RolloutDialog(nodes: Vec<String>, board: RwSignal<Option<Board>>) -> impl
         _ => None,
     };
     let destructive = Signal::derive(move || options.get().map(|o| destructive_options(&o)).unwrap_or_default());
-    let confirmable = Signal::derive(move || {
-        let Ok(o) = options.get() else { return false };
-        let planned =
-            plans.with(|p| p.as_ref().is_some_and(|p| p.values().all(|r| r.as_ref().is_ok_and(|p| !p.is_blocked()))));
-        let typed = destructive.with(Vec::is_empty) || word.with_value(|w| form.typed.get().trim() == w);
-        planned
-            && typed
-            && settings.parallel().is_some()
-            && after.settle_seconds().is_some()
-            && after.checks(settings.uncordon_when_back.get()).is_ok()
-            && !busy.get()
-            && actions.lacking.with(|l| may_drain(l.as_ref(), &o).is_ok())
+    // Everything that holds Start, said beside it; Start is enabled when nothing does.
+    let held = Memo::new(move |_| Held {
+        bad_option: options.with(Result::is_err),
+        bad_setting: settings.parallel().is_none()
+            || after.settle_seconds().is_none()
+            || after.checks(settings.uncordon_when_back.get()).is_err(),
+        untyped: (!destructive.with(Vec::is_empty) && word.with_value(|w| form.typed.get().trim() != w))
+            .then(|| word.get_value()),
+        unavailable: options.with(|o| {
+            let o = o.as_ref().ok()?;
+            actions.lacking.with(|l| may_drain(l.as_ref(), o).err())
+        }),
     });
+    let why = Signal::derive(move || held.with(|h| plans.with(|p| reasons(i18n, p.as_ref(), h))));
+    let confirmable = Signal::derive(move || why.with(Vec::is_empty) && !busy.get());
     let begin = move |_| {
         let (Ok(drain), Some(max_parallel), Some(settle_seconds), Ok(verify)) = (
             options.get_untracked(),
@@ -187,6 +190,7 @@ pub fn RolloutDialog(nodes: Vec<String>, board: RwSignal<Option<Board>>) -> impl
                 </div>
             </div>
             {move || error().map(|e| view! { <p class="error" role="alert" data-testid="dialog-error">{e}</p> })}
+            <WhyNotStart reasons=why />
             <div class="modal-buttons">
                 <button type="button" data-testid="dialog-cancel" on:click=move |_| close.run(())>{t_string!(i18n, actions.cancel)}</button>
                 <button

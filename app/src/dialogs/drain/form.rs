@@ -72,10 +72,49 @@ impl DrainForm {
         self.reason.set(reason.unwrap_or_default().to_string());
     }
 
+    /// What the form holds now, to fill a new form with later: the dialog is closed while its server dry run
+    /// shows, and comes back as it was.
+    pub fn draft(&self, node: &str) -> Draft {
+        Draft {
+            node: node.to_string(),
+            fields: [self.grace, self.timeout, self.skip_wait, self.selector, self.reason, self.typed]
+                .map(|f| f.get_untracked()),
+            toggles: [self.ignore_daemonsets, self.delete_emptydir, self.force, self.disable_eviction]
+                .map(|t| t.get_untracked()),
+        }
+    }
+
+    /// Sets every field, the typed name too, to what `draft` holds: the person typed it, in this dialog.
+    pub fn restore(&self, draft: &Draft) {
+        let fields = [self.grace, self.timeout, self.skip_wait, self.selector, self.reason, self.typed];
+        for (field, value) in fields.into_iter().zip(&draft.fields) {
+            field.set(value.clone());
+        }
+        let toggles = [self.ignore_daemonsets, self.delete_emptydir, self.force, self.disable_eviction];
+        for (toggle, value) in toggles.into_iter().zip(draft.toggles) {
+            toggle.set(value);
+        }
+    }
+
     /// The reason as the drain's record keeps it: `None` when only blanks were typed.
     pub fn reason_untracked(&self) -> Option<String> {
         Some(self.reason.get_untracked()).filter(|r| !r.trim().is_empty())
     }
+}
+
+/// A drain dialog's fields as the person left them, kept while the dialog is closed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Draft {
+    pub node: String,
+    /// Grace period, timeout, skip-wait limit, pod selector, reason, and the typed name, as typed.
+    fields: [String; 6],
+    /// Ignore DaemonSet pods, delete emptyDir data, force, disable eviction.
+    toggles: [bool; 4],
+}
+
+/// Whether a number field's text is not a number the option takes (blank is fine: the default).
+fn bad_seconds(text: &str, signed: bool) -> bool {
+    if signed { seconds::<i64>(text).is_err() } else { seconds::<u64>(text).is_err() }
 }
 
 impl Default for DrainForm {
@@ -130,18 +169,21 @@ pub fn OptionsForm(
                     help=t_string!(i18n, drain.grace_period_help).to_string()
                     testid="opt-grace-period"
                     value=form.grace
+                    seconds=true
                 />
                 <Field
                     label=t_string!(i18n, drain.timeout).to_string()
                     help=t_string!(i18n, drain.timeout_help).to_string()
                     testid="opt-timeout"
                     value=form.timeout
+                    seconds=false
                 />
                 <Field
                     label=t_string!(i18n, drain.skip_wait).to_string()
                     help=t_string!(i18n, drain.skip_wait_help).to_string()
                     testid="opt-skip-wait"
                     value=form.skip_wait
+                    seconds=false
                 />
             </div>
             <Field
@@ -198,19 +240,38 @@ fn Toggle(label: String, help: String, testid: &'static str, value: RwSignal<boo
     }
 }
 
-/// A text field with its label and help.
+/// A text field with its label and help. A seconds field (`seconds` says whether it may be negative) that holds
+/// something else is marked, and says so in place of its help, naming itself for those who hear the page.
 #[component]
-fn Field(label: String, help: String, testid: &'static str, value: RwSignal<String>) -> impl IntoView {
+fn Field(
+    label: String,
+    help: String,
+    testid: &'static str,
+    value: RwSignal<String>,
+    #[prop(optional)] seconds: Option<bool>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let bad = Memo::new(move |_| seconds.is_some_and(|signed| value.with(|v| bad_seconds(v, signed))));
+    let field = label.clone();
     view! {
-        <label class="field">
+        <label class="field" class:bad=bad>
             <span>{label}</span>
             <input
                 type="text"
                 data-testid=testid
+                aria-invalid=move || bad.get().to_string()
                 prop:value=value
                 on:input=move |ev| value.set(event_target_value(&ev))
             />
-            <small>{help}</small>
+            {move || if bad.get() {
+                view! {
+                    <small class="error" role="alert" data-testid="field-error">
+                        {t_string!(i18n, drain.bad_number_field, field = &field)}
+                    </small>
+                }.into_any()
+            } else {
+                view! { <small>{help.clone()}</small> }.into_any()
+            }}
         </label>
     }
 }
@@ -248,6 +309,26 @@ mod tests {
     }
 
     #[test]
+    fn a_draft_brings_back_every_field_as_typed() {
+        in_owner(|| {
+            let form = DrainForm::new();
+            form.force.set(true);
+            form.ignore_daemonsets.set(false);
+            form.timeout.set(" 90 ".into());
+            form.selector.set("app=web".into());
+            form.reason.set("kernel".into());
+            form.typed.set("node-1".into());
+            let draft = form.draft("node-1");
+            let again = DrainForm::new();
+            again.restore(&draft);
+            assert_eq!(again.options(), form.options());
+            assert_eq!(again.timeout.get_untracked(), " 90 ", "as typed");
+            assert_eq!(again.typed.get_untracked(), "node-1", "the person's own typing comes back");
+            assert_eq!(again.draft("node-1"), draft);
+        });
+    }
+
+    #[test]
     fn blank_fields_mean_the_defaults_and_a_bad_number_is_refused() {
         in_owner(|| {
             let form = DrainForm::new();
@@ -262,7 +343,10 @@ mod tests {
             for bad in ["ten", "1.5", "99999999999999999999999"] {
                 form.grace.set(bad.into());
                 assert_eq!(form.options(), Err(BadNumber), "{bad:?}");
+                assert!(bad_seconds(bad, true), "{bad:?} is marked");
             }
+            assert!(!bad_seconds("-1", true) && bad_seconds("-1", false), "only the grace period may be -1");
+            assert!(!bad_seconds(" ", false), "blank is the default");
         });
     }
 }

@@ -5,15 +5,16 @@ mod preview;
 
 use domain::{
     actions::may_drain,
-    drain::{DryRun, destructive_options},
-    preview::{Preview, can_confirm, preview},
+    drain::{DrainOptions, DryRun, destructive_options},
+    preview::{Preview, can_confirm, destructive_in_effect, idle_destructive_off, preview},
     progress::DrainRecord,
     selector::SelectorError,
 };
 use leptos::prelude::*;
 
-pub(super) use self::form::{DrainForm, OptionsForm};
+pub(super) use self::form::{Draft, DrainForm, OptionsForm};
 use self::preview::PreviewSection;
+pub(super) use self::preview::needs_text;
 use super::{Actions, Dialog};
 use crate::{
     api::StartDrain,
@@ -29,6 +30,9 @@ pub fn DrainDialog(
     /// A recorded drain to resume: the form starts with its options and reason.
     #[prop(optional)]
     resume: Option<DrainRecord>,
+    /// The form as the person left it for a server dry run.
+    #[prop(optional)]
+    draft: Option<Draft>,
 ) -> impl IntoView {
     let i18n = use_i18n();
     let actions = expect_context::<Actions>();
@@ -37,36 +41,64 @@ pub fn DrainDialog(
     if let Some(record) = &resume {
         form.fill(&record.options, record.reason.as_deref());
     }
+    if let Some(draft) = &draft {
+        form.restore(draft);
+    }
     let options = Memo::new(move |_| form.options());
+    // The preview follows the last options that read: a number being typed does not blank it.
+    let shown = Memo::new(move |before: Option<&DrainOptions>| {
+        options.get().unwrap_or_else(|_| before.cloned().unwrap_or_default())
+    });
     let planned = Memo::new(move |_| -> Option<Result<Preview, SelectorError>> {
-        let options = options.get().ok()?;
-        feed.inputs.with(|i| i.as_ref().map(|i| preview(i, &options)))
+        shown.with(|options| feed.inputs.with(|i| i.as_ref().map(|i| preview(i, options))))
     });
     let title = t_string!(i18n, drain.title, node = &node).to_string();
     let node = StoredValue::new(node);
     let start = ServerAction::<StartDrain>::new();
     let busy = start.pending();
+    // The form as it was when a server dry run was asked for: its panel comes back here when closed.
+    let tried = StoredValue::new(None::<Draft>);
     Effect::new(move |_| {
         if let Some(Ok(started)) = start.value().get() {
-            actions.open(Dialog::Progress(started.id));
+            match tried.get_value() {
+                Some(draft) => actions.open(Dialog::DryRun(started.id, Box::new(draft))),
+                None => actions.open(Dialog::Progress(started.id)),
+            }
         }
     });
     let error = move || match start.value().get() {
         Some(Err(error)) if !busy.get() => Some(t_string!(i18n, app.failed, error).to_string()),
         _ => None,
     };
-    let destructive = Signal::derive(move || options.get().map(|o| destructive_options(&o)).unwrap_or_default());
+    // Only the destructive options that change something on this node ask for its name, as the server checks.
+    let destructive = Signal::derive(move || {
+        shown.with(|o| {
+            planned.with(|p| match p {
+                Some(Ok(p)) => destructive_in_effect(p, o),
+                _ => destructive_options(o),
+            })
+        })
+    });
     let confirmable = Signal::derive(move || {
         let Ok(o) = options.get() else { return false };
         planned.with(|p| p.as_ref().is_some_and(|p| node.with_value(|n| can_confirm(p, &o, n, &form.typed.get()))))
             && !busy.get()
             && actions.lacking.with(|l| may_drain(l.as_ref(), &o).is_ok())
     });
-    let dry_runnable =
-        Signal::derive(move || planned.with(|p| matches!(p, Some(Ok(p)) if !p.is_blocked())) && !busy.get());
+    let dry_runnable = Signal::derive(move || {
+        options.with(Result::is_ok) && planned.with(|p| matches!(p, Some(Ok(p)) if !p.is_blocked())) && !busy.get()
+    });
     let evict_count = move || planned.with(|p| p.as_ref().and_then(|p| p.as_ref().ok()).map_or(0, |p| p.evict.len()));
     let begin = Callback::new(move |dry_run: DryRun| {
         let Ok(options) = options.get_untracked() else { return };
+        // Without the name typed, a destructive option that changes nothing here is not sent: the server asks
+        // consent for every one it is sent.
+        let typed = node.with_value(|n| form.typed.get_untracked().trim() == n);
+        let options = match planned.get_untracked() {
+            Some(Ok(p)) if !typed => idle_destructive_off(&p, &options),
+            _ => options,
+        };
+        tried.set_value((dry_run == DryRun::Server).then(|| node.with_value(|n| form.draft(n))));
         let options = options.for_dry_run(dry_run);
         // The typed name goes along: the server asks for it too before anything destructive.
         let confirm = Some(form.typed.get_untracked()).filter(|t| !t.trim().is_empty());
@@ -77,11 +109,14 @@ pub fn DrainDialog(
         <Modal title testid="drain-dialog" wide=true on_close=close>
             <div class="drain-layout">
                 <div>
-                    <PreviewSection node feed options planned />
+                    <PreviewSection node feed planned />
                     <CapacitySection nodes=Signal::stored(vec![node.get_value()]) />
                 </div>
                 <OptionsForm form node destructive />
             </div>
+            {move || options.with(Result::is_err).then(|| view! {
+                <p class="hint" data-testid="options-error">{t_string!(i18n, drain.bad_number_hint)}</p>
+            })}
             {move || planned.with(|p| matches!(p, Some(Ok(p)) if p.is_blocked())).then(|| view! {
                 <p class="hint" data-testid="blocked-hint">{t_string!(i18n, drain.blocked_hint)}</p>
             })}
