@@ -32,6 +32,63 @@ impl Filters {
     }
 }
 
+/// The query parameters the filters live in: `?name=web&labels=pool%3Dweb&status=problems`.
+const NAME: &str = "name";
+const LABELS: &str = "labels";
+const STATUS: &str = "status";
+
+impl Filters {
+    /// The filters the address holds, then kept in it as they change (replacing the history entry, as a typed
+    /// letter is no step to go back to), so that a view of the board can be shared as a link.
+    pub fn in_address() -> Self {
+        use leptos_router::{
+            NavigateOptions,
+            hooks::{use_location, use_navigate, use_query_map},
+        };
+        let query = use_query_map();
+        let filters = Filters::new();
+        query.with_untracked(|q| {
+            filters.name.set(q.get_str(NAME).unwrap_or_default().to_owned());
+            filters.label.set(q.get_str(LABELS).unwrap_or_default().to_owned());
+            filters.status.set(status_from_value(q.get_str(STATUS).unwrap_or_default()));
+        });
+        let (navigate, location) = (use_navigate(), use_location());
+        Effect::new(move |_| {
+            let status = Some(status_value(filters.status.get())).filter(|s| *s != "all");
+            let wanted = [
+                (NAME, filters.name.get()),
+                (LABELS, filters.label.get()),
+                (STATUS, status.unwrap_or_default().into()),
+            ];
+            let mut params = query.get_untracked();
+            if wanted.iter().all(|(key, value)| params.get_str(key).unwrap_or_default() == value) {
+                return;
+            }
+            for (key, value) in wanted {
+                match value.is_empty() {
+                    true => drop(params.remove(key)),
+                    false => params.replace(key, escaped(&value)),
+                }
+            }
+            let url = format!("{}{}", location.pathname.get_untracked(), params.to_query_string());
+            navigate(&url, NavigateOptions { replace: true, scroll: false, ..Default::default() });
+        });
+        filters
+    }
+}
+
+/// `value` percent-encoded but for the unreserved bytes: the router's `ParamsMap::replace` decodes what it is
+/// given, so a typed `%` or `+` must go in encoded to come out as typed.
+pub fn escaped(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
+            other => format!("%{other:02X}"),
+        })
+        .collect()
+}
+
 impl Default for Filters {
     fn default() -> Self {
         Self::new()
@@ -85,9 +142,51 @@ impl Default for Selection {
     }
 }
 
+/// Whether the board holds the order of its cards: while the pointer is over them, while a dialog is open, and
+/// after one closes until the pointer moves outside the cards. A card whose rank changed with an action would
+/// otherwise jump from under the pointer that acted on it.
+#[derive(Clone, Copy)]
+pub struct OrderHold {
+    pointer_in: RwSignal<bool>,
+    after_dialog: RwSignal<bool>,
+    dialog_open: Signal<bool>,
+}
+
+impl OrderHold {
+    pub fn new(dialog_open: Signal<bool>) -> Self {
+        let hold = OrderHold { pointer_in: RwSignal::new(false), after_dialog: RwSignal::new(false), dialog_open };
+        Effect::new(move |was_open: Option<bool>| {
+            let open = dialog_open.get();
+            if was_open == Some(true) && !open {
+                hold.after_dialog.set(true);
+            }
+            open
+        });
+        hold
+    }
+
+    /// Whether the order is held now (tracked).
+    pub fn held(&self) -> bool {
+        self.pointer_in.get() || self.dialog_open.get() || self.after_dialog.get()
+    }
+
+    /// The pointer entered (`true`) or left the cards.
+    pub fn pointer(&self, inside: bool) {
+        self.pointer_in.set(inside);
+    }
+
+    /// The pointer moved somewhere on the page: outside the cards, the hold after a dialog ends.
+    pub fn moved(&self) {
+        if !self.pointer_in.get_untracked() && self.after_dialog.get_untracked() {
+            self.after_dialog.set(false);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use domain::{ReadyStatus, node::NodeCard};
+    use leptos_router::params::ParamsMap;
 
     use super::*;
 
@@ -162,5 +261,16 @@ mod tests {
             selection.set("c", false);
             assert_eq!(selection.0.get_untracked(), BTreeSet::from(["b".to_owned()]));
         });
+    }
+
+    #[test]
+    fn a_filter_goes_into_the_address_as_typed() {
+        assert_eq!(escaped("topology.kubernetes.io/zone"), "topology.kubernetes.io%2Fzone");
+        assert_eq!(escaped("a b&c=d"), "a%20b%26c%3Dd");
+        for typed in ["pool in (a,b), !gpu", "100%", "a+b", "ノード"] {
+            let mut params = ParamsMap::new();
+            params.replace("labels", escaped(typed));
+            assert_eq!(params.get_str("labels"), Some(typed), "{typed:?}");
+        }
     }
 }

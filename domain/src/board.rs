@@ -136,9 +136,15 @@ impl Filter {
         self.selector.as_ref().err()
     }
 
+    /// Whether a node named `name` passes the name filter: the part of the name typed, in any case. The
+    /// timeline, which has names and no cards, filters by it too.
+    pub fn matches_name(&self, name: &str) -> bool {
+        self.name.is_empty() || name.to_lowercase().contains(&self.name)
+    }
+
     /// Whether `card` passes every filter.
     pub fn matches(&self, card: &NodeCard) -> bool {
-        if !self.name.is_empty() && !card.name.to_lowercase().contains(&self.name) {
+        if !self.matches_name(&card.name) {
             return false;
         }
         if !self.selector.as_ref().is_ok_and(|s| s.matches(&card.labels)) {
@@ -221,6 +227,18 @@ pub fn earliest_pod_eviction(card: &NodeCard) -> Option<(PodEviction, usize)> {
         _ => unreachable!(),
     })?;
     Some((earliest, going.len()))
+}
+
+/// `fresh`, the names in the board's order now, rearranged to keep the names of `before` where they were: while
+/// the board holds its order, a card that changed rank stays under the pointer. Names gone are dropped; new
+/// names follow, in their own order.
+pub fn keep_order(before: &[String], fresh: Vec<String>) -> Vec<String> {
+    let present: std::collections::BTreeSet<&str> = fresh.iter().map(String::as_str).collect();
+    let kept: std::collections::BTreeSet<&str> =
+        before.iter().map(String::as_str).filter(|n| present.contains(n)).collect();
+    let mut out: Vec<String> = before.iter().filter(|n| kept.contains(n.as_str())).cloned().collect();
+    out.extend(fresh.into_iter().filter(|n| !kept.contains(n.as_str())));
+    out
 }
 
 /// "3:12", "1:02:03", for countdowns and ages.
@@ -410,6 +428,16 @@ mod tests {
         assert_eq!(board.cards["a"].ready, ReadyStatus::Unknown);
         board.apply(update(true, vec![card("c", ReadyStatus::Ready, false)], vec![]), ts("2026-11-30T12:00:10Z"));
         assert_eq!(board.cards.keys().collect::<Vec<_>>(), ["c"], "a full update resyncs");
+    }
+
+    #[test]
+    fn a_held_order_keeps_each_card_in_place() {
+        let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let before = names(&["a", "b", "c"]);
+        // b was cordoned and would rank first; d is new; c is gone (filtered out or removed).
+        assert_eq!(keep_order(&before, names(&["b", "d", "a"])), names(&["a", "b", "d"]));
+        assert_eq!(keep_order(&[], names(&["x", "y"])), names(&["x", "y"]));
+        assert_eq!(keep_order(&before, Vec::new()), Vec::<String>::new());
     }
 
     #[test]

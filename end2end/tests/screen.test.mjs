@@ -90,3 +90,53 @@ test('a draining card says Draining, healthy conditions fold, reasons wrap betwe
     kubectl('uncordon', s.node);
   }
 });
+
+test('the filters live in the address, the timeline keeps to the name filter, and a card stays under the pointer', { timeout: 120_000 }, async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const order = () => page.locator('[data-testid="node-row"]').evaluateAll((els) => els.map((e) => e.dataset.node));
+  const param = (key) => new URL(page.url()).searchParams.get(key);
+  try {
+    // Opened from a shared link: the filters come from the address, on the server's page too.
+    await page.goto(`${server.url}/?name=${s.node}&status=ready`);
+    await page.locator('[data-testid="nodes-page"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid="connection-state"][data-state="live"]').waitFor({ timeout: 30_000 });
+    assert.equal(await page.locator('[data-testid="node-filter"]').inputValue(), s.node);
+    assert.equal(await page.locator('[data-testid="status-filter"]').inputValue(), 'ready');
+    await waitFor('the two nodes of the scenario', 15_000, async () => JSON.stringify(await order()) === JSON.stringify([s.node, s.spare]));
+
+    // What is typed goes into the address; a filter cleared leaves it.
+    await page.fill('[data-testid="label-filter"]', `kubernetes.io/hostname=${s.spare}`);
+    await waitFor('the address to hold the label filter', 5_000, async () => param('labels') === `kubernetes.io/hostname=${s.spare}`);
+    assert.deepEqual(await order(), [s.spare]);
+    await page.fill('[data-testid="label-filter"]', '');
+    await waitFor('the label filter to leave the address', 5_000, async () => param('labels') === null);
+    await page.selectOption('[data-testid="status-filter"]', 'all');
+    await waitFor('the status to leave the address', 5_000, async () => param('status') === null);
+    assert.equal(param('name'), s.node);
+
+    // The pointer rests on the spare's card while the spare is cordoned elsewhere: cordoned cards rank first,
+    // but this one stays where the pointer is until the pointer leaves the cards.
+    await page.locator(`[data-testid="node-row"][data-node="${s.spare}"] [data-testid="node-name"]`).hover();
+    kubectl('cordon', s.spare);
+    await page.locator(`[data-testid="node-row"][data-node="${s.spare}"] [data-testid="node-cordoned"]`).waitFor({ timeout: 15_000 });
+    assert.equal(await page.locator('[data-testid="node-list"]').getAttribute('data-held'), 'true');
+    assert.deepEqual(await order(), [s.node, s.spare], 'the card acted on stays under the pointer');
+    await page.mouse.move(5, 5);
+    await waitFor('the board to sort again once the pointer leaves', 5_000, async () =>
+      JSON.stringify(await order()) === JSON.stringify([s.spare, s.node]));
+
+    // The view links keep the filters, and the timeline keeps to the name filter.
+    await page.locator('[data-testid="view-timeline"]').click();
+    await page.waitForURL(/view=timeline/);
+    assert.equal(param('name'), s.node);
+    await page.locator('[data-testid="timeline-row"]').first().waitFor({ timeout: 15_000 });
+    const rows = await page.locator('[data-testid="timeline-row"]').evaluateAll((els) => els.map((e) => e.dataset.node));
+    assert.ok(rows.includes(s.node) && rows.every((n) => n.includes(s.node)), `rows: ${rows}`);
+    await page.fill('[data-testid="node-filter"]', 'no-node-is-called-this');
+    await page.locator('[data-testid="timeline-empty"]').waitFor({ timeout: 10_000 });
+    assert.equal(await page.locator('[data-testid="timeline-row"]').count(), 0);
+  } finally {
+    await page.close();
+    kubectl('uncordon', s.spare);
+  }
+});

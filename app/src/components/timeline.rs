@@ -18,14 +18,27 @@ const REFRESH_SECONDS: i64 = 300;
 /// The timeline, its code loaded when it is first shown: in the release build (`cargo leptos build --split`) it is
 /// a part of the wasm of its own, as the dialogs are, so that the board's first load does not carry it.
 #[lazy]
-pub fn timeline_view(version: RwSignal<u64>, now: RwSignal<Timestamp>, nodes: usize, links: bool) -> AnyView {
-    view! { <Timeline version now nodes links /> }.into_any()
+pub fn timeline_view(
+    version: RwSignal<u64>,
+    now: RwSignal<Timestamp>,
+    nodes: usize,
+    links: bool,
+    name: Signal<String>,
+) -> AnyView {
+    view! { <Timeline version now nodes links name /> }.into_any()
 }
 
 /// The timeline of the `nodes` most recently maintained nodes. `version` moves at each change of any node's
-/// history (the board stream says so), and the timeline is read again then; `now` is the page's clock.
+/// history (the board stream says so), and the timeline is read again then; `now` is the page's clock. `name`,
+/// the board's name filter, keeps the rows of the nodes whose names it matches.
 #[component]
-pub fn Timeline(version: RwSignal<u64>, now: RwSignal<Timestamp>, nodes: usize, links: bool) -> impl IntoView {
+pub fn Timeline(
+    version: RwSignal<u64>,
+    now: RwSignal<Timestamp>,
+    nodes: usize,
+    links: bool,
+    #[prop(optional, into)] name: Signal<String>,
+) -> impl IntoView {
     let i18n = use_i18n();
     let recent = Resource::new(
         move || (version.get(), now.get().as_second() / REFRESH_SECONDS),
@@ -35,7 +48,9 @@ pub fn Timeline(version: RwSignal<u64>, now: RwSignal<Timestamp>, nodes: usize, 
         <section class="timeline" data-testid="timeline">
             <h2>{t_string!(i18n, timeline.title)}</h2>
             <Transition fallback=|| ()>
-                {move || Suspend::new(async move {
+                {move || {
+                let typed = name.get();
+                Suspend::new(async move {
                     match recent.await {
                         Ok(r) if !r.kept => view! {
                             <p class="muted" data-testid="timeline-not-kept">{t_string!(i18n, timeline.not_kept)}</p>
@@ -44,7 +59,9 @@ pub fn Timeline(version: RwSignal<u64>, now: RwSignal<Timestamp>, nodes: usize, 
                         Ok(r) => {
                             let now = r.server_time.unwrap_or_else(Timestamp::now);
                             let since = now.checked_sub(WINDOW).unwrap_or(Timestamp::MIN);
-                            let rows = timeline::timeline(&r.entries, since, now, nodes);
+                            let filter = domain::board::Filter::new(&typed, "", Default::default());
+                            let mut rows = timeline::timeline(&r.entries, since, now, nodes);
+                            rows.retain(|row| filter.matches_name(&row.node));
                             if rows.is_empty() {
                                 view! { <p class="muted" data-testid="timeline-empty">{t_string!(i18n, timeline.empty)}</p> }.into_any()
                             } else {
@@ -65,7 +82,8 @@ pub fn Timeline(version: RwSignal<u64>, now: RwSignal<Timestamp>, nodes: usize, 
                         }
                         .into_any(),
                     }
-                })}
+                })
+                }}
             </Transition>
         </section>
     }

@@ -9,11 +9,11 @@ use jiff::Timestamp;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
-use super::PAGE_SIZE;
+use super::{PAGE_SIZE, map::map_view};
 use crate::{
     api::board_snapshot,
     components::{
-        ConnectionBadge, FleetMap, Notice,
+        ConnectionBadge, Notice,
         card::CardView,
         rollouts::{RolloutBar, RolloutsPanel},
         timeline_view,
@@ -21,7 +21,7 @@ use crate::{
     dialogs::{Actions, DialogHost},
     i18n::{t_string, use_i18n},
     live::{Current, DrainsByNode, LiveBoard},
-    state::{Filters, Selection, status_from_value, status_value},
+    state::{Filters, OrderHold, Selection, status_from_value, status_value},
 };
 
 #[component]
@@ -30,24 +30,31 @@ pub fn BoardPage() -> impl IntoView {
     // Only the first page of cards comes with the page; the event stream brings the whole board right after.
     let snapshot = Resource::new(|| (), |_| board_snapshot(Some(PAGE_SIZE)));
     let live = LiveBoard::new();
-    let filters = Filters::new();
+    let filters = Filters::in_address();
     let actions = Actions::new();
     provide_context(actions);
     provide_context(Selection::new());
+    let hold = OrderHold::new(Signal::derive(move || actions.dialog.with(Option::is_some)));
     let query = use_query_map();
-    let view_of = move || query.with(|q| BoardView::from_query(q.get_str("view")));
-    let group = Signal::derive(move || {
+    // Memos: the filters change the address at each keystroke, which must not build the view again.
+    let view_of = Memo::new(move |_| query.with(|q| BoardView::from_query(q.get_str("view"))));
+    let group = Memo::new(move |_| {
         query.with(|q| q.get_str("group").map(str::to_owned)).unwrap_or_else(|| DEFAULT_GROUP_LABEL.to_owned())
     });
     #[cfg(feature = "hydrate")]
     super::title_counts_problems(live.board);
     view! {
-        <section class="nodes-page" data-testid="nodes-page" data-hydrated=move || live.hydrated.get().to_string()>
+        <section
+            class="nodes-page"
+            data-testid="nodes-page"
+            data-hydrated=move || live.hydrated.get().to_string()
+            on:pointermove=move |_| hold.moved()
+        >
             <Toolbar filters live />
             <Notice notice=actions.notice />
             <DialogHost server_now=live.server_now() board=live.board />
             <RolloutsPanel plans=live.plans />
-            <Views current=Signal::derive(view_of) />
+            <Views current=view_of.into() />
             <Suspense fallback=move || view! { <p data-testid="nodes-loading">{t_string!(i18n, app.loading_nodes)}</p> }>
                 {move || Suspend::new(async move {
                     match snapshot.await {
@@ -55,12 +62,12 @@ pub fn BoardPage() -> impl IntoView {
                             let current = live.current(&snap);
                             view! {
                                 <RolloutBar current filters />
-                                {move || match view_of() {
-                                    BoardView::Cards => view! { <Cards current now=live.now drains=live.drains filters /> }.into_any(),
+                                {move || match view_of.get() {
+                                    BoardView::Cards => view! { <Cards current now=live.now drains=live.drains filters hold /> }.into_any(),
                                     // Lazy parts render in the browser only, once hydrated: hydrating a part whose code
                                     // is still loading would leave the server's HTML standing, no longer live.
                                     BoardView::Map => (move || live.hydrated.get().then(|| view! {
-                                        <Suspense fallback=|| ()>{Suspend::new(map_view(current, live.drains, group, filters))}</Suspense>
+                                        <Suspense fallback=|| ()>{Suspend::new(map_view(current, live.drains, group.into(), filters))}</Suspense>
                                     }))
                                     .into_any(),
                                     BoardView::Timeline => ().into_any(),
@@ -77,8 +84,8 @@ pub fn BoardPage() -> impl IntoView {
                     }
                 })}
             </Suspense>
-            {move || (view_of() == BoardView::Timeline && live.hydrated.get()).then(|| view! {
-                <Suspense fallback=|| ()>{Suspend::new(timeline_view(live.history, live.now, TIMELINE_NODES, true))}</Suspense>
+            {move || (view_of.get() == BoardView::Timeline && live.hydrated.get()).then(|| view! {
+                <Suspense fallback=|| ()>{Suspend::new(timeline_view(live.history, live.now, TIMELINE_NODES, true, filters.name.into()))}</Suspense>
             })}
         </section>
     }
@@ -113,15 +120,21 @@ impl BoardView {
     }
 }
 
-/// The links between the board's views. Each is an address (`?view=map`), so a view can be bookmarked, and a wall
-/// browser or a colleague opens the same one.
+/// The links between the board's views. Each is an address (`?view=map`, with the filters), so a view can be
+/// bookmarked, and a wall browser or a colleague opens the same one.
 #[component]
 fn Views(current: Signal<BoardView>) -> impl IntoView {
     let i18n = use_i18n();
+    // The filters and the grouping stay in the address from view to view.
+    let query = use_query_map();
     let link = move |view: BoardView, text: String| {
         view! {
             <a
-                href=format!("?view={}", view.key())
+                href=move || {
+                    let mut params = query.get();
+                    params.replace("view", view.key().to_string());
+                    params.to_query_string()
+                }
                 data-testid=format!("view-{}", view.key())
                 aria-current=move || (current.get() == view).then_some("page")
             >
@@ -136,80 +149,6 @@ fn Views(current: Signal<BoardView>) -> impl IntoView {
             {link(BoardView::Timeline, t_string!(i18n, view.timeline).to_string())}
         </nav>
     }
-}
-
-/// The map view, its code loaded when first shown (a part of the wasm of its own with `--split`, as the dialogs
-/// are): the label to group by and the map.
-#[lazy]
-fn map_view(current: Current, drains: RwSignal<DrainsByNode>, group: Signal<String>, filters: Filters) -> AnyView {
-    view! {
-        <GroupBy current group />
-        <FleetMap current drains group filters=Some(filters) links=true />
-    }
-    .into_any()
-}
-
-/// The label the map groups by, with the keys the nodes carry to pick from once the field has focus. A change goes
-/// into the address.
-#[component]
-fn GroupBy(current: Current, group: Signal<String>) -> impl IntoView {
-    let i18n = use_i18n();
-    // Gathered only once the field is used: otherwise every board update would walk every node's labels.
-    let offered = RwSignal::new(false);
-    let keys = Memo::new(move |_| {
-        if !offered.get() {
-            return Vec::new();
-        }
-        current.with(|b| {
-            let mut keys: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
-            for card in b.cards.values() {
-                keys.extend(card.labels.keys().map(String::as_str));
-                if keys.len() >= MAX_LABEL_KEYS {
-                    break;
-                }
-            }
-            keys.into_iter().take(MAX_LABEL_KEYS).map(str::to_owned).collect::<Vec<_>>()
-        })
-    });
-    let navigate = leptos_router::hooks::use_navigate();
-    let location = leptos_router::hooks::use_location();
-    view! {
-        <label class="group-by">
-            {t_string!(i18n, map.group_by)} " "
-            <input
-                type="text"
-                list="label-keys"
-                data-testid="map-group-by"
-                prop:value=group
-                on:focus=move |_| offered.set(true)
-                on:change=move |ev| {
-                    let key = event_target_value(&ev);
-                    let path = location.pathname.get_untracked();
-                    navigate(&format!("{path}?view=map&group={}", query_value(key.trim())), Default::default());
-                }
-            />
-            <datalist id="label-keys">
-                <For each=move || keys.get() key=|k| k.clone() let(k)>
-                    <option value=k></option>
-                </For>
-            </datalist>
-        </label>
-    }
-    .into_any()
-}
-
-/// The most label keys offered to group by.
-const MAX_LABEL_KEYS: usize = 200;
-
-/// `value` for a query string: every byte but the unreserved ones percent-encoded.
-fn query_value(value: &str) -> String {
-    value
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
-            other => format!("%{other:02X}"),
-        })
-        .collect()
 }
 
 /// The name, label and status filters, and the connection badge. Any change goes back to the first page.
@@ -254,6 +193,7 @@ fn Toolbar(filters: Filters, live: LiveBoard) -> impl IntoView {
             <select
                 data-testid="status-filter"
                 aria-label=t_string!(i18n, board.status_filter)
+                prop:value=move || status_value(filters.status.get())
                 on:change=move |ev| {
                     filters.status.set(status_from_value(&event_target_value(&ev)));
                     filters.page.set(0);
@@ -276,17 +216,22 @@ pub fn Cards(
     now: RwSignal<Timestamp>,
     drains: RwSignal<DrainsByNode>,
     filters: Filters,
+    hold: OrderHold,
 ) -> impl IntoView {
     let i18n = use_i18n();
     let page = filters.page;
     // Names only: a keystroke in the filter must not copy thousands of cards. Only the page's cards are cloned.
-    let shown = Memo::new(move |_| {
+    let shown = Memo::new(move |before: Option<&Vec<String>>| {
         let filter = filters.filter();
-        current.with(|board| {
+        let fresh = current.with(|board| {
             let mut matching: Vec<_> = board.cards.values().filter(|c| filter.matches(c)).collect();
             matching.sort_by_key(|c| board::display_rank(c));
             matching.into_iter().map(|c| c.name.clone()).collect::<Vec<String>>()
-        })
+        });
+        match before {
+            Some(before) if hold.held() => board::keep_order(before, fresh),
+            _ => fresh,
+        }
     });
     let pages = move || shown.with(Vec::len).div_ceil(PAGE_SIZE).max(1);
     let on_page = move || {
@@ -308,7 +253,13 @@ pub fn Cards(
             }}
         </p>
         <Show when=move || shown.with(|v| !v.is_empty()) fallback=move || view! { <p>{t_string!(i18n, board.no_nodes_match)}</p> }>
-            <div class="node-list" data-testid="node-list">
+            <div
+                class="node-list"
+                data-testid="node-list"
+                data-held=move || hold.held().to_string()
+                on:pointerenter=move |_| hold.pointer(true)
+                on:pointerleave=move |_| hold.pointer(false)
+            >
                 <For each=on_page key=|name| name.clone() let(name)>
                     <CardView name current now drains />
                 </For>
@@ -329,9 +280,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_label_key_goes_into_the_address_intact() {
-        assert_eq!(query_value("topology.kubernetes.io/zone"), "topology.kubernetes.io%2Fzone");
-        assert_eq!(query_value("a b&c=d"), "a%20b%26c%3Dd");
+    fn the_view_is_read_from_the_address() {
         assert_eq!(BoardView::from_query(Some("map")), BoardView::Map);
         assert_eq!(BoardView::from_query(Some("nonsense")), BoardView::Cards);
         assert_eq!(BoardView::from_query(None), BoardView::Cards);

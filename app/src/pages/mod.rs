@@ -1,6 +1,7 @@
 //! One module per page.
 
 pub mod board;
+mod map;
 pub mod node;
 pub mod sign_in;
 pub mod wall;
