@@ -6,6 +6,7 @@
 
 pub mod actions;
 pub mod audit;
+pub mod blocker;
 pub mod board;
 pub mod budget;
 pub mod capacity;

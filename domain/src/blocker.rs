@@ -1,0 +1,394 @@
+//! Why a pod a drain waits on is still on the node, and what would let it go: one class per reason, the object
+//! that blocks, the numbers behind it, and the fixes with what each costs. The engine gathers the facts (the pod,
+//! the budgets that cover it, the API server's last answer to its eviction, its workload's Pending pods); these
+//! rules read them, the same in the browser and on the server.
+//!
+//! The eviction rules follow the API server's: a Ready pod is evicted only while every budget covering it allows a
+//! disruption. A pod that is running but not Ready is judged by the budget's `unhealthyPodEvictionPolicy`: with
+//! `IfHealthyBudget` (the default) only while the budget has its desired healthy pods, with `AlwaysAllow` always.
+//! A pod covered by more than one budget is never evicted: the API server answers 500.
+
+use std::collections::BTreeMap;
+
+use jiff::{SignedDuration, Timestamp};
+use serde::{Deserialize, Serialize};
+
+use crate::budget::PdbStatus;
+
+/// The annotations by which a workload's owner asks that its pods not be disrupted. kubectl ignores both; the
+/// preview warns of them, and a drain may be asked to respect them.
+pub const DO_NOT_DISRUPT: [(&str, &str); 2] =
+    [("karpenter.sh/do-not-disrupt", "true"), ("cluster-autoscaler.kubernetes.io/safe-to-evict", "false")];
+
+/// A budget's `spec.unhealthyPodEvictionPolicy`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum UnhealthyPolicy {
+    /// The default: a pod that is not Ready goes only while the budget is healthy.
+    #[default]
+    IfHealthyBudget,
+    /// A pod that is not Ready may always go (GA in Kubernetes 1.31).
+    AlwaysAllow,
+}
+
+impl UnhealthyPolicy {
+    /// Reads the field as the API writes it; absent or unknown is the API's default.
+    pub fn parse(value: Option<&str>) -> Self {
+        match value {
+            Some("AlwaysAllow") => Self::AlwaysAllow,
+            _ => Self::IfHealthyBudget,
+        }
+    }
+}
+
+/// A budget that covers the pod, with its policy.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Budget {
+    pub status: PdbStatus,
+    pub policy: UnhealthyPolicy,
+}
+
+/// What the API server last answered to this pod's eviction, as far as the classes need it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LastAnswer {
+    /// 429: a budget does not allow it now.
+    Budget,
+    /// 500: more than one budget covers the pod.
+    TwoBudgets,
+    /// An admission webhook denied it; its configuration's name if the message gives it, and the message.
+    Webhook { webhook: Option<String>, message: String },
+    /// 403 or 409 because the namespace is being deleted.
+    NamespaceTerminating,
+}
+
+/// A pod of the same workload that the scheduler cannot place, with its own reason.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingPod {
+    pub name: String,
+    /// The `PodScheduled` condition's reason, such as `Unschedulable`.
+    pub reason: String,
+    /// The scheduler's message, such as "0/5 nodes are available: 3 Insufficient cpu, 2 node(s) were unschedulable".
+    pub message: String,
+}
+
+/// The facts about one pod the drain still waits on.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaitingPod {
+    pub namespace: String,
+    pub name: String,
+    pub ready: bool,
+    /// When its deletion was asked (`metadata.deletionTimestamp` less its grace period), if it was.
+    pub deleting_since: Option<Timestamp>,
+    /// `metadata.deletionGracePeriodSeconds`, or the pod's own grace period.
+    pub grace_seconds: Option<i64>,
+    pub finalizers: Vec<String>,
+    pub annotations: BTreeMap<String, String>,
+    /// Every budget that covers it.
+    pub budgets: Vec<Budget>,
+    pub last_answer: Option<LastAnswer>,
+    pub namespace_terminating: bool,
+    /// Its workload's pods the scheduler cannot place.
+    pub pending: Vec<PendingPod>,
+}
+
+/// One reason a pod stays.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Blocker {
+    /// A budget allows no disruption with every pod it counts healthy: `to_become_ready` more must be Ready
+    /// elsewhere before one may go.
+    BudgetAtZero { budget: String, healthy: i32, desired: i32, to_become_ready: i32 },
+    /// A budget that needs every pod it counts healthy: waiting never helps.
+    BudgetNever { budget: String, expected: i32, desired: i32 },
+    /// The pod is not Ready and its budget is short of healthy pods: `IfHealthyBudget` keeps it; `AlwaysAllow`
+    /// would let it go.
+    HeldWhileUnhealthy { budget: String, healthy: i32, desired: i32 },
+    /// More than one budget covers the pod; the API server refuses every eviction of it.
+    TwoBudgets { budgets: Vec<String> },
+    /// An admission webhook denies the eviction.
+    WebhookDenied { webhook: Option<String>, message: String },
+    /// The pod is past its grace period, held by finalizers.
+    Finalizers { finalizers: Vec<String> },
+    /// The pod is shutting down within its grace period (a `preStop` hook runs in it).
+    ShuttingDown { left_seconds: i64 },
+    /// The workload's replacement cannot be placed, so its budget cannot recover.
+    ReplacementPending { pod: String, reason: String, message: String },
+    /// The pod's namespace is being deleted.
+    NamespaceTerminating { namespace: String },
+    /// The owner asked that the pod not be disrupted (kubectl ignores it).
+    OwnerAsked { annotation: String },
+}
+
+/// An action that would unblock, each with its cost in the catalogue's words.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Fix {
+    /// Scale the workload up by `by`, so that a pod may go while the budget holds.
+    ScaleUp { by: i32 },
+    /// Move the pod first: surge its Deployment, then evict (a Deployment's pods only).
+    MoveFirst,
+    /// Relax the budget's `minAvailable` or `maxUnavailable`.
+    RelaxBudget { budget: String },
+    /// Set the budget's `unhealthyPodEvictionPolicy` to `AlwaysAllow`.
+    AlwaysAllow { budget: String },
+    /// Delete the not-Ready pod past its budget.
+    DeleteUnreadyPod,
+    /// Remove every budget but one.
+    OneBudget,
+    /// Ask the webhook's owner, or change the webhook.
+    AskWebhookOwner,
+    /// Remove the finalizers once whatever they wait for is done.
+    RemoveFinalizers,
+    /// Wait: the time is known.
+    Wait { seconds: i64 },
+    /// Make room where the scheduler can place the replacement.
+    MakeRoom,
+    /// Stop the drain, or let its timeout end it.
+    CancelOrTimeout,
+}
+
+/// Whether the owner asked that this pod not be disrupted, and by which annotation.
+pub fn owner_asked(annotations: &BTreeMap<String, String>) -> Option<&'static str> {
+    DO_NOT_DISRUPT.iter().find(|(key, value)| annotations.get(*key).map(String::as_str) == Some(value)).map(|(k, _)| *k)
+}
+
+/// Every reason `pod` stays at `now`, the most decisive first; empty when none of the known classes applies.
+pub fn explain(pod: &WaitingPod, now: Timestamp) -> Vec<Blocker> {
+    let mut out = Vec::new();
+    if let Some(since) = pod.deleting_since {
+        let grace = SignedDuration::from_secs(pod.grace_seconds.unwrap_or(0).max(0));
+        let left = since.checked_add(grace).ok().map(|end| end.duration_since(now).as_secs());
+        match left {
+            Some(left) if left > 0 => out.push(Blocker::ShuttingDown { left_seconds: left }),
+            _ if !pod.finalizers.is_empty() => out.push(Blocker::Finalizers { finalizers: pod.finalizers.clone() }),
+            _ => {}
+        }
+        return out;
+    }
+    if pod.namespace_terminating || pod.last_answer == Some(LastAnswer::NamespaceTerminating) {
+        out.push(Blocker::NamespaceTerminating { namespace: pod.namespace.clone() });
+    }
+    if let Some(LastAnswer::Webhook { webhook, message }) = &pod.last_answer {
+        out.push(Blocker::WebhookDenied { webhook: webhook.clone(), message: message.clone() });
+    }
+    if pod.budgets.len() > 1 || pod.last_answer == Some(LastAnswer::TwoBudgets) {
+        let budgets = pod.budgets.iter().map(|b| b.status.name.clone()).collect();
+        out.push(Blocker::TwoBudgets { budgets });
+    } else if let Some(budget) = pod.budgets.first() {
+        out.extend(budget_blocker(pod, budget));
+    }
+    if out.iter().any(|b| matches!(b, Blocker::BudgetAtZero { .. } | Blocker::HeldWhileUnhealthy { .. })) {
+        out.extend(pod.pending.iter().map(|p| Blocker::ReplacementPending {
+            pod: p.name.clone(),
+            reason: p.reason.clone(),
+            message: p.message.clone(),
+        }));
+    }
+    if let Some(annotation) = owner_asked(&pod.annotations) {
+        out.push(Blocker::OwnerAsked { annotation: annotation.to_string() });
+    }
+    out
+}
+
+/// What one budget does to this pod, by the API server's rule.
+fn budget_blocker(pod: &WaitingPod, budget: &Budget) -> Option<Blocker> {
+    let s = &budget.status;
+    let name = s.name.clone();
+    if !pod.ready {
+        // A pod that is not Ready is judged by the policy, not by the allowance.
+        let held = budget.policy == UnhealthyPolicy::IfHealthyBudget && s.current_healthy < s.desired_healthy;
+        return held.then_some(Blocker::HeldWhileUnhealthy {
+            budget: name,
+            healthy: s.current_healthy,
+            desired: s.desired_healthy,
+        });
+    }
+    if s.disruptions_allowed > 0 {
+        return None;
+    }
+    if s.never_allows() {
+        return Some(Blocker::BudgetNever { budget: name, expected: s.expected_pods, desired: s.desired_healthy });
+    }
+    // One more healthy pod than desired allows one disruption.
+    let to_become_ready = s.desired_healthy.saturating_sub(s.current_healthy).saturating_add(1).max(1);
+    Some(Blocker::BudgetAtZero { budget: name, healthy: s.current_healthy, desired: s.desired_healthy, to_become_ready })
+}
+
+impl Blocker {
+    /// What would unblock, the cheapest first. `deployment` says whether the pod's workload is a Deployment, for
+    /// which moving it first is offered.
+    pub fn fixes(&self, deployment: bool) -> Vec<Fix> {
+        match self {
+            Blocker::BudgetAtZero { budget, to_become_ready, .. } => {
+                let mut fixes = vec![Fix::ScaleUp { by: *to_become_ready }];
+                if deployment {
+                    fixes.push(Fix::MoveFirst);
+                }
+                fixes.extend([Fix::RelaxBudget { budget: budget.clone() }, Fix::CancelOrTimeout]);
+                fixes
+            }
+            Blocker::BudgetNever { budget, .. } => {
+                let mut fixes = vec![Fix::ScaleUp { by: 1 }];
+                if deployment {
+                    fixes.push(Fix::MoveFirst);
+                }
+                fixes.extend([Fix::RelaxBudget { budget: budget.clone() }, Fix::CancelOrTimeout]);
+                fixes
+            }
+            Blocker::HeldWhileUnhealthy { budget, .. } => {
+                vec![Fix::DeleteUnreadyPod, Fix::AlwaysAllow { budget: budget.clone() }, Fix::CancelOrTimeout]
+            }
+            Blocker::TwoBudgets { .. } => vec![Fix::OneBudget, Fix::CancelOrTimeout],
+            Blocker::WebhookDenied { .. } => vec![Fix::AskWebhookOwner, Fix::CancelOrTimeout],
+            Blocker::Finalizers { .. } => vec![Fix::RemoveFinalizers, Fix::CancelOrTimeout],
+            Blocker::ShuttingDown { left_seconds } => vec![Fix::Wait { seconds: *left_seconds }],
+            Blocker::ReplacementPending { .. } => vec![Fix::MakeRoom, Fix::CancelOrTimeout],
+            Blocker::NamespaceTerminating { .. } | Blocker::OwnerAsked { .. } => vec![Fix::CancelOrTimeout],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ts(s: &str) -> Timestamp {
+        s.parse().unwrap()
+    }
+
+    const NOW: &str = "2026-12-03T10:00:00Z";
+
+    fn budget(name: &str, allowed: i32, healthy: i32, desired: i32, expected: i32) -> Budget {
+        Budget {
+            status: PdbStatus {
+                name: name.into(),
+                disruptions_allowed: allowed,
+                current_healthy: healthy,
+                desired_healthy: desired,
+                expected_pods: expected,
+            },
+            policy: UnhealthyPolicy::IfHealthyBudget,
+        }
+    }
+
+    fn pod(budgets: Vec<Budget>) -> WaitingPod {
+        WaitingPod { namespace: "shop".into(), name: "web-1".into(), ready: true, budgets, ..Default::default() }
+    }
+
+    #[test]
+    fn a_budget_at_zero_with_every_pod_healthy_needs_one_more_ready_elsewhere() {
+        let p = pod(vec![budget("web-pdb", 0, 3, 3, 4)]);
+        let blockers = explain(&p, ts(NOW));
+        assert_eq!(
+            blockers,
+            [Blocker::BudgetAtZero { budget: "web-pdb".into(), healthy: 3, desired: 3, to_become_ready: 1 }]
+        );
+        assert_eq!(
+            blockers[0].fixes(true),
+            [Fix::ScaleUp { by: 1 }, Fix::MoveFirst, Fix::RelaxBudget { budget: "web-pdb".into() }, Fix::CancelOrTimeout]
+        );
+        assert!(!blockers[0].fixes(false).contains(&Fix::MoveFirst), "moving first is for Deployments");
+        // Two short: two must become Ready before one may go.
+        let short = pod(vec![budget("web-pdb", 0, 2, 3, 4)]);
+        assert!(matches!(explain(&short, ts(NOW))[0], Blocker::BudgetAtZero { to_become_ready: 2, .. }));
+    }
+
+    #[test]
+    fn a_budget_that_needs_every_pod_never_allows() {
+        let p = pod(vec![budget("db-pdb", 0, 3, 3, 3)]);
+        assert_eq!(explain(&p, ts(NOW)), [Blocker::BudgetNever { budget: "db-pdb".into(), expected: 3, desired: 3 }]);
+    }
+
+    #[test]
+    fn a_budget_that_allows_a_disruption_blocks_nothing() {
+        assert_eq!(explain(&pod(vec![budget("web-pdb", 1, 4, 3, 4)]), ts(NOW)), []);
+        assert_eq!(explain(&pod(Vec::new()), ts(NOW)), []);
+    }
+
+    #[test]
+    fn a_not_ready_pod_is_held_only_by_an_unhealthy_budget_under_if_healthy_budget() {
+        let mut p = pod(vec![budget("web-pdb", 0, 2, 3, 3)]);
+        p.ready = false;
+        let blockers = explain(&p, ts(NOW));
+        assert_eq!(blockers, [Blocker::HeldWhileUnhealthy { budget: "web-pdb".into(), healthy: 2, desired: 3 }]);
+        assert_eq!(
+            blockers[0].fixes(true),
+            [Fix::DeleteUnreadyPod, Fix::AlwaysAllow { budget: "web-pdb".into() }, Fix::CancelOrTimeout]
+        );
+        // AlwaysAllow lets it go, however unhealthy the budget.
+        p.budgets[0].policy = UnhealthyPolicy::AlwaysAllow;
+        assert_eq!(explain(&p, ts(NOW)), []);
+        // A healthy budget lets a not-Ready pod go even at zero allowed disruptions.
+        let mut p = pod(vec![budget("web-pdb", 0, 3, 3, 4)]);
+        p.ready = false;
+        assert_eq!(explain(&p, ts(NOW)), []);
+        assert_eq!(UnhealthyPolicy::parse(Some("AlwaysAllow")), UnhealthyPolicy::AlwaysAllow);
+        assert_eq!(UnhealthyPolicy::parse(None), UnhealthyPolicy::IfHealthyBudget);
+        assert_eq!(UnhealthyPolicy::parse(Some("Sometimes")), UnhealthyPolicy::IfHealthyBudget);
+    }
+
+    #[test]
+    fn two_budgets_over_one_pod_are_both_named() {
+        let p = pod(vec![budget("a", 1, 3, 2, 3), budget("b", 1, 3, 2, 3)]);
+        assert_eq!(explain(&p, ts(NOW)), [Blocker::TwoBudgets { budgets: vec!["a".into(), "b".into()] }]);
+        let mut told = pod(vec![budget("a", 1, 3, 2, 3)]);
+        told.last_answer = Some(LastAnswer::TwoBudgets);
+        assert!(matches!(&explain(&told, ts(NOW))[0], Blocker::TwoBudgets { .. }), "the API server's 500 says so");
+    }
+
+    #[test]
+    fn a_webhook_and_a_terminating_namespace_are_named() {
+        let mut p = pod(Vec::new());
+        p.last_answer = Some(LastAnswer::Webhook {
+            webhook: Some("deny-evictions".into()),
+            message: "admission webhook \"deny.example.com\" denied the request: frozen".into(),
+        });
+        assert!(matches!(&explain(&p, ts(NOW))[0], Blocker::WebhookDenied { webhook: Some(w), .. } if w == "deny-evictions"));
+        let mut p = pod(Vec::new());
+        p.namespace_terminating = true;
+        assert_eq!(explain(&p, ts(NOW)), [Blocker::NamespaceTerminating { namespace: "shop".into() }]);
+    }
+
+    #[test]
+    fn a_deleting_pod_shuts_down_within_its_grace_then_finalizers_hold_it() {
+        let mut p = pod(vec![budget("web-pdb", 0, 3, 3, 4)]);
+        p.deleting_since = Some(ts("2026-12-03T09:59:30Z"));
+        p.grace_seconds = Some(120);
+        p.finalizers = vec!["example.com/flush".into()];
+        assert_eq!(explain(&p, ts(NOW)), [Blocker::ShuttingDown { left_seconds: 90 }], "budgets no longer matter");
+        assert_eq!(explain(&p, ts(NOW))[0].fixes(false), [Fix::Wait { seconds: 90 }]);
+        p.grace_seconds = Some(10);
+        assert_eq!(explain(&p, ts(NOW)), [Blocker::Finalizers { finalizers: vec!["example.com/flush".into()] }]);
+        p.finalizers.clear();
+        assert_eq!(explain(&p, ts(NOW)), [], "past its grace with nothing holding it: the kubelet has not confirmed");
+    }
+
+    #[test]
+    fn a_pending_replacement_explains_a_budget_that_cannot_recover() {
+        let mut p = pod(vec![budget("web-pdb", 0, 3, 3, 4)]);
+        p.pending = vec![PendingPod {
+            name: "web-9".into(),
+            reason: "Unschedulable".into(),
+            message: "0/5 nodes are available: 5 Insufficient cpu.".into(),
+        }];
+        let blockers = explain(&p, ts(NOW));
+        assert_eq!(blockers.len(), 2);
+        assert!(matches!(&blockers[1], Blocker::ReplacementPending { pod, .. } if pod == "web-9"));
+        // Without a budget in the way, a Pending pod of the workload is not this pod's blocker.
+        let mut free = pod(Vec::new());
+        free.pending = p.pending.clone();
+        assert_eq!(explain(&free, ts(NOW)), []);
+    }
+
+    #[test]
+    fn the_owners_request_is_read_from_either_annotation() {
+        let with = |k: &str, v: &str| BTreeMap::from([(k.to_string(), v.to_string())]);
+        assert_eq!(owner_asked(&with("karpenter.sh/do-not-disrupt", "true")), Some("karpenter.sh/do-not-disrupt"));
+        assert_eq!(
+            owner_asked(&with("cluster-autoscaler.kubernetes.io/safe-to-evict", "false")),
+            Some("cluster-autoscaler.kubernetes.io/safe-to-evict")
+        );
+        assert_eq!(owner_asked(&with("karpenter.sh/do-not-disrupt", "false")), None);
+        assert_eq!(owner_asked(&BTreeMap::new()), None);
+        let mut p = pod(Vec::new());
+        p.annotations = with("karpenter.sh/do-not-disrupt", "true");
+        assert_eq!(explain(&p, ts(NOW)), [Blocker::OwnerAsked { annotation: "karpenter.sh/do-not-disrupt".into() }]);
+    }
+}
