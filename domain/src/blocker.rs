@@ -208,7 +208,12 @@ fn budget_blocker(pod: &WaitingPod, budget: &Budget) -> Option<Blocker> {
     }
     // One more healthy pod than desired allows one disruption.
     let to_become_ready = s.desired_healthy.saturating_sub(s.current_healthy).saturating_add(1).max(1);
-    Some(Blocker::BudgetAtZero { budget: name, healthy: s.current_healthy, desired: s.desired_healthy, to_become_ready })
+    Some(Blocker::BudgetAtZero {
+        budget: name,
+        healthy: s.current_healthy,
+        desired: s.desired_healthy,
+        to_become_ready,
+    })
 }
 
 impl Blocker {
@@ -282,7 +287,12 @@ mod tests {
         );
         assert_eq!(
             blockers[0].fixes(true),
-            [Fix::ScaleUp { by: 1 }, Fix::MoveFirst, Fix::RelaxBudget { budget: "web-pdb".into() }, Fix::CancelOrTimeout]
+            [
+                Fix::ScaleUp { by: 1 },
+                Fix::MoveFirst,
+                Fix::RelaxBudget { budget: "web-pdb".into() },
+                Fix::CancelOrTimeout
+            ]
         );
         assert!(!blockers[0].fixes(false).contains(&Fix::MoveFirst), "moving first is for Deployments");
         // Two short: two must become Ready before one may go.
@@ -340,7 +350,9 @@ mod tests {
             webhook: Some("deny-evictions".into()),
             message: "admission webhook \"deny.example.com\" denied the request: frozen".into(),
         });
-        assert!(matches!(&explain(&p, ts(NOW))[0], Blocker::WebhookDenied { webhook: Some(w), .. } if w == "deny-evictions"));
+        assert!(
+            matches!(&explain(&p, ts(NOW))[0], Blocker::WebhookDenied { webhook: Some(w), .. } if w == "deny-evictions")
+        );
         let mut p = pod(Vec::new());
         p.namespace_terminating = true;
         assert_eq!(explain(&p, ts(NOW)), [Blocker::NamespaceTerminating { namespace: "shop".into() }]);
