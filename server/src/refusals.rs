@@ -109,6 +109,16 @@ async fn without_a_session_team_mode_answers_401() {
 }
 
 #[tokio::test]
+async fn two_session_cookies_are_bad_input_that_says_what_to_do() {
+    let router = team();
+    let (a, b) = ("a".repeat(64), "b".repeat(64));
+    let twice = post("/api/board").header(header::COOKIE, format!("drainboard_session={a}; drainboard_session={b}"));
+    let (status, error) = refusal(&router, twice.body(Body::from("{}")).expect("a request")).await;
+    assert_eq!(status, 400);
+    assert!(matches!(&error, AppError::Invalid(why) if why.contains("clear this site's cookies")), "{error:?}");
+}
+
+#[tokio::test]
 async fn a_wall_screen_is_refused_with_403_beyond_the_wall() {
     let router = team();
     let wrong = get(&format!("/wall?wall-token={}", "f".repeat(48))).body(Body::empty()).expect("a request");
