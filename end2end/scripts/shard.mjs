@@ -17,7 +17,7 @@ const SECONDS = {
   'plans.test.mjs': 159, 'faults-more.test.mjs': 130, 'real-faults.test.mjs': 128, 'drain-ui.test.mjs': 94,
   'plans-team.test.mjs': 94, 'replicas.test.mjs': 85, 'fleet.test.mjs': 78, 'taint-timing.test.mjs': 77,
   'expiry.test.mjs': 65, 'a11y.test.mjs': 59, 'cards.test.mjs': 46, 'team.test.mjs': 43, 'rollout.test.mjs': 42,
-  'i18n-ja.test.mjs': 30, 'wall.test.mjs': 22, 'deploy.test.mjs': 20, 'faults.test.mjs': 18, 'eta.test.mjs': 17,
+  'i18n-ja.test.mjs': 45, 'wall.test.mjs': 22, 'deploy.test.mjs': 20, 'faults.test.mjs': 18, 'eta.test.mjs': 17,
   'i18n.test.mjs': 15, 'limits.test.mjs': 13, 'split.test.mjs': 12, 'permissions.test.mjs': 12,
   'api-lost.test.mjs': 12, 'probes.test.mjs': 11, 'faults-pace.test.mjs': 11, 'local-lock.test.mjs': 11,
   'timeline.test.mjs': 10, 'capacity.test.mjs': 9, 'contexts.test.mjs': 9, 'faults-retry.test.mjs': 9,

@@ -237,3 +237,43 @@ test('a drain that times out says why in Japanese, with no English word', { time
   assert.deepEqual(errors, [], 'no script error, no hydration mismatch');
   await context.close();
 });
+
+// A drain that fails, in Japanese: a pod under two budgets is one the API server never evicts (it answers 500).
+// The panel words the failure from the catalogue, and the only English left is the API server's own message.
+test('a failed drain says why in Japanese, and only the API server\'s message stays as it came', { timeout: 180_000 }, async () => {
+  const s = await scenario('ja-failed');
+  cleanups.push(() => s.cleanup());
+  s.deployment('web', 1);
+  s.pdb('web-pdb-a', 'web', 0);
+  s.pdb('web-pdb-b', 'web', 0);
+  await s.running(1);
+
+  const { context, page, errors } = await japaneseBrowser();
+  await page.goto(ctx.server.url + '/');
+  await boardReady(page);
+  await page.fill('[data-testid="node-filter"]', s.node);
+  const card = page.locator(`[data-testid="node-row"][data-node="${s.node}"]`);
+  await card.locator('[data-testid="action-drain"]:not([disabled])').click();
+  const dialog = page.locator('[data-testid="drain-dialog"]');
+  await dialog.locator('[data-testid="group-evict"] [data-testid="preview-pod"]').first().waitFor({ timeout: 15_000 });
+  await dialog.locator('[data-testid="confirm-drain"]').click();
+
+  const panel = page.locator('[data-testid="progress-panel"]');
+  await panel.locator('[data-testid="progress-state"][data-state^="Failed"]').waitFor({ timeout: 60_000 });
+  const apiMessage = 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.';
+  const row = await text(panel.locator('[data-testid="progress-pod"][data-state="failed"] td.pod-state'));
+  assert.ok(row.startsWith('失敗: ') && row.includes(apiMessage), row);
+  const names = [s.node, s.ns, ...s.podsOnNode().map((p) => p.split('/').pop()), 'web-pdb-a', 'web-pdb-b'];
+  const english = (shown) => {
+    let rest = shown.split(apiMessage).join('');
+    for (const name of names) rest = rest.split(name).join('');
+    return rest.replace(/\b(Pod|PDB|cordon|uncordon|eviction)/g, '').replace(/[^A-Za-z]+/g, ' ').trim();
+  };
+  const state = await text(panel.locator('[data-testid="progress-state"]'));
+  assert.equal(english(state), '', `the drain's state: ${state}`);
+  const rows = await panel.locator('[data-testid="progress-pod"]').evaluateAll((els) => els.map((e) => e.textContent));
+  assert.deepEqual(rows.map(english), [''], JSON.stringify(rows));
+  await page.screenshot({ path: join(artifactsDir, 'i18n-ja-progress-failed.png') });
+  assert.deepEqual(errors, [], 'no script error, no hydration mismatch');
+  await context.close();
+});
