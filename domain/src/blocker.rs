@@ -13,38 +13,24 @@ use std::collections::BTreeMap;
 use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
 
-use crate::budget::PdbStatus;
+use crate::budget::{PdbInfo, PdbStatus, UnhealthyPolicy};
 
 /// The annotations by which a workload's owner asks that its pods not be disrupted. kubectl ignores both; the
 /// preview warns of them, and a drain may be asked to respect them.
 pub const DO_NOT_DISRUPT: [(&str, &str); 2] =
     [("karpenter.sh/do-not-disrupt", "true"), ("cluster-autoscaler.kubernetes.io/safe-to-evict", "false")];
 
-/// A budget's `spec.unhealthyPodEvictionPolicy`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum UnhealthyPolicy {
-    /// The default: a pod that is not Ready goes only while the budget is healthy.
-    #[default]
-    IfHealthyBudget,
-    /// A pod that is not Ready may always go (GA in Kubernetes 1.31).
-    AlwaysAllow,
-}
-
-impl UnhealthyPolicy {
-    /// Reads the field as the API writes it; absent or unknown is the API's default.
-    pub fn parse(value: Option<&str>) -> Self {
-        match value {
-            Some("AlwaysAllow") => Self::AlwaysAllow,
-            _ => Self::IfHealthyBudget,
-        }
-    }
-}
-
 /// A budget that covers the pod, with its policy.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Budget {
     pub status: PdbStatus,
     pub policy: UnhealthyPolicy,
+}
+
+impl From<&PdbInfo> for Budget {
+    fn from(info: &PdbInfo) -> Self {
+        Budget { status: info.status.clone(), policy: info.policy }
+    }
 }
 
 /// What the API server last answered to this pod's eviction, as far as the classes need it.
@@ -122,8 +108,6 @@ pub enum Blocker {
 pub enum Fix {
     /// Scale the workload up by `by`, so that a pod may go while the budget holds.
     ScaleUp { by: i32 },
-    /// Move the pod first: surge its Deployment, then evict (a Deployment's pods only).
-    MoveFirst,
     /// Relax the budget's `minAvailable` or `maxUnavailable`.
     RelaxBudget { budget: String },
     /// Set the budget's `unhealthyPodEvictionPolicy` to `AlwaysAllow`.
@@ -217,25 +201,16 @@ fn budget_blocker(pod: &WaitingPod, budget: &Budget) -> Option<Blocker> {
 }
 
 impl Blocker {
-    /// What would unblock, the cheapest first. `deployment` says whether the pod's workload is a Deployment, for
-    /// which moving it first is offered.
-    pub fn fixes(&self, deployment: bool) -> Vec<Fix> {
+    /// What would unblock, the cheapest first.
+    pub fn fixes(&self) -> Vec<Fix> {
         match self {
-            Blocker::BudgetAtZero { budget, to_become_ready, .. } => {
-                let mut fixes = vec![Fix::ScaleUp { by: *to_become_ready }];
-                if deployment {
-                    fixes.push(Fix::MoveFirst);
-                }
-                fixes.extend([Fix::RelaxBudget { budget: budget.clone() }, Fix::CancelOrTimeout]);
-                fixes
-            }
+            Blocker::BudgetAtZero { budget, to_become_ready, .. } => vec![
+                Fix::ScaleUp { by: *to_become_ready },
+                Fix::RelaxBudget { budget: budget.clone() },
+                Fix::CancelOrTimeout,
+            ],
             Blocker::BudgetNever { budget, .. } => {
-                let mut fixes = vec![Fix::ScaleUp { by: 1 }];
-                if deployment {
-                    fixes.push(Fix::MoveFirst);
-                }
-                fixes.extend([Fix::RelaxBudget { budget: budget.clone() }, Fix::CancelOrTimeout]);
-                fixes
+                vec![Fix::ScaleUp { by: 1 }, Fix::RelaxBudget { budget: budget.clone() }, Fix::CancelOrTimeout]
             }
             Blocker::HeldWhileUnhealthy { budget, .. } => {
                 vec![Fix::DeleteUnreadyPod, Fix::AlwaysAllow { budget: budget.clone() }, Fix::CancelOrTimeout]
@@ -248,6 +223,34 @@ impl Blocker {
             Blocker::NamespaceTerminating { .. } | Blocker::OwnerAsked { .. } => vec![Fix::CancelOrTimeout],
         }
     }
+
+    /// The class's stable name, in kebab case: what pages and their tests match a blocker by.
+    pub fn key(&self) -> &'static str {
+        match self {
+            Blocker::BudgetAtZero { .. } => "budget-at-zero",
+            Blocker::BudgetNever { .. } => "budget-never",
+            Blocker::HeldWhileUnhealthy { .. } => "held-while-unhealthy",
+            Blocker::TwoBudgets { .. } => "two-budgets",
+            Blocker::WebhookDenied { .. } => "webhook-denied",
+            Blocker::Finalizers { .. } => "finalizers",
+            Blocker::ShuttingDown { .. } => "shutting-down",
+            Blocker::ReplacementPending { .. } => "replacement-pending",
+            Blocker::NamespaceTerminating { .. } => "namespace-terminating",
+            Blocker::OwnerAsked { .. } => "owner-asked",
+        }
+    }
+}
+
+/// Why a Ready or not-Ready pod whose eviction a budget refused stays: `budgets`, every budget that covers it.
+/// What the drain knows when the API server answers 429.
+pub fn budget_refused(ready: bool, budgets: &[&PdbInfo], now: Timestamp) -> Vec<Blocker> {
+    let pod = WaitingPod {
+        ready,
+        budgets: budgets.iter().map(|b| Budget::from(*b)).collect(),
+        last_answer: Some(LastAnswer::Budget),
+        ..Default::default()
+    };
+    explain(&pod, now)
 }
 
 #[cfg(test)]
@@ -286,7 +289,7 @@ mod tests {
             [Blocker::BudgetAtZero { budget: "web-pdb".into(), healthy: 3, desired: 3, to_become_ready: 1 }]
         );
         assert_eq!(
-            blockers[0].fixes(true),
+            blockers[0].fixes(),
             [
                 Fix::ScaleUp { by: 1 },
                 Fix::MoveFirst,
@@ -319,7 +322,7 @@ mod tests {
         let blockers = explain(&p, ts(NOW));
         assert_eq!(blockers, [Blocker::HeldWhileUnhealthy { budget: "web-pdb".into(), healthy: 2, desired: 3 }]);
         assert_eq!(
-            blockers[0].fixes(true),
+            blockers[0].fixes(),
             [Fix::DeleteUnreadyPod, Fix::AlwaysAllow { budget: "web-pdb".into() }, Fix::CancelOrTimeout]
         );
         // AlwaysAllow lets it go, however unhealthy the budget.
@@ -365,7 +368,7 @@ mod tests {
         p.grace_seconds = Some(120);
         p.finalizers = vec!["example.com/flush".into()];
         assert_eq!(explain(&p, ts(NOW)), [Blocker::ShuttingDown { left_seconds: 90 }], "budgets no longer matter");
-        assert_eq!(explain(&p, ts(NOW))[0].fixes(false), [Fix::Wait { seconds: 90 }]);
+        assert_eq!(explain(&p, ts(NOW))[0].fixes(), [Fix::Wait { seconds: 90 }]);
         p.grace_seconds = Some(10);
         assert_eq!(explain(&p, ts(NOW)), [Blocker::Finalizers { finalizers: vec!["example.com/flush".into()] }]);
         p.finalizers.clear();

@@ -36,6 +36,28 @@ pub struct PdbInfo {
     pub namespace: String,
     pub selector: LabelSelector,
     pub status: PdbStatus,
+    #[serde(default)]
+    pub policy: UnhealthyPolicy,
+}
+
+/// A budget's `spec.unhealthyPodEvictionPolicy`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum UnhealthyPolicy {
+    /// The default: a pod that is not Ready goes only while the budget is healthy.
+    #[default]
+    IfHealthyBudget,
+    /// A pod that is not Ready may always go (GA in Kubernetes 1.31).
+    AlwaysAllow,
+}
+
+impl UnhealthyPolicy {
+    /// Reads the field as the API writes it; absent or unknown is the API's default.
+    pub fn parse(value: Option<&str>) -> Self {
+        match value {
+            Some("AlwaysAllow") => Self::AlwaysAllow,
+            _ => Self::IfHealthyBudget,
+        }
+    }
 }
 
 #[cfg(feature = "k8s")]
@@ -54,6 +76,7 @@ impl PdbInfo {
                 desired_healthy: status.and_then(|s| s.desired_healthy).unwrap_or(0),
                 expected_pods: status.and_then(|s| s.expected_pods).unwrap_or(0),
             },
+            policy: UnhealthyPolicy::parse(pdb.spec.as_ref()?.unhealthy_pod_eviction_policy.as_deref()),
         })
     }
 }
@@ -66,6 +89,11 @@ pub fn covering_pdb<'a>(
     labels: &BTreeMap<String, String>,
 ) -> Option<&'a PdbInfo> {
     pdbs.iter().find(|b| b.namespace == namespace && b.selector.matches(labels))
+}
+
+/// Every budget in `pdbs` that covers a pod: the eviction API refuses a pod that more than one covers.
+pub fn covering_all<'a>(pdbs: &'a [PdbInfo], namespace: &str, labels: &BTreeMap<String, String>) -> Vec<&'a PdbInfo> {
+    pdbs.iter().filter(|b| b.namespace == namespace && b.selector.matches(labels)).collect()
 }
 
 #[cfg(test)]

@@ -238,6 +238,7 @@ mod tests {
                 desired_healthy: 3 - allowed,
                 expected_pods: 3,
             },
+            policy: Default::default(),
         }
     }
 

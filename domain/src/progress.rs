@@ -19,6 +19,9 @@ pub enum PodState {
         pdb: Option<PdbStatus>,
         message: String,
         retry_at: Timestamp,
+        /// Why it stays and what would let it go (`domain::blocker`); empty in records of older builds.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        blockers: Vec<crate::blocker::Blocker>,
     },
     /// Eviction accepted; the pod is shutting down until `deletion_deadline` (its deletion timestamp).
     Terminating {
@@ -403,7 +406,12 @@ mod tests {
                 pod("a", PodState::Gone),
                 pod(
                     "b",
-                    PodState::Blocked { pdb: Some(pdb.clone()), message: "no".into(), retry_at: Timestamp::UNIX_EPOCH },
+                    PodState::Blocked {
+                        pdb: Some(pdb.clone()),
+                        message: "no".into(),
+                        retry_at: Timestamp::UNIX_EPOCH,
+                        blockers: Vec::new(),
+                    },
                 ),
                 pod("c", PodState::Terminating { deletion_deadline: None }),
             ],
@@ -500,7 +508,7 @@ mod tests {
         let keys = [
             PodState::Pending,
             PodState::Evicting,
-            PodState::Blocked { pdb: None, message: "no".into(), retry_at: at },
+            PodState::Blocked { pdb: None, message: "no".into(), retry_at: at, blockers: Vec::new() },
             PodState::Terminating { deletion_deadline: Some(at) },
             PodState::Gone,
             PodState::DryRunAccepted,

@@ -160,6 +160,7 @@ mod tests {
                 desired_healthy: 1,
                 expected_pods: 2,
             },
+            policy: Default::default(),
         }
     }
 

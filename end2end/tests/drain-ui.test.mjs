@@ -190,6 +190,12 @@ test('a PDB block is explained, and the drain completes once the Deployment is s
   assert.match(await blocked.textContent(), /waiting for ever: PDB web-pdb needs all 2 of its pods healthy, so it never allows an eviction\. Scale the workload up, relax the budget, set a timeout, or cancel the drain/);
   const budget = JSON.parse(kubectl('get', 'pdb', 'web-pdb', '-n', s.ns, '-o', 'json')).status;
   assert.deepEqual([budget.expectedPods, budget.desiredHealthy], [2, 2], 'what the API server says of the budget');
+  // The blocker named by its class, its object and its numbers, with the ways out.
+  const blocker = blocked.locator('[data-testid="blocker"]');
+  assert.equal(await blocker.getAttribute('data-class'), 'budget-never');
+  assert.match(await blocker.textContent(), /^PDB web-pdb never allows an eviction: it needs 2 of its 2 pods healthy, every one/);
+  assert.equal(await blocker.locator('[data-testid="blocker-fixes"]').textContent(),
+    'To go on: scale its workload up by 1; relax PDB web-pdb (minAvailable or maxUnavailable); cancel the drain, or give it a timeout');
   await page.screenshot({ path: join(artifactsDir, 'progress-panel-blocked.png') });
   // Everyone's card says why the drain waits.
   assert.match(await c.locator('[data-testid="card-drain-blocked"]').textContent(), /PDB web-pdb needs all 2 of its pods healthy/);

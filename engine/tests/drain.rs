@@ -286,12 +286,18 @@ async fn a_pdb_blocks_by_name_until_the_deployment_grows() {
         .await
         .unwrap()
         .clone();
-    let PodState::Blocked { pdb: Some(pdb), message, .. } =
+    let PodState::Blocked { pdb: Some(pdb), message, blockers, .. } =
         blocked.pods.iter().map(|p| p.state.clone()).find(|st| matches!(st, PodState::Blocked { .. })).unwrap()
     else {
         unreachable!()
     };
     assert_eq!((pdb.disruptions_allowed, pdb.current_healthy, pdb.desired_healthy), (0, 2, 2));
+    // Why it stays, by the budget's own numbers: every pod it counts must stay healthy.
+    assert_eq!(
+        blockers,
+        [domain::blocker::Blocker::BudgetNever { budget: "web-pdb".into(), expected: pdb.expected_pods, desired: 2 }],
+        "{pdb:?}"
+    );
     assert!(message.contains("disruption budget"), "{message}");
     assert!(blocked.state.is_running());
 

@@ -16,7 +16,8 @@ use crate::{
     api::CancelDrain,
     components::Modal,
     i18n::{
-        age_text, drain_outcome_text, drain_state_text, elapsed_text, pod_left_text, pod_state_text, t_string, use_i18n,
+        age_text, blocker_text, drain_outcome_text, drain_state_text, elapsed_text, fixes_text, pod_left_text,
+        pod_state_text, t_string, use_i18n,
     },
     live::progress::follow_progress,
 };
@@ -233,11 +234,32 @@ fn PodRow(uid: String, progress: RwSignal<Option<DrainProgress>>, server_now: Si
         Some(drain) => pod_left_text(i18n, &drain),
         None => pod_state_text(i18n, &state.get()),
     };
+    // Why a blocked pod stays, and the ways out (`domain::blocker`), while the drain still waits on it.
+    let blockers = move || match (left.with(Option::is_some), state.get()) {
+        (false, PodState::Blocked { blockers, .. }) => blockers,
+        _ => Vec::new(),
+    };
     let shown = key.clone();
     view! {
         <tr data-testid="progress-pod" data-pod=key data-state=key_of>
             <td><code>{shown}</code></td>
-            <td class=move || format!("pod-state {}", key_of())>{text}</td>
+            <td class=move || format!("pod-state {}", key_of())>
+                {text}
+                {move || {
+                    let list = blockers();
+                    (!list.is_empty()).then(|| view! {
+                        <ul class="blockers" data-testid="blockers">
+                            {list.into_iter().map(|b| view! {
+                                <li data-testid="blocker" data-class=b.key()>
+                                    {blocker_text(i18n, &b)}
+                                    <br />
+                                    <span class="muted" data-testid="blocker-fixes">{fixes_text(i18n, &b)}</span>
+                                </li>
+                            }).collect_view()}
+                        </ul>
+                    })
+                }}
+            </td>
             <td class="muted">{took}</td>
         </tr>
     }

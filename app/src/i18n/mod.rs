@@ -2,10 +2,12 @@
 //! shows, in `catalogue/locales/`), [`t_string!`], the functions in `words` that put the domain's states into
 //! words, those in `time` for durations and dates, and the language a page is in (`language`).
 
+mod blockers;
 mod language;
 mod time;
 mod words;
 
+pub use blockers::*;
 pub use catalogue::{I18n, I18nContextProvider, Locale, use_i18n};
 pub use language::*;
 pub use leptos_i18n::t_string;

@@ -2,7 +2,7 @@
 //! ([`super::evict::classify`] says which answers do), or kubectl's `--disable-eviction` DELETEs one after another;
 //! then the wait until each is gone. A room of its own, beside the task's phases in [`super::task`].
 
-use domain::{PodSummary, failure::Failure, progress::PodState};
+use domain::{PodSummary, blocker::Blocker, failure::Failure, progress::PodState};
 use futures::future::join_all;
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::Pod;
@@ -60,11 +60,11 @@ impl Drain {
                 }
                 Answer::Blocked { message, wait, asked } => {
                     troubles = 0;
-                    let pdb = self.covering_pdb(&current).await;
+                    let (pdb, blockers) = self.budget_refused(&current).await;
                     if !asked {
                         budget = pdb.clone().map(|pdb| (current.namespace.clone(), pdb));
                     }
-                    self.set_pod(uid, PodState::Blocked { pdb, message, retry_at: Timestamp::now() + wait });
+                    self.set_pod(uid, PodState::Blocked { pdb, message, retry_at: Timestamp::now() + wait, blockers });
                     wait
                 }
                 Answer::Throttled { message, wait } => {
@@ -78,7 +78,8 @@ impl Drain {
                     }
                     troubles = 0;
                     let retry_at = Timestamp::now() + EVICT_RETRY_DELAY;
-                    self.set_pod(uid, PodState::Blocked { pdb: None, message, retry_at });
+                    let blockers = vec![Blocker::NamespaceTerminating { namespace: current.namespace.clone() }];
+                    self.set_pod(uid, PodState::Blocked { pdb: None, message, retry_at, blockers });
                     EVICT_RETRY_DELAY
                 }
                 Answer::RetryLater { answer, wait } => {

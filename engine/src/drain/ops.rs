@@ -2,7 +2,7 @@
 
 use domain::{
     PodSummary,
-    budget::{PdbInfo, PdbStatus, covering_pdb as covering},
+    budget::PdbInfo,
     drain::{DaemonSetLookup, DrainOptions, DrainPlan, DryRun},
     pod::ControllerRef,
     progress::{CORDON_ANNOTATION, CordonOutcome, CordonRecord},
@@ -206,12 +206,11 @@ pub async fn delete(client: &Client, namespace: &str, name: &str, options: &Drai
     pods.delete(name, &params).await.map(|_| ())
 }
 
-/// The PodDisruptionBudget that covers a pod, read fresh, to say what an eviction waits for.
-pub async fn covering_pdb(client: &Client, pod: &PodSummary) -> Result<Option<PdbStatus>, kube::Error> {
-    let pdbs: Api<PodDisruptionBudget> = Api::namespaced(client.clone(), &pod.namespace);
+/// The PodDisruptionBudgets of a namespace, read fresh, to say what an eviction waits for.
+pub async fn budgets_in(client: &Client, namespace: &str) -> Result<Vec<PdbInfo>, kube::Error> {
+    let pdbs: Api<PodDisruptionBudget> = Api::namespaced(client.clone(), namespace);
     let list = pdbs.list(&ListParams::default()).await?;
-    let budgets: Vec<PdbInfo> = list.items.iter().filter_map(PdbInfo::from_k8s).collect();
-    Ok(covering(&budgets, &pod.namespace, &pod.labels).map(|b| b.status.clone()))
+    Ok(list.items.iter().filter_map(PdbInfo::from_k8s).collect())
 }
 
 #[cfg(test)]

@@ -3,7 +3,13 @@
 
 use std::time::Duration;
 
-use domain::{PodSummary, budget::PdbStatus, failure::Failure, progress::PodState};
+use domain::{
+    PodSummary,
+    blocker::Blocker,
+    budget::{PdbInfo, PdbStatus},
+    failure::Failure,
+    progress::PodState,
+};
 use jiff::Timestamp;
 use tokio::time::Instant;
 
@@ -110,15 +116,22 @@ impl Drain {
         }
     }
 
-    /// The budget that covers `pod` now: from the cache when the drain has one, else listed from the API.
-    pub(super) async fn covering_pdb(&self, pod: &PodSummary) -> Option<PdbStatus> {
+    /// The budgets in `pod`'s namespace now: from the cache when the drain has one, else listed from the API
+    /// (none when the list fails: the explanation is then only the API server's message).
+    async fn budgets(&self, pod: &PodSummary) -> Vec<PdbInfo> {
         match &self.cache {
-            Some(cache) => {
-                let budgets = cache.pdbs_in(&std::iter::once(pod.namespace.clone()).collect());
-                domain::budget::covering_pdb(&budgets, &pod.namespace, &pod.labels).map(|b| b.status.clone())
-            }
-            None => ops::covering_pdb(&self.client, pod).await.ok().flatten(),
+            Some(cache) => cache.pdbs_in(&std::iter::once(pod.namespace.clone()).collect()),
+            None => ops::budgets_in(&self.client, &pod.namespace).await.unwrap_or_default(),
         }
+    }
+
+    /// After a budget refused `pod`'s eviction: the budget the API server consulted (the first that covers it),
+    /// and why the pod stays, by `domain::blocker`'s rules.
+    pub(super) async fn budget_refused(&self, pod: &PodSummary) -> (Option<PdbStatus>, Vec<Blocker>) {
+        let budgets = self.budgets(pod).await;
+        let covering = domain::budget::covering_all(&budgets, &pod.namespace, &pod.labels);
+        let first = covering.first().map(|b| b.status.clone());
+        (first, domain::blocker::budget_refused(pod.ready, &covering, jiff::Timestamp::now()))
     }
 }
 
