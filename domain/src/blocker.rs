@@ -290,14 +290,8 @@ mod tests {
         );
         assert_eq!(
             blockers[0].fixes(),
-            [
-                Fix::ScaleUp { by: 1 },
-                Fix::MoveFirst,
-                Fix::RelaxBudget { budget: "web-pdb".into() },
-                Fix::CancelOrTimeout
-            ]
+            [Fix::ScaleUp { by: 1 }, Fix::RelaxBudget { budget: "web-pdb".into() }, Fix::CancelOrTimeout]
         );
-        assert!(!blockers[0].fixes(false).contains(&Fix::MoveFirst), "moving first is for Deployments");
         // Two short: two must become Ready before one may go.
         let short = pod(vec![budget("web-pdb", 0, 2, 3, 4)]);
         assert!(matches!(explain(&short, ts(NOW))[0], Blocker::BudgetAtZero { to_become_ready: 2, .. }));

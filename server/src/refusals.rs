@@ -112,7 +112,8 @@ async fn without_a_session_team_mode_answers_401() {
 async fn two_session_cookies_are_bad_input_that_says_what_to_do() {
     let router = team();
     let (a, b) = ("a".repeat(64), "b".repeat(64));
-    let twice = post("/api/board").header(header::COOKIE, format!("drainboard_session={a}; drainboard_session={b}"));
+    let name = app::session::SESSION_COOKIE;
+    let twice = post("/api/board").header(header::COOKIE, format!("{name}={a}; {name}={b}"));
     let (status, error) = refusal(&router, twice.body(Body::from("{}")).expect("a request")).await;
     assert_eq!(status, 400);
     assert!(matches!(&error, AppError::Invalid(why) if why.contains("clear this site's cookies")), "{error:?}");
