@@ -109,6 +109,7 @@ mod tests {
             done: 0,
             blocked_by: None,
             blocked_in: None,
+            blocker: None,
             finished_at: None,
             elsewhere: None,
         }

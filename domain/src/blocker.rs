@@ -10,15 +10,10 @@
 
 use std::collections::BTreeMap;
 
-use jiff::{SignedDuration, Timestamp};
+use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::budget::{PdbInfo, PdbStatus, UnhealthyPolicy};
-
-/// The annotations by which a workload's owner asks that its pods not be disrupted. kubectl ignores both; the
-/// preview warns of them, and a drain may be asked to respect them.
-pub const DO_NOT_DISRUPT: [(&str, &str); 2] =
-    [("karpenter.sh/do-not-disrupt", "true"), ("cluster-autoscaler.kubernetes.io/safe-to-evict", "false")];
 
 /// A budget that covers the pod, with its policy.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,8 +35,9 @@ pub enum LastAnswer {
     Budget,
     /// 500: more than one budget covers the pod.
     TwoBudgets,
-    /// An admission webhook denied it; its configuration's name if the message gives it, and the message.
-    Webhook { webhook: Option<String>, message: String },
+    /// An admission webhook denied it: the webhook's name (from the answer), its configuration's name when the
+    /// person may read it, and the webhook's own message.
+    Webhook { webhook: String, configuration: Option<String>, message: String },
     /// 403 or 409 because the namespace is being deleted.
     NamespaceTerminating,
 }
@@ -62,10 +58,8 @@ pub struct WaitingPod {
     pub namespace: String,
     pub name: String,
     pub ready: bool,
-    /// When its deletion was asked (`metadata.deletionTimestamp` less its grace period), if it was.
-    pub deleting_since: Option<Timestamp>,
-    /// `metadata.deletionGracePeriodSeconds`, or the pod's own grace period.
-    pub grace_seconds: Option<i64>,
+    /// `metadata.deletionTimestamp`, once its deletion was asked: when its grace period ends.
+    pub deletion_deadline: Option<Timestamp>,
     pub finalizers: Vec<String>,
     pub annotations: BTreeMap<String, String>,
     /// Every budget that covers it.
@@ -89,8 +83,9 @@ pub enum Blocker {
     HeldWhileUnhealthy { budget: String, healthy: i32, desired: i32 },
     /// More than one budget covers the pod; the API server refuses every eviction of it.
     TwoBudgets { budgets: Vec<String> },
-    /// An admission webhook denies the eviction.
-    WebhookDenied { webhook: Option<String>, message: String },
+    /// An admission webhook denies the eviction: its name, its configuration's (when the person may read it), and
+    /// its own message.
+    WebhookDenied { webhook: String, configuration: Option<String>, message: String },
     /// The pod is past its grace period, held by finalizers.
     Finalizers { finalizers: Vec<String> },
     /// The pod is shutting down within its grace period (a `preStop` hook runs in it).
@@ -130,45 +125,93 @@ pub enum Fix {
 
 /// Whether the owner asked that this pod not be disrupted, and by which annotation.
 pub fn owner_asked(annotations: &BTreeMap<String, String>) -> Option<&'static str> {
-    DO_NOT_DISRUPT.iter().find(|(key, value)| annotations.get(*key).map(String::as_str) == Some(value)).map(|(k, _)| *k)
+    crate::pod::DoNotDisrupt::read(annotations).map(|asked| asked.annotation().0)
 }
 
 /// Every reason `pod` stays at `now`, the most decisive first; empty when none of the known classes applies.
 pub fn explain(pod: &WaitingPod, now: Timestamp) -> Vec<Blocker> {
     let mut out = Vec::new();
-    if let Some(since) = pod.deleting_since {
-        let grace = SignedDuration::from_secs(pod.grace_seconds.unwrap_or(0).max(0));
-        let left = since.checked_add(grace).ok().map(|end| end.duration_since(now).as_secs());
-        match left {
-            Some(left) if left > 0 => out.push(Blocker::ShuttingDown { left_seconds: left }),
-            _ if !pod.finalizers.is_empty() => out.push(Blocker::Finalizers { finalizers: pod.finalizers.clone() }),
-            _ => {}
-        }
-        return out;
+    if pod.deletion_deadline.is_some() {
+        return terminating(pod.deletion_deadline, &pod.finalizers, now);
     }
     if pod.namespace_terminating || pod.last_answer == Some(LastAnswer::NamespaceTerminating) {
         out.push(Blocker::NamespaceTerminating { namespace: pod.namespace.clone() });
     }
-    if let Some(LastAnswer::Webhook { webhook, message }) = &pod.last_answer {
-        out.push(Blocker::WebhookDenied { webhook: webhook.clone(), message: message.clone() });
+    if let Some(LastAnswer::Webhook { webhook, configuration, message }) = &pod.last_answer {
+        out.push(Blocker::WebhookDenied {
+            webhook: webhook.clone(),
+            configuration: configuration.clone(),
+            message: message.clone(),
+        });
     }
     if pod.budgets.len() > 1 || pod.last_answer == Some(LastAnswer::TwoBudgets) {
-        let budgets = pod.budgets.iter().map(|b| b.status.name.clone()).collect();
+        let budgets = pod.budgets.iter().take(MAX_NAMES).map(|b| b.status.name.clone()).collect();
         out.push(Blocker::TwoBudgets { budgets });
     } else if let Some(budget) = pod.budgets.first() {
         out.extend(budget_blocker(pod, budget));
     }
-    if out.iter().any(|b| matches!(b, Blocker::BudgetAtZero { .. } | Blocker::HeldWhileUnhealthy { .. })) {
-        out.extend(pod.pending.iter().map(|p| Blocker::ReplacementPending {
-            pod: p.name.clone(),
-            reason: p.reason.clone(),
-            message: p.message.clone(),
-        }));
+    if out.iter().any(Blocker::waits_for_replacement) {
+        out.extend(replacements(&pod.pending));
     }
     if let Some(annotation) = owner_asked(&pod.annotations) {
         out.push(Blocker::OwnerAsked { annotation: annotation.to_string() });
     }
     out
+}
+
+/// The blocker a budget's unplaceable pod makes (the first of `pending`: one names the scheduler's reason).
+pub fn replacements(pending: &[PendingPod]) -> Vec<Blocker> {
+    pending
+        .iter()
+        .take(1)
+        .map(|p| Blocker::ReplacementPending {
+            pod: p.name.clone(),
+            reason: bounded(&p.reason),
+            message: bounded(&p.message),
+        })
+        .collect()
+}
+
+/// Why a pod whose deletion was asked (its grace period ending at `deadline`) is still there at `now`: shutting
+/// down within its grace period (a `preStop` hook runs in it), or past it and held by `finalizers`. Nothing when
+/// it is past its grace with no finalizer: the kubelet has not confirmed, which kubectl's skip-wait limit covers.
+pub fn terminating(deadline: Option<Timestamp>, finalizers: &[String], now: Timestamp) -> Vec<Blocker> {
+    let Some(deadline) = deadline else { return Vec::new() };
+    let left = deadline.duration_since(now).as_secs();
+    if left > 0 {
+        vec![Blocker::ShuttingDown { left_seconds: left }]
+    } else if finalizers.is_empty() {
+        Vec::new()
+    } else {
+        let finalizers = finalizers.iter().take(MAX_NAMES).map(|f| bounded(f)).collect();
+        vec![Blocker::Finalizers { finalizers }]
+    }
+}
+
+/// The most characters of a message from the cluster (a webhook's, a scheduler's) a blocker carries: it travels
+/// to every watcher, and into the node's Lease.
+pub const MAX_MESSAGE_CHARS: usize = 512;
+
+/// The most names (finalizers, budgets) one blocker lists.
+pub const MAX_NAMES: usize = 16;
+
+/// `text` cut to [`MAX_MESSAGE_CHARS`], marked with an ellipsis where it was cut.
+pub fn bounded(text: &str) -> String {
+    match text.char_indices().nth(MAX_MESSAGE_CHARS) {
+        None => text.to_owned(),
+        Some((at, _)) => format!("{}…", &text[..at]),
+    }
+}
+
+/// The webhook's name and its own message in the API server's answer to a request an admission webhook denied
+/// (`admission webhook "NAME" denied the request: MESSAGE`, or `... without explanation`); `None` for any other
+/// answer.
+pub fn webhook_denial(message: &str) -> Option<(String, String)> {
+    let rest = message.strip_prefix("admission webhook \"")?;
+    let (name, rest) = rest.split_once('"')?;
+    let rest = rest.strip_prefix(" denied the request")?;
+    let own = rest.strip_prefix(": ").unwrap_or_else(|| rest.trim_start());
+    (!name.is_empty()).then(|| (bounded(name), bounded(own)))
 }
 
 /// What one budget does to this pod, by the API server's rule.
@@ -201,6 +244,12 @@ fn budget_blocker(pod: &WaitingPod, budget: &Budget) -> Option<Blocker> {
 }
 
 impl Blocker {
+    /// Whether this budget waits for pods to become Ready, which a replacement the scheduler cannot place never
+    /// will.
+    pub fn waits_for_replacement(&self) -> bool {
+        matches!(self, Blocker::BudgetAtZero { .. } | Blocker::HeldWhileUnhealthy { .. })
+    }
+
     /// What would unblock, the cheapest first.
     pub fn fixes(&self) -> Vec<Fix> {
         match self {
@@ -344,12 +393,14 @@ mod tests {
     fn a_webhook_and_a_terminating_namespace_are_named() {
         let mut p = pod(Vec::new());
         p.last_answer = Some(LastAnswer::Webhook {
-            webhook: Some("deny-evictions".into()),
-            message: "admission webhook \"deny.example.com\" denied the request: frozen".into(),
+            webhook: "deny.example.com".into(),
+            configuration: Some("deny-evictions".into()),
+            message: "frozen".into(),
         });
-        assert!(
-            matches!(&explain(&p, ts(NOW))[0], Blocker::WebhookDenied { webhook: Some(w), .. } if w == "deny-evictions")
-        );
+        assert!(matches!(
+            &explain(&p, ts(NOW))[0],
+            Blocker::WebhookDenied { configuration: Some(c), message, .. } if c == "deny-evictions" && message == "frozen"
+        ));
         let mut p = pod(Vec::new());
         p.namespace_terminating = true;
         assert_eq!(explain(&p, ts(NOW)), [Blocker::NamespaceTerminating { namespace: "shop".into() }]);
@@ -358,12 +409,11 @@ mod tests {
     #[test]
     fn a_deleting_pod_shuts_down_within_its_grace_then_finalizers_hold_it() {
         let mut p = pod(vec![budget("web-pdb", 0, 3, 3, 4)]);
-        p.deleting_since = Some(ts("2026-12-03T09:59:30Z"));
-        p.grace_seconds = Some(120);
+        p.deletion_deadline = Some(ts("2026-12-03T10:01:30Z"));
         p.finalizers = vec!["example.com/flush".into()];
         assert_eq!(explain(&p, ts(NOW)), [Blocker::ShuttingDown { left_seconds: 90 }], "budgets no longer matter");
         assert_eq!(explain(&p, ts(NOW))[0].fixes(), [Fix::Wait { seconds: 90 }]);
-        p.grace_seconds = Some(10);
+        p.deletion_deadline = Some(ts("2026-12-03T09:59:40Z"));
         assert_eq!(explain(&p, ts(NOW)), [Blocker::Finalizers { finalizers: vec!["example.com/flush".into()] }]);
         p.finalizers.clear();
         assert_eq!(explain(&p, ts(NOW)), [], "past its grace with nothing holding it: the kubelet has not confirmed");
@@ -384,6 +434,25 @@ mod tests {
         let mut free = pod(Vec::new());
         free.pending = p.pending.clone();
         assert_eq!(explain(&free, ts(NOW)), []);
+    }
+
+    #[test]
+    fn a_webhooks_denial_is_read_from_the_api_servers_words() {
+        assert_eq!(
+            webhook_denial("admission webhook \"deny.example.com\" denied the request: backups run until 03:00"),
+            Some(("deny.example.com".into(), "backups run until 03:00".into()))
+        );
+        assert_eq!(
+            webhook_denial("admission webhook \"deny.example.com\" denied the request without explanation"),
+            Some(("deny.example.com".into(), "without explanation".into()))
+        );
+        assert_eq!(webhook_denial("Cannot evict pod as it would violate the pod's disruption budget."), None);
+        assert_eq!(webhook_denial("admission webhook \"\" denied the request: x"), None);
+        assert_eq!(webhook_denial("admission webhook \"unterminated"), None);
+        let long = format!("admission webhook \"w\" denied the request: {}", "é".repeat(2000));
+        let (_, own) = webhook_denial(&long).expect("a denial");
+        assert_eq!(own.chars().count(), MAX_MESSAGE_CHARS + 1, "cut, with its ellipsis");
+        assert!(own.ends_with('…'));
     }
 
     #[test]

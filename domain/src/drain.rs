@@ -44,6 +44,11 @@ pub struct DrainOptions {
     /// Pods already deleting for longer than this are skipped and not waited for.
     pub skip_wait_for_delete_timeout_seconds: Option<u64>,
     pub dry_run: DryRun,
+    /// Refuse to drain while a pod's owner asked that it not be disrupted (`karpenter.sh/do-not-disrupt`,
+    /// `cluster-autoscaler.kubernetes.io/safe-to-evict: "false"`), as Karpenter and the cluster autoscaler do.
+    /// Off by default, as kubectl ignores them; the preview warns of them either way.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub respect_do_not_disrupt: bool,
 }
 
 impl DrainOptions {
@@ -157,6 +162,9 @@ pub enum Refusal {
     LocalStorage,
     /// No controller: once deleted it never comes back. Override: `force`.
     NoController,
+    /// Its owner asked that it not be disrupted, and the drain was asked to respect that. No option overrides it:
+    /// the person turns `respect_do_not_disrupt` off, or the owner removes the annotation.
+    OwnerAsked(crate::pod::DoNotDisrupt),
 }
 
 impl Refusal {
@@ -166,7 +174,7 @@ impl Refusal {
             Self::DaemonSetManaged => Some(DrainOption::IgnoreDaemonsets),
             Self::DaemonSetMissing(_) | Self::NoController => Some(DrainOption::Force),
             Self::LocalStorage => Some(DrainOption::DeleteEmptydirData),
-            Self::DaemonSetLookupFailed(_) => None,
+            Self::DaemonSetLookupFailed(_) | Self::OwnerAsked(_) => None,
         }
     }
 }
@@ -180,6 +188,8 @@ pub enum EvictNote {
     NoController,
     /// Its DaemonSet is gone; it is deleted for good.
     DaemonSetMissing(String),
+    /// Its owner asked that it not be disrupted; kubectl evicts it anyway, and so does this drain.
+    OwnerAsked(crate::pod::DoNotDisrupt),
 }
 
 /// The decision for one pod.
@@ -373,6 +383,14 @@ fn decide(pod: &PodSummary, lookup: Option<&DaemonSetLookup>, options: &DrainOpt
         notes.push(EvictNote::NoController);
     }
 
+    // 6. Not kubectl's: the owner's request not to disrupt, refused only when the person asked to respect it.
+    if let Some(asked) = pod.do_not_disrupt.filter(|_| !terminal) {
+        if options.respect_do_not_disrupt {
+            return refuse(Refusal::OwnerAsked(asked));
+        }
+        notes.push(EvictNote::OwnerAsked(asked));
+    }
+
     Decision::Evict { notes }
 }
 
@@ -405,6 +423,7 @@ mod tests {
             deletion_timestamp: None,
             labels: BTreeMap::new(),
             tolerations: Vec::new(),
+            do_not_disrupt: None,
         }
     }
 
@@ -638,5 +657,41 @@ mod tests {
         assert_eq!(with(None).timeout(), None);
         assert_eq!(with(Some(30)).timeout(), Some(30));
         assert_eq!(with(Some(0)).for_dry_run(DryRun::Server).timeout_seconds, Some(DRY_RUN_TIMEOUT_SECONDS));
+    }
+
+    #[test]
+    fn the_owners_request_is_a_warning_unless_the_drain_respects_it() {
+        use crate::pod::DoNotDisrupt;
+        let asked = PodSummary { do_not_disrupt: Some(DoNotDisrupt::Karpenter), ..pod("web") };
+        let kubectl = DrainOptions::default();
+        assert_eq!(
+            decide_one(asked.clone(), DaemonSetLookup::Exists, kubectl.clone()),
+            evict(vec![EvictNote::OwnerAsked(DoNotDisrupt::Karpenter)]),
+            "kubectl evicts it; the preview says the owner asked"
+        );
+        let respect = DrainOptions { respect_do_not_disrupt: true, ..kubectl };
+        assert_eq!(
+            decide_one(asked.clone(), DaemonSetLookup::Exists, respect.clone()),
+            refused(Refusal::OwnerAsked(DoNotDisrupt::Karpenter), vec![])
+        );
+        // A bare pod the owner asked about: force alone does not get past the request.
+        let bare_asked = PodSummary { controller: None, ..asked.clone() };
+        assert_eq!(
+            decide_one(bare_asked, DaemonSetLookup::Exists, respect.clone()),
+            refused(Refusal::NoController, vec![]),
+            "no option set alone lets it go"
+        );
+        // A finished pod is removed whatever was asked.
+        let done = PodSummary { phase: PodPhase::Succeeded, ..asked };
+        assert_eq!(decide_one(done, DaemonSetLookup::Exists, respect), evict(vec![]));
+        let read = |k: &str, v: &str| DoNotDisrupt::read(&BTreeMap::from([(k.to_string(), v.to_string())]));
+        assert_eq!(
+            read("cluster-autoscaler.kubernetes.io/safe-to-evict", "false"),
+            Some(DoNotDisrupt::ClusterAutoscaler)
+        );
+        assert_eq!(read("cluster-autoscaler.kubernetes.io/safe-to-evict", "true"), None);
+        assert_eq!(read("karpenter.sh/do-not-disrupt", "true"), Some(DoNotDisrupt::Karpenter));
+        let json = serde_json::to_string(&DrainOptions::default()).expect("serialises");
+        assert!(!json.contains("respect_do_not_disrupt"), "kubectl's options read as before: {json}");
     }
 }

@@ -30,6 +30,9 @@ pub enum Failure {
     ListPods(ApiAnswer),
     /// The API server refused the request, with this answer.
     Api(ApiAnswer),
+    /// An admission webhook denied the eviction: its name, its configuration's (when the person may read it), and
+    /// its own message. kubectl fails the pod too; the page names the webhook and who can change it.
+    WebhookDenied { webhook: String, configuration: Option<String>, message: String },
     /// The API server gave no answer, or only "try again later" (a 5xx naming a Retry-After), this many times in a
     /// row.
     Unavailable { tries: u32, answer: ApiAnswer },
@@ -66,6 +69,10 @@ impl Failure {
             Self::Cordon(a) => format!("could not cordon the node: {}", answer(a)),
             Self::ListPods(a) => format!("could not list the node's pods: {}", answer(a)),
             Self::Api(a) => answer(a),
+            Self::WebhookDenied { webhook, configuration, message } => match configuration {
+                Some(c) => format!("admission webhook {webhook:?} (in {c}) denied the eviction: {message}"),
+                None => format!("admission webhook {webhook:?} denied the eviction: {message}"),
+            },
             Self::Unavailable { tries, answer: a } => {
                 format!("the API server was unavailable ({tries} tries): {}", answer(a))
             }
@@ -111,6 +118,11 @@ mod tests {
                 500,
                 "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
             )),
+            Failure::WebhookDenied {
+                webhook: "deny.example.com".into(),
+                configuration: Some("deny-evictions".into()),
+                message: "frozen".into(),
+            },
             Failure::Unavailable { tries: 12, answer: ApiAnswer { code: None, message: "connection refused".into() } },
             Failure::NotFoundYetPresent { tries: 12, answer: answer(404, "pods \"web-1\" not found") },
             Failure::WatchLost { seconds: 120, error: "connection reset".into() },

@@ -287,6 +287,7 @@ mod tests {
             done: 1,
             blocked_by: None,
             blocked_in: None,
+            blocker: None,
             finished_at: None,
             elsewhere: None,
         }

@@ -65,6 +65,34 @@ pub struct Toleration {
     pub toleration_seconds: Option<i64>,
 }
 
+/// The annotation by which a workload's owner asked that its pods not be disrupted: Karpenter's and the cluster
+/// autoscaler's. kubectl ignores both; the preview warns of them, and a drain may be asked to respect them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum DoNotDisrupt {
+    /// `karpenter.sh/do-not-disrupt: "true"`.
+    Karpenter,
+    /// `cluster-autoscaler.kubernetes.io/safe-to-evict: "false"`.
+    ClusterAutoscaler,
+}
+
+impl DoNotDisrupt {
+    /// The annotation and the value that ask.
+    pub fn annotation(self) -> (&'static str, &'static str) {
+        match self {
+            Self::Karpenter => ("karpenter.sh/do-not-disrupt", "true"),
+            Self::ClusterAutoscaler => ("cluster-autoscaler.kubernetes.io/safe-to-evict", "false"),
+        }
+    }
+
+    /// The first request among `annotations`, if the owner made one.
+    pub fn read(annotations: &BTreeMap<String, String>) -> Option<Self> {
+        [Self::Karpenter, Self::ClusterAutoscaler].into_iter().find(|asked| {
+            let (key, value) = asked.annotation();
+            annotations.get(key).map(String::as_str) == Some(value)
+        })
+    }
+}
+
 /// One pod as Drainboard keeps it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PodSummary {
@@ -83,6 +111,9 @@ pub struct PodSummary {
     pub deletion_timestamp: Option<Timestamp>,
     pub labels: BTreeMap<String, String>,
     pub tolerations: Vec<Toleration>,
+    /// The owner asked that it not be disrupted (kubectl ignores it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub do_not_disrupt: Option<DoNotDisrupt>,
 }
 
 impl PodSummary {
@@ -181,6 +212,7 @@ mod from_k8s {
                 deletion_timestamp: meta.deletion_timestamp.as_ref().map(|t| t.0),
                 labels: meta.labels.clone().unwrap_or_default(),
                 tolerations: super::tolerations(spec.and_then(|s| s.tolerations.as_ref())),
+                do_not_disrupt: meta.annotations.as_ref().and_then(DoNotDisrupt::read),
             }
         }
     }
@@ -243,6 +275,7 @@ mod tests {
             deletion_timestamp: None,
             labels: BTreeMap::new(),
             tolerations: Vec::new(),
+            do_not_disrupt: None,
         }
     }
 

@@ -224,6 +224,7 @@ mod tests {
             deletion_timestamp: None,
             labels: labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
             tolerations: Vec::new(),
+            do_not_disrupt: None,
         }
     }
 

@@ -26,6 +26,10 @@ pub enum PodState {
     /// Eviction accepted; the pod is shutting down until `deletion_deadline` (its deletion timestamp).
     Terminating {
         deletion_deadline: Option<Timestamp>,
+        /// What holds it past its grace period (its finalizers); empty while it shuts down, and in records of older
+        /// builds.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        blockers: Vec<crate::blocker::Blocker>,
     },
     Gone,
     /// A server dry run: the API server accepted the eviction and changed nothing.
@@ -45,6 +49,22 @@ impl PodState {
 
     pub fn is_final(&self) -> bool {
         matches!(self, Self::Gone | Self::DryRunAccepted | Self::NoLongerWaited | Self::Failed(_))
+    }
+
+    /// Why the drain still waits on this pod, or why its eviction was denied (`domain::blocker`); empty when no
+    /// known class applies.
+    pub fn blockers(&self) -> Vec<crate::blocker::Blocker> {
+        match self {
+            Self::Blocked { blockers, .. } | Self::Terminating { blockers, .. } => blockers.clone(),
+            Self::Failed(Failure::WebhookDenied { webhook, configuration, message }) => {
+                vec![crate::blocker::Blocker::WebhookDenied {
+                    webhook: webhook.clone(),
+                    configuration: configuration.clone(),
+                    message: message.clone(),
+                }]
+            }
+            _ => Vec::new(),
+        }
     }
 
     /// The pod counts as done: gone, or accepted by a server dry run.
@@ -311,6 +331,9 @@ pub struct DrainSummary {
     /// from them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocked_in: Option<String>,
+    /// Why that pod stays (`domain::blocker`), the most decisive reason: the card names it. Hidden with the budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocker: Option<crate::blocker::Blocker>,
     pub finished_at: Option<Timestamp>,
     /// A drain another Drainboard server runs: its holder identity, from the node Lease it renews (and publishes
     /// this summary on). Its detail and its cancel live on that server.
@@ -340,6 +363,7 @@ impl DrainSummary {
         if !self.blocked_in.as_ref().is_some_and(|ns| namespaces.contains(ns)) {
             self.blocked_by = None;
             self.blocked_in = None;
+            self.blocker = None;
         }
         self
     }
@@ -347,8 +371,11 @@ impl DrainSummary {
 
 impl From<&DrainProgress> for DrainSummary {
     fn from(p: &DrainProgress) -> Self {
-        let blocked = p.pods.iter().find_map(|x| match &x.state {
-            PodState::Blocked { pdb: Some(pdb), .. } => Some((x.namespace.as_str(), pdb)),
+        // The first pod a budget holds up, else the first with another known blocker.
+        let held = p.pods.iter().find(|x| matches!(x.state, PodState::Blocked { pdb: Some(_), .. }));
+        let held = held.or_else(|| p.pods.iter().find(|x| !x.state.blockers().is_empty()));
+        let pdb = held.and_then(|x| match &x.state {
+            PodState::Blocked { pdb, .. } => pdb.clone(),
             _ => None,
         });
         DrainSummary {
@@ -361,8 +388,9 @@ impl From<&DrainProgress> for DrainSummary {
             state: p.state.clone(),
             total: p.pods.len(),
             done: p.done(),
-            blocked_by: blocked.map(|(_, pdb)| pdb.clone()),
-            blocked_in: blocked.map(|(namespace, _)| namespace.to_owned()),
+            blocked_by: pdb,
+            blocked_in: held.map(|x| x.namespace.clone()),
+            blocker: held.and_then(|x| x.state.blockers().into_iter().next()),
             finished_at: p.finished_at,
             elsewhere: None,
         }
@@ -413,7 +441,7 @@ mod tests {
                         blockers: Vec::new(),
                     },
                 ),
-                pod("c", PodState::Terminating { deletion_deadline: None }),
+                pod("c", PodState::Terminating { deletion_deadline: None, blockers: Vec::new() }),
             ],
             finished_at: None,
         };
@@ -436,6 +464,24 @@ mod tests {
         let mut done = record;
         done.state = DrainState::Drained;
         assert_eq!(done.clone().interrupted(), done, "a finished record stays as it is");
+    }
+
+    #[test]
+    fn summary_names_a_blocker_other_than_a_budget_and_hides_it_from_other_namespaces() {
+        let held = crate::blocker::Blocker::Finalizers { finalizers: vec!["example.com/flush".into()] };
+        let mut p = progress(DrainState::Evicting, DryRun::None);
+        p.pods = vec![
+            pod("a", PodState::Evicting),
+            pod("b", PodState::Terminating { deletion_deadline: None, blockers: vec![held.clone()] }),
+        ];
+        let summary = DrainSummary::from(&p);
+        assert_eq!((summary.blocker.as_ref(), summary.blocked_by.as_ref()), (Some(&held), None));
+        assert_eq!(summary.blocked_in.as_deref(), Some("ns"));
+        assert_eq!(summary.clone().visible_to(&["other".to_string()].into()).blocker, None);
+        // A webhook's denial is named from the pod's failure.
+        let denied = Failure::WebhookDenied { webhook: "w".into(), configuration: None, message: "no".into() };
+        p.pods = vec![pod("a", PodState::Failed(denied))];
+        assert!(matches!(DrainSummary::from(&p).blocker, Some(crate::blocker::Blocker::WebhookDenied { .. })));
     }
 
     fn progress(state: DrainState, dry_run: DryRun) -> DrainProgress {
@@ -509,7 +555,7 @@ mod tests {
             PodState::Pending,
             PodState::Evicting,
             PodState::Blocked { pdb: None, message: "no".into(), retry_at: at, blockers: Vec::new() },
-            PodState::Terminating { deletion_deadline: Some(at) },
+            PodState::Terminating { deletion_deadline: Some(at), blockers: Vec::new() },
             PodState::Gone,
             PodState::DryRunAccepted,
             PodState::NoLongerWaited,

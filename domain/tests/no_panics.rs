@@ -121,6 +121,7 @@ proptest! {
             deletion_timestamp: deleted,
             labels: Default::default(),
             tolerations: Vec::new(),
+            do_not_disrupt: None,
         };
         let planned = plan(&[pod], |_, _| DaemonSetLookup::Exists, &options, now);
         prop_assert_eq!(planned.pods.len(), 1);

@@ -199,7 +199,7 @@ async fn the_grace_period_reaches_the_api_server_and_terminating_pods_are_follow
     let mut rx = registry.subscribe(&id).unwrap();
     let terminating = rx
         .wait_for(|p| {
-            p.pods.iter().any(|pod| matches!(pod.state, PodState::Terminating { deletion_deadline: Some(_) }))
+            p.pods.iter().any(|pod| matches!(pod.state, PodState::Terminating { deletion_deadline: Some(_), .. }))
         })
         .await
         .unwrap()
@@ -207,7 +207,9 @@ async fn the_grace_period_reaches_the_api_server_and_terminating_pods_are_follow
     let name = &terminating.pods[0].name;
     let pod = s.pods().get(name).await.unwrap();
     assert_eq!(pod.metadata.deletion_grace_period_seconds, Some(7), "the drain's grace period, not the pod's 45 s");
-    let PodState::Terminating { deletion_deadline: Some(deadline) } = terminating.pods[0].state else { unreachable!() };
+    let PodState::Terminating { deletion_deadline: Some(deadline), .. } = terminating.pods[0].state else {
+        unreachable!()
+    };
     assert_eq!(
         Some(deadline),
         pod.metadata.deletion_timestamp.map(|t| t.0),

@@ -110,7 +110,7 @@ async fn grace_periods_reach_the_api_server_on_both_paths_zero_included() {
         let id = s.start(&registry, options);
         let mut rx = registry.subscribe(&id).unwrap();
         rx.wait_for(|p| {
-            p.pods.iter().any(|pod| matches!(pod.state, PodState::Terminating { deletion_deadline: Some(_) }))
+            p.pods.iter().any(|pod| matches!(pod.state, PodState::Terminating { deletion_deadline: Some(_), .. }))
         })
         .await
         .unwrap();

@@ -234,11 +234,9 @@ fn PodRow(uid: String, progress: RwSignal<Option<DrainProgress>>, server_now: Si
         Some(drain) => pod_left_text(i18n, &drain),
         None => pod_state_text(i18n, &state.get()),
     };
-    // Why a blocked pod stays, and the ways out (`domain::blocker`), while the drain still waits on it.
-    let blockers = move || match (left.with(Option::is_some), state.get()) {
-        (false, PodState::Blocked { blockers, .. }) => blockers,
-        _ => Vec::new(),
-    };
+    // Why a pod stays, or why its eviction was denied, and the ways out (`domain::blocker`), while the drain still
+    // waits on it or once it failed on it.
+    let blockers = move || if left.with(Option::is_some) { Vec::new() } else { state.with(PodState::blockers) };
     let shown = key.clone();
     view! {
         <tr data-testid="progress-pod" data-pod=key data-state=key_of>

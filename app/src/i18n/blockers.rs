@@ -21,11 +21,11 @@ pub fn blocker_text(i18n: I18n, blocker: &Blocker) -> String {
         Blocker::TwoBudgets { budgets } => {
             t_string!(i18n, blocker.two_budgets, budgets = budgets.join(", ")).to_string()
         }
-        Blocker::WebhookDenied { webhook: Some(webhook), message } => {
-            t_string!(i18n, blocker.webhook_denied, webhook, message).to_string()
+        Blocker::WebhookDenied { webhook, configuration: Some(configuration), message } => {
+            t_string!(i18n, blocker.webhook_denied, webhook, configuration, message).to_string()
         }
-        Blocker::WebhookDenied { webhook: None, message } => {
-            t_string!(i18n, blocker.webhook_denied_unnamed, message).to_string()
+        Blocker::WebhookDenied { webhook, configuration: None, message } => {
+            t_string!(i18n, blocker.webhook_denied_unnamed, webhook, message).to_string()
         }
         Blocker::Finalizers { finalizers } => {
             t_string!(i18n, blocker.finalizers, finalizers = finalizers.join(", ")).to_string()

@@ -88,6 +88,7 @@ pub fn failure_text(i18n: I18n, failure: &Failure) -> String {
         Failure::Cordon(a) => t_string!(i18n, failure.cordon, answer = answer_text(i18n, a)).to_string(),
         Failure::ListPods(a) => t_string!(i18n, failure.list_pods, answer = answer_text(i18n, a)).to_string(),
         Failure::Api(a) => answer_text(i18n, a),
+        Failure::WebhookDenied { .. } => t_string!(i18n, failure.webhook_denied).to_string(),
         Failure::Unavailable { tries, answer } => {
             t_string!(i18n, failure.unavailable, tries, answer = answer_text(i18n, answer)).to_string()
         }
@@ -177,6 +178,9 @@ pub fn note_text(i18n: I18n, note: &EvictNote) -> String {
         EvictNote::LocalStorageLost => t_string!(i18n, preview.note_emptydir_lost).to_string(),
         EvictNote::NoController => t_string!(i18n, preview.note_no_controller).to_string(),
         EvictNote::DaemonSetMissing(_) => t_string!(i18n, preview.note_daemonset_missing).to_string(),
+        EvictNote::OwnerAsked(asked) => {
+            t_string!(i18n, preview.note_owner_asked, annotation = annotation_text(*asked)).to_string()
+        }
     }
 }
 
@@ -197,7 +201,16 @@ pub fn refusal_text(i18n: I18n, refusal: &Refusal) -> String {
         Refusal::DaemonSetLookupFailed(detail) => t_string!(i18n, preview.refuse_lookup_failed, detail).to_string(),
         Refusal::LocalStorage => t_string!(i18n, preview.refuse_emptydir).to_string(),
         Refusal::NoController => t_string!(i18n, preview.refuse_no_controller).to_string(),
+        Refusal::OwnerAsked(asked) => {
+            t_string!(i18n, preview.refuse_owner_asked, annotation = annotation_text(*asked)).to_string()
+        }
     }
+}
+
+/// The annotation an owner asked by, as written on the pod (`key: "value"`).
+fn annotation_text(asked: domain::pod::DoNotDisrupt) -> String {
+    let (key, value) = asked.annotation();
+    format!("{key}: \"{value}\"")
 }
 
 /// A pod's phase.

@@ -36,6 +36,9 @@ pub enum Answer {
     /// The pod's namespace is being deleted (403 with a `NamespaceTerminating` cause): its controller deletes the
     /// pod, so the drain waits for that rather than failing.
     NamespaceTerminating { message: String },
+    /// An admission webhook denied the eviction (any refusal but a 429 worded as the API server words a webhook's
+    /// denial): the webhook's name and its own message. kubectl fails the pod; so does the drain, naming it.
+    Denied { webhook: String, message: String },
     /// The pod's eviction failed; the others go on.
     Failed(Failure),
 }
@@ -49,6 +52,11 @@ pub fn classify(err: &kube::Error) -> Answer {
         return Answer::Failed(Failure::Api(kube_error::answer(err)));
     };
     let message = status.message.clone();
+    if status.code != 429
+        && let Some((webhook, message)) = domain::blocker::webhook_denial(&message)
+    {
+        return Answer::Denied { webhook, message };
+    }
     match status.code {
         404 => Answer::Gone(kube_error::answer(err)),
         429 if kube_error::budget_refusal(status) => {
@@ -171,6 +179,20 @@ mod tests {
                     answer: api(500, "Internal error occurred: etcdserver: request timed out"),
                     wait: Some(Duration::from_secs(2)),
                 },
+            ),
+            (
+                "400 from an admission webhook that denied the eviction: denied, naming the webhook",
+                refusal(serde_json::json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                    "message": "admission webhook \"deny.drainboard.test\" denied the request: maintenance freeze",
+                    "reason": "BadRequest", "code": 400})),
+                Answer::Denied { webhook: "deny.drainboard.test".into(), message: "maintenance freeze".into() },
+            ),
+            (
+                "403 from a webhook that set its own code: denied",
+                refusal(serde_json::json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                    "message": "admission webhook \"deny.drainboard.test\" denied the request without explanation",
+                    "reason": "Forbidden", "code": 403})),
+                Answer::Denied { webhook: "deny.drainboard.test".into(), message: "without explanation".into() },
             ),
             (
                 "401: the credentials expired",

@@ -91,6 +91,11 @@ impl Drain {
                     tracing::info!(pod = %key, code = ?answer.code, message = %answer.message, "eviction not answered, or asked to retry; backing off");
                     wait.unwrap_or_else(|| trouble_backoff(troubles))
                 }
+                Answer::Denied { webhook, message } => {
+                    let configuration = super::facts::webhook_configuration(&self.client, &webhook).await;
+                    let failure = Failure::WebhookDenied { webhook, configuration, message };
+                    return self.set_pod(uid, PodState::Failed(failure));
+                }
                 Answer::Failed(failure) => return self.set_pod(uid, PodState::Failed(failure)),
             };
             if !self.pause_for_budget(wait, deadline, budget.take()).await {

@@ -5,6 +5,7 @@
 
 pub mod evict;
 mod evicting;
+mod facts;
 mod hooks;
 mod limits;
 pub mod ops;

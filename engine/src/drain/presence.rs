@@ -24,9 +24,25 @@ pub(super) struct Presence {
 pub(super) struct PresentPods {
     /// The first full list has arrived; before that, absence means nothing.
     pub synced: bool,
-    pub present: HashMap<String, Option<Timestamp>>,
+    pub present: HashMap<String, Present>,
     /// Why the watch was given up, if it was: the waits end there instead of hanging until the timeout.
     pub lost: Option<Failure>,
+}
+
+/// What the waits need of a pod that is still on the node.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct Present {
+    /// Its deletion timestamp, once deleting: when its grace period ends.
+    pub deletion: Option<Timestamp>,
+    /// What may hold it past its grace period (at most [`domain::blocker::MAX_NAMES`] kept).
+    pub finalizers: Vec<String>,
+}
+
+impl From<&Pod> for Present {
+    fn from(pod: &Pod) -> Self {
+        let finalizers = pod.metadata.finalizers.iter().flatten().take(domain::blocker::MAX_NAMES).cloned().collect();
+        Present { deletion: pod.metadata.deletion_timestamp.as_ref().map(|t| t.0), finalizers }
+    }
 }
 
 /// The retry pace of the waits' watch: from 200 ms to at most 2 s between tries, reset by any success. People are
@@ -58,9 +74,7 @@ impl Presence {
         let task = tasks.spawn(async move {
             let mut stream = std::pin::pin!(watcher(pods, config).backoff(wait_backoff()));
             let mut buffer = HashMap::new();
-            let entry = |pod: &Pod| {
-                (pod.metadata.uid.clone().unwrap_or_default(), pod.metadata.deletion_timestamp.as_ref().map(|t| t.0))
-            };
+            let entry = |pod: &Pod| (pod.metadata.uid.clone().unwrap_or_default(), Present::from(pod));
             let mut failing_since: Option<Instant> = None;
             while let Some(event) = stream.next().await {
                 if event.is_ok() {

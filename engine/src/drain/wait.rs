@@ -19,17 +19,13 @@ impl Drain {
     /// Waits until the pod is gone (its UID no longer on the node), no longer waited for (kubectl's
     /// `--skip-wait-for-delete-timeout`), or failed (the deadline, or the watch given up).
     pub(super) async fn wait_gone(&self, uid: &str, deadline: Option<Instant>, presence: &Presence) {
-        self.set_pod(uid, PodState::Terminating { deletion_deadline: None });
+        self.set_pod(uid, PodState::Terminating { deletion_deadline: None, blockers: Vec::new() });
         let mut rx = presence.rx.clone();
         let mut shown = None;
         loop {
-            let (gone, deletion, lost) = {
+            let (gone, present, lost) = {
                 let pods = rx.borrow_and_update();
-                (
-                    pods.synced && !pods.present.contains_key(uid),
-                    pods.present.get(uid).copied().flatten(),
-                    pods.lost.clone(),
-                )
+                (pods.synced && !pods.present.contains_key(uid), pods.present.get(uid).cloned(), pods.lost.clone())
             };
             if gone {
                 return self.set_pod(uid, PodState::Gone);
@@ -37,6 +33,7 @@ impl Drain {
             if let Some(lost) = lost {
                 return self.set_pod(uid, PodState::Failed(lost));
             }
+            let deletion = present.as_ref().and_then(|p| p.deletion);
             // kubectl's --skip-wait-for-delete-timeout: stop waiting for a pod deleting for longer than that.
             let give_up_at = deletion
                 .zip(self.options.skip_wait_for_delete_timeout_seconds.filter(|n| *n > 0))
@@ -47,10 +44,21 @@ impl Drain {
             if give_up_at.is_some_and(|at| Timestamp::now() >= at) {
                 return self.set_pod(uid, PodState::NoLongerWaited);
             }
-            if deletion.is_some() && deletion != shown {
-                shown = deletion;
-                self.set_pod(uid, PodState::Terminating { deletion_deadline: deletion });
+            // Past its grace period, what holds it (its finalizers) is named; within it, the deadline says enough.
+            let now = Timestamp::now();
+            let blockers = match &present {
+                Some(p) if deletion.is_some_and(|d| d <= now) => {
+                    domain::blocker::terminating(deletion, &p.finalizers, now)
+                }
+                _ => Vec::new(),
+            };
+            let state = PodState::Terminating { deletion_deadline: deletion, blockers };
+            if deletion.is_some() && shown.as_ref() != Some(&state) {
+                self.set_pod(uid, state.clone());
+                shown = Some(state);
             }
+            // Woken at the end of the grace period, to say what holds the pod past it.
+            let grace_end = deletion.filter(|d| *d > now).map(to_instant);
             tokio::select! {
                 changed = rx.changed() => if changed.is_err() {
                     return self.set_pod(uid, PodState::Failed(Failure::WatchEnded));
@@ -58,6 +66,7 @@ impl Drain {
                 () = self.cancel.cancelled() => return,
                 () = sleep_until(deadline) => return self.set_pod(uid, PodState::Failed(self.timed_out())),
                 () = sleep_until(give_up_at.map(to_instant)) => {},
+                () = sleep_until(grace_end.map(|at| at + Duration::from_millis(100))) => {},
             }
         }
     }
@@ -131,7 +140,14 @@ impl Drain {
         let budgets = self.budgets(pod).await;
         let covering = domain::budget::covering_all(&budgets, &pod.namespace, &pod.labels);
         let first = covering.first().map(|b| b.status.clone());
-        (first, domain::blocker::budget_refused(pod.ready, &covering, jiff::Timestamp::now()))
+        let mut blockers = domain::blocker::budget_refused(pod.ready, &covering, jiff::Timestamp::now());
+        // A budget short of healthy pods may be waiting for a replacement the scheduler cannot place.
+        let short = covering.first().filter(|b| b.status.current_healthy <= b.status.desired_healthy);
+        if let (Some(budget), true) = (short, blockers.iter().any(domain::blocker::Blocker::waits_for_replacement)) {
+            let pending = super::facts::pending_for(&self.client, budget).await;
+            blockers.extend(domain::blocker::replacements(&pending));
+        }
+        (first, blockers)
     }
 }
 

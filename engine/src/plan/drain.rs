@@ -33,6 +33,9 @@ pub struct PlanDrain {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<i64>", range(min = 0))]
     pub skip_wait_for_delete_timeout_seconds: Option<u64>,
+    /// Refuse a node while a pod's owner asked that it not be disrupted (not kubectl's; off by default).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub respect_do_not_disrupt: bool,
 }
 
 impl From<&PlanDrain> for DrainOptions {
@@ -46,6 +49,7 @@ impl From<&PlanDrain> for DrainOptions {
             pod_selector: d.pod_selector.clone(),
             disable_eviction: d.disable_eviction,
             skip_wait_for_delete_timeout_seconds: d.skip_wait_for_delete_timeout_seconds,
+            respect_do_not_disrupt: d.respect_do_not_disrupt,
             // A plan drains for real; a dry run is a preview, which is not kept.
             dry_run: DryRun::None,
         }
@@ -63,6 +67,7 @@ impl From<&DrainOptions> for PlanDrain {
             pod_selector: d.pod_selector.clone(),
             disable_eviction: d.disable_eviction,
             skip_wait_for_delete_timeout_seconds: d.skip_wait_for_delete_timeout_seconds,
+            respect_do_not_disrupt: d.respect_do_not_disrupt,
         }
     }
 }

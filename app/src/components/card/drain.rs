@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use crate::{
     dialogs::{Actions, Dialog},
-    i18n::{age_text, blocked_by_pdb_text, drain_outcome_text, drain_state_text, t_string, use_i18n},
+    i18n::{age_text, blocked_by_pdb_text, blocker_text, drain_outcome_text, drain_state_text, t_string, use_i18n},
 };
 
 /// The drain strip of a card: the live drain from this server, or else the record on the node. A drain that ended
@@ -90,6 +90,14 @@ fn LiveDrain(d: DrainSummary) -> impl IntoView {
         t_string!(i18n, card.last_drain, who, state).to_string()
     };
     let blocked = d.blocked_by.as_ref().filter(|_| running).map(|p| blocked_by_pdb_text(i18n, p));
+    // Any other reason the drain waits (the budget's own line says as much for a budget at zero).
+    let blocker = d.blocker.clone().filter(|b| {
+        running
+            && !matches!(
+                b,
+                domain::blocker::Blocker::BudgetAtZero { .. } | domain::blocker::Blocker::BudgetNever { .. }
+            )
+    });
     view! {
         <div class="card-drain" data-testid="card-drain" data-state=format!("{:?}", d.state) data-drain-id=d.id.clone() data-tense="present">
             <p>
@@ -100,6 +108,9 @@ fn LiveDrain(d: DrainSummary) -> impl IntoView {
                 <progress max=d.total.max(1) value=d.done aria-label=t_string!(i18n, card.drain_progress)></progress>
             })}
             {blocked.map(|b| view! { <p class="blocked" data-testid="card-drain-blocked">{b}</p> })}
+            {blocker.map(|b| view! {
+                <p class="blocked" data-testid="card-drain-blocker" data-class=b.key()>{blocker_text(i18n, &b)}</p>
+            })}
             {d.elsewhere.clone().filter(|_| running).map(|holder| view! {
                 <p class="muted" data-testid="card-drain-elsewhere">{t_string!(i18n, card.elsewhere, holder)}</p>
             })}

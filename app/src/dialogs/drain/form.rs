@@ -15,6 +15,8 @@ pub struct DrainForm {
     pub delete_emptydir: RwSignal<bool>,
     pub force: RwSignal<bool>,
     pub disable_eviction: RwSignal<bool>,
+    /// Respect the owners' do-not-disrupt requests (not kubectl's: off by default).
+    pub respect_owners: RwSignal<bool>,
     pub grace: RwSignal<String>,
     pub timeout: RwSignal<String>,
     pub skip_wait: RwSignal<String>,
@@ -33,6 +35,7 @@ impl DrainForm {
             delete_emptydir: RwSignal::new(false),
             force: RwSignal::new(false),
             disable_eviction: RwSignal::new(false),
+            respect_owners: RwSignal::new(false),
             grace: RwSignal::new(String::new()),
             timeout: RwSignal::new(String::new()),
             skip_wait: RwSignal::new(String::new()),
@@ -49,6 +52,7 @@ impl DrainForm {
             ignore_daemonsets: self.ignore_daemonsets.get(),
             delete_emptydir_data: self.delete_emptydir.get(),
             disable_eviction: self.disable_eviction.get(),
+            respect_do_not_disrupt: self.respect_owners.get(),
             grace_period_seconds: seconds(&self.grace.get())?,
             timeout_seconds: seconds(&self.timeout.get())?,
             skip_wait_for_delete_timeout_seconds: seconds(&self.skip_wait.get())?,
@@ -65,6 +69,7 @@ impl DrainForm {
         self.delete_emptydir.set(options.delete_emptydir_data);
         self.force.set(options.force);
         self.disable_eviction.set(options.disable_eviction);
+        self.respect_owners.set(options.respect_do_not_disrupt);
         self.grace.set(number(options.grace_period_seconds.map(|n| n.to_string())));
         self.timeout.set(number(options.timeout_seconds.map(|n| n.to_string())));
         self.skip_wait.set(number(options.skip_wait_for_delete_timeout_seconds.map(|n| n.to_string())));
@@ -79,8 +84,14 @@ impl DrainForm {
             node: node.to_string(),
             fields: [self.grace, self.timeout, self.skip_wait, self.selector, self.reason, self.typed]
                 .map(|f| f.get_untracked()),
-            toggles: [self.ignore_daemonsets, self.delete_emptydir, self.force, self.disable_eviction]
-                .map(|t| t.get_untracked()),
+            toggles: [
+                self.ignore_daemonsets,
+                self.delete_emptydir,
+                self.force,
+                self.disable_eviction,
+                self.respect_owners,
+            ]
+            .map(|t| t.get_untracked()),
         }
     }
 
@@ -90,7 +101,8 @@ impl DrainForm {
         for (field, value) in fields.into_iter().zip(&draft.fields) {
             field.set(value.clone());
         }
-        let toggles = [self.ignore_daemonsets, self.delete_emptydir, self.force, self.disable_eviction];
+        let toggles =
+            [self.ignore_daemonsets, self.delete_emptydir, self.force, self.disable_eviction, self.respect_owners];
         for (toggle, value) in toggles.into_iter().zip(draft.toggles) {
             toggle.set(value);
         }
@@ -108,8 +120,8 @@ pub struct Draft {
     pub node: String,
     /// Grace period, timeout, skip-wait limit, pod selector, reason, and the typed name, as typed.
     fields: [String; 6],
-    /// Ignore DaemonSet pods, delete emptyDir data, force, disable eviction.
-    toggles: [bool; 4],
+    /// Ignore DaemonSet pods, delete emptyDir data, force, disable eviction, respect the owners' requests.
+    toggles: [bool; 5],
 }
 
 /// Whether a number field's text is not a number the option takes (blank is fine: the default).
@@ -162,6 +174,12 @@ pub fn OptionsForm(
                 help=t_string!(i18n, drain.disable_eviction_help).to_string()
                 testid="opt-disable-eviction"
                 value=form.disable_eviction
+            />
+            <Toggle
+                label=t_string!(i18n, drain.respect_owners).to_string()
+                help=t_string!(i18n, drain.respect_owners_help).to_string()
+                testid="opt-respect-do-not-disrupt"
+                value=form.respect_owners
             />
             <div class="number-fields">
                 <Field
