@@ -264,8 +264,9 @@ impl Blocker {
             Blocker::HeldWhileUnhealthy { budget, .. } => {
                 vec![Fix::DeleteUnreadyPod, Fix::AlwaysAllow { budget: budget.clone() }, Fix::CancelOrTimeout]
             }
-            Blocker::TwoBudgets { .. } => vec![Fix::OneBudget, Fix::CancelOrTimeout],
-            Blocker::WebhookDenied { .. } => vec![Fix::AskWebhookOwner, Fix::CancelOrTimeout],
+            // Both fail the pod's eviction (as kubectl's does): there is no wait to cut short.
+            Blocker::TwoBudgets { .. } => vec![Fix::OneBudget],
+            Blocker::WebhookDenied { .. } => vec![Fix::AskWebhookOwner],
             Blocker::Finalizers { .. } => vec![Fix::RemoveFinalizers, Fix::CancelOrTimeout],
             Blocker::ShuttingDown { left_seconds } => vec![Fix::Wait { seconds: *left_seconds }],
             Blocker::ReplacementPending { .. } => vec![Fix::MakeRoom, Fix::CancelOrTimeout],

@@ -33,6 +33,9 @@ pub enum Failure {
     /// An admission webhook denied the eviction: its name, its configuration's (when the person may read it), and
     /// its own message. kubectl fails the pod too; the page names the webhook and who can change it.
     WebhookDenied { webhook: String, configuration: Option<String>, message: String },
+    /// More than one budget covers the pod (these, by name), so the API server refuses every eviction of it (its
+    /// answer, a 500).
+    TwoBudgets { budgets: Vec<String>, answer: ApiAnswer },
     /// The API server gave no answer, or only "try again later" (a 5xx naming a Retry-After), this many times in a
     /// row.
     Unavailable { tries: u32, answer: ApiAnswer },
@@ -69,6 +72,7 @@ impl Failure {
             Self::Cordon(a) => format!("could not cordon the node: {}", answer(a)),
             Self::ListPods(a) => format!("could not list the node's pods: {}", answer(a)),
             Self::Api(a) => answer(a),
+            Self::TwoBudgets { budgets, answer: a } => format!("{} (budgets {})", answer(a), budgets.join(", ")),
             Self::WebhookDenied { webhook, configuration, message } => match configuration {
                 Some(c) => format!("admission webhook {webhook:?} (in {c}) denied the eviction: {message}"),
                 None => format!("admission webhook {webhook:?} denied the eviction: {message}"),
@@ -91,7 +95,9 @@ impl Failure {
     pub fn answer(&self) -> Option<&ApiAnswer> {
         match self {
             Self::Cordon(a) | Self::ListPods(a) | Self::Api(a) | Self::WatchRefused(a) => Some(a),
-            Self::Unavailable { answer, .. } | Self::NotFoundYetPresent { answer, .. } => Some(answer),
+            Self::Unavailable { answer, .. }
+            | Self::NotFoundYetPresent { answer, .. }
+            | Self::TwoBudgets { answer, .. } => Some(answer),
             _ => None,
         }
     }
@@ -123,6 +129,7 @@ mod tests {
                 configuration: Some("deny-evictions".into()),
                 message: "frozen".into(),
             },
+            Failure::TwoBudgets { budgets: vec!["a".into(), "b".into()], answer: answer(500, "more than one") },
             Failure::Unavailable { tries: 12, answer: ApiAnswer { code: None, message: "connection refused".into() } },
             Failure::NotFoundYetPresent { tries: 12, answer: answer(404, "pods \"web-1\" not found") },
             Failure::WatchLost { seconds: 120, error: "connection reset".into() },

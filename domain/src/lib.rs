@@ -29,6 +29,7 @@ pub mod tense;
 pub mod timeline;
 pub mod undo;
 pub mod verify;
+pub mod volume;
 
 pub use pod::{PodRef, PodSummary};
 pub use ready::ReadyStatus;

@@ -99,6 +99,12 @@ impl Preview {
         !self.refused.is_empty()
     }
 
+    /// Whether some pod's owner asked that it not be disrupted: only then does the dialog offer to respect it.
+    pub fn owners_asked(&self) -> bool {
+        self.evict.iter().any(|p| p.notes.iter().any(|n| matches!(n, EvictNote::OwnerAsked(_))))
+            || self.refused.iter().any(|p| matches!(p.reason, Refusal::OwnerAsked(_)))
+    }
+
     /// PodDisruptionBudgets that allow no disruption now, covering pods to evict: those evictions will wait.
     pub fn blocking_pdbs(&self) -> Vec<&PdbStatus> {
         let mut seen = Vec::<&PdbStatus>::new();
@@ -376,5 +382,18 @@ mod tests {
         assert_eq!(p.group_of("web-1"), None);
         let narrowed = DrainOptions { pod_selector: Some("app=web".into()), ..Default::default() };
         assert_eq!(preview(&inputs(), &narrowed).unwrap().group_of("ns/bare"), None, "left out by the selector");
+    }
+
+    #[test]
+    fn the_option_to_respect_owners_is_offered_only_where_an_owner_asked() {
+        let options =
+            DrainOptions { ignore_daemonsets: true, force: true, delete_emptydir_data: true, ..Default::default() };
+        assert!(!preview(&inputs(), &options).unwrap().owners_asked());
+        let mut asked = inputs();
+        asked.pods[0].do_not_disrupt = Some(crate::pod::DoNotDisrupt::ClusterAutoscaler);
+        assert!(preview(&asked, &options).unwrap().owners_asked(), "warned of");
+        let respect = DrainOptions { respect_do_not_disrupt: true, ..options };
+        let refused = preview(&asked, &respect).unwrap();
+        assert!(refused.owners_asked() && refused.is_blocked(), "refused, and still offered, to be turned off");
     }
 }

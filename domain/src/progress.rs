@@ -63,6 +63,9 @@ impl PodState {
                     message: message.clone(),
                 }]
             }
+            Self::Failed(Failure::TwoBudgets { budgets, .. }) => {
+                vec![crate::blocker::Blocker::TwoBudgets { budgets: budgets.clone() }]
+            }
             _ => Vec::new(),
         }
     }
@@ -105,8 +108,15 @@ pub enum DrainState {
     Cordoning,
     Planning,
     Evicting,
-    /// Every pod to evict is gone: the node is safe to reboot or return.
+    /// Every pod to evict is gone, and no volume is attached to the node: it is safe to reboot or return.
     Drained,
+    /// Every pod is gone; the drain waits for the node's volumes to detach before it calls the node safe.
+    Detaching(crate::volume::Attached),
+    /// Every pod is gone, but these volumes were still attached when the wait ended: not safe to reboot yet.
+    DrainedVolumesAttached(crate::volume::Attached),
+    /// Every pod is gone; whether volumes are still attached is not known (the person may not list
+    /// `VolumeAttachment`s, or the API server did not answer): the API's answer says why.
+    DrainedVolumesUnknown(crate::failure::ApiAnswer),
     /// Every pod is gone except these many, which were deleting for longer than the skip-wait limit and were no
     /// longer waited for (kubectl reports such a drain as done).
     DrainedExceptTerminating(usize),
@@ -134,6 +144,9 @@ impl DrainState {
             Self::Planning => "Planning",
             Self::Evicting => "Evicting",
             Self::Drained => "Drained",
+            Self::Detaching(_) => "Detaching",
+            Self::DrainedVolumesAttached(_) => "DrainedVolumesAttached",
+            Self::DrainedVolumesUnknown(_) => "DrainedVolumesUnknown",
             Self::DrainedExceptTerminating(_) => "DrainedExceptTerminating",
             Self::Refused => "Refused",
             Self::DryRunPlanned => "DryRunPlanned",
@@ -149,15 +162,16 @@ impl DrainState {
     pub fn outcome_text(&self) -> String {
         match self {
             Self::DrainedExceptTerminating(n) => format!("Drained except {n} pods still terminating"),
+            Self::DrainedVolumesAttached(v) => format!("Drained, but {} volumes still attached", v.count),
+            Self::DrainedVolumesUnknown(a) => format!("Drained; volumes not checked: {}", a.message),
             Self::Failed(why) => format!("Failed: {}", why.english()),
             other => format!("{other:?}"),
         }
     }
 
     pub fn is_running(&self) -> bool {
-        matches!(self, Self::Cordoning | Self::Planning | Self::Evicting)
+        matches!(self, Self::Cordoning | Self::Planning | Self::Evicting | Self::Detaching(_))
     }
-
     /// The drain ended with everything it set out to do done: drained, or every eviction accepted by a server dry
     /// run. A drain that left pods behind, or a client dry run that only planned, did not.
     pub fn is_final_ok(&self) -> bool {

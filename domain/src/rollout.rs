@@ -163,7 +163,8 @@ impl RolloutNode {
     /// kubectl).
     pub fn failed(&self) -> bool {
         let drain_failed = matches!(&self.step, Step::Ended(state)
-            if !state.is_final_ok() && !matches!(state, DrainState::DrainedExceptTerminating(_)));
+            if !state.is_final_ok()
+                && !matches!(state, DrainState::DrainedExceptTerminating(_) | DrainState::DrainedVolumesUnknown(_)));
         drain_failed || self.unverified()
     }
 

@@ -263,11 +263,16 @@ test('a failed drain says why in Japanese, and only the API server\'s message st
   const apiMessage = 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.';
   const row = await text(panel.locator('[data-testid="progress-pod"][data-state="failed"] td.pod-state'));
   assert.ok(row.startsWith('失敗: ') && row.includes(apiMessage), row);
+  // The blocker names both budgets, in Japanese.
+  const blocker = panel.locator('[data-testid="progress-pod"][data-state="failed"] [data-testid="blocker"]');
+  assert.equal(await blocker.getAttribute('data-class'), 'two-budgets');
+  assert.match(await text(blocker), /^このPodには複数のPDBがかかっています（web-pdb-a, web-pdb-b）/);
   const names = [s.node, s.ns, ...s.podsOnNode().map((p) => p.split('/').pop()), 'web-pdb-a', 'web-pdb-b'];
+  // The technical words the Japanese catalogue keeps as they are (Pod, PDB, the API server, eviction, cordon).
   const english = (shown) => {
     let rest = shown.split(apiMessage).join('');
     for (const name of names) rest = rest.split(name).join('');
-    return rest.replace(/\b(Pod|PDB|cordon|uncordon|eviction)/g, '').replace(/[^A-Za-z]+/g, ' ').trim();
+    return rest.replace(/\b(Pod|PDB|API|cordon|uncordon|eviction)/g, '').replace(/[^A-Za-z]+/g, ' ').trim();
   };
   const state = await text(panel.locator('[data-testid="progress-state"]'));
   assert.equal(english(state), '', `the drain's state: ${state}`);

@@ -380,4 +380,5 @@ export const MAINTAIN = [
   { apiGroups: [''], resources: ['pods'], verbs: ['delete'] },
   { apiGroups: ['apps'], resources: ['deployments', 'replicasets', 'statefulsets'], verbs: ['get'] },
   { apiGroups: [''], resources: ['replicationcontrollers'], verbs: ['get'] },
+  { apiGroups: ['storage.k8s.io'], resources: ['volumeattachments'], verbs: ['get', 'list'] },
 ];

@@ -5,7 +5,7 @@ use domain::{
     PodRef,
     board::Board,
     drain::DryRun,
-    progress::{DrainProgress, PodProgress, PodState},
+    progress::{DrainProgress, DrainState, PodProgress, PodState},
     tense::Tense,
 };
 use jiff::Timestamp;
@@ -163,6 +163,7 @@ fn ProgressBody(
                 false => drain_state_text(i18n, &s, left),
             })}
         </p>
+        {move || state.get().map(|(s, _)| volume_list(i18n, &s, server_now.get()))}
         <div class="progress-line">
             <progress
                 max=move || counts.get().1.max(1)
@@ -264,6 +265,28 @@ fn blocker_list(i18n: crate::i18n::I18n, list: Vec<domain::blocker::Blocker>) ->
                     <br />
                     <span class="muted" data-testid="blocker-fixes">{fixes_text(i18n, &b)}</span>
                 </li>
+            }).collect_view()}
+        </ul>
+    }
+    .into_any()
+}
+
+/// The volumes still attached to a drained node (`DrainState::Detaching`, `DrainedVolumesAttached`): each by its
+/// attachment, its volume, its attacher and how long it has been attached. Nothing for any other state.
+fn volume_list(i18n: crate::i18n::I18n, state: &DrainState, now: Timestamp) -> AnyView {
+    let (DrainState::Detaching(attached) | DrainState::DrainedVolumesAttached(attached)) = state else {
+        return ().into_any();
+    };
+    view! {
+        <ul class="volumes" data-testid="volumes">
+            {attached.named.iter().map(|v| {
+                let age = v.since.map(|since| elapsed_text(i18n, now.duration_since(since))).unwrap_or_default();
+                view! {
+                    <li data-testid="volume" data-attachment=v.attachment.clone()>
+                        {t_string!(i18n, progress.volume, attachment = v.attachment.clone(),
+                            volume = v.volume.clone(), attacher = v.attacher.clone(), age)}
+                    </li>
+                }
             }).collect_view()}
         </ul>
     }

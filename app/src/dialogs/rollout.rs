@@ -186,7 +186,9 @@ pub fn RolloutDialog(nodes: Vec<String>, board: RwSignal<Option<Board>>) -> impl
                         one_per_zone=settings.one_per_zone
                         uncordon_when_back=settings.uncordon_when_back
                     />
-                    <OptionsForm form node=word destructive />
+                    <OptionsForm form node=word destructive owners=Signal::derive(move || plans.with(|p| {
+                        p.as_ref().is_some_and(|p| p.values().any(|plan| plan.as_ref().is_ok_and(Preview::owners_asked)))
+                    })) />
                 </div>
             </div>
             {move || error().map(|e| view! { <p class="error" role="alert" data-testid="dialog-error">{e}</p> })}

@@ -47,6 +47,13 @@ pub fn drain_state_text(i18n: I18n, state: &DrainState, left: usize) -> String {
         DrainState::Evicting => t_string!(i18n, drain_state.evicting).to_string(),
         DrainState::Drained => t_string!(i18n, drain_state.drained).to_string(),
         DrainState::DrainedExceptTerminating(n) => t_string!(i18n, drain_state.drained_except, count = *n).to_string(),
+        DrainState::Detaching(v) => t_string!(i18n, drain_state.detaching, count = v.count as u64).to_string(),
+        DrainState::DrainedVolumesAttached(v) => {
+            t_string!(i18n, drain_state.volumes_attached, count = v.count as u64).to_string()
+        }
+        DrainState::DrainedVolumesUnknown(a) => {
+            t_string!(i18n, drain_state.volumes_unknown, answer = answer_text(i18n, a)).to_string()
+        }
         DrainState::Refused => t_string!(i18n, drain_state.refused).to_string(),
         DrainState::DryRunPlanned => t_string!(i18n, drain_state.dry_run_planned).to_string(),
         DrainState::DryRunAccepted => t_string!(i18n, drain_state.dry_run_accepted).to_string(),
@@ -63,11 +70,15 @@ pub fn drain_state_text(i18n: I18n, state: &DrainState, left: usize) -> String {
 /// so the long forms ("the node stays cordoned", "It can be resumed") would say what is no longer true.
 pub fn drain_outcome_text(i18n: I18n, state: &DrainState) -> String {
     match state {
-        DrainState::Cordoning | DrainState::Planning | DrainState::Evicting | DrainState::Interrupted => {
-            t_string!(i18n, drain_outcome.interrupted).to_string()
-        }
+        DrainState::Cordoning
+        | DrainState::Planning
+        | DrainState::Evicting
+        | DrainState::Detaching(_)
+        | DrainState::Interrupted => t_string!(i18n, drain_outcome.interrupted).to_string(),
         DrainState::Drained => t_string!(i18n, drain_outcome.drained).to_string(),
         DrainState::DrainedExceptTerminating(_) => t_string!(i18n, drain_outcome.drained_except).to_string(),
+        DrainState::DrainedVolumesAttached(_) => t_string!(i18n, drain_outcome.volumes_attached).to_string(),
+        DrainState::DrainedVolumesUnknown(_) => t_string!(i18n, drain_outcome.volumes_unknown).to_string(),
         DrainState::Refused => t_string!(i18n, drain_outcome.refused).to_string(),
         DrainState::DryRunPlanned | DrainState::DryRunAccepted => t_string!(i18n, drain_outcome.dry_run).to_string(),
         DrainState::TimedOut => t_string!(i18n, drain_outcome.timed_out).to_string(),
@@ -87,7 +98,7 @@ pub fn failure_text(i18n: I18n, failure: &Failure) -> String {
         }
         Failure::Cordon(a) => t_string!(i18n, failure.cordon, answer = answer_text(i18n, a)).to_string(),
         Failure::ListPods(a) => t_string!(i18n, failure.list_pods, answer = answer_text(i18n, a)).to_string(),
-        Failure::Api(a) => answer_text(i18n, a),
+        Failure::Api(a) | Failure::TwoBudgets { answer: a, .. } => answer_text(i18n, a),
         Failure::WebhookDenied { .. } => t_string!(i18n, failure.webhook_denied).to_string(),
         Failure::Unavailable { tries, answer } => {
             t_string!(i18n, failure.unavailable, tries, answer = answer_text(i18n, answer)).to_string()

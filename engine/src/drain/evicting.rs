@@ -2,7 +2,12 @@
 //! ([`super::evict::classify`] says which answers do), or kubectl's `--disable-eviction` DELETEs one after another;
 //! then the wait until each is gone. A room of its own, beside the task's phases in [`super::task`].
 
-use domain::{PodSummary, blocker::Blocker, failure::Failure, progress::PodState};
+use domain::{
+    PodSummary,
+    blocker::{Blocker, MAX_NAMES},
+    failure::Failure,
+    progress::PodState,
+};
 use futures::future::join_all;
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::Pod;
@@ -94,6 +99,18 @@ impl Drain {
                 Answer::Denied { webhook, message } => {
                     let configuration = super::facts::webhook_configuration(&self.client, &webhook).await;
                     let failure = Failure::WebhookDenied { webhook, configuration, message };
+                    return self.set_pod(uid, PodState::Failed(failure));
+                }
+                Answer::Failed(Failure::Api(answer)) if answer.code == Some(500) => {
+                    // The API server's 500 for a pod under more than one budget: named, when the budgets say so.
+                    let budgets = self.budgets(&current).await;
+                    let covering = domain::budget::covering_all(&budgets, &current.namespace, &current.labels);
+                    let failure = if covering.len() > 1 {
+                        let budgets = covering.iter().take(MAX_NAMES).map(|b| b.status.name.clone()).collect();
+                        Failure::TwoBudgets { budgets, answer }
+                    } else {
+                        Failure::Api(answer)
+                    };
                     return self.set_pod(uid, PodState::Failed(failure));
                 }
                 Answer::Failed(failure) => return self.set_pod(uid, PodState::Failed(failure)),

@@ -16,6 +16,7 @@ mod record;
 pub mod recorded;
 mod renew;
 mod task;
+mod volumes;
 mod wait;
 
 use std::{collections::HashMap, sync::Arc};

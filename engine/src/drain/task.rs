@@ -171,13 +171,21 @@ impl Drain {
         }
         // Watch the node's pods before the first eviction, so that no deletion is missed.
         let presence = (dry_run == DryRun::None).then(|| Presence::watch(&self.tasks, self.client.clone(), &self.node));
-        if self.options.disable_eviction {
+        let (state, deadline) = if self.options.disable_eviction {
             let deadline = self.delete_all(&targets, presence.as_ref()).await;
-            self.outcome(deadline)
+            (self.outcome(deadline), deadline)
         } else {
             let deadline = self.deadline();
             join_all(targets.iter().map(|pod| self.evict_one(pod, deadline, presence.as_ref()))).await;
-            self.outcome(deadline)
+            (self.outcome(deadline), deadline)
+        };
+        // Safe to reboot means the storage is off the node too.
+        match state {
+            DrainState::Drained => {
+                drop(presence);
+                self.wait_volumes(deadline).await
+            }
+            other => other,
         }
     }
 
@@ -225,7 +233,7 @@ impl Drain {
 
     /// Why the drain was told to stop, if it was: the server shutting down leaves it interrupted (resumable), and
     /// a person's Cancel leaves it cancelled.
-    fn stop_reason(&self) -> Option<DrainState> {
+    pub(super) fn stop_reason(&self) -> Option<DrainState> {
         if self.tasks.is_shutting_down() || self.lost_lease.load(std::sync::atomic::Ordering::Relaxed) {
             Some(DrainState::Interrupted)
         } else if self.cancel.is_cancelled() {
@@ -240,7 +248,7 @@ impl Drain {
         Failure::TimedOut { seconds: self.options.timeout_seconds.unwrap_or_default() }
     }
 
-    fn set_state(&self, state: DrainState) {
+    pub(super) fn set_state(&self, state: DrainState) {
         self.progress.send_modify(|p| p.state = state);
     }
 

@@ -127,7 +127,7 @@ impl Drain {
 
     /// The budgets in `pod`'s namespace now: from the cache when the drain has one, else listed from the API
     /// (none when the list fails: the explanation is then only the API server's message).
-    async fn budgets(&self, pod: &PodSummary) -> Vec<PdbInfo> {
+    pub(super) async fn budgets(&self, pod: &PodSummary) -> Vec<PdbInfo> {
         match &self.cache {
             Some(cache) => cache.pdbs_in(&std::iter::once(pod.namespace.clone()).collect()),
             None => ops::budgets_in(&self.client, &pod.namespace).await.unwrap_or_default(),

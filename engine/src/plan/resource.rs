@@ -217,7 +217,15 @@ impl PlanNode {
             Step::NotStarted => ("NotStarted", node.drain_id.clone(), None),
         };
         let detail = outcome
-            .filter(|s| matches!(s, DrainState::Failed(_) | DrainState::DrainedExceptTerminating(_)))
+            .filter(|s| {
+                matches!(
+                    s,
+                    DrainState::Failed(_)
+                        | DrainState::DrainedExceptTerminating(_)
+                        | DrainState::DrainedVolumesAttached(_)
+                        | DrainState::DrainedVolumesUnknown(_)
+                )
+            })
             .and_then(|s| serde_json::to_string(s).ok());
         let (back, boot_id_before, back_detail) = match &node.back {
             None => (None, None, None),

@@ -49,7 +49,9 @@ fn step_label(step: &Step) -> &'static str {
     match step {
         Step::Queued => "queued",
         Step::Draining(_) => "draining",
-        Step::Ended(DrainState::Drained | DrainState::DrainedExceptTerminating(_)) => "drained",
+        Step::Ended(
+            DrainState::Drained | DrainState::DrainedExceptTerminating(_) | DrainState::DrainedVolumesUnknown(_),
+        ) => "drained",
         Step::Ended(_) => "failed",
         Step::NotStarted => "not-started",
     }

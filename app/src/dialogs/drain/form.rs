@@ -142,6 +142,9 @@ pub fn OptionsForm(
     form: DrainForm,
     node: StoredValue<String>,
     destructive: Signal<Vec<DestructiveOption>>,
+    /// Whether some pod's owner asked not to be disrupted: the option to respect that shows only then (or while it
+    /// is on), so that the dialog stays whole on a small screen.
+    owners: Signal<bool>,
 ) -> impl IntoView {
     let i18n = use_i18n();
     let prompt = move |chosen: &[DestructiveOption]| {
@@ -175,12 +178,14 @@ pub fn OptionsForm(
                 testid="opt-disable-eviction"
                 value=form.disable_eviction
             />
-            <Toggle
-                label=t_string!(i18n, drain.respect_owners).to_string()
-                help=t_string!(i18n, drain.respect_owners_help).to_string()
-                testid="opt-respect-do-not-disrupt"
-                value=form.respect_owners
-            />
+            {move || (owners.get() || form.respect_owners.get()).then(|| view! {
+                <Toggle
+                    label=t_string!(i18n, drain.respect_owners).to_string()
+                    help=t_string!(i18n, drain.respect_owners_help).to_string()
+                    testid="opt-respect-do-not-disrupt"
+                    value=form.respect_owners
+                />
+            })}
             <div class="number-fields">
                 <Field
                     label=t_string!(i18n, drain.grace_period).to_string()

@@ -112,7 +112,7 @@ pub fn DrainDialog(
                     <PreviewSection node feed planned />
                     <CapacitySection nodes=Signal::stored(vec![node.get_value()]) />
                 </div>
-                <OptionsForm form node destructive />
+                <OptionsForm form node destructive owners=Signal::derive(move || planned.with(|p| matches!(p, Some(Ok(p)) if p.owners_asked()))) />
             </div>
             {move || options.with(Result::is_err).then(|| view! {
                 <p class="hint" data-testid="options-error">{t_string!(i18n, drain.bad_number_hint)}</p>

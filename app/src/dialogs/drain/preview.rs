@@ -83,7 +83,9 @@ fn PreviewGroups(preview: Preview) -> impl IntoView {
                             " · " {t_string!(i18n, preview.pdb_allowance, name = &b.name, count = b.disruptions_allowed)}
                         </span>
                     })}
-                    {p.notes.iter().map(|n| view! { <span class="note">" · " {note_text(i18n, n)}</span> }).collect_view()}
+                    {p.notes.iter().map(|n| view! {
+                        <span class="note" data-testid="preview-note">" · " {note_text(i18n, n)}</span>
+                    }).collect_view()}
                 </li>
             }).collect_view()}
         </ul>

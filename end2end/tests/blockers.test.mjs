@@ -1,0 +1,287 @@
+// Why a drain is stuck, one blocker class at a time, each on a node of its own so that no class masks another: the
+// API and the progress panel name the class, the object that blocks, and what would unblock it. Real objects all
+// the way: an admission webhook served over HTTPS by this test, a finalizer, a replacement the scheduler cannot
+// place, an owner's do-not-disrupt annotation, and a VolumeAttachment that outlives the pods.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { apply, artifactsDir, kubectl, scenario, useServerAndBrowser, waitFor } from './support.mjs';
+
+const ctx = useServerAndBrowser();
+const cleanups = [];
+after(() => cleanups.reverse().forEach((c) => c()));
+
+async function setUp(name) {
+  const s = await scenario(name);
+  cleanups.push(() => s.cleanup());
+  return s;
+}
+
+async function call(endpoint, body) {
+  const res = await fetch(`${ctx.server.url}/api/${endpoint}`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
+  return { status: res.status, json: await res.json() };
+}
+
+async function openBoard() {
+  const context = await ctx.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(ctx.server.url + '/');
+  await page.locator('[data-testid="nodes-page"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
+  await page.locator('[data-testid="connection-state"][data-state="live"]').waitFor({ timeout: 30_000 });
+  return { context, page, errors };
+}
+
+/** Opens the drain dialog of `node`, waits for its preview, confirms, and returns the progress panel and the drain's id. */
+async function drainInBrowser(page, node, { beforeConfirm } = {}) {
+  await page.fill('[data-testid="node-filter"]', node);
+  const card = page.locator(`[data-testid="node-row"][data-node="${node}"]`);
+  await card.locator('[data-testid="action-drain"]:not([disabled])').click();
+  const dialog = page.locator('[data-testid="drain-dialog"]');
+  await dialog.locator('[data-testid="group-evict"] [data-testid="preview-pod"]').first().waitFor({ timeout: 15_000 });
+  if (beforeConfirm) await beforeConfirm(dialog);
+  await dialog.locator('[data-testid="confirm-drain"]:not([disabled])').click();
+  const panel = page.locator('[data-testid="progress-panel"]');
+  await panel.waitFor({ timeout: 15_000 });
+  const id = await card.locator('[data-testid="card-drain"][data-drain-id]').getAttribute('data-drain-id', { timeout: 15_000 });
+  return { card, panel, id };
+}
+
+/** The drain's progress, as a script reads it. */
+async function status(id) {
+  const res = await call('drains/status', { id });
+  assert.equal(res.status, 200, JSON.stringify(res.json));
+  return res.json;
+}
+
+/** A key and a self-signed certificate for 127.0.0.1, made with openssl. */
+function certificate() {
+  const dir = mkdtempSync(join(tmpdir(), 'drainboard-hook-'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+  { stdio: 'ignore' });
+  return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
+}
+
+test('an admission webhook that denies the eviction is named with its configuration and its own message', { timeout: 180_000 }, async () => {
+  const s = await setUp('hook');
+  s.deployment('web', 1);
+  await s.running(1);
+  const [pod] = s.podsOnNode();
+
+  // The webhook: denies every eviction it is asked about, in words of its own.
+  const { key, cert } = certificate();
+  const reviews = [];
+  const server = createServer({ key, cert }, (req, res) => {
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', () => {
+      const review = JSON.parse(body);
+      reviews.push(review.request.name);
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: {
+        uid: review.request.uid, allowed: false, status: { code: 403, message: 'maintenance freeze until 03:00 UTC' },
+      } }));
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  cleanups.push(() => server.close());
+  const configuration = `freeze-${s.ns}`;
+  apply({
+    apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration',
+    metadata: { name: configuration },
+    webhooks: [{
+      name: 'freeze.drainboard.test',
+      clientConfig: { url: `https://127.0.0.1:${server.address().port}/`, caBundle: cert.toString('base64') },
+      rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/eviction'], scope: 'Namespaced' }],
+      // Only this test's namespace, and never in anyone's way should this test die.
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': s.ns } },
+      failurePolicy: 'Ignore', sideEffects: 'None', admissionReviewVersions: ['v1'], timeoutSeconds: 5,
+    }],
+  });
+  cleanups.push(() => { try { kubectl('delete', 'validatingwebhookconfiguration', configuration, '--wait=false'); } catch {} });
+  // The API server picks the configuration up within a moment: a server dry-run eviction says when. Asked without
+  // blocking this process, which serves the webhook.
+  const [ns, name] = pod.split('/');
+  const evictDryRun = () => new Promise((resolve) => {
+    const child = execFile(join(process.env.DRAINBOARD_CLUSTER_BIN, 'kubectl'), ['--kubeconfig', process.env.KUBECONFIG,
+      'create', '--raw', `/api/v1/namespaces/${ns}/pods/${name}/eviction?dryRun=All`, '-f', '-'],
+    (err, stdout, stderr) => resolve(String(stderr)));
+    child.stdin.end(JSON.stringify({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: ns } }));
+  });
+  await waitFor('the webhook to be called', 30_000, async () => (await evictDryRun()).includes('denied the request'));
+
+  const { context, page, errors } = await openBoard();
+  const { panel, id } = await drainInBrowser(page, s.node);
+  await panel.locator('[data-testid="progress-state"][data-state^="Failed"]').waitFor({ timeout: 60_000 });
+  const blocker = panel.locator('[data-testid="progress-pod"][data-state="failed"] [data-testid="blocker"]');
+  assert.equal(await blocker.getAttribute('data-class'), 'webhook-denied');
+  assert.match(await blocker.textContent(),
+    new RegExp(`^The admission webhook freeze\\.drainboard\\.test \\(in ${configuration}\\) denied the eviction: maintenance freeze until 03:00 UTC`));
+  assert.match(await blocker.locator('[data-testid="blocker-fixes"]').textContent(), /^To go on: ask the webhook's owner, or change the webhook$/);
+  assert.ok(reviews.includes(name), `the webhook was asked about ${name}: ${reviews}`);
+
+  const progress = await status(id);
+  assert.deepEqual(progress.pods[0].state, { Failed: { WebhookDenied: {
+    webhook: 'freeze.drainboard.test', configuration, message: 'maintenance freeze until 03:00 UTC',
+  } } });
+  assert.deepEqual(s.podsOnNode(), [pod], 'the pod stays: nothing was forced past the webhook');
+  await page.screenshot({ path: join(artifactsDir, 'blocker-webhook.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a pod past its grace period held by a finalizer is named, and goes once the finalizer is removed', { timeout: 180_000 }, async () => {
+  const s = await setUp('final');
+  s.deployment('web', 1, { terminationGracePeriodSeconds: 1 });
+  await s.running(1);
+  const [pod] = s.podsOnNode();
+  const [ns, name] = pod.split('/');
+  kubectl('patch', 'pod', name, '-n', ns, '--type', 'merge', '-p', '{"metadata":{"finalizers":["drainboard.test/hold"]}}');
+  cleanups.push(() => { try { kubectl('patch', 'pod', name, '-n', ns, '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}'); } catch {} });
+  s.openSpare();
+
+  const { context, page, errors } = await openBoard();
+  const { panel, id } = await drainInBrowser(page, s.node);
+  const blocker = panel.locator('[data-testid="progress-pod"][data-state="terminating"] [data-testid="blocker"]');
+  await blocker.waitFor({ timeout: 30_000 });
+  assert.equal(await blocker.getAttribute('data-class'), 'finalizers');
+  assert.match(await blocker.textContent(), /^Past its grace period, held by finalizers: drainboard\.test\/hold/);
+  assert.match(await blocker.locator('[data-testid="blocker-fixes"]').textContent(), /remove the finalizers once what they wait for is done/);
+  const held = (await status(id)).pods[0].state.Terminating;
+  assert.deepEqual(held.blockers, [{ Finalizers: { finalizers: ['drainboard.test/hold'] } }]);
+  assert.ok(Date.parse(held.deletion_deadline) <= Date.now(), 'named only once its grace period is over');
+  // The API server agrees: the pod is deleting, and only its finalizer keeps it.
+  const live = JSON.parse(kubectl('get', 'pod', name, '-n', ns, '-o', 'json'));
+  assert.ok(live.metadata.deletionTimestamp);
+  assert.deepEqual(live.metadata.finalizers, ['drainboard.test/hold']);
+
+  kubectl('patch', 'pod', name, '-n', ns, '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}');
+  await panel.locator('[data-testid="progress-state"][data-state="Drained"]').waitFor({ timeout: 60_000 });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a budget waiting for a replacement the scheduler cannot place names that pod and the scheduler\'s reason', { timeout: 240_000 }, async () => {
+  const s = await setUp('pending');
+  s.deployment('web', 2);
+  s.pdb('web-pdb', 'web', 1);
+  await s.running(2);
+  await waitFor('web-pdb to count 2 healthy', 30_000, () =>
+    kubectl('get', 'pdb', 'web-pdb', '-n', s.ns, '-o', 'jsonpath={.status.currentHealthy}').trim() === '2');
+
+  // The spare stays cordoned: the first evicted pod's replacement has nowhere to go.
+  const { context, page, errors } = await openBoard();
+  const { panel, id } = await drainInBrowser(page, s.node);
+  const pending = panel.locator('[data-testid="blocker"][data-class="replacement-pending"]');
+  await pending.waitFor({ timeout: 60_000 });
+  const waiting = kubectl('get', 'pods', '-n', s.ns, '--field-selector', 'status.phase=Pending', '-o', 'jsonpath={.items[*].metadata.name}').trim();
+  assert.ok(waiting, 'a replacement is Pending');
+  const text = await pending.textContent();
+  assert.match(text, new RegExp(`^Its replacement (${waiting.split(' ').join('|')}) cannot be placed \\(Unschedulable\\): 0/\\d+ nodes are available`), text);
+  assert.match(await pending.locator('[data-testid="blocker-fixes"]').textContent(), /make room where the scheduler can place it/);
+  const atZero = panel.locator('[data-testid="blocker"][data-class="budget-at-zero"]');
+  assert.match(await atZero.textContent(), /^PDB web-pdb allows no disruption: 1 pods healthy, 1 needed\. 1 more must be Ready elsewhere/);
+  const blockers = (await status(id)).pods.flatMap((p) => p.state.Blocked?.blockers ?? []);
+  assert.ok(blockers.some((b) => b.ReplacementPending?.reason === 'Unschedulable'), JSON.stringify(blockers));
+
+  s.openSpare();
+  await panel.locator('[data-testid="progress-state"][data-state="Drained"]').waitFor({ timeout: 90_000 });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('an owner\'s do-not-disrupt request: the preview warns, and the drain refuses only when asked to respect it', { timeout: 180_000 }, async () => {
+  const s = await setUp('owner');
+  apply({
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'batch' },
+    spec: { replicas: 1, selector: { matchLabels: { app: 'batch' } }, template: {
+      metadata: { labels: { app: 'batch' }, annotations: { 'karpenter.sh/do-not-disrupt': 'true' } },
+      spec: {
+        nodeSelector: { 'drainboard.dev/pool': s.node },
+        tolerations: [{ key: 'drainboard.dev/test', operator: 'Exists', effect: 'NoSchedule' }],
+        containers: [{ name: 'c', image: 'nginx:1.27' }],
+      } } },
+  }, s.ns);
+  await s.running(1);
+  const [pod] = s.podsOnNode();
+
+  const plain = await call('drains/preview', { node: s.node, options: { ignore_daemonsets: true } });
+  assert.equal(plain.status, 200, JSON.stringify(plain.json));
+  const key = (p) => `${p.pod.namespace}/${p.pod.name}`;
+  const planned = plain.json.evict.find((p) => key(p) === pod);
+  assert.deepEqual(planned?.notes, [{ OwnerAsked: 'Karpenter' }], JSON.stringify(plain.json));
+  const respected = await call('drains/preview', { node: s.node, options: { ignore_daemonsets: true, respect_do_not_disrupt: true } });
+  const refused = respected.json.refused.find((p) => key(p) === pod);
+  assert.deepEqual([refused?.reason, refused?.needs], [{ OwnerAsked: 'Karpenter' }, []], JSON.stringify(respected.json));
+
+  s.openSpare();
+  const { context, page, errors } = await openBoard();
+  const { panel } = await drainInBrowser(page, s.node, { beforeConfirm: async (dialog) => {
+    const note = dialog.locator(`[data-testid="group-evict"] [data-testid="preview-pod"][data-pod="${pod}"] [data-testid="preview-note"]`);
+    assert.match(await note.textContent(), /its owner asked that it not be disrupted \(karpenter\.sh\/do-not-disrupt: "true"\); kubectl evicts it anyway/);
+    // Respecting it refuses the drain, naming the pod and what to do; nothing can be confirmed.
+    await dialog.locator('[data-testid="opt-respect-do-not-disrupt"]').check();
+    const row = dialog.locator(`[data-testid="group-refused"] [data-testid="preview-pod"][data-pod="${pod}"]`);
+    await row.waitFor({ timeout: 15_000 });
+    assert.match(await row.textContent(), /its owner asked that it not be disrupted .*turn off "Respect owners' do-not-disrupt requests"/);
+    assert.equal(await dialog.locator('[data-testid="confirm-drain"]').isDisabled(), true);
+    await page.screenshot({ path: join(artifactsDir, 'blocker-owner-asked.png') });
+    await dialog.locator('[data-testid="opt-respect-do-not-disrupt"]').uncheck();
+    await dialog.locator('[data-testid="group-evict"] [data-testid="preview-pod"]').first().waitFor({ timeout: 15_000 });
+  } });
+  await panel.locator('[data-testid="progress-state"][data-state="Drained"]').waitFor({ timeout: 60_000 });
+  assert.ok(!s.podsOnNode().includes(pod), 'evicted, as kubectl would');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('volumes still attached after the pods are gone: the drain waits for them, naming each, and says when it gave up', { timeout: 180_000 }, async () => {
+  const s = await setUp('volume');
+  s.deployment('web', 1);
+  await s.running(1);
+  s.openSpare();
+  const attachment = `csi-${s.node}`;
+  const attach = () => apply({
+    apiVersion: 'storage.k8s.io/v1', kind: 'VolumeAttachment', metadata: { name: attachment },
+    spec: { attacher: 'csi.drainboard.test', nodeName: s.node, source: { persistentVolumeName: `pv-${s.ns}` } },
+  });
+  attach();
+  cleanups.push(() => { try { kubectl('delete', 'volumeattachment', attachment, '--wait=false'); } catch {} });
+
+  const { context, page, errors } = await openBoard();
+  const { panel, id } = await drainInBrowser(page, s.node);
+  await panel.locator('[data-testid="progress-state"][data-state^="Detaching"]').waitFor({ timeout: 60_000 });
+  assert.deepEqual(s.podsOnNode(), [], 'every pod is gone');
+  assert.equal(await panel.locator('[data-testid="progress-state"]').textContent(),
+    'Drained; waiting for 1 volume to detach before the node is safe to reboot');
+  const volume = panel.locator(`[data-testid="volume"][data-attachment="${attachment}"]`);
+  assert.match(await volume.textContent(), new RegExp(`^${attachment}: volume pv-${s.ns}, attacher csi\\.drainboard\\.test, attached for `));
+  const detaching = (await status(id)).state.Detaching;
+  assert.equal(detaching.count, 1);
+  assert.equal(detaching.named[0].attachment, attachment);
+  await page.screenshot({ path: join(artifactsDir, 'drain-detaching.png') });
+
+  kubectl('delete', 'volumeattachment', attachment);
+  await panel.locator('[data-testid="progress-state"][data-state="Drained"]').waitFor({ timeout: 30_000 });
+  assert.equal((await status(id)).state, 'Drained');
+
+  // A volume that never detaches: the drain's own timeout ends the wait, and the state says the node is not safe.
+  attach();
+  const again = await call('drains/start', { node: s.node, options: { ignore_daemonsets: true, timeout_seconds: 6 } });
+  assert.equal(again.status, 200, JSON.stringify(again.json));
+  const ended = await waitFor('the second drain to end', 30_000, async () => {
+    const p = await status(again.json.id);
+    return p.finished_at ? p : null;
+  });
+  assert.equal(ended.state.DrainedVolumesAttached?.count, 1, JSON.stringify(ended.state));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
