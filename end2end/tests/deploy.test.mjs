@@ -212,6 +212,8 @@ test('drainboard-maintainer may drain (a real kubectl drain as that user); drain
     ['create', 'pods/eviction'], ['get', 'daemonsets.apps'],
     // A plan's verification: the workloads a drain evicted pods of, back to their desired ready count.
     ['get', 'deployments.apps'], ['get', 'replicasets.apps'], ['get', 'statefulsets.apps'], ['get', 'replicationcontrollers'],
+    // "Safe to reboot" waits for the node's volumes to detach.
+    ['list', 'volumeattachments.storage.k8s.io'],
   ];
   for (const [verb, resource] of drainVerbs) {
     assert.equal(canI(MAINTAINER, verb, resource, 'default'), true, `maintainer: ${verb} ${resource}`);

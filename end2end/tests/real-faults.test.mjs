@@ -47,7 +47,15 @@ async function setUp(name, replicas, { hold = false, pdb } = {}) {
     spec: { replicas, selector: { matchLabels: { app: 'web' } },
       template: { metadata: { labels: { app: 'web' }, ...(hold ? { finalizers: [HOLD] } : {}) }, spec: {
         nodeSelector: { 'drainboard.dev/pool': s.node },
-        tolerations: [{ key: 'drainboard.dev/test', operator: 'Exists', effect: 'NoSchedule' }],
+        // The control plane's outages here stop every node's Lease renewals too; with this cluster's 10 s grace and
+        // tolerations, the node controller may then mark the pool's nodes unreachable and evict their pods by taint
+        // (how soon kwok renews the Leases afterwards depends on how many nodes earlier tests left). These pods
+        // tolerate that for ever, so that only the drain moves them.
+        tolerations: [
+          { key: 'drainboard.dev/test', operator: 'Exists', effect: 'NoSchedule' },
+          { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute' },
+          { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' },
+        ],
         containers: [{ name: 'c', image: 'nginx:1.27' }],
       } } },
   }, s.ns);
