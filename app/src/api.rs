@@ -121,6 +121,33 @@ async fn cancel(id: String) -> Result<(), AppError> {
     Ok(engine.acting_as(&caller).cancel_drain(&id).await?)
 }
 
+/// A person's consented way out of a drain held by a budget short of healthy pods: delete the not-Ready pod, or set
+/// the budget's policy to `AlwaysAllow`, as the person, once `confirm` names what changes. Answers what was done.
+/// `POST /api/drains/unblock` with `{"id", "namespace", "pod", "action", "confirm"}`.
+#[server(prefix = "/api", endpoint = "drains/unblock", input = Json)]
+pub async fn unblock_drain(
+    id: String,
+    namespace: String,
+    pod: String,
+    action: domain::blocker::Unblock,
+    #[server(default)] confirm: Option<String>,
+) -> Result<String, AppError> {
+    respond(unblock(id, namespace, pod, action, confirm).await)
+}
+
+#[cfg(feature = "ssr")]
+async fn unblock(
+    id: String,
+    namespace: String,
+    pod: String,
+    action: domain::blocker::Unblock,
+    confirm: Option<String>,
+) -> Result<String, AppError> {
+    domain::input::pod_ref(&namespace, &pod).map_err(AppError::Invalid)?;
+    let (engine, caller) = (engine(), caller()?);
+    Ok(engine.acting_as(&caller).unblock(&id, &namespace, &pod, action, confirm.as_deref()).await?)
+}
+
 /// Every drain this server holds, newest first. `POST /api/drains`.
 #[server(prefix = "/api", endpoint = "drains")]
 pub async fn list_drains() -> Result<Vec<DrainProgress>, AppError> {

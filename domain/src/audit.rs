@@ -26,6 +26,9 @@ pub enum AuditAction {
     DrainEnded,
     DrainCancelled,
     DrainResumed,
+    /// A person took an action that lets a held drain go on (`domain::blocker::Unblock`): deleted a not-Ready pod,
+    /// or set a budget's unhealthy-pod policy. The outcome says which, and on what.
+    Unblocked,
     /// The node's Ready condition stopped being True (the server's own record, at the condition's transition
     /// time): not a person's action, so never an Event; the node controller writes its own.
     NodeNotReady,
@@ -48,6 +51,7 @@ impl AuditAction {
             AuditAction::DrainEnded => "DrainboardDrainEnded",
             AuditAction::DrainCancelled => "DrainboardDrainCancelled",
             AuditAction::DrainResumed => "DrainboardDrainResumed",
+            AuditAction::Unblocked => "DrainboardUnblocked",
             AuditAction::NodeNotReady => "DrainboardNodeNotReady",
             AuditAction::NodeReady => "DrainboardNodeReady",
         }
@@ -61,6 +65,7 @@ impl AuditAction {
             AuditAction::DrainEnded => "'s drain ended on",
             AuditAction::DrainCancelled => "cancelled the drain of",
             AuditAction::DrainResumed => "resumed draining",
+            AuditAction::Unblocked => "unblocked the drain of",
             AuditAction::NodeNotReady => "saw NotReady:",
             AuditAction::NodeReady => "saw Ready again:",
         }

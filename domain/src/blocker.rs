@@ -123,6 +123,36 @@ pub enum Fix {
     CancelOrTimeout,
 }
 
+/// An action a person may take, with consent, to let a drain held by a budget short of healthy pods go on
+/// ([`Blocker::HeldWhileUnhealthy`]), without forcing anything past a budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Unblock {
+    /// Delete the not-Ready pod (with its own grace period): it serves nothing, and its controller replaces it.
+    DeleteUnreadyPod,
+    /// Set the budget's `unhealthyPodEvictionPolicy` to `AlwaysAllow`: not-Ready pods it covers may then be
+    /// evicted whatever its health, now and later.
+    AlwaysAllow,
+}
+
+impl Unblock {
+    /// The budget holding the pod up that this action answers, if `blockers` (the pod's now) has one: only a
+    /// pod held while unhealthy may be unblocked so.
+    pub fn budget(blockers: &[Blocker]) -> Option<&str> {
+        blockers.iter().find_map(|b| match b {
+            Blocker::HeldWhileUnhealthy { budget, .. } => Some(budget.as_str()),
+            _ => None,
+        })
+    }
+
+    /// The name the person types to consent: the pod's to delete it, the budget's to change it.
+    pub fn consent_word<'a>(self, pod: &'a str, budget: &'a str) -> &'a str {
+        match self {
+            Unblock::DeleteUnreadyPod => pod,
+            Unblock::AlwaysAllow => budget,
+        }
+    }
+}
+
 /// Whether the owner asked that this pod not be disrupted, and by which annotation.
 pub fn owner_asked(annotations: &BTreeMap<String, String>) -> Option<&'static str> {
     crate::pod::DoNotDisrupt::read(annotations).map(|asked| asked.annotation().0)
@@ -469,5 +499,15 @@ mod tests {
         let mut p = pod(Vec::new());
         p.annotations = with("karpenter.sh/do-not-disrupt", "true");
         assert_eq!(explain(&p, ts(NOW)), [Blocker::OwnerAsked { annotation: "karpenter.sh/do-not-disrupt".into() }]);
+    }
+
+    #[test]
+    fn only_a_pod_held_while_unhealthy_may_be_unblocked_and_the_word_names_what_changes() {
+        let held = [Blocker::HeldWhileUnhealthy { budget: "web-pdb".into(), healthy: 1, desired: 2 }];
+        assert_eq!(Unblock::budget(&held), Some("web-pdb"));
+        let at_zero = [Blocker::BudgetAtZero { budget: "web-pdb".into(), healthy: 2, desired: 2, to_become_ready: 1 }];
+        assert_eq!(Unblock::budget(&at_zero), None, "a Ready pod's budget is not the pod's to unblock");
+        assert_eq!(Unblock::DeleteUnreadyPod.consent_word("web-1", "web-pdb"), "web-1");
+        assert_eq!(Unblock::AlwaysAllow.consent_word("web-1", "web-pdb"), "web-pdb");
     }
 }

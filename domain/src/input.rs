@@ -48,9 +48,24 @@ pub fn node_list(nodes: &[String]) -> Result<Vec<String>, String> {
 /// A node name as the API server accepts one: a DNS subdomain (RFC 1123) of at most 253 characters, lowercase
 /// letters, digits, `-` and `.`, each dot-separated label starting and ending with a letter or digit.
 pub fn node_name(name: &str) -> Result<&str, String> {
-    let fail = |why: &str| Err(format!("{name:?} is not a node name: {why}"));
+    subdomain("node", name)
+}
+
+/// A pod's namespace and name from a request: the namespace a DNS label (at most 63 characters, no dots), the name
+/// a DNS subdomain, as the API server accepts them.
+pub fn pod_ref(namespace: &str, name: &str) -> Result<(), String> {
+    subdomain("namespace", namespace)?;
+    if namespace.contains('.') || namespace.len() > 63 {
+        return Err(format!("{namespace:?} is not a namespace name: at most 63 characters, and no '.'"));
+    }
+    subdomain("pod", name).map(|_| ())
+}
+
+/// A name of `kind` that is a DNS subdomain (RFC 1123).
+fn subdomain<'a>(kind: &str, name: &'a str) -> Result<&'a str, String> {
+    let fail = |why: &str| Err(format!("{name:?} is not a {kind} name: {why}"));
     if name.is_empty() {
-        return Err("a node name is required".into());
+        return Err(format!("a {kind} name is required"));
     }
     if name.len() > 253 {
         return fail("it is longer than 253 characters");
@@ -146,6 +161,15 @@ mod tests {
         for bad in ["", "n1/status", "../x", "Node-1", "-n", "n-", "a..b", "a b", "n1?x=y", &"a".repeat(254)] {
             assert!(node_name(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn pod_references_follow_the_apis_grammar() {
+        assert_eq!(pod_ref("shop", "web-5f5bcd746-x2k4p"), Ok(()));
+        assert!(pod_ref("shop", "web/eviction").unwrap_err().contains("not a pod name"));
+        assert!(pod_ref("a.b", "web").unwrap_err().contains("not a namespace name"));
+        assert!(pod_ref(&"n".repeat(64), "web").unwrap_err().contains("at most 63"));
+        assert_eq!(pod_ref("", "web"), Err("a namespace name is required".into()));
     }
 
     #[test]

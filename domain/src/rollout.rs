@@ -163,8 +163,7 @@ impl RolloutNode {
     /// kubectl).
     pub fn failed(&self) -> bool {
         let drain_failed = matches!(&self.step, Step::Ended(state)
-            if !state.is_final_ok()
-                && !matches!(state, DrainState::DrainedExceptTerminating(_) | DrainState::DrainedVolumesUnknown(_)));
+            if !state.is_final_ok() && !state.is_drained());
         drain_failed || self.unverified()
     }
 

@@ -285,3 +285,104 @@ test('volumes still attached after the pods are gone: the drain waits for them, 
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+/**
+ * Three replicas under a budget of maxUnavailable 1 (two must be healthy), two of them never Ready: the budget is
+ * short of healthy pods, so under IfHealthyBudget (the default) neither not-Ready pod may be evicted, and the
+ * Ready one waits for the budget. Returns the scenario and the pods, the not-Ready ones first.
+ */
+async function unhealthyBudget(name) {
+  const s = await setUp(name);
+  s.deployment('web', 3);
+  apply({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'web-pdb' },
+    spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'web' } } } }, s.ns);
+  await s.running(3);
+  const pods = s.podsOnNode().map((p) => p.split('/')[1]);
+  // kwok marks a pod Ready only while it is Pending: a running pod made not Ready stays so.
+  for (const pod of pods.slice(0, 2)) {
+    kubectl('patch', 'pod', pod, '-n', s.ns, '--subresource=status', '--type=strategic',
+      '-p', '{"status":{"conditions":[{"type":"Ready","status":"False"}]}}');
+  }
+  await waitFor('web-pdb to count 1 healthy of 2 desired', 30_000, () =>
+    kubectl('get', 'pdb', 'web-pdb', '-n', s.ns, '-o', 'jsonpath={.status.currentHealthy}/{.status.desiredHealthy}').trim() === '1/2');
+  return { s, unready: pods.slice(0, 2), ready: pods[2] };
+}
+
+test('a budget held by not-Ready pods is explained, and deleting one, with consent, lets the drain finish', { timeout: 240_000 }, async () => {
+  const { s, unready, ready } = await unhealthyBudget('unready');
+  const { context, page, errors } = await openBoard();
+  const { panel, id } = await drainInBrowser(page, s.node);
+  const row = panel.locator(`[data-testid="progress-pod"][data-pod="${s.ns}/${unready[0]}"]`);
+  const blocker = row.locator('[data-testid="blocker"][data-class="held-while-unhealthy"]');
+  await blocker.waitFor({ timeout: 30_000 });
+  assert.match(await blocker.textContent(),
+    /^This pod is not Ready, and PDB web-pdb has 1 of the 2 healthy pods it needs: under its unhealthyPodEvictionPolicy IfHealthyBudget \(the default\) the pod cannot be evicted; AlwaysAllow would let it go/);
+  assert.match(await blocker.locator('[data-testid="blocker-fixes"]').textContent(),
+    /delete this pod, which is not serving; set PDB web-pdb's unhealthyPodEvictionPolicy to AlwaysAllow/);
+  const held = (await status(id)).pods.find((p) => p.name === unready[0]).state.Blocked.blockers;
+  assert.deepEqual(held, [{ HeldWhileUnhealthy: { budget: 'web-pdb', healthy: 1, desired: 2 } }]);
+
+  // The endpoint refuses what it should, and changes nothing meanwhile.
+  const unblock = (body, headers = {}) => fetch(`${ctx.server.url}/api/drains/unblock`, {
+    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
+  }).then(async (r) => ({ status: r.status, json: await r.json() }));
+  const good = { id, namespace: s.ns, pod: unready[0], action: 'DeleteUnreadyPod', confirm: unready[0] };
+  const bad = [
+    [{ ...good, pod: `${unready[0]}/eviction` }, 400, /not a pod name/],
+    [{ ...good, namespace: 'a.b' }, 400, /not a namespace name/],
+    [{ ...good, action: 'Explode' }, 400, /cannot be read/],
+    [{ ...good, confirm: undefined }, 400, new RegExp(`type ${unready[0]} to confirm`)],
+    [{ ...good, confirm: 'web-pdb' }, 400, new RegExp(`type ${unready[0]} to confirm`)],
+    [{ ...good, action: 'AlwaysAllow', confirm: unready[0] }, 400, /type web-pdb to confirm/],
+    [{ ...good, pod: ready, confirm: ready }, 409, /not held by a budget short of healthy pods/],
+    [{ ...good, id: 'no-such-drain' }, 404, /no drain with id no-such-drain/],
+  ];
+  for (const [body, code, why] of bad) {
+    const res = await unblock(body);
+    assert.equal(res.status, code, JSON.stringify([body, res.json]));
+    assert.match(Object.values(res.json)[0], why, JSON.stringify(res.json));
+  }
+  for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'http://evil.example' }]) {
+    const res = await unblock(good, headers);
+    assert.equal(res.status, 403, JSON.stringify(headers));
+  }
+  assert.ok(s.podsOnNode().includes(`${s.ns}/${unready[0]}`), 'no refused request deleted the pod');
+
+  // The way out, taken in the panel: the name typed, then the drain finishes by evictions alone.
+  s.openSpare();
+  await row.locator('[data-testid="unblock-delete-pod"]').click();
+  const form = row.locator('[data-testid="unblock-form"][data-action="DeleteUnreadyPod"]');
+  assert.match(await form.textContent(), new RegExp(`Type ${unready[0]} to confirm`));
+  assert.equal(await form.locator('[data-testid="unblock-confirm"]').isDisabled(), true, 'not before the name is typed');
+  await form.locator('[data-testid="unblock-confirm-input"]').fill(unready[0]);
+  await page.screenshot({ path: join(artifactsDir, 'blocker-unhealthy.png') });
+  await form.locator('[data-testid="unblock-confirm"]').click();
+  await panel.locator('[data-testid="progress-state"][data-state="Drained"]').waitFor({ timeout: 90_000 });
+  const options = (await status(id)).options;
+  assert.deepEqual([options.force, options.disable_eviction], [false, false]);
+  const history = await call('nodes/history', { node: s.node });
+  assert.ok(history.json.some((e) => e.action === 'Unblocked' && e.outcome.includes(`deleted the not-Ready pod ${s.ns}/${unready[0]}`)),
+    JSON.stringify(history.json));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a budget held by not-Ready pods: setting AlwaysAllow, with consent, lets the drain evict them', { timeout: 240_000 }, async () => {
+  const { s, unready } = await unhealthyBudget('always');
+  s.openSpare();
+  const { context, page, errors } = await openBoard();
+  const { panel } = await drainInBrowser(page, s.node);
+  const row = panel.locator(`[data-testid="progress-pod"][data-pod="${s.ns}/${unready[1]}"]`);
+  await row.locator('[data-testid="blocker"][data-class="held-while-unhealthy"]').waitFor({ timeout: 30_000 });
+  await row.locator('[data-testid="unblock-always-allow"]').click();
+  const form = row.locator('[data-testid="unblock-form"][data-action="AlwaysAllow"]');
+  assert.match(await form.textContent(), /for good and for every pod it covers/);
+  await form.locator('[data-testid="unblock-confirm-input"]').fill('web-pdb');
+  await form.locator('[data-testid="unblock-confirm"]').click();
+  await row.locator('[data-testid="unblock-result"]').waitFor({ timeout: 15_000 });
+  assert.equal(kubectl('get', 'pdb', 'web-pdb', '-n', s.ns, '-o', 'jsonpath={.spec.unhealthyPodEvictionPolicy}').trim(), 'AlwaysAllow');
+  await panel.locator('[data-testid="progress-state"][data-state="Drained"]').waitFor({ timeout: 90_000 });
+  assert.deepEqual(s.podsOnNode(), []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

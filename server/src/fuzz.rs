@@ -19,6 +19,7 @@ const ENDPOINTS: &[&str] = &[
     "drains/start",
     "drains/status",
     "drains/cancel",
+    "drains/unblock",
     "drains/resume",
     "drains/preview",
     "drains/preview-inputs",

@@ -9,6 +9,7 @@ mod rollout;
 mod rollout_verify;
 mod rollout_why;
 mod rollout_zones;
+mod unblock;
 
 use domain::{actions::Lacking, progress::DrainRecord};
 use leptos::prelude::*;

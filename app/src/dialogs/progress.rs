@@ -238,6 +238,18 @@ fn PodRow(uid: String, progress: RwSignal<Option<DrainProgress>>, server_now: Si
     // Why a pod stays, or why its eviction was denied, and the ways out (`domain::blocker`), while the drain still
     // waits on it or once it failed on it.
     let blockers = move || if left.with(Option::is_some) { Vec::new() } else { state.with(PodState::blockers) };
+    // Who the consented ways out would act on, while the drain runs and a budget short of healthy pods holds the pod.
+    let held = move || {
+        let running =
+            progress.with(|p| p.as_ref().is_some_and(|p| p.state.is_running() && p.options.dry_run == DryRun::None));
+        let budget = state.with(|s| match s {
+            PodState::Blocked { blockers, .. } => domain::blocker::Unblock::budget(blockers).map(str::to_owned),
+            _ => None,
+        });
+        let id = progress.with(|p| p.as_ref().map(|p| p.id.clone()));
+        let (namespace, name) = pod.with(|p| p.as_ref().map(|p| (p.namespace.clone(), p.name.clone())))?;
+        Some(super::unblock::Held { id: id?, namespace, pod: name, budget: budget.filter(|_| running)? })
+    };
     let shown = key.clone();
     view! {
         <tr data-testid="progress-pod" data-pod=key data-state=key_of>
@@ -245,6 +257,7 @@ fn PodRow(uid: String, progress: RwSignal<Option<DrainProgress>>, server_now: Si
             <td class=move || format!("pod-state {}", key_of())>
                 {text}
                 {move || blocker_list(i18n, blockers())}
+                {move || held().map(|held| view! { <super::unblock::UnblockActions held /> }.into_any())}
             </td>
             <td class="muted">{took}</td>
         </tr>

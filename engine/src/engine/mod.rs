@@ -14,6 +14,7 @@ mod plan_checks;
 mod plan_run;
 mod plans;
 mod rollouts;
+mod unblock;
 
 use std::{sync::Arc, time::Duration};
 

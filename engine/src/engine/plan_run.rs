@@ -211,12 +211,7 @@ async fn follow_drains(engine: &Engine, acting: &Acting<'_>, progress: &mut Roll
         if state.is_running() {
             continue;
         }
-        if uncordon_when_back
-            && matches!(
-                state,
-                DrainState::Drained | DrainState::DrainedExceptTerminating(_) | DrainState::DrainedVolumesUnknown(_)
-            )
-        {
+        if uncordon_when_back && state.is_drained() {
             let boot = acting.cache().await.ok().and_then(|c| c.node_card(&name)).and_then(|c| c.boot_id);
             progress.nodes[i].back = Some(Back::Waiting(boot));
             progress.nodes[i].waiting_since = Some(jiff::Timestamp::now());

@@ -1,10 +1,7 @@
 //! One rollout in the panel: its header with pause, resume and a stop that asks first, each node's step, and what
 //! the people watching must do when every node waits to come back.
 
-use domain::{
-    progress::DrainState,
-    rollout::{Back, RolloutNode, RolloutProgress, RolloutState, Step},
-};
+use domain::rollout::{Back, RolloutNode, RolloutProgress, RolloutState, Step};
 use leptos::prelude::*;
 
 use crate::{
@@ -49,9 +46,7 @@ fn step_label(step: &Step) -> &'static str {
     match step {
         Step::Queued => "queued",
         Step::Draining(_) => "draining",
-        Step::Ended(
-            DrainState::Drained | DrainState::DrainedExceptTerminating(_) | DrainState::DrainedVolumesUnknown(_),
-        ) => "drained",
+        Step::Ended(state) if state.is_drained() => "drained",
         Step::Ended(_) => "failed",
         Step::NotStarted => "not-started",
     }
