@@ -311,7 +311,7 @@ async fn a_pdb_blocks_by_name_until_the_deployment_grows() {
 }
 
 #[tokio::test]
-async fn a_pod_under_two_pdbs_fails_with_the_apis_message() {
+async fn a_pod_under_two_pdbs_fails_naming_both_with_the_apis_message() {
     let s = Scenario::new("two-pdbs").await;
     s.deployment("web", 1, json!({}));
     for name in ["pdb-a", "pdb-b"] {
@@ -324,7 +324,9 @@ async fn a_pod_under_two_pdbs_fails_with_the_apis_message() {
     let done = s.drain(DrainOptions::default()).await;
     assert!(matches!(done.state, DrainState::Failed(_)), "{done:?}");
     match &done.pods[0].state {
-        PodState::Failed(Failure::Api(answer)) => {
+        PodState::Failed(Failure::TwoBudgets { budgets, answer }) => {
+            assert_eq!(budgets, &["pdb-a", "pdb-b"]);
+            assert_eq!(answer.code, Some(500));
             assert!(answer.message.contains("more than one PodDisruptionBudget"), "{answer:?}")
         }
         other => panic!("the pod fails: {other:?}"),
