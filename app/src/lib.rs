@@ -61,6 +61,44 @@ pub fn App() -> impl IntoView {
     }
 }
 
+/// The pages, by address: [`Frame`] shows them, and the server lists their routes from [`RouteList`].
+#[component]
+fn PageRoutes() -> impl IntoView {
+    view! {
+        <Routes fallback=NotFound>
+            <Route path=StaticSegment("") view=pages::board::BoardPage />
+            <Route path=StaticSegment("wall") view=pages::wall::WallPage />
+            <Route path=StaticSegment("sign-in") view=pages::sign_in::SignInPage />
+            <Route path=(StaticSegment("nodes"), ParamSegment("name")) view=pages::node::NodePage />
+            // The same pages for another kubeconfig context (local mode; see `context`).
+            <Route path=(StaticSegment("ctx"), ParamSegment("context")) view=pages::board::BoardPage />
+            <Route path=(StaticSegment("ctx"), ParamSegment("context"), StaticSegment("wall")) view=pages::wall::WallPage />
+            <Route
+                path=(StaticSegment("ctx"), ParamSegment("context"), StaticSegment("nodes"), ParamSegment("name"))
+                view=pages::node::NodePage
+            />
+        </Routes>
+    }
+}
+
+#[component]
+fn NotFound() -> impl IntoView {
+    let i18n = i18n::use_i18n();
+    view! { <p data-testid="not-found">{i18n::t_string!(i18n, app.page_not_found)}</p> }
+}
+
+/// The routes alone, for the server to list at start (`leptos_axum::generate_route_list`). Listing renders the
+/// component once, with no request: the whole [`App`] would start the catalogue's provider, whose effect may run
+/// after that render is gone and panic on its disposed locale. The pages themselves are not rendered to list them.
+#[component]
+pub fn RouteList() -> impl IntoView {
+    view! {
+        <Router>
+            <PageRoutes />
+        </Router>
+    }
+}
+
 /// The title bar's controls: the context, who is signed in, the language. None on the wall screen, which has
 /// nothing to click (a language is chosen before it is put on the wall, and kept in its cookie).
 #[component]
@@ -91,19 +129,7 @@ fn Frame() -> impl IntoView {
                 <TopbarControls />
             </header>
             <main>
-                <Routes fallback=move || view! { <p data-testid="not-found">{i18n::t_string!(i18n, app.page_not_found)}</p> }>
-                    <Route path=StaticSegment("") view=pages::board::BoardPage />
-                    <Route path=StaticSegment("wall") view=pages::wall::WallPage />
-                    <Route path=StaticSegment("sign-in") view=pages::sign_in::SignInPage />
-                    <Route path=(StaticSegment("nodes"), ParamSegment("name")) view=pages::node::NodePage />
-                    // The same pages for another kubeconfig context (local mode; see `context`).
-                    <Route path=(StaticSegment("ctx"), ParamSegment("context")) view=pages::board::BoardPage />
-                    <Route path=(StaticSegment("ctx"), ParamSegment("context"), StaticSegment("wall")) view=pages::wall::WallPage />
-                    <Route
-                        path=(StaticSegment("ctx"), ParamSegment("context"), StaticSegment("nodes"), ParamSegment("name"))
-                        view=pages::node::NodePage
-                    />
-                </Routes>
+                <PageRoutes />
             </main>
         </Router>
     }

@@ -324,7 +324,10 @@ test('in the browser: choose nodes by label and by card, one plan, then pause, r
   // A card's conditions as the API's JSON, written when opened.
   const first = page.locator('[data-testid="node-row"]').first();
   await first.locator('.conditions-json summary').click();
-  const json = JSON.parse(await first.locator('[data-testid="conditions-json"]').textContent());
+  // Written once the details open: read it when it is there.
+  const written = await waitFor('the conditions JSON', 10_000, async () =>
+    (await first.locator('[data-testid="conditions-json"]').textContent()).trim());
+  const json = JSON.parse(written);
   assert.ok(json.some((c) => c.type === 'Ready' && c.status === 'True' && c.lastHeartbeatTime), JSON.stringify(json));
 
   // By label selector: every node the filters show.

@@ -1,6 +1,6 @@
 //! The HTTP router: server-rendered pages, server functions, event streams and the compiled site files.
 
-use app::{App, shell};
+use app::shell;
 use axum::{Router, response::Redirect, routing::get};
 use domain::board::BoardSettings;
 use engine::Engine;
@@ -89,7 +89,7 @@ pub fn router(
     lock: Option<LocalLock>,
 ) -> Router {
     let engine: Engine = contexts.first().clone();
-    let routes = generate_route_list(App);
+    let routes = generate_route_list(app::RouteList);
     let sessions = engine.clone();
     let streams = Streams { engine, settings, limits };
     let context = {
