@@ -63,10 +63,7 @@ impl Error {
 
     /// A 404 from the API server becomes [`Error::NotFound`] with `what` as its message.
     pub(crate) fn not_found_as(err: kube::Error, what: impl FnOnce() -> String) -> Self {
-        match &err {
-            kube::Error::Api(status) if status.code == 404 => Error::NotFound(what()),
-            _ => Error::Kube(err),
-        }
+        if crate::kube_error::not_found(&err) { Error::NotFound(what()) } else { Error::Kube(err) }
     }
 }
 

@@ -97,7 +97,7 @@ impl History {
             match result {
                 Ok(_) => return Ok(()),
                 // Another replica wrote (or created) it first: read again and append to that.
-                Err(kube::Error::Api(status)) if status.code == 409 => continue,
+                Err(e) if crate::kube_error::conflict(&e) => continue,
                 Err(err) => return Err(err),
             }
         }

@@ -25,6 +25,16 @@ pub fn unauthorized(err: &kube::Error) -> bool {
     status(err).is_some_and(|s| s.code == 401)
 }
 
+/// The object is not there (404).
+pub fn not_found(err: &kube::Error) -> bool {
+    status(err).is_some_and(|s| s.code == 404)
+}
+
+/// A write lost a race (409): the object changed since it was read, or already exists.
+pub fn conflict(err: &kube::Error) -> bool {
+    status(err).is_some_and(|s| s.code == 409)
+}
+
 /// No answer at all: the connection failed, was reset, or timed out. A request that got none may not have been
 /// received, and sending it again is safe.
 pub fn unreachable(err: &kube::Error) -> bool {
@@ -129,6 +139,15 @@ mod tests {
 
     fn api(code: u16) -> kube::Error {
         kube::Error::Api(Box::new(Status::failure("m", "r").with_code(code)))
+    }
+
+    #[test]
+    fn each_code_has_one_predicate() {
+        assert!(not_found(&api(404)) && !not_found(&api(409)));
+        assert!(conflict(&api(409)) && !conflict(&api(404)));
+        assert!(unauthorized(&api(401)) && !unauthorized(&api(403)));
+        let io = kube::Error::Service(Box::new(std::io::Error::other("reset")));
+        assert!(!not_found(&io) && !conflict(&io) && unreachable(&io));
     }
 
     fn status(json: serde_json::Value) -> Status {

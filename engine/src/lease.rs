@@ -177,7 +177,7 @@ impl Leases {
             match result {
                 Ok(_) => return Ok(Claim::Acquired),
                 // Another server wrote it at the same moment: look again.
-                Err(kube::Error::Api(status)) if status.code == 409 => continue,
+                Err(e) if crate::kube_error::conflict(&e) => continue,
                 Err(err) => return Err(err),
             }
         }

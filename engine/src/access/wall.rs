@@ -162,7 +162,7 @@ impl Walls {
                     return Ok(());
                 }
                 // Another replica wrote first: read again.
-                Err(kube::Error::Api(status)) if status.code == 409 => continue,
+                Err(e) if crate::kube_error::conflict(&e) => continue,
                 Err(err) => return Err(Error::Kube(err)),
             }
         }
