@@ -237,7 +237,8 @@ fn PodRow(uid: String, progress: RwSignal<Option<DrainProgress>>, server_now: Si
     };
     // Why a pod stays, or why its eviction was denied, and the ways out (`domain::blocker`), while the drain still
     // waits on it or once it failed on it.
-    let blockers = move || if left.with(Option::is_some) { Vec::new() } else { state.with(PodState::blockers) };
+    let blockers =
+        move || if left.with(Option::is_some) { Vec::new() } else { state.with(|s| s.blockers_at(server_now.get())) };
     // Who the consented ways out would act on, while the drain runs and a budget short of healthy pods holds the pod.
     let held = move || {
         let running =

@@ -74,6 +74,17 @@ impl PodState {
         }
     }
 
+    /// [`Self::blockers`] as they read at `now`: a pod shutting down within its grace period, which the drain
+    /// records once with no blocker, shows the time it has left, counting down without a new update.
+    pub fn blockers_at(&self, now: Timestamp) -> Vec<crate::blocker::Blocker> {
+        match self {
+            Self::Terminating { deletion_deadline, blockers } if blockers.is_empty() => {
+                crate::blocker::terminating(*deletion_deadline, &[], now)
+            }
+            _ => self.blockers(),
+        }
+    }
+
     /// The pod counts as done: gone, or accepted by a server dry run.
     pub fn is_done(&self) -> bool {
         matches!(self, Self::Gone | Self::DryRunAccepted)
@@ -337,6 +348,26 @@ pub struct NodeDrainRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pod_shutting_down_counts_its_grace_time_down() {
+        use crate::blocker::Blocker;
+        let deadline: Timestamp = "2026-01-01T00:02:00Z".parse().unwrap();
+        let state = PodState::Terminating { deletion_deadline: Some(deadline), blockers: Vec::new() };
+        let at = |t: &str| state.blockers_at(t.parse().unwrap());
+        assert_eq!(at("2026-01-01T00:00:00Z"), vec![Blocker::ShuttingDown { left_seconds: 120 }]);
+        assert_eq!(at("2026-01-01T00:01:30Z"), vec![Blocker::ShuttingDown { left_seconds: 30 }]);
+        assert_eq!(at("2026-01-01T00:03:00Z"), Vec::new(), "past its grace with no finalizer: nothing named");
+        let held = PodState::Terminating {
+            deletion_deadline: Some(deadline),
+            blockers: vec![Blocker::Finalizers { finalizers: vec!["example.com/keep".into()] }],
+        };
+        assert_eq!(
+            held.blockers_at("2026-01-01T00:00:00Z".parse().unwrap()),
+            held.blockers(),
+            "what the drain saw stands"
+        );
+    }
 
     fn pod(name: &str, state: PodState) -> PodProgress {
         PodProgress {
