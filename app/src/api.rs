@@ -148,6 +148,33 @@ async fn unblock(
     Ok(engine.acting_as(&caller).unblock(&id, &namespace, &pod, action, confirm.as_deref()).await?)
 }
 
+/// Move first, for a pod of the running drain a budget at zero holds: without `confirm`, what the move would do
+/// (the Deployment, its count now and during the move, the pods that go); with `confirm` the Deployment's name,
+/// the surge, as the person, followed to the end by the server. Refused, with the reason, for a StatefulSet, an
+/// autoscaled Deployment, or one whose count a declarative tool applies.
+/// `POST /api/drains/move-first` with `{"id", "namespace", "pod", "confirm"}`.
+#[server(prefix = "/api", endpoint = "drains/move-first", input = Json)]
+pub async fn move_first(
+    id: String,
+    namespace: String,
+    pod: String,
+    #[server(default)] confirm: Option<String>,
+) -> Result<domain::moving::MoveAnswer, AppError> {
+    respond(move_pod_first(id, namespace, pod, confirm).await)
+}
+
+#[cfg(feature = "ssr")]
+async fn move_pod_first(
+    id: String,
+    namespace: String,
+    pod: String,
+    confirm: Option<String>,
+) -> Result<domain::moving::MoveAnswer, AppError> {
+    domain::input::pod_ref(&namespace, &pod).map_err(AppError::Invalid)?;
+    let (engine, caller) = (engine(), caller()?);
+    Ok(engine.acting_as(&caller).move_first(&id, &namespace, &pod, confirm.as_deref()).await?)
+}
+
 /// Every drain this server holds, newest first. `POST /api/drains`.
 #[server(prefix = "/api", endpoint = "drains")]
 pub async fn list_drains() -> Result<Vec<DrainProgress>, AppError> {

@@ -29,6 +29,9 @@ pub enum AuditAction {
     /// A person took an action that lets a held drain go on (`domain::blocker::Unblock`): deleted a not-Ready pod,
     /// or set a budget's unhealthy-pod policy. The outcome says which, and on what.
     Unblocked,
+    /// A Deployment was surged to move a pod off the node first (`domain::moving`), or its count was put back
+    /// after the move. The outcome says which.
+    Moved,
     /// The node's Ready condition stopped being True (the server's own record, at the condition's transition
     /// time): not a person's action, so never an Event; the node controller writes its own.
     NodeNotReady,
@@ -52,6 +55,7 @@ impl AuditAction {
             AuditAction::DrainCancelled => "DrainboardDrainCancelled",
             AuditAction::DrainResumed => "DrainboardDrainResumed",
             AuditAction::Unblocked => "DrainboardUnblocked",
+            AuditAction::Moved => "DrainboardMoveFirst",
             AuditAction::NodeNotReady => "DrainboardNodeNotReady",
             AuditAction::NodeReady => "DrainboardNodeReady",
         }
@@ -66,6 +70,7 @@ impl AuditAction {
             AuditAction::DrainCancelled => "cancelled the drain of",
             AuditAction::DrainResumed => "resumed draining",
             AuditAction::Unblocked => "unblocked the drain of",
+            AuditAction::Moved => "moved a workload first, draining",
             AuditAction::NodeNotReady => "saw NotReady:",
             AuditAction::NodeReady => "saw Ready again:",
         }

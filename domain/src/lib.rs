@@ -17,6 +17,7 @@ pub mod eviction;
 pub mod failure;
 pub mod fleet;
 pub mod input;
+pub mod moving;
 pub mod node;
 pub mod pod;
 pub mod preview;

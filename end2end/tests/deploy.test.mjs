@@ -21,6 +21,7 @@ const SA = `system:serviceaccount:${NS}:drainboard`;
 const NOBODY = `system:serviceaccount:${NS}:drainboard-unbound`;
 const MAINTAINER = 'deploy-maintainer';
 const DELETER = 'deploy-pod-deleter';
+const MOVER = 'deploy-mover';
 const VIEWER = 'deploy-viewer';
 
 /** The pinned kubectl as the admin, with stdout, stderr and the exit code (a refusal does not throw). */
@@ -101,7 +102,7 @@ after(async () => {
   const made = readFileSync(join(deployDir, 'kustomization.yaml'), 'utf8').split('\n')
     .map((l) => l.match(/^\s+- (\S+\.yaml)$/)?.[1]).filter((f) => f && !f.startsWith('crds/'));
   run(['delete', ...made.flatMap((f) => ['-f', join(deployDir, f)]), '--ignore-not-found', '--wait=false']);
-  for (const name of [MAINTAINER, VIEWER]) {
+  for (const name of [MAINTAINER, VIEWER, DELETER, MOVER]) {
     run(['delete', 'clusterrolebinding', `deploy-test-${name}`, `test-${name}`, '--ignore-not-found']);
     run(['delete', 'clusterrole', `test-${name}`, '--ignore-not-found']);
   }
@@ -238,6 +239,15 @@ test('drainboard-maintainer may drain (a real kubectl drain as that user); drain
   assert.equal(canI(DELETER, 'delete', 'pods', 'default'), true, 'the pod deleter may delete pods');
   for (const [verb, resource] of [['list', 'pods'], ['patch', 'nodes'], ['create', 'pods/eviction'], ['get', 'pods']]) {
     assert.equal(canI(DELETER, verb, resource, 'default'), false, `pod deleter: nothing else (${verb} ${resource})`);
+  }
+  // Moving a workload first patches its Deployment: a role of its own, which the maintainer does not have.
+  assert.equal(canI(MAINTAINER, 'patch', 'deployments.apps', 'default'), false, 'maintainer: no patch deployments');
+  bind(MOVER, 'drainboard-mover');
+  for (const [verb, resource] of [['patch', 'deployments.apps'], ['get', 'replicasets.apps'], ['list', 'horizontalpodautoscalers.autoscaling']]) {
+    assert.equal(canI(MOVER, verb, resource, 'default'), true, `mover: ${verb} ${resource}`);
+  }
+  for (const [verb, resource] of [['delete', 'deployments.apps'], ['update', 'deployments.apps'], ['patch', 'statefulsets.apps']]) {
+    assert.equal(canI(MOVER, verb, resource, 'default'), false, `mover: no ${verb} ${resource}`);
   }
 
   // A real drain as the maintainer, with a client certificate, through kubectl.

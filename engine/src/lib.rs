@@ -14,6 +14,8 @@
 //! - [`lease`]: the per-node Leases through which replicas agree on who drains a node.
 //! - [`cards`]: how those caches become node cards.
 //! - [`drain`]: how a drain runs, as a server task that any number of viewers follow.
+//! - [`moving`]: move first, against the cluster: surge a Deployment with the move recorded on it, and put its
+//!   count back.
 //! - [`plan`]: rolling maintenance as `MaintenancePlan` objects, followed by every replica and run by the one
 //!   that holds each plan's Lease.
 //! - [`tasks`]: the one shutdown signal every background task hears, and the tracker the server waits on.
@@ -35,6 +37,7 @@ pub mod history;
 pub mod kube_error;
 pub mod lease;
 pub mod metrics;
+pub mod moving;
 pub mod plan;
 pub mod pods;
 pub mod recent;

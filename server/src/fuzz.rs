@@ -20,6 +20,7 @@ const ENDPOINTS: &[&str] = &[
     "drains/status",
     "drains/cancel",
     "drains/unblock",
+    "drains/move-first",
     "drains/resume",
     "drains/preview",
     "drains/preview-inputs",

@@ -303,6 +303,7 @@ fn build_engine(args: &cli::Args, tasks: &Tasks, connected: access::Connected) -
         Err(_) => engine,
     };
     engine.run_plans();
+    engine.sweep_moves_always();
     Ok(engine)
 }
 

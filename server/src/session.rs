@@ -149,12 +149,13 @@ pub fn session_id(headers: &HeaderMap) -> Result<Option<String>, Duplicate> {
 /// action or dialog of theirs. The page's polls, its event streams and what it asks on its own are not, so a tab
 /// left open does not keep a session alive.
 fn is_activity(method: &Method, path: &str, headers: &HeaderMap) -> bool {
-    const ACTIONS: [&str; 15] = [
+    const ACTIONS: [&str; 16] = [
         "/api/nodes/cordon",
         "/api/nodes/uncordon",
         "/api/drains/start",
         "/api/drains/cancel",
         "/api/drains/unblock",
+        "/api/drains/move-first",
         "/api/drains/resume",
         "/api/drains/preview",
         "/api/drains/preview-inputs",

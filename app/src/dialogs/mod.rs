@@ -4,6 +4,7 @@
 mod cordon;
 mod drain;
 mod host;
+mod move_first;
 mod progress;
 mod rollout;
 mod rollout_verify;

@@ -240,7 +240,7 @@ fn PodRow(uid: String, progress: RwSignal<Option<DrainProgress>>, server_now: Si
     let blockers =
         move || if left.with(Option::is_some) { Vec::new() } else { state.with(|s| s.blockers_at(server_now.get())) };
     // Who the consented ways out would act on, while the drain runs and a budget short of healthy pods holds the pod.
-    let held = move || {
+    let held = Memo::new(move |_| {
         let running =
             progress.with(|p| p.as_ref().is_some_and(|p| p.state.is_running() && p.options.dry_run == DryRun::None));
         let budget = state.with(|s| match s {
@@ -250,7 +250,17 @@ fn PodRow(uid: String, progress: RwSignal<Option<DrainProgress>>, server_now: Si
         let id = progress.with(|p| p.as_ref().map(|p| p.id.clone()));
         let (namespace, name) = pod.with(|p| p.as_ref().map(|p| (p.namespace.clone(), p.name.clone())))?;
         Some(super::unblock::Held { id: id?, namespace, pod: name, budget: budget.filter(|_| running)? })
-    };
+    });
+    // The pod to move first, while the drain runs and a budget at zero holds it (`domain::moving`).
+    let movable = Memo::new(move |_| {
+        let running =
+            progress.with(|p| p.as_ref().is_some_and(|p| p.state.is_running() && p.options.dry_run == DryRun::None));
+        let helps =
+            state.with(|s| matches!(s, PodState::Blocked { blockers, .. } if domain::moving::surge_helps(blockers)));
+        let id = progress.with(|p| p.as_ref().map(|p| p.id.clone()));
+        let (namespace, pod) = pod.with(|p| p.as_ref().map(|p| (p.namespace.clone(), p.name.clone())))?;
+        (running && helps).then_some(super::move_first::Movable { id: id?, namespace, pod })
+    });
     let shown = key.clone();
     view! {
         <tr data-testid="progress-pod" data-pod=key data-state=key_of>
@@ -258,7 +268,8 @@ fn PodRow(uid: String, progress: RwSignal<Option<DrainProgress>>, server_now: Si
             <td class=move || format!("pod-state {}", key_of())>
                 {text}
                 {move || blocker_list(i18n, blockers())}
-                {move || held().map(|held| view! { <super::unblock::UnblockActions held /> }.into_any())}
+                {move || held.get().map(|held| view! { <super::unblock::UnblockActions held /> }.into_any())}
+                {move || movable.get().map(|movable| view! { <super::move_first::MoveFirstAction movable /> }.into_any())}
             </td>
             <td class="muted">{took}</td>
         </tr>
