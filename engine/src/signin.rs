@@ -170,11 +170,12 @@ pub async fn review(client: &Client) -> Result<Person> {
     let review = kube::Api::<SelfSubjectReview>::all(client.clone())
         .create(&kube::api::PostParams::default(), &SelfSubjectReview::default())
         .await
-        .map_err(|err| match &err {
-            kube::Error::Api(status) if status.code == 401 => {
+        .map_err(|err| {
+            if crate::kube_error::unauthorized(&err) {
                 Error::NotSignedIn { user: "these credentials".into(), cluster: "the API server (401)".into() }
+            } else {
+                Error::Kube(err)
             }
-            _ => Error::Kube(err),
         })?;
     let info = review.status.and_then(|s| s.user_info).unwrap_or_default();
     let username = info

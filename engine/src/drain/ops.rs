@@ -98,7 +98,7 @@ pub async fn lookup_daemonset(client: &Client, namespace: &str, owner: &Controll
     let daemonsets: Api<DaemonSet> = Api::namespaced(client.clone(), namespace);
     match daemonsets.get(&owner.name).await {
         Ok(_) => DaemonSetLookup::Exists,
-        Err(kube::Error::Api(status)) if status.code == 404 => DaemonSetLookup::NotFound(status.message.clone()),
+        Err(err) if crate::kube_error::not_found(&err) => DaemonSetLookup::NotFound(api_message(&err)),
         Err(err) => DaemonSetLookup::Failed(api_message(&err)),
     }
 }

@@ -28,14 +28,14 @@ fn no_such(id: &str) -> Error {
 
 /// What a plan write refused with 404 means: the resource is not installed (or the plan is gone).
 fn not_installed(err: kube::Error, id: Option<&str>) -> Error {
-    match (&err, id) {
-        (kube::Error::Api(status), None) if status.code == 404 => Error::Unavailable(
+    match id {
+        _ if !crate::kube_error::not_found(&err) => Error::Kube(err),
+        None => Error::Unavailable(
             "this cluster has no MaintenancePlan resource: install it with `drainboard crd | kubectl apply -f -` \
              (deploy/crds/), then try again"
                 .into(),
         ),
-        (kube::Error::Api(status), Some(id)) if status.code == 404 => no_such(id),
-        _ => Error::Kube(err),
+        Some(id) => no_such(id),
     }
 }
 
