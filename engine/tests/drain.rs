@@ -530,6 +530,7 @@ async fn drains_over_the_limits_are_refused() {
 
 /// Cancel is checked before every eviction: acknowledged while the drain cordons, plans, or is about to evict, it
 /// evicts nothing at all. A test hook holds the drain in each phase long enough for the Cancel to land there.
+#[cfg(feature = "test-hooks")] // ./test-all turns it on
 #[tokio::test]
 async fn cancel_in_any_running_state_evicts_nothing() {
     use engine::drain::{Phase, TestHooks};
@@ -557,6 +558,7 @@ async fn cancel_in_any_running_state_evicts_nothing() {
 
 /// A drain task that panics ends Failed with the reason, on its progress and its node's record, and frees the node:
 /// the next drain of it starts afresh instead of attaching to a dead one.
+#[cfg(feature = "test-hooks")] // ./test-all turns it on
 #[tokio::test]
 async fn a_drain_that_panics_ends_failed_and_the_node_can_be_drained_again() {
     use engine::drain::{Phase, TestHooks};

@@ -173,6 +173,7 @@ async fn a_timeout_reached_while_waiting_for_deletion_fails_the_pod() {
 /// Rows 2.9 and 2.23: a pod that is gone by the time its eviction or DELETE is sent (the API answers 404) counts
 /// as gone, not failed, on both paths; the drain goes on with the other pod and ends Drained. A test hook holds
 /// the drain at the start of evicting while the pod is deleted.
+#[cfg(feature = "test-hooks")] // ./test-all turns it on
 #[tokio::test]
 async fn a_pod_gone_before_its_eviction_or_delete_counts_as_gone() {
     use engine::drain::{Phase, TestHooks};

@@ -33,9 +33,6 @@ pub enum Error {
     LocalToken(String),
     #[error("TLS: {0}")]
     Tls(String),
-    #[cfg(debug_assertions)]
-    #[error("DRAINBOARD_TEST_HOOKS: {0}")]
-    TestHooks(String),
     #[error("cannot open the audit log {path}: {source}")]
     AuditLog { path: String, source: io::Error },
     #[error("cannot listen on {addr}: {source}")]

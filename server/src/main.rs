@@ -292,16 +292,6 @@ fn build_engine(args: &cli::Args, tasks: &Tasks, connected: access::Connected) -
     } else {
         engine
     };
-    // Faults for the browser tests (a drain that panics, or waits in a phase); release builds never read them.
-    #[cfg(debug_assertions)]
-    let engine = match std::env::var("DRAINBOARD_TEST_HOOKS") {
-        Ok(text) => {
-            let hooks = engine::drain::TestHooks::parse(&text).map_err(Error::TestHooks)?;
-            tracing::warn!(?hooks, "test hooks on");
-            engine.with_test_hooks(hooks)
-        }
-        Err(_) => engine,
-    };
     engine.run_plans();
     engine.sweep_moves_always();
     Ok(engine)

@@ -35,7 +35,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use domain::progress::RECORD_ANNOTATION;
 pub use hooks::Phase;
-#[cfg(debug_assertions)]
+#[cfg(feature = "test-hooks")]
 pub use hooks::TestHooks;
 pub use limits::DrainLimits;
 
@@ -53,7 +53,7 @@ pub struct DrainRegistry {
     tasks: Tasks,
     limits: DrainLimits,
     pacer: pace::Pacer,
-    #[cfg(debug_assertions)]
+    #[cfg(feature = "test-hooks")]
     hooks: TestHooks,
     /// Where a drain's end is recorded.
     audit: crate::audit::Audit,
@@ -89,7 +89,7 @@ impl DrainRegistry {
             tasks: tasks.clone(),
             limits,
             pacer: pace::Pacer::new(limits.pace),
-            #[cfg(debug_assertions)]
+            #[cfg(feature = "test-hooks")]
             hooks: TestHooks::default(),
             audit: Default::default(),
             leases: None,
@@ -122,8 +122,8 @@ impl DrainRegistry {
         self
     }
 
-    /// The same registry, with faults for tests (see [`TestHooks`]). Debug builds only.
-    #[cfg(debug_assertions)]
+    /// The same registry, with faults for tests (see [`TestHooks`]). With the `test-hooks` feature only.
+    #[cfg(feature = "test-hooks")]
     pub fn with_test_hooks(mut self, hooks: TestHooks) -> Self {
         self.hooks = hooks;
         self
@@ -215,7 +215,7 @@ impl DrainRegistry {
             progress: tx,
             cancel,
             tasks: self.tasks.clone(),
-            #[cfg(debug_assertions)]
+            #[cfg(feature = "test-hooks")]
             hooks: self.hooks.clone(),
             cache,
             pacer: self.pacer.clone(),

@@ -19,7 +19,7 @@ use kube::Client;
 use tokio::{sync::watch, time::Instant};
 use tokio_util::sync::CancellationToken;
 
-#[cfg(debug_assertions)]
+#[cfg(feature = "test-hooks")]
 use super::hooks::TestHooks;
 use super::{
     hooks::Phase,
@@ -38,7 +38,7 @@ pub(super) struct Drain {
     /// Cancelled by a person's Cancel, or by the server's shutdown (see [`Drain::stop_reason`]).
     pub cancel: CancellationToken,
     pub tasks: Tasks,
-    #[cfg(debug_assertions)]
+    #[cfg(feature = "test-hooks")]
     pub hooks: TestHooks,
     /// The identity's cache, when the drain has one: a blocked eviction reads its budget there, instead of listing
     /// the namespace's budgets on every retry.
@@ -218,11 +218,11 @@ impl Drain {
         DrainState::Failed(Failure::NotEvicted { failed, of: progress.pods.len() })
     }
 
-    /// The test hooks of `phase` (debug builds only): see [`super::hooks`].
+    /// The test hooks of `phase` (the `test-hooks` feature only): see [`super::hooks`].
     async fn hook(&self, phase: Phase) {
-        #[cfg(debug_assertions)]
+        #[cfg(feature = "test-hooks")]
         self.hooks.at(phase, &self.cancel).await;
-        #[cfg(not(debug_assertions))]
+        #[cfg(not(feature = "test-hooks"))]
         let _ = phase;
     }
 

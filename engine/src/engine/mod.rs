@@ -158,14 +158,6 @@ impl Engine {
         self
     }
 
-    /// The same engine, its drains with faults for tests (see [`crate::drain::TestHooks`]). Debug builds only:
-    /// a release build has no faults to inject.
-    #[cfg(debug_assertions)]
-    pub fn with_test_hooks(mut self, hooks: crate::drain::TestHooks) -> Self {
-        self.drains = self.drains.with_test_hooks(hooks);
-        self
-    }
-
     /// The engine acting as `caller`: the handle every read and action goes through.
     pub fn acting_as<'a>(&'a self, caller: &'a Caller) -> Acting<'a> {
         self.acting(&caller.identity)
