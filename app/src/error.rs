@@ -40,6 +40,12 @@ pub enum AppError {
     /// Over a limit of what may run at once (drains, streams); wait and try again.
     #[error("too many at once: {0}")]
     TooMany(String),
+    /// The request's body is over the server's limit, and was not read.
+    #[error("too large: {0}")]
+    TooLarge(String),
+    /// The server gave up on the request after its time limit; what it did meanwhile may or may not have happened.
+    #[error("timed out: {0}")]
+    TimedOut(String),
     /// Something the request needs cannot be had now (the server is stopping, a node's Lease, a cache's first
     /// list); the message says what, and to try again.
     #[error("not available now: {0}")]
@@ -55,8 +61,9 @@ pub enum AppError {
 impl AppError {
     /// The HTTP status that says what kind of failure this is, so that scripts need not read the body: 400 bad
     /// input, 401 no credentials, 403 Drainboard's refusal, 404 an unknown node or drain, 403/404/409 and the
-    /// other 4xx the API server's own refusal with its code, 500 Drainboard's own fault, 502 the API server
-    /// failed, 503 it cannot be reached or the server cannot serve this now (stopping, a Lease, a first list).
+    /// other 4xx the API server's own refusal with its code, 413 a body over the limit, 500 Drainboard's own fault,
+    /// 502 the API server failed, 503 it cannot be reached or the server cannot serve this now (stopping, a Lease, a
+    /// first list), 504 the server's own time limit for a request.
     pub fn status(&self) -> u16 {
         match self {
             AppError::Api { code: code @ 400..=499, .. } => *code,
@@ -67,6 +74,8 @@ impl AppError {
             AppError::NotSignedIn(_) => 401,
             AppError::Forbidden(_) => 403,
             AppError::TooMany(_) => 429,
+            AppError::TooLarge(_) => 413,
+            AppError::TimedOut(_) => 504,
             AppError::Conflict(_) => 409,
             AppError::Internal(_) | AppError::ServerFn(_) => 500,
         }
@@ -160,6 +169,8 @@ mod tests {
             (api(409), 409),
             (api(422), 422),
             (AppError::TooMany(String::new()), 429),
+            (AppError::TooLarge(String::new()), 413),
+            (AppError::TimedOut(String::new()), 504),
             (AppError::Internal(String::new()), 500),
             (AppError::ServerFn(String::new()), 500),
             (api(500), 502),

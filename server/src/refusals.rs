@@ -194,3 +194,29 @@ fn kubeconfig(dir: &std::path::Path) -> std::path::PathBuf {
     std::fs::write(&path, text).expect("a kubeconfig written");
     path
 }
+
+/// The body limit's refusal, through the whole router, and the time limit's, as the router maps it: the same
+/// statuses (413, 504), with bodies the browser decodes.
+#[tokio::test]
+async fn the_body_and_time_limits_answer_as_app_errors() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let router = local(&kubeconfig(dir.path()));
+    let huge = post("/api/nodes/cordon").header(header::CONTENT_LENGTH, web::BODY_LIMIT + 1);
+    let (status, error) =
+        refusal(&router, huge.body(Body::from(vec![b' '; web::BODY_LIMIT + 1])).expect("a request")).await;
+    assert_eq!(status, 413);
+    assert!(matches!(&error, AppError::TooLarge(why) if why.contains("over 16 KiB")), "{error:?}");
+
+    let timed_out = axum::http::Response::builder().status(504).body(Body::empty()).expect("a response");
+    let mapped = web::limits_as_app_errors(timed_out).await;
+    let status = mapped.status().as_u16();
+    let body = mapped.into_body().collect().await.expect("a body").to_bytes();
+    let error = serde_json::from_slice::<AppError>(&body).expect("an AppError");
+    assert_eq!((status, error.status()), (504, 504));
+    assert!(matches!(&error, AppError::TimedOut(why) if why.contains("over 120 s")), "{error:?}");
+
+    let own = AppError::TooMany("wait".into());
+    let kept = web::limits_as_app_errors(axum::response::IntoResponse::into_response(own.clone())).await;
+    let body = kept.into_body().collect().await.expect("a body").to_bytes();
+    assert_eq!(serde_json::from_slice::<AppError>(&body).expect("an AppError"), own, "an AppError stays as it is");
+}

@@ -30,6 +30,30 @@ pub const BODY_LIMIT: usize = 16 * 1024;
 /// Event streams are meant to stay open, and are left out.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// The body and time limits answer with tower-http's own bodies (plain text, or none); in their place goes the same
+/// status with an `AppError` body, so that the browser decodes these refusals as it decodes every other. An answer
+/// that is JSON already (a server function's own error) is left as it is.
+pub(crate) async fn limits_as_app_errors(response: axum::response::Response) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let json =
+        response.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    match response.status() {
+        _ if json => response,
+        StatusCode::PAYLOAD_TOO_LARGE => app::AppError::TooLarge(format!(
+            "the request body is over {} KiB, the most this server reads: send less (a kubeconfig of one context)",
+            BODY_LIMIT / 1024
+        ))
+        .into_response(),
+        StatusCode::GATEWAY_TIMEOUT => app::AppError::TimedOut(format!(
+            "the request took over {} s and the server gave up on it: look at the board before trying again, since \
+             what it asked for may have happened",
+            REQUEST_TIMEOUT.as_secs()
+        ))
+        .into_response(),
+        _ => response,
+    }
+}
+
 /// Times a request into the `http_request_duration_seconds` histogram. The route label is the matched route's
 /// template, so the labels stay within the routes that exist whatever a request names.
 async fn timed(request: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
@@ -120,6 +144,7 @@ pub fn router(
         .merge(event_routes)
         // A body over the limit is refused with 413 before anything reads it.
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
+        .layer(axum::middleware::map_response(limits_as_app_errors))
         // On every response. The page's content security policy carries a per-render nonce, so the shell sets it
         // (app::security); these need none.
         .layer(always(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
