@@ -147,6 +147,16 @@ impl From<engine::Error> for AppError {
             Error::Conflict(why) => AppError::Conflict(why),
             Error::Forbidden(why) => AppError::Forbidden(why),
             Error::Internal(why) => AppError::Internal(why),
+            Error::Refused(refusal) => {
+                use domain::failure::StartRefusal;
+                let why = refusal.english();
+                match refusal {
+                    StartRefusal::Stopping { .. } | StartRefusal::NoLease { .. } => AppError::Unavailable(why),
+                    StartRefusal::NoSuchNode { .. } => AppError::NotFound(why),
+                    StartRefusal::MayNotDrain { .. } => AppError::Forbidden(why),
+                    StartRefusal::ServerFull { .. } | StartRefusal::PersonFull { .. } => AppError::TooMany(why),
+                }
+            }
         }
     }
 }

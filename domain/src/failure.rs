@@ -49,11 +49,63 @@ pub enum Failure {
     WatchRefused(ApiAnswer),
     /// The drain's own task failed (a fault of the server's, not the cluster's); the detail is for its operators.
     Internal { detail: String },
-    /// The server refused or could not start the work, in its own words.
+    /// Drainboard itself did not start the drain, for one of its own reasons.
+    Refused(StartRefusal),
+    /// The server refused or could not start the work, in its own words: what no [`StartRefusal`] names yet, and
+    /// failures recorded so by earlier builds.
     Server { message: String },
     /// A failure recorded as text by an older build.
     #[serde(untagged)]
     Other(String),
+}
+
+/// Why Drainboard itself refuses to start a node's drain, before it asks the API server anything: each reason is
+/// worded by the catalogue, and only names and numbers are data. The same reasons answer a person's click and end a
+/// plan's node.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StartRefusal {
+    /// The server is stopping, and starts nothing new.
+    Stopping { node: String },
+    /// No node of that name exists.
+    NoSuchNode { node: String },
+    /// The person lacks the rights to drain (team mode checks before the server writes anything for them): the
+    /// permissions they lack, and the role that grants them.
+    MayNotDrain { user: String, node: String, lacks: String, role: String },
+    /// Team mode drains only with the node's Lease, which keeps two replicas from draining one node, and it could
+    /// not be taken: the API server's answer.
+    NoLease { node: String, answer: ApiAnswer },
+    /// This server runs as many drains (or dry runs) as it allows at once.
+    ServerFull { most: usize, dry_run: bool },
+    /// The person runs as many drains (or dry runs) as one person may at once.
+    PersonFull { user: String, most: usize, dry_run: bool },
+}
+
+impl StartRefusal {
+    /// The refusal in plain English, for the API's answer, logs and the audit trail.
+    pub fn english(&self) -> String {
+        let runs = |dry: bool| if dry { "dry runs" } else { "drains" };
+        match self {
+            Self::Stopping { node } => format!(
+                "the server is stopping: the drain of {node} did not start; start it again once the server is back, \
+                 or on another replica"
+            ),
+            Self::NoSuchNode { node } => format!("node {node} does not exist"),
+            Self::MayNotDrain { user, node, lacks, role } => {
+                format!("{user} may not drain {node}: lacks {lacks}; ask for the {role} role")
+            }
+            Self::NoLease { node, answer } => format!(
+                "could not take {node}'s Lease, which keeps two servers from draining it at once: {}; check the \
+                 server's rights to Leases in its namespace (API.md), then try again",
+                answer.message
+            ),
+            Self::ServerFull { most, dry_run } => {
+                format!("{most} {} are running on this server; wait for one to end", runs(*dry_run))
+            }
+            Self::PersonFull { user, most, dry_run } => {
+                format!("{user} has {most} {} running, the most one person may; wait for one to end", runs(*dry_run))
+            }
+        }
+    }
 }
 
 impl Failure {
@@ -87,6 +139,7 @@ impl Failure {
             Self::WatchEnded => "lost the watch on the node's pods".to_owned(),
             Self::WatchRefused(a) => format!("could not watch the node's pods: {}", answer(a)),
             Self::Internal { detail } => format!("the drain stopped on an internal error: {detail}"),
+            Self::Refused(refusal) => refusal.english(),
             Self::Server { message } | Self::Other(message) => message.clone(),
         }
     }
@@ -95,6 +148,7 @@ impl Failure {
     pub fn answer(&self) -> Option<&ApiAnswer> {
         match self {
             Self::Cordon(a) | Self::ListPods(a) | Self::Api(a) | Self::WatchRefused(a) => Some(a),
+            Self::Refused(StartRefusal::NoLease { answer, .. }) => Some(answer),
             Self::Unavailable { answer, .. }
             | Self::NotFoundYetPresent { answer, .. }
             | Self::TwoBudgets { answer, .. } => Some(answer),
@@ -136,7 +190,18 @@ mod tests {
             Failure::WatchEnded,
             Failure::WatchRefused(answer(403, "pods is forbidden")),
             Failure::Internal { detail: "test hook: panic while Evicting".into() },
-            Failure::Server { message: "100 drains are running on this server; wait for one to end".into() },
+            Failure::Refused(StartRefusal::Stopping { node: "n1".into() }),
+            Failure::Refused(StartRefusal::NoSuchNode { node: "n1".into() }),
+            Failure::Refused(StartRefusal::MayNotDrain {
+                user: "ann".into(),
+                node: "n1".into(),
+                lacks: "create pods/eviction".into(),
+                role: "drainboard-maintainer".into(),
+            }),
+            Failure::Refused(StartRefusal::NoLease { node: "n1".into(), answer: answer(403, "leases is forbidden") }),
+            Failure::Refused(StartRefusal::ServerFull { most: 100, dry_run: false }),
+            Failure::Refused(StartRefusal::PersonFull { user: "ann".into(), most: 5, dry_run: true }),
+            Failure::Server { message: "a refusal of an earlier build".into() },
             Failure::Other("some text".into()),
         ];
         for failure in all {

@@ -282,3 +282,35 @@ test('a failed drain says why in Japanese, and only the API server\'s message st
   assert.deepEqual(errors, [], 'no script error, no hydration mismatch');
   await context.close();
 });
+
+test('a plan\'s node that Drainboard itself refuses to drain says why in Japanese: the node was deleted before its turn', { timeout: 180_000 }, async () => {
+  const s = await scenario('ja-refused');
+  cleanups.push(() => s.cleanup());
+  // The first node's drain is held by a budget until the second node is gone; then the plan reaches a node that
+  // no longer exists.
+  s.deployment('web', 1);
+  s.pdb('web-pdb', 'web', 1);
+  await s.running(1);
+  const started = await fetch(`${ctx.server.url}/api/rollouts/start`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ nodes: [s.node, s.spare], options: { max_parallel: 1 } }),
+  });
+  assert.equal(started.status, 200, await started.clone().text());
+  const id = await started.json();
+  await waitFor(`the drain of ${s.node} to be held`, 60_000, () =>
+    kubectl('get', 'node', s.node, '-o', 'jsonpath={.spec.unschedulable}').trim() === 'true');
+  kubectl('delete', 'node', s.spare, '--wait=true');
+  kubectl('delete', 'pdb', 'web-pdb', '-n', s.ns);
+
+  const { context, page, errors } = await japaneseBrowser();
+  await page.goto(ctx.server.url + '/');
+  await boardReady(page);
+  const row = page.locator(`[data-testid="rollout"][data-id="${id}"] [data-testid="rollout-node"][data-node="${s.spare}"][data-step="failed"]`);
+  await row.waitFor({ timeout: 90_000 });
+  const shown = await text(row.locator('td').nth(2));
+  assert.ok(shown.includes(`ノード${s.spare}は存在しません`), shown);
+  assert.equal(shown.split(s.spare).join('').replace(/[^A-Za-z]+/g, ' ').trim(), '', `no English word: ${shown}`);
+  await page.screenshot({ path: join(artifactsDir, 'i18n-ja-plan-refused.png') });
+  assert.deepEqual(errors, [], 'no script error, no hydration mismatch');
+  await context.close();
+});

@@ -25,6 +25,10 @@ pub enum Error {
     /// Over a limit of what may run at once; the message says which, and to wait.
     #[error("{0}")]
     TooMany(String),
+    /// Drainboard refuses to start a drain, for one of its own reasons (`domain::failure::StartRefusal`): kept typed, so
+    /// that a plan's node that ends on it is worded in the person's language.
+    #[error("{}", .0.english())]
+    Refused(domain::failure::StartRefusal),
     /// A fault of the server's own (a task that panicked): the message says what failed.
     #[error("{0}")]
     Internal(String),
@@ -57,6 +61,11 @@ impl Error {
         match self {
             Error::Kube(e) if crate::kube_error::unauthorized(e) => Failure::CredentialsExpired,
             Error::Kube(e) => Failure::Api(crate::kube_error::answer(e)),
+            Error::Refused(refusal) => Failure::Refused(refusal.clone()),
+            // The server holds no credentials for the person any more (their session ended): as for expired ones,
+            // whoever signs in again may go on.
+            Error::NotSignedIn { .. } => Failure::CredentialsExpired,
+            Error::Internal(detail) => Failure::Internal { detail: detail.clone() },
             other => Failure::Server { message: other.to_string() },
         }
     }

@@ -522,7 +522,14 @@ async fn drains_over_the_limits_are_refused() {
     let dry = with(|o| o.dry_run = DryRun::Client);
     let first = registry.start(s.client.clone(), &s.identity, s.node.clone(), dry.clone(), None).unwrap();
     let refused = registry.start(s.client.clone(), &s.identity, s.node.clone(), dry.clone(), None).unwrap_err();
-    assert!(matches!(&refused, engine::Error::TooMany(why) if why.contains("1 dry runs running")), "{refused}");
+    assert!(
+        matches!(
+            &refused,
+            engine::Error::Refused(domain::failure::StartRefusal::PersonFull { most: 1, dry_run: true, .. })
+        ),
+        "{refused:?}"
+    );
+    assert!(refused.to_string().contains("1 dry runs running"), "{refused}");
     finish(&registry, &first.id, Duration::from_secs(30)).await;
     // Finished drains no longer count.
     registry.start(s.client.clone(), &s.identity, s.node.clone(), dry, None).unwrap();

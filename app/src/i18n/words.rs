@@ -6,7 +6,7 @@ use domain::{
     actions::Unavailable,
     budget::PdbStatus,
     drain::{DestructiveOption, DrainOption, EvictNote, Refusal, SkipReason},
-    failure::{ApiAnswer, Failure},
+    failure::{ApiAnswer, Failure, StartRefusal},
     pod::PodPhase,
     progress::{DrainState, PodState},
 };
@@ -110,7 +110,34 @@ pub fn failure_text(i18n: I18n, failure: &Failure) -> String {
         Failure::WatchEnded => t_string!(i18n, failure.watch_ended).to_string(),
         Failure::WatchRefused(a) => t_string!(i18n, failure.watch_refused, answer = answer_text(i18n, a)).to_string(),
         Failure::Internal { detail } => t_string!(i18n, failure.internal, detail).to_string(),
+        Failure::Refused(refusal) => start_refusal_text(i18n, refusal),
         Failure::Server { message } | Failure::Other(message) => message.clone(),
+    }
+}
+
+/// Why Drainboard itself did not start a drain: names and numbers are data, the words the catalogue's.
+fn start_refusal_text(i18n: I18n, refusal: &StartRefusal) -> String {
+    match refusal {
+        StartRefusal::Stopping { node } => t_string!(i18n, failure.refused_stopping, node).to_string(),
+        StartRefusal::NoSuchNode { node } => t_string!(i18n, failure.refused_no_such_node, node).to_string(),
+        StartRefusal::MayNotDrain { user, node, lacks, role } => {
+            t_string!(i18n, failure.refused_may_not_drain, user, node, lacks, role).to_string()
+        }
+        StartRefusal::NoLease { node, answer } => {
+            t_string!(i18n, failure.refused_no_lease, node, answer = answer_text(i18n, answer)).to_string()
+        }
+        StartRefusal::ServerFull { most, dry_run: false } => {
+            t_string!(i18n, failure.refused_server_full, most).to_string()
+        }
+        StartRefusal::ServerFull { most, dry_run: true } => {
+            t_string!(i18n, failure.refused_server_full_dry, most).to_string()
+        }
+        StartRefusal::PersonFull { user, most, dry_run: false } => {
+            t_string!(i18n, failure.refused_person_full, user, most).to_string()
+        }
+        StartRefusal::PersonFull { user, most, dry_run: true } => {
+            t_string!(i18n, failure.refused_person_full_dry, user, most).to_string()
+        }
     }
 }
 

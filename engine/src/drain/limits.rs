@@ -1,6 +1,8 @@
 //! How many drains may run at once, and how the server counts them.
 
 use super::pace;
+use domain::failure::StartRefusal;
+
 use crate::{Error, Identity};
 
 /// How many drains may run at once, all together and for one identity: each is a task, a watch and a stream of
@@ -38,11 +40,8 @@ impl DrainLimits {
         identity: &Identity,
         dry: bool,
     ) -> Option<Error> {
-        let (total, per_identity, what) = if dry {
-            (self.dry_runs, self.dry_runs_per_identity, "dry runs")
-        } else {
-            (self.total, self.per_identity, "drains")
-        };
+        let (total, per_identity) =
+            if dry { (self.dry_runs, self.dry_runs_per_identity) } else { (self.total, self.per_identity) };
         let person = identity.principal();
         let (mut all, mut theirs) = (0usize, 0usize);
         for (who, is_dry) in active {
@@ -52,13 +51,10 @@ impl DrainLimits {
             }
         }
         if all >= total {
-            return Some(Error::TooMany(format!("{total} {what} are running on this server; wait for one to end")));
+            return Some(Error::Refused(StartRefusal::ServerFull { most: total, dry_run: dry }));
         }
         (theirs >= per_identity).then(|| {
-            Error::TooMany(format!(
-                "{} has {per_identity} {what} running, the most one person may; wait for one to end",
-                identity.user
-            ))
+            Error::Refused(StartRefusal::PersonFull { user: identity.user.clone(), most: per_identity, dry_run: dry })
         })
     }
 }

@@ -5,6 +5,7 @@
 use domain::{
     audit::{AuditAction, AuditEntry},
     drain::{DrainOptions, DryRun},
+    failure::StartRefusal,
     progress::{CordonOutcome, CordonRecord, DrainStarted},
 };
 use k8s_openapi::api::core::v1::Node;
@@ -73,13 +74,18 @@ impl Acting<'_> {
         action: AuditAction,
     ) -> Result<DrainStarted> {
         let (engine, identity) = (self.engine, self.identity);
-        engine.tasks().refuse_when_stopping(&format!("the drain of {node}"))?;
+        if engine.tasks().is_shutting_down() {
+            return Err(Error::Refused(StartRefusal::Stopping { node }));
+        }
         let client = self.client()?;
         // Fail here, not in the task, when the node does not exist.
-        kube::Api::<Node>::all(client.clone())
-            .get(&node)
-            .await
-            .map_err(|err| Error::not_found_as(err, || no_such_node(&node)))?;
+        if let Err(err) = kube::Api::<Node>::all(client.clone()).get(&node).await {
+            return Err(if crate::kube_error::not_found(&err) {
+                Error::Refused(StartRefusal::NoSuchNode { node })
+            } else {
+                Error::Kube(err)
+            });
+        }
         let real = options.dry_run == DryRun::None;
         // In team mode the server's own identity writes the Lease, the history and the Event of a drain, so a
         // person who may not drain gets a 403 here, before any of those is written; the API server would refuse
@@ -87,11 +93,12 @@ impl Acting<'_> {
         if real && engine.is_team() {
             let lacking = self.kept_permissions().await?;
             if let Some(missing) = lacking.drain.as_deref().or(lacking.delete_pods_for(&options)) {
-                let err = Error::Forbidden(format!(
-                    "{} may not drain {node}: lacks {missing}; ask for the {} role",
-                    identity.user,
-                    domain::actions::role_granting(missing)
-                ));
+                let err = Error::Refused(StartRefusal::MayNotDrain {
+                    user: identity.user.clone(),
+                    node: node.clone(),
+                    lacks: missing.to_owned(),
+                    role: domain::actions::role_granting(missing).to_owned(),
+                });
                 let mut entry = AuditEntry::new(&identity.user, action, &node, jiff::Timestamp::now());
                 entry.reason = reason;
                 entry.options = Some(options);
@@ -122,11 +129,10 @@ impl Acting<'_> {
                 // draining one node at once: without it, no drain. A local server is the operator's alone, so it
                 // drains on, and says so in its log.
                 Err(err) if engine.is_team() => {
-                    return Err(Error::Unavailable(format!(
-                        "could not take {node}'s Lease, which keeps two servers from draining it at once: {}; \
-                         check the server's rights to Leases in its namespace (API.md), then try again",
-                        crate::kube_error::api_message(&err)
-                    )));
+                    return Err(Error::Refused(StartRefusal::NoLease {
+                        node,
+                        answer: crate::kube_error::answer(&err),
+                    }));
                 }
                 Err(err) => {
                     tracing::warn!(%node, error = %crate::kube_error::api_message(&err), "could not take the node's Lease")
@@ -197,7 +203,8 @@ impl Engine {
     /// Puts an action that was refused or failed on the audit log file, with why (see `Audit::record_refused`):
     /// "refused" when the person lacked the rights, "failed" for anything else (an unknown node, a lost API server).
     fn record_refused(&self, mut entry: AuditEntry, err: &Error) {
-        let refused = matches!(err, Error::Forbidden(_)) || matches!(err.api_code(), Some(401 | 403));
+        let refused = matches!(err, Error::Forbidden(_) | Error::Refused(StartRefusal::MayNotDrain { .. }))
+            || matches!(err.api_code(), Some(401 | 403));
         entry.outcome = Some(format!("{}: {err}", if refused { "refused" } else { "failed" }));
         self.audit.record_refused(&entry);
     }
