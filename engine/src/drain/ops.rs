@@ -172,7 +172,7 @@ pub async fn evict(
 
 /// The Status of an error answer: its JSON if it is one, else the text as the message (a proxy, or a throttling
 /// filter that writes plain text), with the `Retry-After` header's seconds in its details.
-fn answer_status(code: http::StatusCode, body: &[u8], retry_after_header: Option<u32>) -> Status {
+pub(super) fn answer_status(code: http::StatusCode, body: &[u8], retry_after_header: Option<u32>) -> Status {
     let mut status = serde_json::from_slice::<Status>(body).unwrap_or_else(|_| {
         let text = String::from_utf8_lossy(body);
         let text = text.trim();
