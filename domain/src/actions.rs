@@ -110,6 +110,7 @@ mod tests {
             blocked_by: None,
             blocked_in: None,
             blocker: None,
+            shutting_down_until: None,
             finished_at: None,
             elsewhere: None,
         }

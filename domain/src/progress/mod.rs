@@ -452,6 +452,26 @@ mod tests {
         assert!(matches!(DrainSummary::from(&p).blocker, Some(crate::blocker::Blocker::WebhookDenied { .. })));
     }
 
+    #[test]
+    fn the_card_counts_down_the_last_grace_period_when_nothing_else_holds_the_drain() {
+        use crate::blocker::Blocker;
+        let at = |t: &str| -> Timestamp { t.parse().unwrap() };
+        let mut p = progress(DrainState::Evicting, DryRun::None);
+        let shutting =
+            |deadline: &str| PodState::Terminating { deletion_deadline: Some(at(deadline)), blockers: vec![] };
+        p.pods = vec![pod("a", shutting("2026-01-01T00:00:30Z")), pod("b", shutting("2026-01-01T00:01:00Z"))];
+        let summary = DrainSummary::from(&p);
+        assert_eq!(summary.shutting_down_until, Some(at("2026-01-01T00:01:00Z")), "the last deadline");
+        assert_eq!(summary.blocker_at(at("2026-01-01T00:00:00Z")), Some(Blocker::ShuttingDown { left_seconds: 60 }));
+        assert_eq!(summary.blocker_at(at("2026-01-01T00:00:45Z")), Some(Blocker::ShuttingDown { left_seconds: 15 }));
+        assert_eq!(summary.blocker_at(at("2026-01-01T00:02:00Z")), None, "past its grace: nothing to count down");
+        // A pod with a blocker is named instead.
+        let held = Blocker::Finalizers { finalizers: vec!["example.com/flush".into()] };
+        p.pods.push(pod("c", PodState::Terminating { deletion_deadline: None, blockers: vec![held.clone()] }));
+        let summary = DrainSummary::from(&p);
+        assert_eq!((summary.shutting_down_until, summary.blocker_at(at("2026-01-01T00:00:00Z"))), (None, Some(held)));
+    }
+
     fn progress(state: DrainState, dry_run: DryRun) -> DrainProgress {
         DrainProgress {
             id: "d1".into(),

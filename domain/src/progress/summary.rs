@@ -30,6 +30,10 @@ pub struct DrainSummary {
     /// Why that pod stays (`domain::blocker`), the most decisive reason: the card names it. Hidden with the budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocker: Option<crate::blocker::Blocker>,
+    /// When no pod has a blocker: the last grace-period deadline of the pods shutting down, so that the card counts
+    /// the wait down (`Self::blocker_at`). It names no pod, so every viewer is shown it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shutting_down_until: Option<Timestamp>,
     pub finished_at: Option<Timestamp>,
     /// A drain another Drainboard server runs: its holder identity, from the node Lease it renews (and publishes
     /// this summary on). Its detail and its cancel live on that server.
@@ -51,6 +55,14 @@ impl DrainSummary {
         }
         self.elsewhere = Some(holder.chars().take(128).collect());
         Some(self)
+    }
+
+    /// Why the drain waits, as it reads at `now`: the pod's blocker, or else the time its pods shutting down have
+    /// left (none once their grace period is over).
+    pub fn blocker_at(&self, now: Timestamp) -> Option<crate::blocker::Blocker> {
+        self.blocker
+            .clone()
+            .or_else(|| crate::blocker::terminating(self.shutting_down_until, &[], now).into_iter().next())
     }
 
     /// The summary as a person who may list pods only in `namespaces` sees it: the counts stay (they name no
@@ -87,8 +99,20 @@ impl From<&DrainProgress> for DrainSummary {
             blocked_by: pdb,
             blocked_in: held.map(|x| x.namespace.clone()),
             blocker: held.and_then(|x| x.state.blockers().into_iter().next()),
+            shutting_down_until: held.is_none().then(|| shutting_down_until(p)).flatten(),
             finished_at: p.finished_at,
             elsewhere: None,
         }
     }
+}
+
+/// The last grace-period deadline of the drain's pods that are shutting down with nothing else holding them.
+fn shutting_down_until(p: &DrainProgress) -> Option<Timestamp> {
+    p.pods
+        .iter()
+        .filter_map(|x| match &x.state {
+            PodState::Terminating { deletion_deadline, blockers } if blockers.is_empty() => *deletion_deadline,
+            _ => None,
+        })
+        .max()
 }

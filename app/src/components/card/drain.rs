@@ -24,7 +24,7 @@ pub fn CardDrain(
     move || {
         let (record, unschedulable, cordon) = record.get();
         match (drain.get(), record) {
-            (Some(d), _) if d.state.is_running() => view! { <LiveDrain d /> }.into_any(),
+            (Some(d), _) if d.state.is_running() => view! { <LiveDrain d server_now /> }.into_any(),
             (Some(d), record) => {
                 // The record of the same drain knows when it ended; a summary only when it started.
                 let ended = record.filter(|r| r.id == d.id).map_or(d.started_at, |r| tense::ended_at(&r));
@@ -32,7 +32,7 @@ pub fn CardDrain(
                     let past = Past { who: d.started_by, state: d.state, ended };
                     view! { <PastDrain past server_now /> }.into_any()
                 } else {
-                    view! { <LiveDrain d /> }.into_any()
+                    view! { <LiveDrain d server_now /> }.into_any()
                 }
             }
             (None, Some(record)) => {
@@ -79,7 +79,7 @@ fn PastDrain(past: Past, server_now: Signal<Timestamp>) -> impl IntoView {
 /// A drain this server runs or ran, or another server runs (from its node Lease): who, how far, why, and the
 /// budget that holds it up.
 #[component]
-fn LiveDrain(d: DrainSummary) -> impl IntoView {
+fn LiveDrain(d: DrainSummary, server_now: Signal<Timestamp>) -> impl IntoView {
     let i18n = use_i18n();
     let running = d.state.is_running();
     let who = &d.started_by;
@@ -90,14 +90,20 @@ fn LiveDrain(d: DrainSummary) -> impl IntoView {
         t_string!(i18n, card.last_drain, who, state).to_string()
     };
     let blocked = d.blocked_by.as_ref().filter(|_| running).map(|p| blocked_by_pdb_text(i18n, p));
-    // Any other reason the drain waits (the budget's own line says as much for a budget at zero).
-    let blocker = d.blocker.clone().filter(|b| {
-        running
-            && !matches!(
-                b,
-                domain::blocker::Blocker::BudgetAtZero { .. } | domain::blocker::Blocker::BudgetNever { .. }
-            )
-    });
+    // Any other reason the drain waits (the budget's own line says as much for a budget at zero), the grace time
+    // left counting down with the clock.
+    let blocker = {
+        let d = d.clone();
+        move || {
+            d.blocker_at(server_now.get()).filter(|b| {
+                running
+                    && !matches!(
+                        b,
+                        domain::blocker::Blocker::BudgetAtZero { .. } | domain::blocker::Blocker::BudgetNever { .. }
+                    )
+            })
+        }
+    };
     view! {
         <div class="card-drain" data-testid="card-drain" data-state=format!("{:?}", d.state) data-drain-id=d.id.clone() data-tense="present">
             <p>
@@ -108,7 +114,7 @@ fn LiveDrain(d: DrainSummary) -> impl IntoView {
                 <progress max=d.total.max(1) value=d.done aria-label=t_string!(i18n, card.drain_progress)></progress>
             })}
             {blocked.map(|b| view! { <p class="blocked" data-testid="card-drain-blocked">{b}</p> })}
-            {blocker.map(|b| view! {
+            {move || blocker().map(|b| view! {
                 <p class="blocked" data-testid="card-drain-blocker" data-class=b.key()>{blocker_text(i18n, &b)}</p>
             })}
             {d.elsewhere.clone().filter(|_| running).map(|holder| view! {
