@@ -386,3 +386,43 @@ test('a budget held by not-Ready pods: setting AlwaysAllow, with consent, lets t
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('a pod within its grace period shows the time it has left, counting down in the panel and on the card', { timeout: 120_000 }, async () => {
+  const s = await setUp('grace');
+  // kwok deletes this pod only after the delay its annotation names: a pod taking its grace period to stop.
+  apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'slow' },
+    spec: { replicas: 1, selector: { matchLabels: { app: 'slow' } },
+      template: { metadata: { labels: { app: 'slow' }, annotations: { 'pod-delete.stage.kwok.x-k8s.io/delay': '50s' } },
+        spec: { nodeSelector: { 'drainboard.dev/pool': s.node },
+          tolerations: [{ key: 'drainboard.dev/test', operator: 'Exists', effect: 'NoSchedule' }],
+          terminationGracePeriodSeconds: 50, containers: [{ name: 'c', image: 'nginx:1.27' }] } } } }, s.ns);
+  await s.running(1);
+  s.openSpare();
+
+  const { context, page, errors } = await openBoard();
+  const { card, panel, id } = await drainInBrowser(page, s.node);
+  const row = panel.locator('[data-testid="progress-pod"][data-state="terminating"] [data-testid="blocker"][data-class="shutting-down"]');
+  const onCard = card.locator('[data-testid="card-drain-blocker"][data-class="shutting-down"]');
+  await row.waitFor({ timeout: 30_000 });
+  await onCard.waitFor({ timeout: 15_000 });
+  const left = async (locator) => {
+    const shown = await locator.textContent();
+    const seconds = Number(shown.match(/^Shutting down within its grace period: (\d+)/)?.[1]);
+    assert.ok(Number.isInteger(seconds), shown);
+    return seconds;
+  };
+  const [panelFirst, cardFirst] = [await left(row), await left(onCard)];
+  assert.ok(panelFirst > 30 && panelFirst <= 50, `most of the 50 s left: ${panelFirst}`);
+  assert.ok(Math.abs(cardFirst - panelFirst) <= 2, `the card says as much: ${cardFirst} and ${panelFirst}`);
+  const deadline = Date.parse((await status(id)).pods[0].state.Terminating.deletion_deadline);
+  assert.ok(Math.abs((deadline - Date.now()) / 1000 - panelFirst) <= 3, 'the time left is the pod\'s own deadline');
+  // Counting down with the clock, with no new word from the drain.
+  await page.waitForTimeout(4_000);
+  const [panelLater, cardLater] = [await left(row), await left(onCard)];
+  assert.ok(panelLater <= panelFirst - 3, `the panel counts down: ${panelFirst} then ${panelLater}`);
+  assert.ok(cardLater <= cardFirst - 3, `the card counts down: ${cardFirst} then ${cardLater}`);
+  await page.screenshot({ path: join(artifactsDir, 'blocker-grace.png') });
+  assert.equal((await call('drains/cancel', { id })).status, 200);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
