@@ -59,9 +59,9 @@ pub enum Failure {
     Other(String),
 }
 
-/// Why Drainboard itself refuses to start a node's drain, before it asks the API server anything: each reason is
-/// worded by the catalogue, and only names and numbers are data. The same reasons answer a person's click and end a
-/// plan's node.
+/// Why Drainboard itself refuses to start a node's drain (or to cordon or uncordon a node that is not there): each
+/// reason is worded by the catalogue, and only names and numbers are data. The same reasons answer a person's click
+/// and end a plan's node, or its way back.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum StartRefusal {
     /// The server is stopping, and starts nothing new.

@@ -17,13 +17,13 @@ const SECONDS = {
   'plans.test.mjs': 159, 'faults-more.test.mjs': 130, 'real-faults.test.mjs': 128, 'drain-ui.test.mjs': 94,
   'plans-team.test.mjs': 94, 'replicas.test.mjs': 85, 'fleet.test.mjs': 78, 'taint-timing.test.mjs': 77,
   'expiry.test.mjs': 65, 'a11y.test.mjs': 59, 'cards.test.mjs': 46, 'team.test.mjs': 43, 'rollout.test.mjs': 42,
-  'i18n-ja.test.mjs': 30, 'wall.test.mjs': 22, 'deploy.test.mjs': 20, 'faults.test.mjs': 18, 'eta.test.mjs': 17,
+  'i18n-ja.test.mjs': 40, 'wall.test.mjs': 22, 'deploy.test.mjs': 20, 'faults.test.mjs': 18, 'eta.test.mjs': 17,
   'i18n.test.mjs': 15, 'limits.test.mjs': 13, 'split.test.mjs': 12, 'permissions.test.mjs': 12,
   'api-lost.test.mjs': 12, 'probes.test.mjs': 11, 'faults-pace.test.mjs': 11, 'local-lock.test.mjs': 11,
   'timeline.test.mjs': 10, 'capacity.test.mjs': 9, 'contexts.test.mjs': 9, 'faults-retry.test.mjs': 9,
   'reconnect.test.mjs': 8, 'cross-origin.test.mjs': 8, 'rbac-reads.test.mjs': 7, 'headers.test.mjs': 7,
   'cordon-record.test.mjs': 6, 'screen.test.mjs': 20, 'history.test.mjs': 14, 'past.test.mjs': 35, 'nodes.test.mjs': 5, 'extreme-values.test.mjs': 3,
-  'shutdown.test.mjs': 3, 'blockers.test.mjs': 55, 'move-first.test.mjs': 60, 'api.test.mjs': 1, 'bad-input.test.mjs': 1, 'audit.test.mjs': 1,
+  'shutdown.test.mjs': 3, 'blockers.test.mjs': 75, 'move-first.test.mjs': 60, 'api.test.mjs': 1, 'bad-input.test.mjs': 1, 'audit.test.mjs': 1,
 };
 const DEFAULT_SECONDS = 15;
 

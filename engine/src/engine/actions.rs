@@ -10,7 +10,7 @@ use domain::{
 };
 use k8s_openapi::api::core::v1::Node;
 
-use super::{Acting, Engine, no_such_drain, no_such_node};
+use super::{Acting, Engine, no_such_drain};
 use crate::{
     Error, Result,
     drain::ops,
@@ -34,7 +34,11 @@ impl Acting<'_> {
         let outcome = match ops::set_unschedulable(&client, node, unschedulable, DryRun::None, Some(&record)).await {
             Ok(outcome) => outcome,
             Err(err) => {
-                let err = Error::not_found_as(err, || no_such_node(node));
+                let err = if crate::kube_error::not_found(&err) {
+                    Error::Refused(StartRefusal::NoSuchNode { node: node.to_owned() })
+                } else {
+                    Error::Kube(err)
+                };
                 self.engine.record_refused(entry, &err);
                 return Err(err);
             }
