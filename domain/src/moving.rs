@@ -57,8 +57,9 @@ impl MoveRecord {
         serde_json::to_string(self).unwrap_or_default()
     }
 
-    /// The record in an annotation's value, checked: `None` when it is too long, not a record, or its numbers
-    /// are out of range (a negative count, a surge of none or past [`MAX_SURGE`]).
+    /// The record in an annotation's value, checked: `None` when it is too long, not a record, its numbers are out
+    /// of range (a negative count, a surge of none or past [`MAX_SURGE`]), or its names are not names (anyone who
+    /// may patch the Deployment may have written it, and the node it names gets the put-back in its history).
     #[cfg(feature = "k8s")]
     pub fn from_annotation(value: &str) -> Option<MoveRecord> {
         if value.len() > MAX_RECORD_BYTES {
@@ -66,7 +67,14 @@ impl MoveRecord {
         }
         let record: MoveRecord = serde_json::from_str(value).ok()?;
         let sane = record.original >= 0 && (1..=MAX_SURGE).contains(&record.surge) && record.surged().is_some();
-        sane.then_some(record)
+        let short =
+            |s: &str, most: usize| !s.is_empty() && s.chars().count() <= most && !s.chars().any(char::is_control);
+        let named = crate::input::node_name(&record.node).is_ok()
+            && short(&record.drain_id, 64)
+            && short(&record.by, 256)
+            && record.pods.len() <= usize::try_from(MAX_SURGE).unwrap_or(0)
+            && record.pods.iter().all(|uid| short(uid, 64));
+        (sane && named).then_some(record)
     }
 }
 
@@ -247,6 +255,23 @@ mod tests {
         assert_eq!(MoveRecord::from_annotation("not json"), None);
         let long = format!("{{\"by\":\"{}\"}}", "a".repeat(MAX_RECORD_BYTES));
         assert_eq!(MoveRecord::from_annotation(&long), None);
+    }
+
+    #[cfg(feature = "k8s")]
+    #[test]
+    fn a_record_whose_names_are_not_names_is_not_read() {
+        let bad: [fn(&mut MoveRecord); 5] = [
+            |r| r.node = "Not_A_Node".into(),
+            |r| r.drain_id = String::new(),
+            |r| r.by = "a\nforged line".into(),
+            |r| r.by = "a".repeat(257),
+            |r| r.pods = vec!["uid".into(); (MAX_SURGE + 1) as usize],
+        ];
+        for spoil in bad {
+            let mut r = record();
+            spoil(&mut r);
+            assert_eq!(MoveRecord::from_annotation(&r.to_annotation()), None, "{r:?}");
+        }
     }
 
     #[test]

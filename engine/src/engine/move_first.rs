@@ -165,12 +165,18 @@ impl Engine {
                 if self.drains.progress(&record.drain_id).is_some_and(|p| p.state.is_running()) {
                     continue;
                 }
+                // One record whose Lease cannot be read now is looked at again next time; the others go on.
                 let elsewhere = match self.drains.leases() {
-                    Some(leases) => leases.held_elsewhere(&record.node).await.map_err(Error::Kube)?,
-                    None => None,
+                    Some(leases) => leases.held_elsewhere(&record.node).await,
+                    None => Ok(None),
                 };
-                if elsewhere.is_some() {
-                    continue;
+                match elsewhere {
+                    Ok(None) => {}
+                    Ok(Some(_)) => continue,
+                    Err(err) => {
+                        tracing::warn!(%namespace, %deployment, node = %record.node, error = %err, "could not read the node's Lease; the move is looked at again later");
+                        continue;
+                    }
                 }
             }
             let (node, drain, user) = match &record {
