@@ -209,6 +209,12 @@ test('no budget goes below its minimum along the way, watched throughout', { tim
 });
 
 const unschedulable = (node) => kubectl('get', 'node', node, '-o', 'jsonpath={.spec.unschedulable}').trim() === 'true';
+/**
+ * The nodes of `pool` that are cordoned, read in one list: one moment of the cluster. Two reads one after the other
+ * can see a node still cordoned and the next one cordoned already, a moment that never was.
+ */
+const cordonedIn = (pool) => kubectl('get', 'nodes', '-l', `drainboard.dev/pool=${pool}`, '-o',
+  'jsonpath={range .items[?(@.spec.unschedulable==true)]}{.metadata.name}{"\\n"}{end}').split('\n').filter(Boolean);
 const bootId = (node, id) => kubectl('patch', 'node', node, '--subresource=status', '--type=merge',
   '-p', JSON.stringify({ status: { nodeInfo: { bootID: id } } }));
 
@@ -266,7 +272,8 @@ test('one per zone with uncordon when back keeps a zone serving: its next node w
   let watching = true;
   const watcher = (async () => {
     while (watching) {
-      if (unschedulable(a0) && unschedulable(a1)) bothCordoned++;
+      const cordoned = cordonedIn(p.id);
+      if (cordoned.includes(a0) && cordoned.includes(a1)) bothCordoned++;
       await new Promise((r) => setTimeout(r, 200));
     }
   })();
