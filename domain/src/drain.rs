@@ -424,6 +424,8 @@ mod tests {
             labels: BTreeMap::new(),
             tolerations: Vec::new(),
             do_not_disrupt: None,
+            grace_seconds: None,
+            ready_after_seconds: None,
         }
     }
 

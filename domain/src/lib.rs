@@ -13,6 +13,7 @@ pub mod capacity;
 pub mod context;
 pub mod countdown;
 pub mod drain;
+pub mod estimate;
 pub mod eviction;
 pub mod failure;
 pub mod fleet;

@@ -114,6 +114,14 @@ pub struct PodSummary {
     /// The owner asked that it not be disrupted (kubectl ignores it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub do_not_disrupt: Option<DoNotDisrupt>,
+    /// `spec.terminationGracePeriodSeconds`: the longest it takes to stop once evicted (`None`: the API's 30 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grace_seconds: Option<u32>,
+    /// How long it took from its creation to Ready (its `Ready` condition's last transition), while it is Ready:
+    /// how long a replacement of its workload should take, which a drain's estimate reads
+    /// ([`crate::estimate`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ready_after_seconds: Option<u32>,
 }
 
 impl PodSummary {
@@ -194,9 +202,18 @@ mod from_k8s {
             let controller = meta.owner_references.iter().flatten().find(|o| o.controller == Some(true)).map(|o| {
                 ControllerRef { api_version: o.api_version.clone(), kind: o.kind.clone(), name: o.name.clone() }
             });
-            let ready = status
+            let ready_condition = status
                 .and_then(|s| s.conditions.as_ref())
-                .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
+                .and_then(|cs| cs.iter().find(|c| c.type_ == "Ready" && c.status == "True"));
+            let ready = ready_condition.is_some();
+            // Untrusted numbers: a negative or absurd value reads as unknown, never as a wrap-around.
+            let ready_after_seconds = ready_condition
+                .and_then(|c| c.last_transition_time.as_ref())
+                .zip(meta.creation_timestamp.as_ref())
+                .and_then(|(ready, created)| u32::try_from(ready.0.duration_since(created.0).as_secs()).ok())
+                .filter(|s| *s <= crate::estimate::MAX_READY_SECONDS);
+            let grace_seconds =
+                spec.and_then(|s| s.termination_grace_period_seconds).and_then(|g| u32::try_from(g).ok());
             PodSummary {
                 namespace: meta.namespace.clone().unwrap_or_default(),
                 name: meta.name.clone().unwrap_or_default(),
@@ -213,6 +230,8 @@ mod from_k8s {
                 labels: meta.labels.clone().unwrap_or_default(),
                 tolerations: super::tolerations(spec.and_then(|s| s.tolerations.as_ref())),
                 do_not_disrupt: meta.annotations.as_ref().and_then(DoNotDisrupt::read),
+                grace_seconds,
+                ready_after_seconds,
             }
         }
     }
@@ -249,6 +268,26 @@ mod from_k8s {
             assert!(s.ready && s.mirror && s.empty_dir);
             assert_eq!(s.controller.unwrap().name, "web-abc", "only the controller owner counts");
             assert_eq!(s.tolerations[0].toleration_seconds, Some(300));
+            assert_eq!((s.grace_seconds, s.ready_after_seconds), (None, None), "not said: the API's defaults");
+        }
+
+        #[test]
+        fn reads_the_grace_period_and_the_time_to_ready_as_untrusted_numbers() {
+            let pod = |grace: i64, created: &str, ready: &str| -> PodSummary {
+                let pod: Pod = serde_json::from_value(serde_json::json!({
+                    "metadata": {"name": "p", "namespace": "ns", "creationTimestamp": created},
+                    "spec": {"containers": [{"name": "c"}], "terminationGracePeriodSeconds": grace},
+                    "status": {"conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": ready}]}
+                }))
+                .unwrap();
+                PodSummary::from(&pod)
+            };
+            let s = pod(45, "2026-01-01T00:00:00Z", "2026-01-01T00:00:07Z");
+            assert_eq!((s.grace_seconds, s.ready_after_seconds), (Some(45), Some(7)));
+            let bad = pod(-1, "2026-01-01T00:00:07Z", "2026-01-01T00:00:00Z");
+            assert_eq!((bad.grace_seconds, bad.ready_after_seconds), (None, None), "negative: unknown");
+            let late = pod(i64::MAX, "2026-01-01T00:00:00Z", "2026-01-03T00:00:00Z");
+            assert_eq!((late.grace_seconds, late.ready_after_seconds), (None, None), "past u32, and Ready days later");
         }
     }
 }
@@ -276,6 +315,8 @@ mod tests {
             labels: BTreeMap::new(),
             tolerations: Vec::new(),
             do_not_disrupt: None,
+            grace_seconds: None,
+            ready_after_seconds: None,
         }
     }
 

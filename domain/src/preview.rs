@@ -17,7 +17,11 @@ use crate::{
         DaemonSetLookup, Decision, DestructiveOption, DrainOption, DrainOptions, EvictNote, Refusal, SkipReason,
         destructive_options, plan,
     },
-    pod::ControllerRef,
+    estimate::{
+        BudgetForecast, DEFAULT_GRACE_SECONDS, DEFAULT_READY_SECONDS, Estimate, Forecast, Learned, NoEstimate, Pace,
+        PodForecast, median_of,
+    },
+    pod::{ControllerRef, pod_key},
     selector::{LabelSelector, SelectorError},
 };
 
@@ -34,6 +38,19 @@ pub struct PreviewInputs {
     /// The PodDisruptionBudgets of the namespaces of those pods.
     pub pdbs: Vec<PdbInfo>,
     pub server_time: Timestamp,
+    /// What the estimate of the drain's duration reads besides the pods: the server's pace and what past drains
+    /// saw ([`crate::estimate`]).
+    #[serde(default)]
+    pub timing: Timing,
+}
+
+/// The server's side of a drain's estimate.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Timing {
+    pub pace: Pace,
+    /// What pods took to stop in recent drains, of this node or others.
+    #[serde(default)]
+    pub learned: Option<Learned>,
 }
 
 impl PreviewInputs {
@@ -91,6 +108,12 @@ pub struct Preview {
     pub not_selected: usize,
     /// Every option some refused pod needs.
     pub options_needed: Vec<DrainOption>,
+    /// The pods to evict as the estimate reads them: a plan's dialog adds up its nodes' forecasts.
+    #[serde(default)]
+    pub forecast: Forecast,
+    /// How long the drain should take ([`crate::estimate::drain`]).
+    #[serde(default)]
+    pub estimate: Option<Result<Estimate, NoEstimate>>,
 }
 
 impl Preview {
@@ -154,10 +177,27 @@ pub fn preview(inputs: &PreviewInputs, options: &DrainOptions) -> Result<Preview
         let pod = PreviewPod { namespace: p.namespace.clone(), name: p.name.clone(), owner: p.controller.clone() };
         match &p.decision {
             Decision::Evict { notes } => {
-                let pdb = by_uid
-                    .get(p.uid.as_str())
-                    .and_then(|summary| covering_pdb(&inputs.pdbs, &summary.namespace, &summary.labels))
-                    .map(|b| b.status.clone());
+                let summary = by_uid.get(p.uid.as_str());
+                let covering = summary.and_then(|s| covering_pdb(&inputs.pdbs, &s.namespace, &s.labels));
+                let pdb = covering.map(|b| b.status.clone());
+                // Deleted past their budgets, pods wait for none.
+                let budget = covering.filter(|_| !options.disable_eviction);
+                if let Some(b) = budget {
+                    let ready =
+                        selected.iter().filter(|s| covering_pdb(&inputs.pdbs, &s.namespace, &s.labels) == Some(b));
+                    out.forecast.budgets.entry(pod_key(&b.namespace, &b.status.name)).or_insert_with(|| {
+                        BudgetForecast {
+                            allowed: u32::try_from(b.status.disruptions_allowed).unwrap_or(0),
+                            ready_seconds: median_of(ready.filter_map(|s| s.ready_after_seconds))
+                                .unwrap_or(DEFAULT_READY_SECONDS),
+                            never: b.status.never_allows(),
+                        }
+                    });
+                }
+                out.forecast.pods.push(PodForecast {
+                    budget: budget.map(|b| pod_key(&b.namespace, &b.status.name)),
+                    grace_seconds: summary.and_then(|s| s.grace_seconds).unwrap_or(DEFAULT_GRACE_SECONDS),
+                });
                 out.evict.push(EvictedPod { pod, pdb, notes: notes.clone() });
             }
             Decision::Skip(reason) => out.skipped.push((pod, reason.clone())),
@@ -166,6 +206,7 @@ pub fn preview(inputs: &PreviewInputs, options: &DrainOptions) -> Result<Preview
             }
         }
     }
+    out.estimate = Some(crate::estimate::drain(&out.forecast, inputs.timing.pace, inputs.timing.learned.as_ref()));
     Ok(out)
 }
 
@@ -231,6 +272,8 @@ mod tests {
             labels: labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
             tolerations: Vec::new(),
             do_not_disrupt: None,
+            grace_seconds: None,
+            ready_after_seconds: None,
         }
     }
 
@@ -263,6 +306,7 @@ mod tests {
             daemonsets: [("ns/agent".to_string(), DaemonSetLookup::Exists)].into(),
             pdbs: vec![pdb("web-pdb", "web", 0)],
             server_time: Timestamp::UNIX_EPOCH,
+            timing: Default::default(),
         }
     }
 
@@ -282,6 +326,24 @@ mod tests {
         );
         assert_eq!(p.evict[0].pdb.as_ref().map(|b| b.name.as_str()), Some("web-pdb"));
         assert_eq!(p.blocking_pdbs().len(), 1, "web-pdb allows 0 disruptions");
+    }
+
+    #[test]
+    fn the_estimate_reads_the_pods_to_evict_their_grace_and_their_budget() {
+        let mut inputs = inputs();
+        inputs.pods[0].grace_seconds = Some(45);
+        inputs.pods[0].ready_after_seconds = Some(3);
+        let p = preview(&inputs, &DrainOptions::default()).unwrap();
+        assert_eq!(p.forecast.pods, [PodForecast { budget: Some("ns/web-pdb".into()), grace_seconds: 45 }]);
+        let budget = &p.forecast.budgets["ns/web-pdb"];
+        assert_eq!((budget.allowed, budget.ready_seconds, budget.never), (0, 3, true));
+        assert_eq!(p.estimate, Some(Err(NoEstimate::Held { budget: "ns/web-pdb".into() })), "it never allows");
+        // Past its budget, the pod waits for nothing but its own grace period.
+        let options =
+            DrainOptions { disable_eviction: true, pod_selector: Some("app=web".into()), ..Default::default() };
+        let p = preview(&inputs, &options).unwrap();
+        assert_eq!(p.forecast.pods[0].budget, None);
+        assert_eq!(p.estimate.unwrap().unwrap().high_seconds, 45);
     }
 
     #[test]

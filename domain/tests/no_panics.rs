@@ -122,6 +122,8 @@ proptest! {
             labels: Default::default(),
             tolerations: Vec::new(),
             do_not_disrupt: None,
+            grace_seconds: None,
+            ready_after_seconds: None,
         };
         let planned = plan(&[pod], |_, _| DaemonSetLookup::Exists, &options, now);
         prop_assert_eq!(planned.pods.len(), 1);

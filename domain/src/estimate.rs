@@ -1,0 +1,526 @@
+//! How long a drain, or a plan of drains, should take, before anyone clicks: a range, and the likely value within
+//! it.
+//!
+//! A node's drain ends when the last pod it evicts is gone. What decides when that is, and so what this models:
+//! - **each pod's time to stop** once evicted: at most its grace period; what the pods of past drains took, where
+//!   the durable history has it ([`Learned`]);
+//! - **budgets**: a budget lets go only as many of its pods at once as it allows; each further one waits until a
+//!   replacement is Ready elsewhere, which takes as long as that workload's pods took to become Ready, read from
+//!   their own conditions ([`BudgetForecast::ready_seconds`]), plus the controllers' reaction;
+//! - **the pace**: every eviction, and each node's cordon and records, spends a token of the server's bucket, which
+//!   every node of a plan shares ([`Pace`]);
+//! - in a plan, **at most `max_parallel` nodes at once**, and the settle time after each.
+//!
+//! It is a small simulation of exactly that, run three times: every pod stopping as fast as the evidence allows
+//! (the low end), as past drains saw (the likely value), and taking its whole grace period (the high end).
+//!
+//! What it leaves out, and so where it errs: replacements that land on nodes of the plan still queued and are
+//! evicted again, other drains' use of the same budgets, the API server's own latency, and the one-per-zone rule
+//! (which only delays, so the high end of such a plan is low).
+
+use std::{
+    cmp::Reverse,
+    collections::{BTreeMap, BinaryHeap, VecDeque},
+};
+
+use serde::{Deserialize, Serialize};
+
+/// The grace period of a pod that sets none (the API's default).
+pub const DEFAULT_GRACE_SECONDS: u32 = 30;
+
+/// How long a replacement takes to become Ready when none of its workload's pods says: a cautious guess.
+pub const DEFAULT_READY_SECONDS: u32 = 10;
+
+/// The longest time to Ready read from a pod (an hour): a pod Ready later than that was not Ready for long; its
+/// time says nothing of how long its workload takes to start.
+pub const MAX_READY_SECONDS: u32 = 3_600;
+
+/// From a replacement's Ready to its budget allowing again: the ReplicaSet controller creates it, the scheduler
+/// binds it, and the disruption controller counts it. About a second each on a healthy control plane, overlapping.
+const BUDGET_RECOUNT_MS: u64 = 1_000;
+
+/// From the last pod gone to the drain's end: the watch brings the deletion, and the record is written.
+const END_SEEN_MS: u64 = 300;
+
+/// Requests a node's drain makes besides its evictions: the cordon and its record, and the record at the end.
+const START_REQUESTS: u32 = 2;
+
+/// The longest any one pod is taken to stop (a day): a grace period is an `int64`, and a bad one must not overflow.
+const MAX_STOP_SECONDS: u32 = 86_400;
+
+/// The most pods one simulation places (a plan of 1,000 nodes of 110 pods, with room to spare).
+const MAX_PODS: usize = 200_000;
+
+/// One pod a drain will evict, as the estimate reads it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PodForecast {
+    /// The budget that covers it (`namespace/name`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<String>,
+    pub grace_seconds: u32,
+}
+
+/// A budget over some of the pods to evict.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BudgetForecast {
+    /// Disruptions it allows now.
+    pub allowed: u32,
+    /// How long its workload's pods took to become Ready after they were created (their median).
+    pub ready_seconds: u32,
+    /// It can never allow an eviction as its workload stands (see `PdbStatus::never_allows`).
+    #[serde(default)]
+    pub never: bool,
+}
+
+/// One node's drain, as the estimate reads it: what [`crate::preview::preview`] plans to evict.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Forecast {
+    pub pods: Vec<PodForecast>,
+    /// By `namespace/name`.
+    pub budgets: BTreeMap<String, BudgetForecast>,
+}
+
+/// The server's token bucket (its `--api-qps` and `--api-burst`); `per_second` 0 is none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pace {
+    pub per_second: u32,
+    pub burst: u32,
+}
+
+impl Default for Pace {
+    /// The server's default pace.
+    fn default() -> Self {
+        Pace { per_second: 50, burst: 100 }
+    }
+}
+
+/// What past drains saw pods take to stop once evicted: each drain's median, over this node's recent drains or,
+/// where it has none, other nodes'.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Learned {
+    /// The least of those medians.
+    pub low_seconds: u32,
+    /// Their median.
+    pub likely_seconds: u32,
+    /// How many drains they come from.
+    pub drains: u32,
+    /// They are this node's own drains (else other nodes').
+    pub this_node: bool,
+}
+
+impl Learned {
+    /// Reads `(stop_seconds of a drain, of this node)` pairs, newest first: this node's own drains when it has any,
+    /// else the others'. At most `keep` drains count.
+    pub fn from_drains(drains: impl IntoIterator<Item = (u32, bool)>, keep: usize) -> Option<Learned> {
+        let all: Vec<(u32, bool)> = drains.into_iter().collect();
+        let this_node = all.iter().any(|(_, own)| *own);
+        let mut seen: Vec<u32> =
+            all.iter().filter(|(_, own)| *own == this_node).map(|(s, _)| *s).take(keep.max(1)).collect();
+        if seen.is_empty() {
+            return None;
+        }
+        seen.sort_unstable();
+        Some(Learned {
+            low_seconds: seen[0],
+            likely_seconds: median(&seen),
+            drains: u32::try_from(seen.len()).unwrap_or(u32::MAX),
+            this_node,
+        })
+    }
+}
+
+/// What an estimate is founded on, so that the page can say how far to trust it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Basis {
+    /// No past drain says how fast pods stop: the likely value takes each pod's whole grace period.
+    GracePeriods,
+    /// The pods of these past drains' stop times.
+    PastDrains { drains: u32, this_node: bool },
+}
+
+/// How long a drain should take, in seconds from its start.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Estimate {
+    pub low_seconds: u64,
+    pub likely_seconds: u64,
+    pub high_seconds: u64,
+    pub basis: Basis,
+}
+
+/// Why there is no estimate.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NoEstimate {
+    /// The drain will not end by itself: this budget (`namespace/name`) allows no eviction as its workload stands.
+    Held { budget: String },
+    /// More pods than one estimate places ([`MAX_PODS`]).
+    TooLarge,
+}
+
+/// A plan's estimate: its total, and each node's own drain in its order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanEstimate {
+    pub total: Estimate,
+    pub nodes: Vec<Estimate>,
+}
+
+/// How the plan runs, as far as the estimate cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub max_parallel: u32,
+    pub settle_seconds: u64,
+    pub pace: Pace,
+}
+
+/// The estimate of one node's drain.
+pub fn drain(forecast: &Forecast, pace: Pace, learned: Option<&Learned>) -> Result<Estimate, NoEstimate> {
+    let shape = Shape { max_parallel: 1, settle_seconds: 0, pace };
+    plan(std::slice::from_ref(forecast), shape, learned).map(|p| p.total)
+}
+
+/// The estimate of a plan draining `nodes` in their order, with `shape`.
+pub fn plan(nodes: &[Forecast], shape: Shape, learned: Option<&Learned>) -> Result<PlanEstimate, NoEstimate> {
+    let stop = |pod: &PodForecast, case: Case| -> u64 {
+        let grace = pod.grace_seconds.min(MAX_STOP_SECONDS);
+        let seconds = match (case, learned) {
+            (Case::High, _) => grace,
+            (Case::Low, None) => 0,
+            (Case::Low, Some(l)) => l.low_seconds.min(grace),
+            (Case::Likely, None) => grace,
+            (Case::Likely, Some(l)) => l.likely_seconds.min(grace),
+        };
+        u64::from(seconds) * 1_000
+    };
+    let run = |case: Case| simulate(nodes, shape, |pod| stop(pod, case));
+    let (low, likely, high) = (run(Case::Low)?, run(Case::Likely)?, run(Case::High)?);
+    let basis = match learned {
+        Some(l) => Basis::PastDrains { drains: l.drains, this_node: l.this_node },
+        None => Basis::GracePeriods,
+    };
+    let estimate = |low: u64, likely: u64, high: u64| Estimate {
+        low_seconds: seconds(low.min(likely)),
+        likely_seconds: seconds(likely),
+        high_seconds: seconds(high.max(likely)),
+        basis: basis.clone(),
+    };
+    let nodes = (0..nodes.len()).map(|i| estimate(low.spans[i], likely.spans[i], high.spans[i])).collect();
+    Ok(PlanEstimate { total: estimate(low.end, likely.end, high.end), nodes })
+}
+
+#[derive(Clone, Copy)]
+enum Case {
+    Low,
+    Likely,
+    High,
+}
+
+/// Milliseconds to whole seconds, rounded.
+fn seconds(ms: u64) -> u64 {
+    ms.saturating_add(500) / 1_000
+}
+
+fn median(sorted: &[u32]) -> u32 {
+    match sorted.len() {
+        0 => 0,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => u32::try_from((u64::from(sorted[n / 2 - 1]) + u64::from(sorted[n / 2])) / 2).unwrap_or(u32::MAX),
+    }
+}
+
+/// The median of `values`, if there are any: what the workload's pods took to become Ready, say.
+pub fn median_of(values: impl IntoIterator<Item = u32>) -> Option<u32> {
+    let mut v: Vec<u32> = values.into_iter().collect();
+    v.sort_unstable();
+    (!v.is_empty()).then(|| median(&v))
+}
+
+/// What one run of the simulation gives: each node's drain time, and the plan's end (ms).
+struct Run {
+    spans: Vec<u64>,
+    end: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    /// This node's cordon is made: its pods may go.
+    Started(usize),
+    /// A pod of this node is gone.
+    Gone(usize),
+    /// This budget allows one more disruption.
+    Allows(usize),
+    /// A slot for the next node is free (after the settle time).
+    Slot,
+}
+
+/// The token bucket, in thousandths of a token and milliseconds, so that browser and server compute alike.
+struct Bucket {
+    per_second: u64,
+    cap: u64,
+    milli_tokens: u64,
+    at: u64,
+}
+
+impl Bucket {
+    fn new(pace: Pace) -> Self {
+        let burst = u64::from(pace.burst.max(1));
+        Bucket { per_second: u64::from(pace.per_second), cap: burst * 1_000, milli_tokens: burst * 1_000, at: 0 }
+    }
+
+    /// When a request wanted at `now` may go.
+    fn take(&mut self, now: u64) -> u64 {
+        if self.per_second == 0 {
+            return now;
+        }
+        let t = now.max(self.at);
+        // A millisecond refills `per_second` thousandths of a token.
+        let refill = (t - self.at).saturating_mul(self.per_second);
+        self.milli_tokens = self.milli_tokens.saturating_add(refill).min(self.cap);
+        self.at = t;
+        if self.milli_tokens >= 1_000 {
+            self.milli_tokens -= 1_000;
+            return t;
+        }
+        let wait = (1_000 - self.milli_tokens).div_ceil(self.per_second);
+        self.milli_tokens = (self.milli_tokens + wait * self.per_second).saturating_sub(1_000);
+        self.at = t + wait;
+        self.at
+    }
+}
+
+/// The simulation's state: time in milliseconds from the plan's start.
+struct Sim {
+    heap: BinaryHeap<Reverse<(u64, u64, Event)>>,
+    seq: u64,
+    bucket: Bucket,
+    /// Per budget: disruptions allowed, the wait for a replacement, and the pods waiting on it (node, pod).
+    allowed: Vec<u32>,
+    ready_ms: Vec<u64>,
+    waiting: Vec<VecDeque<(usize, usize)>>,
+    left: Vec<usize>,
+}
+
+impl Sim {
+    fn push(&mut self, at: u64, event: Event) {
+        self.seq += 1;
+        self.heap.push(Reverse((at, self.seq, event)));
+    }
+
+    fn evict(&mut self, now: u64, node: usize, budget: Option<usize>, stop_ms: u64) {
+        let at = self.bucket.take(now);
+        self.push(at.saturating_add(stop_ms), Event::Gone(node));
+        if let Some(b) = budget {
+            self.push(at.saturating_add(self.ready_ms[b]), Event::Allows(b));
+        }
+    }
+}
+
+fn simulate(nodes: &[Forecast], shape: Shape, stop_ms: impl Fn(&PodForecast) -> u64) -> Result<Run, NoEstimate> {
+    if nodes.iter().map(|n| n.pods.len()).fold(0usize, usize::saturating_add) > MAX_PODS {
+        return Err(NoEstimate::TooLarge);
+    }
+    // Budgets by name, with every node's view merged (the first word on a budget is as good as any: one moment).
+    let mut names: Vec<&str> = Vec::new();
+    let mut sim = Sim {
+        heap: BinaryHeap::new(),
+        seq: 0,
+        bucket: Bucket::new(shape.pace),
+        allowed: Vec::new(),
+        ready_ms: Vec::new(),
+        waiting: Vec::new(),
+        left: nodes.iter().map(|n| n.pods.len()).collect(),
+    };
+    let mut never = Vec::new();
+    for (name, budget) in nodes.iter().flat_map(|n| n.budgets.iter()) {
+        if !names.contains(&name.as_str()) {
+            names.push(name);
+            sim.allowed.push(budget.allowed);
+            sim.ready_ms.push(u64::from(budget.ready_seconds.min(MAX_STOP_SECONDS)) * 1_000 + BUDGET_RECOUNT_MS);
+            sim.waiting.push(VecDeque::new());
+            never.push(budget.never);
+        }
+    }
+    // A budget that allows nothing now, but only for the moment, allows again once a replacement is Ready.
+    for b in 0..names.len() {
+        if sim.allowed[b] == 0 && !never[b] {
+            let at = sim.ready_ms[b];
+            sim.push(at, Event::Allows(b));
+        }
+    }
+    let budget_of: Vec<Vec<Option<usize>>> = nodes
+        .iter()
+        .map(|n| n.pods.iter().map(|p| p.budget.as_deref().and_then(|b| names.iter().position(|n| *n == b))).collect())
+        .collect();
+
+    let settle = shape.settle_seconds.min(u64::from(MAX_STOP_SECONDS)) * 1_000;
+    let mut queue: VecDeque<usize> = (0..nodes.len()).collect();
+    let mut slots = shape.max_parallel.max(1);
+    let mut start = vec![0u64; nodes.len()];
+    let mut end = vec![0u64; nodes.len()];
+    let mut now = 0u64;
+    loop {
+        while slots > 0 {
+            let Some(i) = queue.pop_front() else { break };
+            slots -= 1;
+            start[i] = now;
+            let mut cordoned = now;
+            for _ in 0..START_REQUESTS {
+                cordoned = sim.bucket.take(now);
+            }
+            sim.push(cordoned, Event::Started(i));
+        }
+        let Some(Reverse((at, _, event))) = sim.heap.pop() else {
+            // Nothing more will happen: every node done, or some held by a budget that never allows.
+            if let Some(b) = sim.waiting.iter().position(|w| !w.is_empty()) {
+                return Err(NoEstimate::Held { budget: names[b].to_owned() });
+            }
+            break;
+        };
+        now = at;
+        let finish = |sim: &mut Sim, i: usize, end: &mut Vec<u64>| {
+            end[i] = now + END_SEEN_MS;
+            sim.bucket.take(now);
+            sim.push(end[i] + settle, Event::Slot);
+        };
+        match event {
+            Event::Started(i) => {
+                if nodes[i].pods.is_empty() {
+                    finish(&mut sim, i, &mut end);
+                }
+                for (p, pod) in nodes[i].pods.iter().enumerate() {
+                    let budget = budget_of[i][p];
+                    match budget {
+                        Some(b) if sim.allowed[b] == 0 => sim.waiting[b].push_back((i, p)),
+                        Some(b) => {
+                            sim.allowed[b] -= 1;
+                            sim.evict(now, i, budget, stop_ms(pod));
+                        }
+                        None => sim.evict(now, i, None, stop_ms(pod)),
+                    }
+                }
+            }
+            Event::Gone(i) => {
+                sim.left[i] = sim.left[i].saturating_sub(1);
+                if sim.left[i] == 0 {
+                    finish(&mut sim, i, &mut end);
+                }
+            }
+            Event::Allows(b) => {
+                if let Some((i, p)) = sim.waiting[b].pop_front() {
+                    sim.evict(now, i, Some(b), stop_ms(&nodes[i].pods[p]));
+                } else {
+                    sim.allowed[b] = sim.allowed[b].saturating_add(1);
+                }
+            }
+            Event::Slot => slots += 1,
+        }
+    }
+    let spans = (0..nodes.len()).map(|i| end[i].saturating_sub(start[i])).collect();
+    Ok(Run { spans, end: end.iter().copied().max().unwrap_or(0) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pods(n: usize, budget: Option<&str>, grace: u32) -> Vec<PodForecast> {
+        (0..n).map(|_| PodForecast { budget: budget.map(str::to_owned), grace_seconds: grace }).collect()
+    }
+
+    fn budget(allowed: u32, ready_seconds: u32) -> BudgetForecast {
+        BudgetForecast { allowed, ready_seconds, never: false }
+    }
+
+    const FREE: Pace = Pace { per_second: 0, burst: 0 };
+
+    #[test]
+    fn pods_without_budgets_go_together_and_take_their_grace_at_most() {
+        let node = Forecast { pods: pods(5, None, 30), budgets: BTreeMap::new() };
+        let e = drain(&node, FREE, None).unwrap();
+        assert_eq!((e.low_seconds, e.likely_seconds, e.high_seconds), (0, 30, 30));
+        assert_eq!(e.basis, Basis::GracePeriods);
+    }
+
+    #[test]
+    fn past_drains_set_the_likely_value_within_the_grace() {
+        let node = Forecast { pods: pods(5, None, 30), budgets: BTreeMap::new() };
+        let learned = Learned { low_seconds: 8, likely_seconds: 10, drains: 3, this_node: true };
+        let e = drain(&node, FREE, Some(&learned)).unwrap();
+        assert_eq!((e.low_seconds, e.likely_seconds, e.high_seconds), (8, 10, 30));
+        let short = Forecast { pods: pods(1, None, 5), budgets: BTreeMap::new() };
+        assert_eq!(drain(&short, FREE, Some(&learned)).unwrap().likely_seconds, 5, "never past the grace period");
+    }
+
+    #[test]
+    fn a_budget_serialises_its_pods_one_replacement_at_a_time() {
+        // Four pods under a budget that allows one: each after the last one's replacement is Ready (9 s + 1 s).
+        let node = Forecast { pods: pods(4, Some("ns/web"), 0), budgets: [("ns/web".into(), budget(1, 9))].into() };
+        let e = drain(&node, FREE, None).unwrap();
+        assert_eq!(e.likely_seconds, 30, "three waits of 10 s, then the last pod goes at once");
+        // Allowing two: two waves.
+        let wide = Forecast { budgets: [("ns/web".into(), budget(2, 9))].into(), ..node.clone() };
+        assert_eq!(drain(&wide, FREE, None).unwrap().likely_seconds, 10);
+        // The budget's wait and the pods' stop overlap: the last pod goes at 30 s and takes its 20 s.
+        let slow = Forecast { pods: pods(4, Some("ns/web"), 20), ..node };
+        assert_eq!(drain(&slow, FREE, None).unwrap().likely_seconds, 50);
+    }
+
+    #[test]
+    fn a_budget_that_allows_nothing_for_now_waits_one_replacement() {
+        let node = Forecast { pods: pods(1, Some("ns/web"), 0), budgets: [("ns/web".into(), budget(0, 4))].into() };
+        assert_eq!(drain(&node, FREE, None).unwrap().likely_seconds, 5);
+    }
+
+    #[test]
+    fn a_budget_that_never_allows_has_no_end() {
+        let never = BudgetForecast { allowed: 0, ready_seconds: 1, never: true };
+        let node = Forecast { pods: pods(2, Some("ns/db"), 30), budgets: [("ns/db".into(), never)].into() };
+        assert_eq!(drain(&node, FREE, None), Err(NoEstimate::Held { budget: "ns/db".into() }));
+    }
+
+    #[test]
+    fn the_pace_spaces_the_evictions() {
+        // The cordon's two requests and 30 evictions: 10 at once, then 5 a second, so the last goes at 22 / 5 = 4.4 s.
+        let node = Forecast { pods: pods(30, None, 10), budgets: BTreeMap::new() };
+        let e = drain(&node, Pace { per_second: 5, burst: 10 }, None).unwrap();
+        assert_eq!(e.likely_seconds, 15, "4.4 s of pace, 10 s to stop, 0.3 s to see it");
+        let free = drain(&node, FREE, None).unwrap();
+        assert_eq!(free.likely_seconds, 10, "without a bucket all go at once");
+    }
+
+    #[test]
+    fn a_plan_shares_budgets_and_the_pace_across_its_nodes() {
+        // Ten nodes, each with one pod of each of ten workloads; every budget allows one (the rollout benchmark).
+        let budgets: BTreeMap<String, BudgetForecast> = (0..10).map(|w| (format!("ns/w{w}"), budget(1, 0))).collect();
+        let node = Forecast {
+            pods: (0..10).map(|w| PodForecast { budget: Some(format!("ns/w{w}")), grace_seconds: 10 }).collect(),
+            budgets,
+        };
+        let nodes = vec![node; 10];
+        let shape = |max_parallel| Shape { max_parallel, settle_seconds: 0, pace: Pace { per_second: 5, burst: 10 } };
+        let all = plan(&nodes, shape(10), None).unwrap();
+        let one = plan(&nodes, shape(1), None).unwrap();
+        // Every budget lets one pod go a second: ten rounds of ten, at most 5 a second, then the last pod's 10 s.
+        assert!((25..=35).contains(&all.total.likely_seconds), "{:?}", all.total);
+        assert!(one.total.likely_seconds > 100, "one node at a time pays the 10 s shutdown ten times: {:?}", one.total);
+        assert_eq!(all.nodes.len(), 10);
+        assert!(all.nodes.iter().all(|n| n.likely_seconds <= all.total.likely_seconds));
+        // Settling adds its wait after each node but the plan's end does not wait for the last one's.
+        let settled = plan(&nodes, Shape { settle_seconds: 5, ..shape(1) }, None).unwrap();
+        assert_eq!(settled.total.likely_seconds, one.total.likely_seconds + 45);
+    }
+
+    #[test]
+    fn learned_prefers_this_nodes_own_drains() {
+        let l = Learned::from_drains([(12, false), (9, true), (11, true), (40, false)], 5).unwrap();
+        assert_eq!((l.low_seconds, l.likely_seconds, l.drains, l.this_node), (9, 10, 2, true));
+        let others = Learned::from_drains([(12, false), (40, false), (20, false)], 2).unwrap();
+        assert_eq!((others.likely_seconds, others.drains, others.this_node), (26, 2, false));
+        assert_eq!(Learned::from_drains([], 5), None);
+    }
+
+    #[test]
+    fn an_empty_node_ends_at_once_and_a_huge_grace_does_not_overflow() {
+        assert_eq!(drain(&Forecast::default(), FREE, None).unwrap().likely_seconds, 0);
+        let node = Forecast { pods: pods(1, None, u32::MAX), budgets: BTreeMap::new() };
+        assert_eq!(drain(&node, FREE, None).unwrap().high_seconds, u64::from(MAX_STOP_SECONDS));
+    }
+}
