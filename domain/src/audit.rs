@@ -98,6 +98,9 @@ pub struct AuditEntry {
     /// the record's last write may have been refused (the person's credentials expired, say).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended: Option<crate::progress::DrainState>,
+    /// A drain's estimate and, at its end, how long it took ([`crate::estimate::DrainTiming`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<crate::estimate::DrainTiming>,
 }
 
 impl AuditEntry {
@@ -113,6 +116,7 @@ impl AuditEntry {
             outcome: None,
             drain_id: None,
             ended: None,
+            timing: None,
         }
     }
 

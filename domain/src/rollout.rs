@@ -93,6 +93,9 @@ pub struct RolloutNode {
     /// When it was seen done (see [`RolloutNode::done`]): the settle time counts from here.
     #[serde(default)]
     pub done_at: Option<Timestamp>,
+    /// Its drain's estimate, made as the plan started ([`crate::estimate::plan`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<crate::estimate::Estimate>,
 }
 
 /// A drained node's way back, with `uncordon_when_back`.
@@ -141,6 +144,7 @@ impl RolloutNode {
             back_seen: None,
             touched: None,
             done_at: None,
+            estimate: None,
         }
     }
 
@@ -205,6 +209,9 @@ pub struct RolloutProgress {
     /// Who continued it after the server that ran it stopped, if anyone did.
     #[serde(default)]
     pub continued_by: Option<String>,
+    /// How long the whole plan should take, estimated as it started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<crate::estimate::Estimate>,
 }
 
 impl RolloutProgress {
@@ -353,6 +360,7 @@ mod tests {
             runner: None,
             blocked: None,
             continued_by: None,
+            estimate: None,
         }
     }
 

@@ -35,7 +35,13 @@ struct NodeRecent {
     health: Option<(AuditAction, Timestamp)>,
     /// The newest cordon or uncordon, however old.
     cordon: Option<(AuditAction, Timestamp)>,
+    /// Its newest drains' median times for a pod to stop (newest first, at most [`LEARN_FROM`]), however old:
+    /// what estimates learn from.
+    stops: Vec<(Timestamp, u32)>,
 }
+
+/// How many past drains of a node (or of the others, for a node with none) an estimate learns from.
+pub const LEARN_FROM: usize = 5;
 
 /// The last day of every node's history.
 #[derive(Clone)]
@@ -174,6 +180,21 @@ impl Recent {
         self.nodes.read().get(node).and_then(|n| n.health)
     }
 
+    /// What pods took to stop in the newest drains of `nodes` or, where they have none, of the other nodes
+    /// ([`domain::estimate::Learned`]).
+    pub fn learned(&self, nodes: &[&str]) -> Option<domain::estimate::Learned> {
+        let all = self.nodes.read();
+        let mut seen: Vec<(Timestamp, u32, bool)> = all
+            .iter()
+            .flat_map(|(node, part)| {
+                let own = nodes.contains(&node.as_str());
+                part.stops.iter().map(move |(at, stop)| (*at, *stop, own))
+            })
+            .collect();
+        seen.sort_by_key(|(at, ..)| std::cmp::Reverse(*at));
+        domain::estimate::Learned::from_drains(seen.into_iter().map(|(_, stop, own)| (stop, own)), LEARN_FROM)
+    }
+
     /// The newest cordon or uncordon of `node`'s history, and when.
     pub fn last_cordon(&self, node: &str) -> Option<(AuditAction, Timestamp)> {
         self.nodes.read().get(node).and_then(|n| n.cordon)
@@ -191,8 +212,15 @@ fn part(object: &ConfigMap, now: Timestamp) -> Option<(String, NodeRecent)> {
     };
     let health = newest(AuditAction::is_health);
     let cordon = newest(|a| matches!(a, AuditAction::Cordon | AuditAction::Uncordon));
+    let mut stops: Vec<(Timestamp, u32)> = entries
+        .iter()
+        .filter(|e| e.action == AuditAction::DrainEnded)
+        .filter_map(|e| Some((e.at, e.timing.as_ref()?.stop_seconds?)))
+        .collect();
+    stops.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
+    stops.truncate(LEARN_FROM);
     let entries = entries.into_iter().filter(|e| e.at >= keep_from).collect();
-    Some((node.to_owned(), NodeRecent { entries, health, cordon }))
+    Some((node.to_owned(), NodeRecent { entries, health, cordon, stops }))
 }
 
 #[cfg(test)]
@@ -246,6 +274,31 @@ mod tests {
         assert_eq!(recent.entries(now).iter().map(|e| e.node.as_str()).collect::<Vec<_>>(), ["n3"]);
         // A day later the window has moved on.
         assert!(recent.entries(hours(-24)).is_empty());
+    }
+
+    /// Estimates learn from the node's own past drains, however old, and from the others' when it has none.
+    #[test]
+    fn estimates_learn_from_the_nodes_own_drains_first() {
+        let now = Timestamp::from_second(10 * 86_400).unwrap();
+        let hours = |h: i64| now.checked_sub(SignedDuration::from_hours(h)).unwrap();
+        let ended = |node: &str, h: i64, stop: u32| {
+            let mut e = entry(node, AuditAction::DrainEnded, hours(h));
+            e.timing = Some(domain::estimate::DrainTiming { stop_seconds: Some(stop), ..Default::default() });
+            e
+        };
+        let recent = Recent::new();
+        let mut listing = None;
+        recent.apply(watcher::Event::Init, &mut listing, now);
+        let n1 = [ended("n1", 100, 12), ended("n1", 2, 8), entry("n1", AuditAction::DrainEnded, hours(1))];
+        let n2 = [ended("n2", 3, 30)];
+        recent.apply(watcher::Event::InitApply(object("drainboard-history.n1", &n1)), &mut listing, now);
+        recent.apply(watcher::Event::InitApply(object("drainboard-history.n2", &n2)), &mut listing, now);
+        recent.apply(watcher::Event::InitDone, &mut listing, now);
+        let own = recent.learned(&["n1"]).unwrap();
+        assert_eq!((own.low_seconds, own.likely_seconds, own.drains, own.this_node), (8, 10, 2, true));
+        let other = recent.learned(&["n3"]).unwrap();
+        assert_eq!((other.drains, other.this_node, other.low_seconds), (3, false, 8));
+        assert_eq!(Recent::new().learned(&["n1"]), None, "no history: the grace periods alone");
     }
 
     /// A drain's end is answered from memory when the window covers the drain; before the first list, or for a

@@ -66,7 +66,7 @@ async fn drainboard_decides_as_kubectl_drain_does() {
     let caches = support::caches();
     let cache = caches.for_identity(&s.identity, s.client.clone());
     tokio::time::timeout(std::time::Duration::from_secs(30), cache.ready()).await.expect("the cache lists");
-    let mut source = engine::drain::preview::PreviewSource::new(s.client.clone(), s.node.clone());
+    let mut source = engine::drain::preview::PreviewSource::new(s.client.clone(), s.node.clone(), Default::default());
     let started = std::time::Instant::now();
     let inputs = loop {
         let inputs = source.inputs(&cache).await;
@@ -233,7 +233,7 @@ async fn drainboard_decides_as_kubectl_drain_does_for_every_kind_of_owner() {
     let caches = support::caches();
     let cache = caches.for_identity(&s.identity, s.client.clone());
     tokio::time::timeout(Duration::from_secs(30), cache.ready()).await.expect("the cache lists");
-    let mut source = engine::drain::preview::PreviewSource::new(s.client.clone(), s.node.clone());
+    let mut source = engine::drain::preview::PreviewSource::new(s.client.clone(), s.node.clone(), Default::default());
     let started = std::time::Instant::now();
     loop {
         let inputs = source.inputs(&cache).await;

@@ -113,6 +113,9 @@ pub struct PodProgress {
     pub state: PodState,
     pub started_at: Option<Timestamp>,
     pub finished_at: Option<Timestamp>,
+    /// When its eviction (or deletion) was accepted: its time to stop counts from here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evicted_at: Option<Timestamp>,
 }
 
 crate::impl_pod_ref!(PodProgress);
@@ -213,9 +216,28 @@ pub struct DrainProgress {
     pub plan: Option<DrainPlan>,
     pub pods: Vec<PodProgress>,
     pub finished_at: Option<Timestamp>,
+    /// How long it should take, as estimated before it started ([`crate::estimate`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<crate::estimate::Estimate>,
 }
 
 impl DrainProgress {
+    /// What its end's history entry says of its time: the estimate, how long it took, and the median time its
+    /// pods took to stop once evicted (pods that went before the drain saw them accepted do not count).
+    pub fn timing(&self) -> crate::estimate::DrainTiming {
+        let stops = self.pods.iter().filter(|p| p.state == PodState::Gone).filter_map(|p| {
+            let (from, to) = (p.evicted_at?, p.finished_at?);
+            u32::try_from(to.duration_since(from).as_secs()).ok()
+        });
+        crate::estimate::DrainTiming {
+            estimate: self.estimate.clone(),
+            took_seconds: self
+                .finished_at
+                .and_then(|end| u64::try_from(end.duration_since(self.started_at).as_secs()).ok()),
+            stop_seconds: crate::estimate::median_of(stops),
+        }
+    }
+
     /// The drain as a person who may list pods only in `namespaces` sees it: their pods only, and no plan (its
     /// lists name every namespace's pods).
     pub fn visible_to(mut self, namespaces: &std::collections::BTreeSet<String>) -> Self {
@@ -377,7 +399,35 @@ mod tests {
             state,
             started_at: None,
             finished_at: None,
+            evicted_at: None,
         }
+    }
+
+    #[test]
+    fn a_drains_timing_is_its_length_and_its_pods_median_time_to_stop() {
+        let at = |s: i64| Timestamp::from_second(s).unwrap();
+        let gone = |name: &str, evicted: Option<i64>, finished: i64| PodProgress {
+            evicted_at: evicted.map(at),
+            finished_at: Some(at(finished)),
+            ..pod(name, PodState::Gone)
+        };
+        let mut progress = progress(DrainState::Drained, DryRun::None);
+        progress.started_at = at(100);
+        progress.finished_at = Some(at(142));
+        progress.pods = vec![
+            gone("a", Some(110), 120),
+            gone("b", Some(110), 140),
+            gone("c", Some(111), 123),
+            gone("d", None, 101),
+            PodProgress {
+                evicted_at: Some(at(110)),
+                ..pod("e", PodState::Failed(crate::failure::Failure::Internal { detail: "x".into() }))
+            },
+        ];
+        let timing = progress.timing();
+        assert_eq!((timing.took_seconds, timing.stop_seconds), (Some(42), Some(12)), "10, 12, 30: the median 12");
+        progress.pods.clear();
+        assert_eq!(progress.timing().stop_seconds, None, "no pod: nothing learned");
     }
 
     #[test]
@@ -412,6 +462,7 @@ mod tests {
                 pod("c", PodState::Terminating { deletion_deadline: None, blockers: Vec::new() }),
             ],
             finished_at: None,
+            estimate: None,
         };
         let summary = DrainSummary::from(&progress);
         assert_eq!((summary.total, summary.done), (3, 1));
@@ -484,6 +535,7 @@ mod tests {
             plan: None,
             pods: Vec::new(),
             finished_at: None,
+            estimate: None,
         }
     }
 

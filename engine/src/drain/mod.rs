@@ -38,6 +38,7 @@ pub use hooks::Phase;
 #[cfg(feature = "test-hooks")]
 pub use hooks::TestHooks;
 pub use limits::DrainLimits;
+pub use preview::cached_inputs;
 
 use crate::{Error, Identity, Result, tasks::Tasks};
 
@@ -81,6 +82,15 @@ struct Entry {
     cancel: CancellationToken,
 }
 
+/// What a drain starts with besides its node and options.
+#[derive(Default)]
+pub struct Launch {
+    /// The identity's cache: a blocked eviction reads its budget there instead of listing the namespace's.
+    pub cache: Option<Arc<crate::cache::ClusterCache>>,
+    /// How long it should take, estimated before it started (`domain::estimate`).
+    pub estimate: Option<domain::estimate::Estimate>,
+}
+
 impl DrainRegistry {
     /// A registry whose drains run under `tasks`.
     pub fn new(tasks: &Tasks, limits: DrainLimits) -> Self {
@@ -112,6 +122,11 @@ impl DrainRegistry {
     }
 
     /// The node Leases, when kept.
+    /// The pace every drain of this server keeps, as an estimate reads it.
+    pub fn pace(&self) -> domain::estimate::Pace {
+        domain::estimate::Pace { per_second: self.limits.pace.qps, burst: self.limits.pace.burst }
+    }
+
     pub fn leases(&self) -> Option<&crate::lease::Leases> {
         self.leases.as_ref()
     }
@@ -139,10 +154,11 @@ impl DrainRegistry {
         options: DrainOptions,
         reason: Option<String>,
     ) -> Result<DrainStarted> {
-        self.start_with_cache(client, identity, node, options, reason, None)
+        self.start_with_cache(client, identity, node, options, reason, Launch::default())
     }
 
-    /// [`Self::start`], reading budgets from `cache` (the identity's) rather than listing them on every retry.
+    /// [`Self::start`], reading budgets from the identity's cache rather than listing them on every retry, and
+    /// keeping the estimate made before the start ([`Launch`]).
     pub fn start_with_cache(
         &self,
         client: Client,
@@ -150,8 +166,9 @@ impl DrainRegistry {
         node: String,
         options: DrainOptions,
         reason: Option<String>,
-        cache: Option<Arc<crate::cache::ClusterCache>>,
+        launch: Launch,
     ) -> Result<DrainStarted> {
+        let Launch { cache, estimate } = launch;
         // A server dry run held by a budget would retry for ever: every caller gets the dialog's cap, not only it.
         let options = options.clone().for_dry_run(options.dry_run);
         let mut inner = self.lock();
@@ -183,6 +200,7 @@ impl DrainRegistry {
             plan: None,
             pods: Vec::new(),
             finished_at: None,
+            estimate,
         });
         // Shutdown cancels every drain too; the drain then tells the two apart and records itself as interrupted.
         let cancel = self.tasks.shutdown_signal().child_token();

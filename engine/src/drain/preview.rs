@@ -3,7 +3,11 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use domain::{PodSummary, drain::DaemonSetLookup, preview::PreviewInputs};
+use domain::{
+    PodSummary,
+    drain::DaemonSetLookup,
+    preview::{PreviewInputs, Timing},
+};
 use kube::Client;
 
 use crate::cache::ClusterCache;
@@ -14,19 +18,20 @@ pub struct PreviewSource {
     client: Client,
     node: String,
     daemonsets: HashMap<String, DaemonSetLookup>,
+    /// The server's side of the drain's estimate, read as the dialog opened.
+    timing: Timing,
 }
 
 impl PreviewSource {
-    pub fn new(client: Client, node: String) -> Self {
-        PreviewSource { client, node, daemonsets: HashMap::new() }
+    pub fn new(client: Client, node: String, timing: Timing) -> Self {
+        PreviewSource { client, node, daemonsets: HashMap::new(), timing }
     }
 
     /// The inputs now.
     pub async fn inputs(&mut self, cache: &ClusterCache) -> PreviewInputs {
-        let mut pods: Vec<PodSummary> = cache.pods_on(&self.node).iter().map(|p| p.summary()).collect();
-        pods.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        let mut inputs = cached_inputs(cache, &self.node);
         let mut daemonsets = BTreeMap::new();
-        for pod in &pods {
+        for pod in &inputs.pods {
             let (Some(owner), Some(key)) = (pod.daemonset_owner(), pod.daemonset_key()) else {
                 continue;
             };
@@ -36,13 +41,24 @@ impl PreviewSource {
             }
             daemonsets.insert(key.clone(), self.daemonsets[&key].clone());
         }
-        let namespaces: BTreeSet<String> = pods.iter().map(|p| p.namespace.clone()).collect();
-        PreviewInputs {
-            node: self.node.clone(),
-            pdbs: cache.pdbs_in(&namespaces),
-            pods,
-            daemonsets,
-            server_time: jiff::Timestamp::now(),
-        }
+        inputs.daemonsets = daemonsets;
+        inputs.timing = self.timing.clone();
+        inputs
+    }
+}
+
+/// `node`'s preview inputs from the cache alone, without DaemonSet lookups: enough for what a drain would evict
+/// (a DaemonSet's pods never are), which its estimate reads. The timing is left for the caller.
+pub fn cached_inputs(cache: &ClusterCache, node: &str) -> PreviewInputs {
+    let mut pods: Vec<PodSummary> = cache.pods_on(node).iter().map(|p| p.summary()).collect();
+    pods.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    let namespaces: BTreeSet<String> = pods.iter().map(|p| p.namespace.clone()).collect();
+    PreviewInputs {
+        node: node.to_owned(),
+        pdbs: cache.pdbs_in(&namespaces),
+        pods,
+        daemonsets: BTreeMap::new(),
+        server_time: jiff::Timestamp::now(),
+        timing: Default::default(),
     }
 }

@@ -82,6 +82,7 @@ impl Drain {
                 entry.ended = Some(p.state.clone());
                 entry.reason = p.reason.clone();
                 entry.drain_id = Some(p.id.clone());
+                entry.timing = Some(p.timing());
                 entry
             })
         };
@@ -148,6 +149,7 @@ impl Drain {
                     state: PodState::Pending,
                     started_at: None,
                     finished_at: None,
+                    evicted_at: None,
                 })
                 .collect();
         });
@@ -267,6 +269,9 @@ impl Drain {
             }
             if pod.started_at.is_none() {
                 pod.started_at = Some(now);
+            }
+            if matches!(state, PodState::Terminating { .. }) && pod.evicted_at.is_none() {
+                pod.evicted_at = Some(now);
             }
             if state.is_final() {
                 pod.finished_at = Some(now);

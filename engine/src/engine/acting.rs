@@ -161,7 +161,8 @@ impl<'a> Acting<'a> {
         if !cache.has_node(&node) {
             return Err(Error::NotFound(no_such_node(&node)));
         }
-        Ok((cache, PreviewSource::new(self.client()?, node), visibility))
+        let timing = self.engine.timing(&[&node]);
+        Ok((cache, PreviewSource::new(self.client()?, node, timing), visibility))
     }
 
     /// `node`'s preview inputs now, as the caller sees them.

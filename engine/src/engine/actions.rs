@@ -7,6 +7,7 @@ use domain::{
     drain::{DrainOptions, DryRun},
     failure::StartRefusal,
     progress::{CordonOutcome, CordonRecord, DrainStarted},
+    rollout::RolloutProgress,
 };
 use k8s_openapi::api::core::v1::Node;
 
@@ -56,7 +57,15 @@ impl Acting<'_> {
         options: DrainOptions,
         reason: Option<String>,
     ) -> Result<DrainStarted> {
-        self.start(node, options, reason, AuditAction::DrainStarted).await
+        let estimate = self.estimate_drain(&node, &options).await;
+        self.start(node, options, reason, AuditAction::DrainStarted, estimate).await
+    }
+
+    /// Node `i` of `plan`: drained with the plan's options and reason, and the estimate made as the plan started.
+    pub(crate) async fn start_plan_drain(&self, plan: &RolloutProgress, i: usize) -> Result<DrainStarted> {
+        let node = &plan.nodes[i];
+        let (options, reason) = (plan.options.drain.clone(), plan.reason.clone());
+        self.start(node.name.clone(), options, reason, AuditAction::DrainStarted, node.estimate.clone()).await
     }
 
     /// Starts the drain of `node` again with the options and reason of the drain recorded on it: the same as
@@ -67,7 +76,8 @@ impl Acting<'_> {
         options: DrainOptions,
         reason: Option<String>,
     ) -> Result<DrainStarted> {
-        self.start(node, options, reason, AuditAction::DrainResumed).await
+        let estimate = self.estimate_drain(&node, &options).await;
+        self.start(node, options, reason, AuditAction::DrainResumed, estimate).await
     }
 
     async fn start(
@@ -76,6 +86,7 @@ impl Acting<'_> {
         options: DrainOptions,
         reason: Option<String>,
         action: AuditAction,
+        estimate: Option<domain::estimate::Estimate>,
     ) -> Result<DrainStarted> {
         let (engine, identity) = (self.engine, self.identity);
         if engine.tasks().is_shutting_down() {
@@ -115,6 +126,9 @@ impl Acting<'_> {
             let mut entry = AuditEntry::new(&identity.user, action, &node, jiff::Timestamp::now());
             entry.reason = reason.clone();
             entry.options = Some(options.clone());
+            entry.timing = estimate
+                .clone()
+                .map(|estimate| domain::estimate::DrainTiming { estimate: Some(estimate), ..Default::default() });
             entry
         });
         // Another server may be draining this node: its live Lease says so. A drain already running here holds it.
@@ -143,7 +157,14 @@ impl Acting<'_> {
                 }
             }
         }
-        let started = match engine.drains.start_with_cache(client, identity, node.clone(), options, reason, cache) {
+        let started = match engine.drains.start_with_cache(
+            client,
+            identity,
+            node.clone(),
+            options,
+            reason,
+            crate::drain::Launch { cache, estimate },
+        ) {
             Ok(started) => started,
             Err(err) => {
                 if let Some(leases) = leases {

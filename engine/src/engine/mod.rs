@@ -9,6 +9,7 @@
 
 mod acting;
 mod actions;
+mod estimates;
 mod move_first;
 mod plan_back;
 mod plan_checks;

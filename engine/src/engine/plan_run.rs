@@ -258,7 +258,8 @@ async fn start(acting: &Acting<'_>, progress: &mut RolloutProgress, i: usize) {
     if progress.options.verify.is_some() && progress.nodes[i].touched.is_none() {
         progress.nodes[i].touched = super::plan_checks::touched(acting, &node, &progress.options.drain).await;
     }
-    match acting.start_drain(node, progress.options.drain.clone(), progress.reason.clone()).await {
+    acting.estimate_plan_once(progress).await;
+    match acting.start_plan_drain(progress, i).await {
         Ok(started) => {
             progress.nodes[i].drain_id = Some(started.id.clone());
             progress.nodes[i].step = Step::Draining(started.id);

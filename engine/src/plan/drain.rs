@@ -1,13 +1,15 @@
 //! Parts of a plan's spec in camelCase, as Kubernetes objects write them: its drain options, as `kubectl drain`
 //! names them (a single drain's `domain::drain::DrainOptions`, less the dry run: a plan drains for real), and what
 //! it verifies of each node once back (`domain::verify::Verify`); and, in the status, what each node's drain
-//! touched (`domain::recovery::Touched`).
+//! touched (`domain::recovery::Touched`) and what it was expected to take (`domain::estimate::Estimate`).
 
 use domain::{
     drain::{DrainOptions, DryRun},
+    estimate::{Basis, Estimate},
     recovery::{BudgetBefore, MAX_TOUCHED, Touched, WorkloadRef},
     verify::Verify,
 };
+use jiff::Timestamp;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -190,4 +192,71 @@ impl From<&PlanTouched> for Touched {
                 .collect(),
         }
     }
+}
+
+/// A drain's or the whole plan's estimate (`domain::estimate::Estimate`), as the status keeps it: written once,
+/// as the plan starts, so that each node's real time can be read beside what was expected.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanEstimate {
+    #[schemars(with = "i64")]
+    pub low_seconds: u64,
+    #[schemars(with = "i64")]
+    pub likely_seconds: u64,
+    #[schemars(with = "i64")]
+    pub high_seconds: u64,
+    /// How many past drains' stop times it learned from (0: the pods' grace periods alone).
+    #[serde(default)]
+    #[schemars(with = "i32")]
+    pub past_drains: u32,
+    /// Those drains were of this plan's own nodes.
+    #[serde(default)]
+    pub own_nodes: bool,
+}
+
+impl From<&Estimate> for PlanEstimate {
+    fn from(e: &Estimate) -> Self {
+        let (past_drains, own_nodes) = match e.basis {
+            Basis::GracePeriods => (0, false),
+            Basis::PastDrains { drains, this_node } => (drains, this_node),
+        };
+        PlanEstimate {
+            low_seconds: e.low_seconds,
+            likely_seconds: e.likely_seconds,
+            high_seconds: e.high_seconds,
+            past_drains,
+            own_nodes,
+        }
+    }
+}
+
+impl From<&PlanEstimate> for Estimate {
+    fn from(e: &PlanEstimate) -> Self {
+        Estimate {
+            low_seconds: e.low_seconds,
+            likely_seconds: e.likely_seconds,
+            high_seconds: e.high_seconds,
+            basis: match e.past_drains {
+                0 => Basis::GracePeriods,
+                drains => Basis::PastDrains { drains, this_node: e.own_nodes },
+            },
+        }
+    }
+}
+
+/// A condition in Kubernetes' form (`metav1.Condition`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanCondition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// `True`, `False` or `Unknown`.
+    pub status: String,
+    pub reason: String,
+    #[serde(default)]
+    pub message: String,
+    #[schemars(with = "String")]
+    pub last_transition_time: Timestamp,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
 }

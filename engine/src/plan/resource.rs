@@ -15,7 +15,7 @@ use kube::{CustomResource, ResourceExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use super::drain::{PlanDrain, PlanVerify};
+pub use super::drain::{PlanCondition, PlanDrain, PlanEstimate, PlanVerify};
 
 /// The finalizer a plan carries while a server may still have to stop its drains when it is deleted.
 pub const FINALIZER: &str = "drainboard.dev/plan";
@@ -130,6 +130,9 @@ pub struct PlanStatus {
     pub nodes: Vec<PlanNode>,
     #[serde(default)]
     pub conditions: Vec<PlanCondition>,
+    /// How long the whole plan should take, estimated as it started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<PlanEstimate>,
 }
 
 /// One node of a plan.
@@ -176,27 +179,9 @@ pub struct PlanNode {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<String>")]
     pub done_at: Option<Timestamp>,
-}
-
-/// A condition in Kubernetes' form (`metav1.Condition`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct PlanCondition {
-    #[serde(rename = "type")]
-    pub type_: String,
-    /// `True`, `False` or `Unknown`.
-    pub status: String,
-    pub reason: String,
-    #[serde(default)]
-    pub message: String,
-    #[schemars(with = "String")]
-    pub last_transition_time: Timestamp,
+    /// Its drain's estimate, made as the plan started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
-}
-
-fn label_of(state: &DrainState) -> String {
-    state.label().to_owned()
+    pub estimate: Option<PlanEstimate>,
 }
 
 /// A drain state from its name and, when it carries more, its JSON.
@@ -242,7 +227,7 @@ impl PlanNode {
             zone: node.zone.clone(),
             step: step.to_owned(),
             drain_id,
-            outcome: outcome.map(label_of),
+            outcome: outcome.map(|s| s.label().to_owned()),
             outcome_detail: detail,
             cordoned_before: node.cordoned_before,
             back: back.map(str::to_owned),
@@ -252,6 +237,7 @@ impl PlanNode {
             back_seen: node.back_seen,
             touched: node.touched.as_ref().map(Into::into),
             done_at: node.done_at,
+            estimate: node.estimate.as_ref().map(Into::into),
         }
     }
 
@@ -291,6 +277,7 @@ impl PlanNode {
             back_seen: self.back_seen,
             touched: self.touched.as_ref().map(Into::into),
             done_at: self.done_at,
+            estimate: self.estimate.as_ref().map(Into::into),
         }
     }
 }
@@ -364,6 +351,7 @@ impl MaintenancePlan {
             runner: status.runner.filter(|_| !self.ended()),
             blocked,
             continued_by: status.continued_by,
+            estimate: status.estimate.as_ref().map(Into::into),
         }
     }
 }

@@ -113,6 +113,7 @@ pub fn of(progress: &RolloutProgress, plan: &MaintenancePlan, runner: Option<Str
         done: u32::try_from(done).unwrap_or(u32::MAX),
         nodes: progress.nodes.iter().map(PlanNode::from_rollout).collect(),
         conditions: conditions(progress, &before.conditions, generation),
+        estimate: progress.estimate.as_ref().map(Into::into),
     }
 }
 

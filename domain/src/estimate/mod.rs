@@ -18,10 +18,9 @@
 //! evicted again, other drains' use of the same budgets, the API server's own latency, and the one-per-zone rule
 //! (which only delays, so the high end of such a plan is low).
 
-use std::{
-    cmp::Reverse,
-    collections::{BTreeMap, BinaryHeap, VecDeque},
-};
+mod sim;
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -35,21 +34,11 @@ pub const DEFAULT_READY_SECONDS: u32 = 10;
 /// time says nothing of how long its workload takes to start.
 pub const MAX_READY_SECONDS: u32 = 3_600;
 
-/// From a replacement's Ready to its budget allowing again: the ReplicaSet controller creates it, the scheduler
-/// binds it, and the disruption controller counts it. About a second each on a healthy control plane, overlapping.
-const BUDGET_RECOUNT_MS: u64 = 1_000;
-
-/// From the last pod gone to the drain's end: the watch brings the deletion, and the record is written.
-const END_SEEN_MS: u64 = 300;
-
-/// Requests a node's drain makes besides its evictions: the cordon and its record, and the record at the end.
-const START_REQUESTS: u32 = 2;
-
 /// The longest any one pod is taken to stop (a day): a grace period is an `int64`, and a bad one must not overflow.
-const MAX_STOP_SECONDS: u32 = 86_400;
+pub(crate) const MAX_STOP_SECONDS: u32 = 86_400;
 
 /// The most pods one simulation places (a plan of 1,000 nodes of 110 pods, with room to spare).
-const MAX_PODS: usize = 200_000;
+pub(crate) const MAX_PODS: usize = 200_000;
 
 /// One pod a drain will evict, as the estimate reads it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -147,6 +136,20 @@ pub struct Estimate {
     pub basis: Basis,
 }
 
+/// What a drain's entries in the history say of its time: the estimate made before it started (on its start and
+/// its end), and on its end how long it took and how long its pods took to stop, which later estimates learn from.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DrainTiming {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<Estimate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub took_seconds: Option<u64>,
+    /// The median time its evicted pods took from the eviction to gone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_seconds: Option<u32>,
+}
+
 /// Why there is no estimate.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NoEstimate {
@@ -190,7 +193,7 @@ pub fn plan(nodes: &[Forecast], shape: Shape, learned: Option<&Learned>) -> Resu
         };
         u64::from(seconds) * 1_000
     };
-    let run = |case: Case| simulate(nodes, shape, |pod| stop(pod, case));
+    let run = |case: Case| sim::simulate(nodes, shape, |pod| stop(pod, case));
     let (low, likely, high) = (run(Case::Low)?, run(Case::Likely)?, run(Case::High)?);
     let basis = match learned {
         Some(l) => Basis::PastDrains { drains: l.drains, this_node: l.this_node },
@@ -231,190 +234,6 @@ pub fn median_of(values: impl IntoIterator<Item = u32>) -> Option<u32> {
     let mut v: Vec<u32> = values.into_iter().collect();
     v.sort_unstable();
     (!v.is_empty()).then(|| median(&v))
-}
-
-/// What one run of the simulation gives: each node's drain time, and the plan's end (ms).
-struct Run {
-    spans: Vec<u64>,
-    end: u64,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Event {
-    /// This node's cordon is made: its pods may go.
-    Started(usize),
-    /// A pod of this node is gone.
-    Gone(usize),
-    /// This budget allows one more disruption.
-    Allows(usize),
-    /// A slot for the next node is free (after the settle time).
-    Slot,
-}
-
-/// The token bucket, in thousandths of a token and milliseconds, so that browser and server compute alike.
-struct Bucket {
-    per_second: u64,
-    cap: u64,
-    milli_tokens: u64,
-    at: u64,
-}
-
-impl Bucket {
-    fn new(pace: Pace) -> Self {
-        let burst = u64::from(pace.burst.max(1));
-        Bucket { per_second: u64::from(pace.per_second), cap: burst * 1_000, milli_tokens: burst * 1_000, at: 0 }
-    }
-
-    /// When a request wanted at `now` may go.
-    fn take(&mut self, now: u64) -> u64 {
-        if self.per_second == 0 {
-            return now;
-        }
-        let t = now.max(self.at);
-        // A millisecond refills `per_second` thousandths of a token.
-        let refill = (t - self.at).saturating_mul(self.per_second);
-        self.milli_tokens = self.milli_tokens.saturating_add(refill).min(self.cap);
-        self.at = t;
-        if self.milli_tokens >= 1_000 {
-            self.milli_tokens -= 1_000;
-            return t;
-        }
-        let wait = (1_000 - self.milli_tokens).div_ceil(self.per_second);
-        self.milli_tokens = (self.milli_tokens + wait * self.per_second).saturating_sub(1_000);
-        self.at = t + wait;
-        self.at
-    }
-}
-
-/// The simulation's state: time in milliseconds from the plan's start.
-struct Sim {
-    heap: BinaryHeap<Reverse<(u64, u64, Event)>>,
-    seq: u64,
-    bucket: Bucket,
-    /// Per budget: disruptions allowed, the wait for a replacement, and the pods waiting on it (node, pod).
-    allowed: Vec<u32>,
-    ready_ms: Vec<u64>,
-    waiting: Vec<VecDeque<(usize, usize)>>,
-    left: Vec<usize>,
-}
-
-impl Sim {
-    fn push(&mut self, at: u64, event: Event) {
-        self.seq += 1;
-        self.heap.push(Reverse((at, self.seq, event)));
-    }
-
-    fn evict(&mut self, now: u64, node: usize, budget: Option<usize>, stop_ms: u64) {
-        let at = self.bucket.take(now);
-        self.push(at.saturating_add(stop_ms), Event::Gone(node));
-        if let Some(b) = budget {
-            self.push(at.saturating_add(self.ready_ms[b]), Event::Allows(b));
-        }
-    }
-}
-
-fn simulate(nodes: &[Forecast], shape: Shape, stop_ms: impl Fn(&PodForecast) -> u64) -> Result<Run, NoEstimate> {
-    if nodes.iter().map(|n| n.pods.len()).fold(0usize, usize::saturating_add) > MAX_PODS {
-        return Err(NoEstimate::TooLarge);
-    }
-    // Budgets by name, with every node's view merged (the first word on a budget is as good as any: one moment).
-    let mut names: Vec<&str> = Vec::new();
-    let mut sim = Sim {
-        heap: BinaryHeap::new(),
-        seq: 0,
-        bucket: Bucket::new(shape.pace),
-        allowed: Vec::new(),
-        ready_ms: Vec::new(),
-        waiting: Vec::new(),
-        left: nodes.iter().map(|n| n.pods.len()).collect(),
-    };
-    let mut never = Vec::new();
-    for (name, budget) in nodes.iter().flat_map(|n| n.budgets.iter()) {
-        if !names.contains(&name.as_str()) {
-            names.push(name);
-            sim.allowed.push(budget.allowed);
-            sim.ready_ms.push(u64::from(budget.ready_seconds.min(MAX_STOP_SECONDS)) * 1_000 + BUDGET_RECOUNT_MS);
-            sim.waiting.push(VecDeque::new());
-            never.push(budget.never);
-        }
-    }
-    // A budget that allows nothing now, but only for the moment, allows again once a replacement is Ready.
-    for b in 0..names.len() {
-        if sim.allowed[b] == 0 && !never[b] {
-            let at = sim.ready_ms[b];
-            sim.push(at, Event::Allows(b));
-        }
-    }
-    let budget_of: Vec<Vec<Option<usize>>> = nodes
-        .iter()
-        .map(|n| n.pods.iter().map(|p| p.budget.as_deref().and_then(|b| names.iter().position(|n| *n == b))).collect())
-        .collect();
-
-    let settle = shape.settle_seconds.min(u64::from(MAX_STOP_SECONDS)) * 1_000;
-    let mut queue: VecDeque<usize> = (0..nodes.len()).collect();
-    let mut slots = shape.max_parallel.max(1);
-    let mut start = vec![0u64; nodes.len()];
-    let mut end = vec![0u64; nodes.len()];
-    let mut now = 0u64;
-    loop {
-        while slots > 0 {
-            let Some(i) = queue.pop_front() else { break };
-            slots -= 1;
-            start[i] = now;
-            let mut cordoned = now;
-            for _ in 0..START_REQUESTS {
-                cordoned = sim.bucket.take(now);
-            }
-            sim.push(cordoned, Event::Started(i));
-        }
-        let Some(Reverse((at, _, event))) = sim.heap.pop() else {
-            // Nothing more will happen: every node done, or some held by a budget that never allows.
-            if let Some(b) = sim.waiting.iter().position(|w| !w.is_empty()) {
-                return Err(NoEstimate::Held { budget: names[b].to_owned() });
-            }
-            break;
-        };
-        now = at;
-        let finish = |sim: &mut Sim, i: usize, end: &mut Vec<u64>| {
-            end[i] = now + END_SEEN_MS;
-            sim.bucket.take(now);
-            sim.push(end[i] + settle, Event::Slot);
-        };
-        match event {
-            Event::Started(i) => {
-                if nodes[i].pods.is_empty() {
-                    finish(&mut sim, i, &mut end);
-                }
-                for (p, pod) in nodes[i].pods.iter().enumerate() {
-                    let budget = budget_of[i][p];
-                    match budget {
-                        Some(b) if sim.allowed[b] == 0 => sim.waiting[b].push_back((i, p)),
-                        Some(b) => {
-                            sim.allowed[b] -= 1;
-                            sim.evict(now, i, budget, stop_ms(pod));
-                        }
-                        None => sim.evict(now, i, None, stop_ms(pod)),
-                    }
-                }
-            }
-            Event::Gone(i) => {
-                sim.left[i] = sim.left[i].saturating_sub(1);
-                if sim.left[i] == 0 {
-                    finish(&mut sim, i, &mut end);
-                }
-            }
-            Event::Allows(b) => {
-                if let Some((i, p)) = sim.waiting[b].pop_front() {
-                    sim.evict(now, i, Some(b), stop_ms(&nodes[i].pods[p]));
-                } else {
-                    sim.allowed[b] = sim.allowed[b].saturating_add(1);
-                }
-            }
-            Event::Slot => slots += 1,
-        }
-    }
-    let spans = (0..nodes.len()).map(|i| end[i].saturating_sub(start[i])).collect();
-    Ok(Run { spans, end: end.iter().copied().max().unwrap_or(0) })
 }
 
 #[cfg(test)]

@@ -1,0 +1,68 @@
+//! How long a drain or a plan should take, estimated before it starts (`domain::estimate`): the pods a drain
+//! would evict read from the caller's cache as they see the cluster, the server's pace, and what the durable
+//! history says pods took to stop in past drains.
+
+use domain::{
+    drain::DrainOptions,
+    estimate::{Estimate, PlanEstimate, Shape},
+    preview::{Timing, preview},
+    rollout::{RolloutOptions, RolloutProgress, Step},
+};
+
+use super::{Acting, Engine};
+
+impl Engine {
+    /// The server's side of an estimate for `nodes`: its pace, and what their past drains (or, lacking any, the
+    /// other nodes') saw pods take to stop.
+    pub fn timing(&self, nodes: &[&str]) -> Timing {
+        Timing { pace: self.drains.pace(), learned: self.recent.as_ref().and_then(|r| r.learned(nodes)) }
+    }
+}
+
+impl Acting<'_> {
+    /// What a drain of `node` with `options` would evict, as the estimate reads it; `None` when the cache cannot
+    /// say (not ready, or the node unknown to it).
+    async fn forecast(&self, node: &str, options: &DrainOptions) -> Option<domain::estimate::Forecast> {
+        let (cache, visibility) = self.view().await.ok()?;
+        if !cache.has_node(node) {
+            return None;
+        }
+        let inputs = visibility.preview(crate::drain::cached_inputs(&cache, node));
+        preview(&inputs, options).ok().map(|p| p.forecast)
+    }
+
+    /// A single drain's estimate, made before it starts; `None` when there is none (a budget that never allows,
+    /// say: the preview said so already).
+    pub(crate) async fn estimate_drain(&self, node: &str, options: &DrainOptions) -> Option<Estimate> {
+        let forecast = self.forecast(node, options).await?;
+        let timing = self.engine.timing(&[node]);
+        domain::estimate::drain(&forecast, timing.pace, timing.learned.as_ref()).ok()
+    }
+
+    /// The plan's estimate, made once, before its first node starts: each node's drain keeps its part.
+    pub(crate) async fn estimate_plan_once(&self, progress: &mut RolloutProgress) {
+        if progress.estimate.is_some() || progress.nodes.iter().any(|n| n.step != Step::Queued) {
+            return;
+        }
+        let names: Vec<String> = progress.nodes.iter().map(|n| n.name.clone()).collect();
+        if let Some(estimate) = self.estimate_plan(&names, &progress.options).await {
+            for (n, e) in progress.nodes.iter_mut().zip(estimate.nodes) {
+                n.estimate = Some(e);
+            }
+            progress.estimate = Some(estimate.total);
+        }
+    }
+
+    /// A plan's estimate over `nodes` in their order.
+    pub(crate) async fn estimate_plan(&self, nodes: &[String], options: &RolloutOptions) -> Option<PlanEstimate> {
+        let mut forecasts = Vec::with_capacity(nodes.len());
+        for node in nodes {
+            forecasts.push(self.forecast(node, &options.drain).await?);
+        }
+        let names: Vec<&str> = nodes.iter().map(String::as_str).collect();
+        let timing = self.engine.timing(&names);
+        let shape =
+            Shape { max_parallel: options.max_parallel, settle_seconds: options.settle_seconds, pace: timing.pace };
+        domain::estimate::plan(&forecasts, shape, timing.learned.as_ref()).ok()
+    }
+}
