@@ -38,6 +38,26 @@ async fn start(
     Ok(engine.acting_as(&caller).start_rollout(nodes, options, reason).await?)
 }
 
+/// How long a plan of `nodes` with `options` should take (`domain::estimate::plan`), as the caller sees the
+/// cluster: the plan dialog's estimate, the same that a plan records as it starts. `POST /api/rollouts/estimate`
+/// with `{"nodes": [...], "options": {...}}`; changes nothing.
+#[server(prefix = "/api", endpoint = "rollouts/estimate", input = Json)]
+pub async fn estimate_rollout(
+    nodes: Vec<String>,
+    options: RolloutOptions,
+) -> Result<Result<domain::estimate::PlanEstimate, domain::estimate::NoEstimate>, AppError> {
+    crate::api::respond(
+        async {
+            let invalid = AppError::Invalid;
+            let nodes = domain::input::node_list(&nodes).map_err(invalid)?;
+            domain::rollout::check(&nodes, &options).map_err(invalid)?;
+            let (engine, caller) = (crate::api::engine(), crate::api::caller()?);
+            Ok(engine.acting_as(&caller).estimate_plan(&nodes, &options).await?)
+        }
+        .await,
+    )
+}
+
 /// A rollout's progress: each node's step (queued, draining with its drain's id, ended, not started) and the
 /// rollout's state. `POST /api/rollouts/status` with `{"id": "..."}`.
 #[server(prefix = "/api", endpoint = "rollouts/status", input = Json)]

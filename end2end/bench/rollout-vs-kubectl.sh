@@ -16,12 +16,15 @@
 #   end2end/bench/rollout-vs-kubectl.sh [--rounds 3] [--parallel 5[,10…]] [--deployments 10] [--replicas 10]
 #                                       [--shutdown 10s] [--no-default-pace] [--no-single]
 #                                       [--server target/release/drainboard] [--previous OTHER_BINARY]
-#                                       [--keep DIR]
+#                                       [--keep DIR] [--no-kubectl]
 # --shutdown DURATION (default 10s) puts pod-delete.stage.kwok.x-k8s.io/delay: "DURATION" on the pod templates, so
 # that an evicted pod is gone only after DURATION, as a real pod that takes its time to shut down (the local
 # cluster's kwok stages, end2end/cluster/cluster.sh, since e0d60c9); 0 leaves it out: pods go at once.
 # --previous OTHER_BINARY adds previous-N (N the first of --parallel): the same rollout from a server of another
 # build (the previous version), also held to kubectl's pace, in the same rounds, for a side-by-side ratio.
+# --no-kubectl leaves kubectl's runs out (no ratios then): for benchmark P8 alone, whose reference is each drain's
+# own real time. Every rollout's nodes are written to estimates.tsv, each with the estimate its plan made as it
+# started and its drain's real time, and summarised at the end (estimate-errors.py).
 # --keep DIR keeps the watch's log (watch.jsonl), each run's window (runs.tsv) and each node's timeline per run
 # (timelines.txt) there.
 # Uses the cluster in $DRAINBOARD_CLUSTER_DIR when set; otherwise starts one and stops it at the end. Its own 14
@@ -30,7 +33,7 @@ set -euo pipefail
 shopt -s inherit_errexit
 root=$(cd "$(dirname "$0")/../.." && pwd)
 rounds=3 parallel=5 deployments=10 replicas=10 default_pace=1 single=1 server=$root/target/release/drainboard
-drained=10 spares=4 keep="" shutdown=10s previous=""
+drained=10 spares=4 keep="" shutdown=10s previous="" with_kubectl=1
 while [ $# -gt 0 ]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
@@ -43,6 +46,7 @@ while [ $# -gt 0 ]; do
     --previous) previous=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
     --shutdown) shutdown=$2; shift 2 ;;
+    --no-kubectl) with_kubectl=0; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -64,11 +68,11 @@ kc() { "$kubectl_bin" --kubeconfig "$kubeconfig" "$@"; }
 ns=rollout-bench pool=rollout-bench
 work=$DRAINBOARD_CLUSTER_DIR/rollout-bench
 mkdir -p "$work"
-: > "$work/pids"; : > "$work/runs.tsv"; : > "$work/timelines.txt"; : > "$work/watch.jsonl"
+: > "$work/pids"; : > "$work/runs.tsv"; : > "$work/timelines.txt"; : > "$work/watch.jsonl"; : > "$work/estimates.tsv"
 prev_cleanup=$(declare -f cleanup | tail -n +2)
 cleanup() {
   xargs -r kill < "$work/pids" 2>/dev/null || true
-  if [ -n "$keep" ]; then mkdir -p "$keep" && cp "$work"/watch.jsonl "$work"/runs.tsv "$work"/timelines.txt "$keep"/ 2>/dev/null || true; fi
+  if [ -n "$keep" ]; then mkdir -p "$keep" && cp "$work"/watch.jsonl "$work"/runs.tsv "$work"/timelines.txt "$work"/estimates.tsv "$keep"/ 2>/dev/null || true; fi
   kc delete namespace "$ns" --ignore-not-found --wait=false >/dev/null 2>&1 || true
   kc delete node -l "drainboard.dev/pool=$pool" --ignore-not-found --wait=false >/dev/null 2>&1 || true
   eval "$prev_cleanup"
@@ -244,6 +248,8 @@ run_rollout() { # run_rollout URL MAX_PARALLEL
   done
   local t1; t1=$(now)
   echo "$status" > "$work/rollout-last.json"
+  echo "$status" | python3 "$root/end2end/bench/estimate-errors.py" record "$url" "$work/auth" "$tool" "$round" \
+    "$shutdown" >> "$work/estimates.tsv"
   echo "$status" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)
@@ -255,7 +261,8 @@ if r["state"] != "Finished" or bad:
 
 median() { sort -n | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
-tools=(kubectl)
+tools=()
+[ "$with_kubectl" = 1 ] && tools+=(kubectl)
 for n in "${parallels[@]}"; do [ "$n" = 1 ] || tools+=("drainboard-$n"); done
 [ "$single" = 1 ] && tools+=(drainboard-1)
 [ "$default_pace" = 1 ] && tools+=("default-${parallels[0]}")
@@ -299,6 +306,9 @@ for tool in "${tools[@]}"; do
   med[$tool]=$(printf '%s\n' ${times[$tool]} | median)
   printf 'median %-13s %7.2f s  (%s)\n' "$tool" "${med[$tool]}" "${times[$tool]% }"
 done
+echo "P8: each drain's estimate, made as its plan started, against its real time"
+python3 "$root/end2end/bench/estimate-errors.py" summary "$work/estimates.tsv"
+[ "$with_kubectl" = 1 ] || exit 0
 k=${med[kubectl]} one=${med[drainboard-1]:-0}
 [ "$single" = 1 ] &&
   python3 -c "import sys; print(f'ratio drainboard-1/kubectl {float(sys.argv[1]) / float(sys.argv[2]):.3f}')" "$one" "$k"

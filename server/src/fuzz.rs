@@ -31,6 +31,7 @@ const ENDPOINTS: &[&str] = &[
     "session/sign-out",
     "session/me",
     "rollouts/start",
+    "rollouts/estimate",
     "rollouts/status",
     "rollouts/cancel",
     "rollouts/pause",

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use crate::{
     api::node_history,
-    i18n::{I18n, date_time_text, drain_outcome_text, failure_text, t_string, use_i18n},
+    i18n::{I18n, date_time_text, drain_outcome_text, failure_text, t_string, took_text, use_i18n},
 };
 
 /// A node's maintenance history, newest first, from the durable record every replica writes to: who cordoned,
@@ -64,6 +64,14 @@ fn Entry(entry: AuditEntry, chosen: bool) -> impl IntoView {
             <time datetime=entry.at.to_string()>{when}</time>
             " · "
             <span>{what(i18n, &entry)}</span>
+            // A drain's end, its real time beside what was expected as it started.
+            {entry.timing.as_ref().filter(|_| entry.action == AuditAction::DrainEnded).and_then(|t| {
+                let text = took_text(i18n, t)?;
+                Some(view! {
+                    <span class="muted" data-testid="history-took" data-took=t.took_seconds
+                        data-likely=t.estimate.as_ref().map(|e| e.likely_seconds)>" · " {text}</span>
+                })
+            })}
             {entry.reason.clone().filter(|r| r != READY_OBSERVED && r != UNCORDON_OBSERVED).map(|r| view! { <span class="muted">" · " {t_string!(i18n, history.reason, reason = r)}</span> })}
         </li>
     }

@@ -7,6 +7,7 @@ mod host;
 mod move_first;
 mod progress;
 mod rollout;
+mod rollout_estimate;
 mod rollout_verify;
 mod rollout_why;
 mod rollout_zones;

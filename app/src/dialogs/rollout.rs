@@ -16,6 +16,7 @@ use leptos::prelude::*;
 use super::{
     Actions,
     drain::{DrainForm, OptionsForm},
+    rollout_estimate::PlanEstimateLine,
     rollout_verify::{After, AfterEachNode},
     rollout_why::{Held, WhyNotStart, reasons},
     rollout_zones::ZoneWarning,
@@ -144,6 +145,7 @@ pub fn RolloutDialog(nodes: Vec<String>, board: RwSignal<Option<Board>>) -> impl
         let confirm = Some(form.typed.get_untracked()).filter(|t| !t.trim().is_empty());
         start.dispatch(StartRollout { nodes: nodes.get_value(), options, reason: form.reason_untracked(), confirm });
     };
+    let estimate_asked = Memo::new(move |_| Some((options.get().ok()?, settings.parallel()?, after.settle_seconds()?)));
     let close = Callback::new(move |_| actions.close());
     let title = t_string!(i18n, rollout.title, count).to_string();
     let node_list = Signal::derive(move || nodes.get_value());
@@ -176,6 +178,7 @@ pub fn RolloutDialog(nodes: Vec<String>, board: RwSignal<Option<Board>>) -> impl
                             </ul>
                         }.into_any(),
                     }}
+                    <PlanEstimateLine nodes ask=estimate_asked />
                     <CapacitySection nodes=node_list />
                 </section>
                 <div>

@@ -3,12 +3,14 @@
 //! words, those in `time` for durations and dates, and the language a page is in (`language`).
 
 mod blockers;
+mod estimate;
 mod language;
 mod time;
 mod words;
 
 pub use blockers::*;
 pub use catalogue::{I18n, I18nContextProvider, Locale, use_i18n};
+pub use estimate::*;
 pub use language::*;
 pub use leptos_i18n::t_string;
 pub use time::*;

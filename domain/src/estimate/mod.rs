@@ -127,6 +127,17 @@ pub enum Basis {
     PastDrains { drains: u32, this_node: bool },
 }
 
+impl Basis {
+    /// A stable name for it, for the page's test ids: `grace`, `own` or `others`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Basis::GracePeriods => "grace",
+            Basis::PastDrains { this_node: true, .. } => "own",
+            Basis::PastDrains { this_node: false, .. } => "others",
+        }
+    }
+}
+
 /// How long a drain should take, in seconds from its start.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Estimate {
@@ -139,7 +150,6 @@ pub struct Estimate {
 /// What a drain's entries in the history say of its time: the estimate made before it started (on its start and
 /// its end), and on its end how long it took and how long its pods took to stop, which later estimates learn from.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
 pub struct DrainTiming {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimate: Option<Estimate>,

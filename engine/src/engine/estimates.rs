@@ -4,12 +4,13 @@
 
 use domain::{
     drain::DrainOptions,
-    estimate::{Estimate, PlanEstimate, Shape},
+    estimate::{Estimate, Forecast, NoEstimate, PlanEstimate, Shape},
     preview::{Timing, preview},
     rollout::{RolloutOptions, RolloutProgress, Step},
 };
 
 use super::{Acting, Engine};
+use crate::{Error, Result};
 
 impl Engine {
     /// The server's side of an estimate for `nodes`: its pace, and what their past drains (or, lacking any, the
@@ -20,21 +21,21 @@ impl Engine {
 }
 
 impl Acting<'_> {
-    /// What a drain of `node` with `options` would evict, as the estimate reads it; `None` when the cache cannot
-    /// say (not ready, or the node unknown to it).
-    async fn forecast(&self, node: &str, options: &DrainOptions) -> Option<domain::estimate::Forecast> {
-        let (cache, visibility) = self.view().await.ok()?;
+    /// What a drain of `node` with `options` would evict, as the estimate reads it from the caller's cache.
+    async fn forecast(&self, node: &str, options: &DrainOptions) -> Result<Forecast> {
+        let (cache, visibility) = self.view().await?;
+        cache.ready_for_request().await?;
         if !cache.has_node(node) {
-            return None;
+            return Err(Error::NotFound(super::no_such_node(node)));
         }
         let inputs = visibility.preview(crate::drain::cached_inputs(&cache, node));
-        preview(&inputs, options).ok().map(|p| p.forecast)
+        preview(&inputs, options).map(|p| p.forecast).map_err(|e| Error::Invalid(e.to_string()))
     }
 
     /// A single drain's estimate, made before it starts; `None` when there is none (a budget that never allows,
     /// say: the preview said so already).
     pub(crate) async fn estimate_drain(&self, node: &str, options: &DrainOptions) -> Option<Estimate> {
-        let forecast = self.forecast(node, options).await?;
+        let forecast = self.forecast(node, options).await.ok()?;
         let timing = self.engine.timing(&[node]);
         domain::estimate::drain(&forecast, timing.pace, timing.learned.as_ref()).ok()
     }
@@ -45,7 +46,7 @@ impl Acting<'_> {
             return;
         }
         let names: Vec<String> = progress.nodes.iter().map(|n| n.name.clone()).collect();
-        if let Some(estimate) = self.estimate_plan(&names, &progress.options).await {
+        if let Ok(Ok(estimate)) = self.estimate_plan(&names, &progress.options).await {
             for (n, e) in progress.nodes.iter_mut().zip(estimate.nodes) {
                 n.estimate = Some(e);
             }
@@ -53,8 +54,13 @@ impl Acting<'_> {
         }
     }
 
-    /// A plan's estimate over `nodes` in their order.
-    pub(crate) async fn estimate_plan(&self, nodes: &[String], options: &RolloutOptions) -> Option<PlanEstimate> {
+    /// A plan's estimate over `nodes` in their order, as the caller sees the cluster: what the plan dialog shows,
+    /// and what a plan records as it starts.
+    pub async fn estimate_plan(
+        &self,
+        nodes: &[String],
+        options: &RolloutOptions,
+    ) -> Result<std::result::Result<PlanEstimate, NoEstimate>> {
         let mut forecasts = Vec::with_capacity(nodes.len());
         for node in nodes {
             forecasts.push(self.forecast(node, &options.drain).await?);
@@ -63,6 +69,6 @@ impl Acting<'_> {
         let timing = self.engine.timing(&names);
         let shape =
             Shape { max_parallel: options.max_parallel, settle_seconds: options.settle_seconds, pace: timing.pace };
-        domain::estimate::plan(&forecasts, shape, timing.learned.as_ref()).ok()
+        Ok(domain::estimate::plan(&forecasts, shape, timing.learned.as_ref()))
     }
 }

@@ -10,7 +10,10 @@ use domain::{
 use leptos::prelude::*;
 
 use crate::{
-    i18n::{I18n, note_text, option_text, refusal_text, skip_text, t_string, use_i18n},
+    i18n::{
+        I18n, basis_text, estimate_text, no_estimate_text, note_text, option_text, refusal_text, skip_text, t_string,
+        use_i18n,
+    },
     live::preview::{PreviewFeed, PreviewTrouble},
 };
 
@@ -70,7 +73,19 @@ fn PreviewGroups(preview: Preview) -> impl IntoView {
     let names = |pdbs: &[&domain::budget::PdbStatus]| pdbs.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
     let (never, blocking) = (names(&never), names(&now));
     let empty = move || view! { <li class="muted">{t_string!(i18n, preview.none)}</li> };
+    // How long it should take, once there is something to evict and nothing holds the drain back.
+    let estimate = preview.estimate.clone().filter(|_| !preview.evict.is_empty() && !preview.is_blocked()).map(|e| match e {
+        Ok(e) => view! {
+            <p class="hint" data-testid="drain-estimate" data-basis=e.basis.label() data-likely=e.likely_seconds data-low=e.low_seconds data-high=e.high_seconds>
+                {estimate_text(i18n, &e, false)}
+                <span class="muted" data-testid="estimate-basis">" · " {basis_text(i18n, &e.basis, false)}</span>
+            </p>
+        }
+        .into_any(),
+        Err(why) => view! { <p class="hint bad" data-testid="drain-estimate">{no_estimate_text(i18n, &why)}</p> }.into_any(),
+    });
     view! {
+        {estimate}
         <h3>{t_string!(i18n, preview.evict, count = preview.evict.len())}</h3>
         <ul class="pods" data-testid="group-evict">
             {preview.evict.is_empty().then(empty)}

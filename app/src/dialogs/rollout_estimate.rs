@@ -1,0 +1,67 @@
+//! The plan dialog's estimate: how long the whole plan should take, asked of the server (the same computation a
+//! plan records as it starts), again whenever the nodes' drain options, the parallelism or the settle time change.
+
+use domain::{
+    drain::DrainOptions,
+    estimate::{NoEstimate, PlanEstimate},
+    rollout::RolloutOptions,
+};
+use leptos::prelude::*;
+
+use crate::{
+    i18n::{basis_text, estimate_text, no_estimate_text, t_string, use_i18n},
+    rollouts::estimate_rollout,
+};
+
+/// What the estimate is asked with: the drain options, the parallelism and the settle time, once all are valid.
+type Ask = (DrainOptions, u32, u64);
+
+/// The plan's estimate, or why there is none; nothing while the settings are not valid.
+#[component]
+pub fn PlanEstimateLine(nodes: StoredValue<Vec<String>>, ask: Memo<Option<Ask>>) -> impl IntoView {
+    let i18n = use_i18n();
+    let answer = RwSignal::new(None::<Result<Result<PlanEstimate, NoEstimate>, String>>);
+    Effect::new(move |_| {
+        let Some((drain, max_parallel, settle_seconds)) = ask.get() else {
+            answer.set(None);
+            return;
+        };
+        let options = RolloutOptions {
+            max_parallel,
+            one_per_zone: false,
+            stop_on_failure: false,
+            drain,
+            uncordon_when_back: false,
+            verify: None,
+            unattended: false,
+            settle_seconds,
+        };
+        let asked = ask.get_untracked();
+        leptos::task::spawn_local(async move {
+            let got = estimate_rollout(nodes.get_value(), options).await.map_err(|e| e.to_string());
+            // A later change replaces this answer; only that of the current settings shows.
+            if ask.get_untracked() == asked {
+                answer.set(Some(got));
+            }
+        });
+    });
+    move || {
+        answer.get().map(|got| match got {
+            Ok(Ok(e)) => view! {
+                <p class="hint" data-testid="plan-estimate" data-basis=e.total.basis.label() data-likely=e.total.likely_seconds
+                    data-low=e.total.low_seconds data-high=e.total.high_seconds>
+                    {estimate_text(i18n, &e.total, true)}
+                    <span class="muted" data-testid="estimate-basis">" · " {basis_text(i18n, &e.total.basis, true)}</span>
+                </p>
+            }
+            .into_any(),
+            Ok(Err(why)) => {
+                view! { <p class="hint bad" data-testid="plan-estimate">{no_estimate_text(i18n, &why)}</p> }.into_any()
+            }
+            Err(error) => view! {
+                <p class="hint" data-testid="plan-estimate">{t_string!(i18n, estimate.unknown)} " (" {error} ")"</p>
+            }
+            .into_any(),
+        })
+    }
+}

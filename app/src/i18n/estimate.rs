@@ -1,0 +1,63 @@
+//! A drain's or a plan's estimate (`domain::estimate`), and afterwards its real time beside it, in the page's
+//! language.
+
+use domain::estimate::{Basis, DrainTiming, Estimate, NoEstimate};
+use jiff::SignedDuration;
+
+use super::{I18n, elapsed_text, t_string};
+
+/// Whole seconds as a duration in words ("1m05s").
+fn seconds_text(i18n: I18n, seconds: u64) -> String {
+    elapsed_text(i18n, SignedDuration::from_secs(i64::try_from(seconds).unwrap_or(i64::MAX)))
+}
+
+/// "Should take about 29s (12s to 50s)"; a plan's total with `plan`.
+pub fn estimate_text(i18n: I18n, e: &Estimate, plan: bool) -> String {
+    let (likely, low, high) =
+        (seconds_text(i18n, e.likely_seconds), seconds_text(i18n, e.low_seconds), seconds_text(i18n, e.high_seconds));
+    if plan {
+        t_string!(i18n, estimate.plan, likely, low, high).to_string()
+    } else {
+        t_string!(i18n, estimate.drain, likely, low, high).to_string()
+    }
+}
+
+/// What the estimate rests on; `plan` for a plan's, whose own nodes are "these nodes".
+pub fn basis_text(i18n: I18n, basis: &Basis, plan: bool) -> String {
+    match *basis {
+        Basis::GracePeriods => t_string!(i18n, estimate.basis_grace).to_string(),
+        Basis::PastDrains { drains, this_node: true } if plan => {
+            t_string!(i18n, estimate.basis_plan, count = drains).to_string()
+        }
+        Basis::PastDrains { drains, this_node: true } => {
+            t_string!(i18n, estimate.basis_own, count = drains).to_string()
+        }
+        Basis::PastDrains { drains, this_node: false } => {
+            t_string!(i18n, estimate.basis_others, count = drains).to_string()
+        }
+    }
+}
+
+/// Why there is no estimate.
+pub fn no_estimate_text(i18n: I18n, why: &NoEstimate) -> String {
+    match why {
+        NoEstimate::Held { budget } => t_string!(i18n, estimate.held, budget).to_string(),
+        NoEstimate::TooLarge => t_string!(i18n, estimate.too_large).to_string(),
+    }
+}
+
+/// How long a drain took, beside what was expected when it started, if its history says.
+pub fn took_text(i18n: I18n, timing: &DrainTiming) -> Option<String> {
+    let took = seconds_text(i18n, timing.took_seconds?);
+    Some(match &timing.estimate {
+        Some(e) => {
+            let (likely, low, high) = (
+                seconds_text(i18n, e.likely_seconds),
+                seconds_text(i18n, e.low_seconds),
+                seconds_text(i18n, e.high_seconds),
+            );
+            t_string!(i18n, history.took, took, likely, low, high).to_string()
+        }
+        None => t_string!(i18n, history.took_alone, took).to_string(),
+    })
+}
