@@ -7,7 +7,7 @@ use std::{
     collections::{BinaryHeap, VecDeque},
 };
 
-use super::{Forecast, MAX_PODS, MAX_STOP_SECONDS, NoEstimate, Pace, PodForecast, Shape};
+use super::inputs::{Forecast, MAX_PODS, MAX_STOP_SECONDS, NoEstimate, Pace, PodForecast, Shape};
 
 /// From a replacement's Ready to its budget allowing again: the ReplicaSet controller creates it, the scheduler
 /// binds it, and the disruption controller counts it. About a second each on a healthy control plane, overlapping.
