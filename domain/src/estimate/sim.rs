@@ -16,8 +16,8 @@ const BUDGET_RECOUNT_MS: u64 = 1_000;
 /// From the last pod gone to the drain's end: the watch brings the deletion, and the record is written.
 const END_SEEN_MS: u64 = 300;
 
-/// Requests a node's drain makes besides its evictions: the cordon and its record, and the record at the end.
-const START_REQUESTS: u32 = 2;
+/// The most waiting pods of a budget looked at to choose the next one to go.
+const CHOOSE_FROM: usize = 64;
 
 /// What one run of the simulation gives: each node's drain time, and the plan's end (ms).
 pub(super) struct Run {
@@ -150,11 +150,8 @@ pub(super) fn simulate(
             let Some(i) = queue.pop_front() else { break };
             slots -= 1;
             start[i] = now;
-            let mut cordoned = now;
-            for _ in 0..START_REQUESTS {
-                cordoned = sim.bucket.take(now);
-            }
-            sim.push(cordoned, Event::Started(i));
+            // Only evictions and deletions spend the pace's tokens; the cordon and the records do not.
+            sim.push(now, Event::Started(i));
         }
         let Some(Reverse((at, _, event))) = sim.heap.pop() else {
             // Nothing more will happen: every node done, or some held by a budget that never allows.
@@ -166,7 +163,6 @@ pub(super) fn simulate(
         now = at;
         let finish = |sim: &mut Sim, i: usize, end: &mut Vec<u64>| {
             end[i] = now + END_SEEN_MS;
-            sim.bucket.take(now);
             sim.push(end[i] + settle, Event::Slot);
         };
         match event {
@@ -193,7 +189,17 @@ pub(super) fn simulate(
                 }
             }
             Event::Allows(b) => {
-                if let Some((i, p)) = sim.waiting[b].pop_front() {
+                // Every waiting eviction is retried as the budget allows; which one wins is not known. Taking the one
+                // whose node has the most pods still to go spreads the budget over the nodes, as the race does on
+                // average: each node's last pod goes late, rather than one node's all first.
+                let chosen = sim.waiting[b]
+                    .iter()
+                    .take(CHOOSE_FROM)
+                    .enumerate()
+                    // Ties go round the nodes, each budget from a node of its own.
+                    .max_by_key(|(k, (i, _))| (sim.left[*i], std::cmp::Reverse(((*i + b) % nodes.len(), *k))))
+                    .map(|(k, _)| k);
+                if let Some((i, p)) = chosen.and_then(|k| sim.waiting[b].remove(k)) {
                     sim.evict(now, i, Some(b), stop_ms(&nodes[i].pods[p]));
                 } else {
                     sim.allowed[b] = sim.allowed[b].saturating_add(1);
