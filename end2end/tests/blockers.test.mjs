@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apply, artifactsDir, kubectl, scenario, useServerAndBrowser, waitFor } from './support.mjs';
+import { apply, artifactsDir, kubectl, scenario, useServerAndBrowser, waitFor, openBoard as openBoardOf } from './support.mjs';
 
 const ctx = useServerAndBrowser();
 const cleanups = [];
@@ -28,16 +28,7 @@ async function call(endpoint, body) {
   return { status: res.status, json: await res.json() };
 }
 
-async function openBoard() {
-  const context = await ctx.browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(ctx.server.url + '/');
-  await page.locator('[data-testid="nodes-page"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
-  await page.locator('[data-testid="connection-state"][data-state="live"]').waitFor({ timeout: 30_000 });
-  return { context, page, errors };
-}
+const openBoard = () => openBoardOf(ctx.browser, ctx.server.url);
 
 /** Opens the drain dialog of `node`, waits for its preview, confirms, and returns the progress panel and the drain's id. */
 async function drainInBrowser(page, node, { beforeConfirm } = {}) {

@@ -5,7 +5,7 @@
 // plan dialog and `rollouts/estimate` give a plan's total, and a plan records it, node by node, as it starts.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { apply, kubectl, scenario, useServerAndBrowser, waitFor } from './support.mjs';
+import { apply, kubectl, scenario, useServerAndBrowser, waitFor, openBoard as openBoardOf } from './support.mjs';
 
 const ctx = useServerAndBrowser();
 const cleanups = [];
@@ -44,16 +44,7 @@ async function budgetAllowsOne(s) {
     kubectl('get', 'pdb', 'web-pdb', '-n', s.ns, '-o', 'jsonpath={.status.currentHealthy}/{.status.disruptionsAllowed}').trim() === '3/1');
 }
 
-async function openBoard() {
-  const context = await ctx.browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(ctx.server.url + '/');
-  await page.locator('[data-testid="nodes-page"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
-  await page.locator('[data-testid="connection-state"][data-state="live"]').waitFor({ timeout: 30_000 });
-  return { context, page, errors };
-}
+const openBoard = () => openBoardOf(ctx.browser, ctx.server.url);
 
 /** Opens the node's drain dialog and reads its estimate: its numbers, its basis and its words. */
 async function dialogEstimate(page, node) {

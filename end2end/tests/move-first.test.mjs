@@ -7,7 +7,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { apply, artifactsDir, kubectl, requireEnv, scenario, startDrainboard, useServerAndBrowser, waitFor } from './support.mjs';
+import { apply, artifactsDir, kubectl, requireEnv, scenario, startDrainboard, useServerAndBrowser, waitFor, openBoard } from './support.mjs';
 
 const ctx = useServerAndBrowser();
 const cleanups = [];
@@ -102,13 +102,7 @@ test('move first: a one-replica Deployment behind minAvailable 1 drains with a r
   cleanups.push(() => watch.stop());
   await waitFor('the watch to see the ready endpoint', 30_000, () => watch.seen());
 
-  const context = await ctx.browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(ctx.server.url + '/');
-  await page.locator('[data-testid="nodes-page"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
-  await page.locator('[data-testid="connection-state"][data-state="live"]').waitFor({ timeout: 30_000 });
+  const { context, page, errors } = await openBoard(ctx.browser, ctx.server.url);
   await page.fill('[data-testid="node-filter"]', s.node);
   const card = page.locator(`[data-testid="node-row"][data-node="${s.node}"]`);
   await card.locator('[data-testid="action-drain"]:not([disabled])').click();

@@ -163,6 +163,21 @@ export function useServerAndBrowser() {
   return ctx;
 }
 
+/**
+ * Opens the board of the server at `url` in a new context of `browser`, hydrated and live. Returns the context, the
+ * page and the page's uncaught errors, which a test asserts are none.
+ */
+export async function openBoard(browser, url) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(url + '/');
+  await page.locator('[data-testid="nodes-page"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
+  await page.locator('[data-testid="connection-state"][data-state="live"]').waitFor({ timeout: 30_000 });
+  return { context, page, errors };
+}
+
 /** Runs a node failure switch of the local control plane: `not-ready`, `unreachable` or `restore`. */
 export function harness(action, node) {
   execFileSync(join(repoRoot, 'end2end', 'cluster', 'cluster.sh'), [action, requireEnv('DRAINBOARD_CLUSTER_DIR'), node]);
