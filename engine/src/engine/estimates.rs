@@ -21,21 +21,27 @@ impl Engine {
 }
 
 impl Acting<'_> {
-    /// What a drain of `node` with `options` would evict, as the estimate reads it from the caller's cache.
-    async fn forecast(&self, node: &str, options: &DrainOptions) -> Result<Forecast> {
+    /// What drains of `nodes` with `options` would evict, as the estimate reads it from the caller's cache (one
+    /// view for all of them).
+    async fn forecasts(&self, nodes: &[&str], options: &DrainOptions) -> Result<Vec<Forecast>> {
         let (cache, visibility) = self.view().await?;
         cache.ready_for_request().await?;
-        if !cache.has_node(node) {
-            return Err(Error::NotFound(super::no_such_node(node)));
-        }
-        let inputs = visibility.preview(crate::drain::cached_inputs(&cache, node));
-        preview(&inputs, options).map(|p| p.forecast).map_err(|e| Error::Invalid(e.to_string()))
+        nodes
+            .iter()
+            .map(|node| {
+                if !cache.has_node(node) {
+                    return Err(Error::NotFound(super::no_such_node(node)));
+                }
+                let inputs = visibility.preview(crate::drain::cached_inputs(&cache, node));
+                preview(&inputs, options).map(|p| p.forecast).map_err(|e| Error::Invalid(e.to_string()))
+            })
+            .collect()
     }
 
     /// A single drain's estimate, made before it starts; `None` when there is none (a budget that never allows,
     /// say: the preview said so already).
     pub(crate) async fn estimate_drain(&self, node: &str, options: &DrainOptions) -> Option<Estimate> {
-        let forecast = self.forecast(node, options).await.ok()?;
+        let forecast = self.forecasts(&[node], options).await.ok()?.pop()?;
         let timing = self.engine.timing(&[node]);
         domain::estimate::drain(&forecast, timing.pace, timing.learned.as_ref()).ok()
     }
@@ -61,11 +67,8 @@ impl Acting<'_> {
         nodes: &[String],
         options: &RolloutOptions,
     ) -> Result<std::result::Result<PlanEstimate, NoEstimate>> {
-        let mut forecasts = Vec::with_capacity(nodes.len());
-        for node in nodes {
-            forecasts.push(self.forecast(node, &options.drain).await?);
-        }
         let names: Vec<&str> = nodes.iter().map(String::as_str).collect();
+        let forecasts = self.forecasts(&names, &options.drain).await?;
         let timing = self.engine.timing(&names);
         let shape =
             Shape { max_parallel: options.max_parallel, settle_seconds: options.settle_seconds, pace: timing.pace };
