@@ -161,7 +161,7 @@ impl<'a> Acting<'a> {
         if !cache.has_node(&node) {
             return Err(Error::NotFound(no_such_node(&node)));
         }
-        let timing = self.engine.timing(&[&node]);
+        let timing = self.timing(&[&node]).await;
         Ok((cache, PreviewSource::new(self.client()?, node, timing), visibility))
     }
 

@@ -21,6 +21,17 @@ impl Engine {
 }
 
 impl Acting<'_> {
+    /// [`Engine::timing`] as the caller may see it: what past drains taught comes from the history, which the
+    /// server reads with its own identity, so it is shown only to a person [`Self::sight`] shows the history to;
+    /// anyone else's estimate rests on the grace periods alone.
+    pub(crate) async fn timing(&self, nodes: &[&str]) -> Timing {
+        let mut timing = self.engine.timing(nodes);
+        if !matches!(self.sight().await, Ok(Some(_))) {
+            timing.learned = None;
+        }
+        timing
+    }
+
     /// What drains of `nodes` with `options` would evict, as the estimate reads it from the caller's cache (one
     /// view for all of them).
     async fn forecasts(&self, nodes: &[&str], options: &DrainOptions) -> Result<Vec<Forecast>> {
@@ -42,7 +53,7 @@ impl Acting<'_> {
     /// say: the preview said so already).
     pub(crate) async fn estimate_drain(&self, node: &str, options: &DrainOptions) -> Option<Estimate> {
         let forecast = self.forecasts(&[node], options).await.ok()?.pop()?;
-        let timing = self.engine.timing(&[node]);
+        let timing = self.timing(&[node]).await;
         domain::estimate::drain(&forecast, timing.pace, timing.learned.as_ref()).ok()
     }
 
@@ -69,7 +80,7 @@ impl Acting<'_> {
     ) -> Result<std::result::Result<PlanEstimate, NoEstimate>> {
         let names: Vec<&str> = nodes.iter().map(String::as_str).collect();
         let forecasts = self.forecasts(&names, &options.drain).await?;
-        let timing = self.engine.timing(&names);
+        let timing = self.timing(&names).await;
         let shape =
             Shape { max_parallel: options.max_parallel, settle_seconds: options.settle_seconds, pace: timing.pace };
         Ok(domain::estimate::plan(&forecasts, shape, timing.learned.as_ref()))
