@@ -54,11 +54,17 @@ pub fn node_name(name: &str) -> Result<&str, String> {
 /// A pod's namespace and name from a request: the namespace a DNS label (at most 63 characters, no dots), the name
 /// a DNS subdomain, as the API server accepts them.
 pub fn pod_ref(namespace: &str, name: &str) -> Result<(), String> {
+    namespace_name(namespace)?;
+    subdomain("pod", name).map(|_| ())
+}
+
+/// A namespace name: a DNS label (at most 63 characters, no dots).
+pub fn namespace_name(namespace: &str) -> Result<&str, String> {
     subdomain("namespace", namespace)?;
     if namespace.contains('.') || namespace.len() > 63 {
         return Err(format!("{namespace:?} is not a namespace name: at most 63 characters, and no '.'"));
     }
-    subdomain("pod", name).map(|_| ())
+    Ok(namespace)
 }
 
 /// A name of `kind` that is a DNS subdomain (RFC 1123).

@@ -32,6 +32,7 @@ pub mod timeline;
 pub mod undo;
 pub mod verify;
 pub mod volume;
+pub mod window;
 
 pub use pod::{PodRef, PodSummary};
 pub use ready::ReadyStatus;

@@ -1,0 +1,343 @@
+//! The decision for one node: may maintenance start on it now, and if not, what holds it. Every window that
+//! covers the node is asked; any one may hold it, and the page names the window that holds longest (a calendar
+//! hold until its next opening; a gate or the budget until something changes, which counts as longest).
+
+use std::collections::BTreeMap;
+
+use jiff::{SignedDuration, Timestamp};
+use serde::{Deserialize, Serialize};
+
+use super::{
+    calendar,
+    spec::{MAX_TEXT, Policy},
+};
+
+/// A node as the decision reads it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeFact {
+    pub name: String,
+    pub labels: BTreeMap<String, String>,
+    pub ready: bool,
+    /// Cordoned, or with a drain running: what a window's budget counts.
+    pub in_maintenance: bool,
+}
+
+/// A running pod, for the pod gates.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PodFact {
+    pub namespace: String,
+    pub name: String,
+    pub node: Option<String>,
+    pub labels: BTreeMap<String, String>,
+}
+
+/// What Alertmanager answered: the labels of each alert that fires and is neither silenced nor inhibited, or why
+/// it could not be asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Alerts {
+    Known(Vec<BTreeMap<String, String>>),
+    Unknown(String),
+    /// No Alertmanager is configured.
+    None,
+}
+
+/// The cluster as a decision reads it.
+#[derive(Clone, Copy, Debug)]
+pub struct Facts<'a> {
+    pub now: Timestamp,
+    pub nodes: &'a [NodeFact],
+    pub pods: &'a [PodFact],
+    pub alerts: &'a Alerts,
+    /// Whether an Alertmanager that cannot be asked holds every alert gate (the default).
+    pub fail_closed: bool,
+}
+
+/// What holds a start.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Hold {
+    /// No schedule is open: when one next opens (`None`: not within a year), as the window's local time.
+    OutsideWindow {
+        opens: Option<Timestamp>,
+        local: Option<String>,
+        zone: String,
+    },
+    Frozen {
+        reason: String,
+        until: Timestamp,
+    },
+    /// The window's nodes in maintenance now, and the most it allows.
+    Budget {
+        in_maintenance: u32,
+        max: u32,
+    },
+    /// A firing alert: its name and the labels the gate matched on.
+    Alert {
+        name: String,
+        matched: String,
+    },
+    /// Alertmanager could not be asked, and the gate fails closed.
+    AlertsUnknown {
+        why: String,
+    },
+    /// A pod of a gate runs: on the node, or elsewhere.
+    Pod {
+        namespace: String,
+        name: String,
+        node: Option<String>,
+    },
+    NotReadyStorm {
+        not_ready: u32,
+        max: u32,
+    },
+}
+
+/// A hold and the window that holds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Held {
+    pub window: String,
+    pub hold: Hold,
+}
+
+/// May maintenance start on a node now.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decision {
+    pub node: String,
+    /// The windows that cover it, by name.
+    pub windows: Vec<String>,
+    /// Everything that holds it; empty: it may start.
+    pub holds: Vec<Held>,
+    /// The window that holds longest.
+    pub decided_by: Option<String>,
+    /// When every covering window's calendar next allows a start together (now, when it does now).
+    pub opens: Option<Timestamp>,
+}
+
+impl Decision {
+    pub fn may_start(&self) -> bool {
+        self.holds.is_empty()
+    }
+
+    /// The deciding hold, in words, for a status and a refusal.
+    pub fn reason(&self, now: Timestamp) -> Option<String> {
+        let decided = self.decided_by.as_deref()?;
+        let held = self.holds.iter().find(|h| h.window == decided)?;
+        Some(format!("{} (window {})", held.hold.words(now), held.window))
+    }
+}
+
+/// An Alertmanager matcher: `name=value`, `name!=value`, `name=~regex` or `name!~regex`, a regex anchored at
+/// both ends as Alertmanager anchors them.
+#[derive(Clone, Debug)]
+pub struct Matcher {
+    pub name: String,
+    pub op: MatchOp,
+    pub value: String,
+    regex: Option<regex::Regex>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatchOp {
+    Eq,
+    Ne,
+    Re,
+    NotRe,
+}
+
+impl Matcher {
+    pub fn parse(text: &str) -> Result<Matcher, String> {
+        let wrong = |why: &str| {
+            let shown: String = text.chars().take(60).collect();
+            format!(
+                "alert matcher \"{shown}\" {why}; write name=\"value\", name!=\"value\", name=~\"regex\" or name!~\"regex\""
+            )
+        };
+        if text.len() > MAX_TEXT {
+            return Err(wrong("is too long"));
+        }
+        let (at, op, width) = ["=~", "!~", "!=", "="]
+            .iter()
+            .filter_map(|op| text.find(op).map(|at| (at, *op)))
+            .min_by_key(|&(at, op)| (at, std::cmp::Reverse(op.len())))
+            .map(|(at, op)| (at, op, op.len()))
+            .ok_or_else(|| wrong("has no operator"))?;
+        let name = text[..at].trim();
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(wrong("has no label name"));
+        }
+        let raw = text[at + width..].trim();
+        let value = raw.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(raw).to_owned();
+        let op = match op {
+            "=" => MatchOp::Eq,
+            "!=" => MatchOp::Ne,
+            "=~" => MatchOp::Re,
+            _ => MatchOp::NotRe,
+        };
+        let regex = match op {
+            MatchOp::Re | MatchOp::NotRe => Some(
+                regex::RegexBuilder::new(&format!("^(?:{value})$"))
+                    .size_limit(1 << 16)
+                    .build()
+                    .map_err(|_| wrong("is not a valid regex"))?,
+            ),
+            _ => None,
+        };
+        Ok(Matcher { name: name.into(), op, value, regex })
+    }
+
+    /// Whether `labels` satisfy it (a missing label reads as empty, as in Alertmanager).
+    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+        let value = labels.get(&self.name).map(String::as_str).unwrap_or("");
+        match (self.op, &self.regex) {
+            (MatchOp::Eq, _) => value == self.value,
+            (MatchOp::Ne, _) => value != self.value,
+            (MatchOp::Re, Some(re)) => re.is_match(value),
+            (MatchOp::NotRe, Some(re)) => !re.is_match(value),
+            _ => false,
+        }
+    }
+}
+
+/// The decision for `node`, from every window (those that do not cover it are passed over).
+pub fn decide(windows: &[Policy], node: &str, facts: &Facts) -> Decision {
+    let fact = facts.nodes.iter().find(|n| n.name == node);
+    let empty = BTreeMap::new();
+    let labels = fact.map_or(&empty, |n| &n.labels);
+    let covering: Vec<&Policy> = windows.iter().filter(|w| w.selector.matches(labels)).collect();
+    let mut holds = Vec::new();
+    // How long each holding window holds: its next opening, or for ever (`None`) for a gate or the budget.
+    let mut until: Vec<(String, Option<Timestamp>)> = Vec::new();
+    for w in &covering {
+        let before = holds.len();
+        let calendar = calendar_hold(w, facts.now);
+        let calendar_until = calendar.as_ref().map(|_| w.next_open(facts.now));
+        holds.extend(calendar.into_iter().map(|hold| Held { window: w.name.clone(), hold }));
+        let gated = gates(w, node, fact, facts);
+        let gate_held = !gated.is_empty();
+        holds.extend(gated.into_iter().map(|hold| Held { window: w.name.clone(), hold }));
+        if holds.len() > before {
+            until.push((w.name.clone(), if gate_held { None } else { calendar_until.flatten() }));
+        }
+    }
+    // For ever outranks any instant; among instants the latest; ties go to the first window by name.
+    let decided_by = until
+        .iter()
+        .max_by(|a, b| match (a.1, b.1) {
+            (None, None) => b.0.cmp(&a.0),
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (Some(x), Some(y)) => x.cmp(&y).then(b.0.cmp(&a.0)),
+        })
+        .map(|(name, _)| name.clone());
+    Decision {
+        node: node.into(),
+        windows: covering.iter().map(|w| w.name.clone()).collect(),
+        holds,
+        decided_by,
+        opens: calendar::next_open_all(&covering, facts.now),
+    }
+}
+
+/// Why the calendar holds `w` at `now`: a freeze first, since it holds whatever the schedules say.
+fn calendar_hold(w: &Policy, now: Timestamp) -> Option<Hold> {
+    if let Some(freeze) = w.frozen_at(now) {
+        return Some(Hold::Frozen { reason: freeze.reason.clone(), until: freeze.end });
+    }
+    if w.scheduled_at(now) {
+        return None;
+    }
+    let opens = w.next_open(now);
+    let local = opens.map(|t| t.to_zoned(w.zone.clone()).strftime("%a %H:%M").to_string());
+    Some(Hold::OutsideWindow { opens, local, zone: w.zone_name.clone() })
+}
+
+/// The window's closed gates and its budget, for `node`.
+fn gates(w: &Policy, node: &str, fact: Option<&NodeFact>, facts: &Facts) -> Vec<Hold> {
+    let mut holds = Vec::new();
+    if let Some(budget) = w.budget {
+        let selected: Vec<&NodeFact> = facts.nodes.iter().filter(|n| w.selector.matches(&n.labels)).collect();
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let max = budget.max(count(selected.len()));
+        let in_maintenance = count(selected.iter().filter(|n| n.in_maintenance).count());
+        let already = fact.is_some_and(|n| n.in_maintenance);
+        if !already && in_maintenance >= max {
+            holds.push(Hold::Budget { in_maintenance, max });
+        }
+    }
+    if let Some(max) = w.gates.max_not_ready {
+        let not_ready = u32::try_from(facts.nodes.iter().filter(|n| !n.ready).count()).unwrap_or(u32::MAX);
+        if not_ready > max {
+            holds.push(Hold::NotReadyStorm { not_ready, max });
+        }
+    }
+    for gate in &w.gates.pods {
+        let running = facts.pods.iter().find(|p| {
+            (gate.anywhere || p.node.as_deref() == Some(node))
+                && gate.namespace.as_ref().is_none_or(|ns| *ns == p.namespace)
+                && gate.selector.matches(&p.labels)
+        });
+        if let Some(p) = running {
+            holds.push(Hold::Pod { namespace: p.namespace.clone(), name: p.name.clone(), node: p.node.clone() });
+        }
+    }
+    if !w.gates.alerts.is_empty() {
+        match facts.alerts {
+            Alerts::Known(alerts) => {
+                for gate in &w.gates.alerts {
+                    if let Some(alert) = alerts.iter().find(|a| gate.iter().all(|m| m.matches(a))) {
+                        let matched = gate
+                            .iter()
+                            .map(|m| format!("{}={}", m.name, alert.get(&m.name).map_or("", |v| v)))
+                            .collect::<Vec<_>>()
+                            .join(", ");
+                        let name = alert.get("alertname").cloned().unwrap_or_default();
+                        holds.push(Hold::Alert { name, matched });
+                    }
+                }
+            }
+            Alerts::Unknown(why) if facts.fail_closed => holds.push(Hold::AlertsUnknown { why: why.clone() }),
+            Alerts::None if facts.fail_closed => {
+                holds.push(Hold::AlertsUnknown { why: "no Alertmanager is configured (--alertmanager-url)".into() })
+            }
+            _ => {}
+        }
+    }
+    holds
+}
+
+impl Hold {
+    /// The hold in words, for a plan's status, an Event and a refusal (the page words it from the catalogue).
+    pub fn words(&self, now: Timestamp) -> String {
+        match self {
+            Hold::OutsideWindow { opens: Some(opens), local: Some(local), zone } => {
+                format!("outside window; opens {local} {zone}, in {}", span(now, *opens))
+            }
+            Hold::OutsideWindow { .. } => "outside window; it does not open within a year".into(),
+            Hold::Frozen { reason, until } => format!("frozen ({reason}) until {until}, in {}", span(now, *until)),
+            Hold::Budget { in_maintenance, max } => {
+                format!("{in_maintenance} of its nodes are in maintenance, and it allows {max} at once")
+            }
+            Hold::Alert { name, matched } => format!("alert {name} fires ({matched})"),
+            Hold::AlertsUnknown { why } => format!("Alertmanager cannot be asked, so its alert gate is closed: {why}"),
+            Hold::Pod { namespace, name, node: Some(node) } => format!("pod {namespace}/{name} runs on {node}"),
+            Hold::Pod { namespace, name, node: None } => format!("pod {namespace}/{name} runs"),
+            Hold::NotReadyStorm { not_ready, max } => {
+                format!("{not_ready} nodes are not Ready, more than the {max} it allows")
+            }
+        }
+    }
+}
+
+/// `5 h 12 min`, `3 min`, `40 s`, or `3 d 4 h` from `now` until `then`.
+pub fn span(now: Timestamp, then: Timestamp) -> String {
+    let secs = now.duration_until(then).max(SignedDuration::ZERO).as_secs();
+    let (d, h, m) = (secs / 86_400, secs % 86_400 / 3_600, secs % 3_600 / 60);
+    match (d, h, m) {
+        (0, 0, 0) => format!("{secs} s"),
+        (0, 0, m) => format!("{m} min"),
+        (0, h, m) => format!("{h} h {m} min"),
+        (d, h, _) => format!("{d} d {h} h"),
+    }
+}
+
+#[cfg(test)]
+mod tests;

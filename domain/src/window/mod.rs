@@ -1,0 +1,26 @@
+//! Maintenance windows: when maintenance may start on a node, and what holds it otherwise.
+//!
+//! A `MaintenanceWindow` object (the engine's `windows` room keeps them) covers the nodes its label selector
+//! picks. It says when maintenance may start ([`calendar`]: recurring schedules in an IANA time zone, crossing
+//! midnight or not, weekly or monthly, and dated freezes), how many of its nodes may be in maintenance at once (a
+//! budget), and which gates must be open ([`decide`]: alerts firing, pods running, a NotReady storm). Several
+//! windows may cover one node: every one of them must allow a start, and the one that holds longest decides.
+//!
+//! Everything here is pure. The clock is an argument, and so are time zones, already resolved: the server bundles
+//! the zone database, so a scratch image needs none, while the browser never evaluates a window and so never
+//! links one.
+//!
+//! - [`spec`]: the object's spec as a person writes it, and its checked form ([`Policy`]).
+//! - [`calendar`]: whether a window is open at an instant, and when it next opens.
+//! - [`decide`]: the decision for one node, from the windows and the cluster's facts.
+
+pub mod calendar;
+pub mod decide;
+pub mod spec;
+
+pub use decide::{Decision, Facts, Held, Hold, NodeFact, PodFact};
+pub use spec::{Budget, Policy, Spec};
+
+/// The subresource whose `update` lets a person start maintenance that a window holds (with a typed reason): an
+/// access review of `maintenancewindows/override` in this group.
+pub const OVERRIDE_SUBRESOURCE: &str = "override";
