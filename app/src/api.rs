@@ -48,9 +48,29 @@ async fn board(first: Option<usize>) -> Result<BoardUpdate, AppError> {
 /// Cordons a node: marks it unschedulable, and records on it who did and why (annotation
 /// `drainboard.dev/cordon`, in the same patch). A node already cordoned is reported as such, and nothing is
 /// written. `POST /api/nodes/cordon` with `{"node": "...", "reason": "..."}` (`reason` optional, 500 characters).
+/// A maintenance window that holds the node refuses it (403), unless `override_window` gives a reason and the
+/// person may override (`update maintenancewindows/override`).
 #[server(prefix = "/api", endpoint = "nodes/cordon", input = Json)]
-pub async fn cordon_node(node: String, #[server(default)] reason: Option<String>) -> Result<CordonOutcome, AppError> {
-    respond(set_unschedulable(node, true, reason).await)
+pub async fn cordon_node(
+    node: String,
+    #[server(default)] reason: Option<String>,
+    #[server(default)] override_window: Option<String>,
+) -> Result<CordonOutcome, AppError> {
+    respond(cordon(node, reason, override_window).await)
+}
+
+#[cfg(feature = "ssr")]
+async fn cordon(
+    node: String,
+    reason: Option<String>,
+    override_window: Option<String>,
+) -> Result<CordonOutcome, AppError> {
+    let name = input(node_name(node.trim()))?.to_owned();
+    let overriding = input(domain::input::reason(override_window.as_deref()))?;
+    let (engine, caller) = (engine(), caller()?);
+    let acting = engine.acting_as(&caller);
+    acting.check_windows(&[name], domain::audit::AuditAction::Cordon, overriding.as_deref()).await?;
+    set_unschedulable(node, true, reason).await
 }
 
 /// Uncordons a node: makes it schedulable again. `POST /api/nodes/uncordon` with `{"node": "..."}`.
@@ -81,8 +101,9 @@ pub async fn start_drain(
     #[server(default)] options: DrainOptions,
     #[server(default)] reason: Option<String>,
     #[server(default)] confirm: Option<String>,
+    #[server(default)] override_window: Option<String>,
 ) -> Result<DrainStarted, AppError> {
-    respond(start(node, options, reason, confirm).await)
+    respond(start(node, options, reason, confirm, override_window).await)
 }
 
 #[cfg(feature = "ssr")]
@@ -91,14 +112,22 @@ async fn start(
     options: DrainOptions,
     reason: Option<String>,
     confirm: Option<String>,
+    override_window: Option<String>,
 ) -> Result<DrainStarted, AppError> {
     use domain::input;
     let node = self::input(input::node_name(node.trim()))?.to_string();
     self::input(input::drain_options(&options))?;
     self::input(input::consent(&options, &node, confirm.as_deref()))?;
     let reason = self::input(input::reason(reason.as_deref()))?;
+    let overriding = self::input(input::reason(override_window.as_deref()))?;
     let (engine, caller) = (engine(), caller()?);
-    Ok(engine.acting_as(&caller).start_drain(node, options, reason).await?)
+    let acting = engine.acting_as(&caller);
+    // A dry run changes nothing: no window holds it.
+    if options.dry_run == domain::drain::DryRun::None {
+        let action = domain::audit::AuditAction::DrainStarted;
+        acting.check_windows(std::slice::from_ref(&node), action, overriding.as_deref()).await?;
+    }
+    Ok(acting.start_drain(node, options, reason).await?)
 }
 
 /// The progress of a drain. `POST /api/drains/status` with `{"id": "..."}`.

@@ -153,7 +153,9 @@ impl From<engine::Error> for AppError {
                 match refusal {
                     StartRefusal::Stopping { .. } | StartRefusal::NoLease { .. } => AppError::Unavailable(why),
                     StartRefusal::NoSuchNode { .. } => AppError::NotFound(why),
-                    StartRefusal::MayNotDrain { .. } => AppError::Forbidden(why),
+                    StartRefusal::MayNotDrain { .. }
+                    | StartRefusal::Held { .. }
+                    | StartRefusal::MayNotOverride { .. } => AppError::Forbidden(why),
                     StartRefusal::ServerFull { .. } | StartRefusal::PersonFull { .. } => AppError::TooMany(why),
                 }
             }

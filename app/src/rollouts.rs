@@ -9,15 +9,18 @@ use crate::AppError;
 /// Starts draining `nodes`, at most `options.max_parallel` at once (one per zone with `one_per_zone`), each as a
 /// single drain with `options.drain`, and answers with the rollout's id. With force, delete-emptydir-data or
 /// disable-eviction, `confirm` must be the number of nodes, as "6 nodes". `POST /api/rollouts/start` with
-/// `{"nodes": [...], "options": {...}, "reason": "...", "confirm": "..."}`.
+/// `{"nodes": [...], "options": {...}, "reason": "...", "confirm": "..."}`. A maintenance window that holds one of
+/// the nodes now refuses it (403) unless `wait_for_window` is true: then the plan starts, and each node waits until
+/// its windows allow.
 #[server(prefix = "/api", endpoint = "rollouts/start", input = Json)]
 pub async fn start_rollout(
     nodes: Vec<String>,
     options: RolloutOptions,
     #[server(default)] reason: Option<String>,
     #[server(default)] confirm: Option<String>,
+    #[server(default)] wait_for_window: bool,
 ) -> Result<String, AppError> {
-    crate::api::respond(start(nodes, options, reason, confirm).await)
+    crate::api::respond(start(nodes, options, reason, confirm, wait_for_window).await)
 }
 
 #[cfg(feature = "ssr")]
@@ -26,6 +29,7 @@ async fn start(
     options: RolloutOptions,
     reason: Option<String>,
     confirm: Option<String>,
+    wait_for_window: bool,
 ) -> Result<String, AppError> {
     use domain::input;
     let invalid = AppError::Invalid;
@@ -35,7 +39,11 @@ async fn start(
     input::consent(&options.drain, &word, confirm.as_deref()).map_err(invalid)?;
     let reason = input::reason(reason.as_deref()).map_err(invalid)?;
     let (engine, caller) = (crate::api::engine(), crate::api::caller()?);
-    Ok(engine.acting_as(&caller).start_rollout(nodes, options, reason).await?)
+    let acting = engine.acting_as(&caller);
+    if !wait_for_window && options.drain.dry_run == domain::drain::DryRun::None {
+        acting.check_windows(&nodes, domain::audit::AuditAction::DrainStarted, None).await?;
+    }
+    Ok(acting.start_rollout(nodes, options, reason).await?)
 }
 
 /// How long a plan of `nodes` with `options` should take (`domain::estimate::plan`), as the caller sees the

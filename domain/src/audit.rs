@@ -32,6 +32,9 @@ pub enum AuditAction {
     /// A Deployment was surged to move a pod off the node first (`domain::moving`), or its count was put back
     /// after the move. The outcome says which.
     Moved,
+    /// A person started maintenance that a maintenance window held, with the right to override and a reason. The
+    /// outcome names the window and what held it.
+    WindowOverridden,
     /// The node's Ready condition stopped being True (the server's own record, at the condition's transition
     /// time): not a person's action, so never an Event; the node controller writes its own.
     NodeNotReady,
@@ -56,6 +59,7 @@ impl AuditAction {
             AuditAction::DrainResumed => "DrainboardDrainResumed",
             AuditAction::Unblocked => "DrainboardUnblocked",
             AuditAction::Moved => "DrainboardMoveFirst",
+            AuditAction::WindowOverridden => "DrainboardWindowOverride",
             AuditAction::NodeNotReady => "DrainboardNodeNotReady",
             AuditAction::NodeReady => "DrainboardNodeReady",
         }
@@ -71,6 +75,7 @@ impl AuditAction {
             AuditAction::DrainResumed => "resumed draining",
             AuditAction::Unblocked => "unblocked the drain of",
             AuditAction::Moved => "moved a workload first, draining",
+            AuditAction::WindowOverridden => "overrode a maintenance window to start on",
             AuditAction::NodeNotReady => "saw NotReady:",
             AuditAction::NodeReady => "saw Ready again:",
         }

@@ -183,7 +183,10 @@ fn spans(entries: &[&AuditEntry], since: Timestamp) -> Vec<TimelineSpan> {
                 done.push(span);
             }
             // The drain's own end follows, with its outcome; an unblocking happens within the drain's span.
-            AuditAction::DrainCancelled | AuditAction::Unblocked | AuditAction::Moved => {}
+            AuditAction::DrainCancelled
+            | AuditAction::Unblocked
+            | AuditAction::Moved
+            | AuditAction::WindowOverridden => {}
             AuditAction::NodeNotReady => {
                 last_health = Some(e.action);
                 open.entry("health").or_insert_with(|| TimelineSpan {

@@ -238,8 +238,9 @@ PY
   printf '%s' "$manifest" | kc apply -f - >/dev/null
   wait_for 60 "all $nodes nodes Ready" kc wait --for=condition=Ready node --all --timeout=1s
   # Drainboard's own resource, as deploy/ installs it.
-  kc apply -f "$here/../../deploy/crds/maintenanceplan.yaml" >/dev/null
+  kc apply -f "$here/../../deploy/crds/maintenanceplan.yaml" -f "$here/../../deploy/crds/maintenancewindow.yaml" >/dev/null
   wait_for 30 "the MaintenancePlan resource" kc wait --for=condition=Established crd/maintenanceplans.drainboard.dev --timeout=1s
+  wait_for 30 "the MaintenanceWindow resource" kc wait --for=condition=Established crd/maintenancewindows.drainboard.dev --timeout=1s
 
   cat > "$D/cluster.env" <<ENV
 KUBECONFIG=$D/admin.kubeconfig

@@ -18,6 +18,7 @@
 //!   count back.
 //! - [`plan`]: rolling maintenance as `MaintenancePlan` objects, followed by every replica and run by the one
 //!   that holds each plan's Lease.
+//! - [`windows`]: maintenance windows as `MaintenanceWindow` objects, and the decision they make for each node.
 //! - [`tasks`]: the one shutdown signal every background task hears, and the tracker the server waits on.
 //! - [`Engine`]: the facade the server functions and event streams call, through [`Acting`], the engine bound to
 //!   one caller.
@@ -46,6 +47,7 @@ pub mod signin;
 pub mod tasks;
 pub mod token;
 pub mod trim;
+pub mod windows;
 
 pub use access::{Caller, Identity, KubeAccess, Source};
 pub use authz::Visibility;

@@ -185,8 +185,8 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         kubeconfig: Option<PathBuf>,
     },
-    /// Print the definition of the MaintenancePlan resource, for `drainboard crd | kubectl apply -f -` (deploy/crds/
-    /// holds the same).
+    /// Print the definitions of the MaintenancePlan and MaintenanceWindow resources, for `drainboard crd | kubectl
+    /// apply -f -` (deploy/crds/ holds the same).
     Crd,
 }
 

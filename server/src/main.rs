@@ -39,7 +39,7 @@ use crate::error::Error;
 async fn main() -> ExitCode {
     let args = cli::Args::parse();
     if let Some(cli::Command::Crd) = &args.command {
-        print!("{}", engine::plan::crd_yaml());
+        print!("{}---\n{}", engine::plan::crd_yaml(), engine::windows::crd_yaml());
         return ExitCode::SUCCESS;
     }
     if let Some(cli::Command::Token { context, kubeconfig }) = &args.command {
@@ -283,7 +283,9 @@ fn build_engine(args: &cli::Args, tasks: &Tasks, connected: access::Connected) -
     let engine = engine.with_audit(audit).with_recent_history();
     // Replicas agree on who drains a node through a Lease per node, in the same namespace.
     let engine = match engine.server_client() {
-        Some(client) => engine.with_leases(engine::lease::Leases::new(client, &args.namespace)).with_plans(),
+        Some(client) => {
+            engine.with_leases(engine::lease::Leases::new(client, &args.namespace)).with_plans().with_windows()
+        }
         None => engine,
     };
     let engine = if args.unattended_plans {

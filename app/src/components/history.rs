@@ -105,6 +105,7 @@ fn what(i18n: I18n, entry: &AuditEntry) -> String {
         AuditAction::DrainResumed => t_string!(i18n, history.drain_resumed, who).to_string(),
         AuditAction::Unblocked => t_string!(i18n, history.unblocked, who, outcome).to_string(),
         AuditAction::Moved => t_string!(i18n, history.moved, who, outcome).to_string(),
+        AuditAction::WindowOverridden => t_string!(i18n, history.window_overridden, who, outcome).to_string(),
         AuditAction::NodeNotReady => {
             t_string!(i18n, history.node_not_ready, outcome = entry.reason.clone().unwrap_or_default()).to_string()
         }

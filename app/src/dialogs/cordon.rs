@@ -41,7 +41,7 @@ pub fn CordonDialog(node: String, cordon: bool) -> impl IntoView {
         let node = node.get_value();
         if cordon {
             let reason = Some(reason.get_untracked()).filter(|r| !r.trim().is_empty());
-            cordon_action.dispatch(CordonNode { node, reason });
+            cordon_action.dispatch(CordonNode { node, reason, override_window: None });
         } else {
             uncordon_action.dispatch(UncordonNode { node });
         }

@@ -143,7 +143,13 @@ pub fn RolloutDialog(nodes: Vec<String>, board: RwSignal<Option<Board>>) -> impl
             drain,
         };
         let confirm = Some(form.typed.get_untracked()).filter(|t| !t.trim().is_empty());
-        start.dispatch(StartRollout { nodes: nodes.get_value(), options, reason: form.reason_untracked(), confirm });
+        start.dispatch(StartRollout {
+            nodes: nodes.get_value(),
+            options,
+            reason: form.reason_untracked(),
+            confirm,
+            wait_for_window: false,
+        });
     };
     let estimate_asked = Memo::new(move |_| Some((options.get().ok()?, settings.parallel()?, after.settle_seconds()?)));
     let close = Callback::new(move |_| actions.close());

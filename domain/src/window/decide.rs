@@ -89,6 +89,10 @@ pub enum Hold {
         not_ready: u32,
         max: u32,
     },
+    /// The window does not read, or the windows are not known yet: it holds until that is fixed.
+    Invalid {
+        why: String,
+    },
 }
 
 /// A hold and the window that holds.
@@ -215,7 +219,8 @@ pub fn decide(windows: &[Policy], node: &str, facts: &Facts) -> Decision {
         let gate_held = !gated.is_empty();
         holds.extend(gated.into_iter().map(|hold| Held { window: w.name.clone(), hold }));
         if holds.len() > before {
-            until.push((w.name.clone(), if gate_held { None } else { calendar_until.flatten() }));
+            let forever = gate_held || w.broken.is_some();
+            until.push((w.name.clone(), if forever { None } else { calendar_until.flatten() }));
         }
     }
     // For ever outranks any instant; among instants the latest; ties go to the first window by name.
@@ -233,12 +238,18 @@ pub fn decide(windows: &[Policy], node: &str, facts: &Facts) -> Decision {
         windows: covering.iter().map(|w| w.name.clone()).collect(),
         holds,
         decided_by,
-        opens: calendar::next_open_all(&covering, facts.now),
+        opens: match covering.iter().any(|w| w.broken.is_some()) {
+            true => None,
+            false => calendar::next_open_all(&covering, facts.now),
+        },
     }
 }
 
 /// Why the calendar holds `w` at `now`: a freeze first, since it holds whatever the schedules say.
 fn calendar_hold(w: &Policy, now: Timestamp) -> Option<Hold> {
+    if let Some(why) = &w.broken {
+        return Some(Hold::Invalid { why: why.clone() });
+    }
     if let Some(freeze) = w.frozen_at(now) {
         return Some(Hold::Frozen { reason: freeze.reason.clone(), until: freeze.end });
     }
@@ -323,6 +334,7 @@ impl Hold {
             Hold::NotReadyStorm { not_ready, max } => {
                 format!("{not_ready} nodes are not Ready, more than the {max} it allows")
             }
+            Hold::Invalid { why } => format!("the window cannot be read: {why}"),
         }
     }
 }

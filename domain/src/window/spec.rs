@@ -92,6 +92,8 @@ pub struct GatesSpec {
     pub pods: Vec<PodGateSpec>,
     /// Closed while more than this many nodes of the cluster are not Ready: a storm is no time for maintenance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    // A signed integer in the schema: the API server knows no `uint32` format and warns of one.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<i32>", range(min = 0)))]
     pub max_not_ready: Option<u32>,
 }
 
@@ -127,6 +129,9 @@ pub struct Policy {
     pub freezes: Vec<Freeze>,
     pub budget: Option<Budget>,
     pub gates: Gates,
+    /// Why the window does not read (or cannot be known yet): then it holds every node it covers, since a
+    /// policy that cannot be read must not be taken as allowing everything.
+    pub broken: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -230,7 +235,24 @@ impl Policy {
             })
             .collect::<Result<_, String>>()?;
         let gates = Gates { alerts, pods, max_not_ready: spec.gates.max_not_ready };
-        Ok(Policy { name: name.into(), selector, zone: tz, zone_name, schedules, freezes, budget, gates })
+        Ok(Policy { name: name.into(), selector, zone: tz, zone_name, schedules, freezes, budget, gates, broken: None })
+    }
+
+    /// A window that holds every node `selector` covers (every node, when its own selector does not read either),
+    /// for `why`.
+    pub fn broken(name: &str, selector: Option<&str>, why: String) -> Policy {
+        let selector = selector.and_then(|s| LabelSelector::parse(s).ok()).unwrap_or_default();
+        Policy {
+            name: name.into(),
+            selector,
+            zone: TimeZone::UTC,
+            zone_name: "UTC".into(),
+            schedules: Vec::new(),
+            freezes: Vec::new(),
+            budget: None,
+            gates: Gates::default(),
+            broken: Some(why),
+        }
     }
 }
 

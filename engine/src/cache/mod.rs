@@ -246,6 +246,11 @@ impl ClusterCache {
         self.pods.state_filter(|p| p.node() == Some(node))
     }
 
+    /// The cached pods that `keep` keeps.
+    pub fn pods_where(&self, keep: impl Fn(&CachedPod) -> bool) -> Vec<Arc<CachedPod>> {
+        self.pods.state_filter(|p| keep(p))
+    }
+
     /// The capacity check of draining `draining`: every other schedulable node's room, less what its pods request,
     /// and the pods the drains would remove.
     pub fn capacity(&self, draining: &BTreeSet<&str>) -> CapacityReport {

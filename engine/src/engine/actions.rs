@@ -227,9 +227,14 @@ impl Acting<'_> {
 impl Engine {
     /// Puts an action that was refused or failed on the audit log file, with why (see `Audit::record_refused`):
     /// "refused" when the person lacked the rights, "failed" for anything else (an unknown node, a lost API server).
-    fn record_refused(&self, mut entry: AuditEntry, err: &Error) {
-        let refused = matches!(err, Error::Forbidden(_) | Error::Refused(StartRefusal::MayNotDrain { .. }))
-            || matches!(err.api_code(), Some(401 | 403));
+    pub(super) fn record_refused(&self, mut entry: AuditEntry, err: &Error) {
+        let refused = matches!(
+            err,
+            Error::Forbidden(_)
+                | Error::Refused(
+                    StartRefusal::MayNotDrain { .. } | StartRefusal::Held { .. } | StartRefusal::MayNotOverride { .. }
+                )
+        ) || matches!(err.api_code(), Some(401 | 403));
         entry.outcome = Some(format!("{}: {err}", if refused { "refused" } else { "failed" }));
         self.audit.record_refused(&entry);
     }

@@ -10,6 +10,7 @@
 mod acting;
 mod actions;
 mod estimates;
+mod holds;
 mod move_first;
 mod plan_back;
 mod plan_checks;
@@ -43,6 +44,8 @@ pub struct Engine {
     drains: DrainRegistry,
     /// Rolling maintenance: the plans every replica follows, and runs when it holds their Lease.
     plans: Option<crate::plan::Plans>,
+    /// Maintenance windows, followed with the server's own identity: they hold people and plans alike.
+    windows: Option<crate::windows::Windows>,
     tasks: Tasks,
     /// Every action's record: a JSON-lines file and an Event on the node.
     audit: Audit,
@@ -91,6 +94,7 @@ impl Engine {
             caches,
             drains: DrainRegistry::new(tasks, limits),
             plans: None,
+            windows: None,
             tasks: tasks.clone(),
             audit: Audit::default(),
             shared,
@@ -112,6 +116,15 @@ impl Engine {
     pub fn with_plans(mut self) -> Self {
         if let (Some(client), Some(leases)) = (self.server_client(), self.drains.leases().cloned()) {
             self.plans = Some(crate::plan::Plans::new(client, leases, &self.tasks));
+        }
+        self
+    }
+
+    /// The same engine, following the maintenance windows with the server's own identity, so that they hold every
+    /// cordon, drain and plan started through it.
+    pub fn with_windows(mut self) -> Self {
+        if let Some(client) = self.server_client() {
+            self.windows = Some(crate::windows::Windows::new(client, &self.tasks));
         }
         self
     }

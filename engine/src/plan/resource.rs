@@ -330,12 +330,16 @@ impl MaintenancePlan {
             _ if self.spec.paused => RolloutState::Paused,
             _ => RolloutState::Running,
         };
-        let blocked = status
-            .conditions
-            .iter()
-            .find(|c| c.type_ == "Blocked" && c.status == "True")
-            .map(|c| c.message.clone())
-            .filter(|_| !self.ended());
+        let blocked_by = |window: bool| {
+            status
+                .conditions
+                .iter()
+                .find(|c| c.type_ == "Blocked" && c.status == "True")
+                .filter(|c| (c.reason == super::status::HELD_BY_WINDOW) == window)
+                .map(|c| c.message.clone())
+                .filter(|_| !self.ended())
+        };
+        let (blocked, held) = (blocked_by(false), blocked_by(true));
         RolloutProgress {
             id: self.name_any(),
             started_by: self.started_by(),
@@ -350,6 +354,7 @@ impl MaintenancePlan {
             finished_at: status.finished_at,
             runner: status.runner.filter(|_| !self.ended()),
             blocked,
+            held,
             continued_by: status.continued_by,
             estimate: status.estimate.as_ref().map(Into::into),
         }

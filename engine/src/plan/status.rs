@@ -29,9 +29,14 @@ pub fn phase(progress: &RolloutProgress) -> &'static str {
         RolloutState::Finished => "Complete",
         _ if progress.blocked.is_some() => "Blocked",
         RolloutState::Paused => "Paused",
+        _ if progress.held.is_some() => "Blocked",
         RolloutState::Running => "Running",
     }
 }
+
+/// The `Blocked` condition's reason while a maintenance window holds the next node: the plan waits, and goes on by
+/// itself once the window allows.
+pub const HELD_BY_WINDOW: &str = "MaintenanceWindow";
 
 /// The `Blocked` condition's machine-readable reason for the words `why`: an unattended plan this server may not run
 /// as itself (no maintenance identity, or no admission policy guarding it) is not the same wait as one for a person.
@@ -77,8 +82,11 @@ pub fn conditions(progress: &RolloutProgress, before: &[PlanCondition], generati
             String::new(),
             generation,
         ),
-        match &progress.blocked {
-            Some(why) if !ended => condition("Blocked", true, blocked_reason(why), why.clone(), generation),
+        match (&progress.blocked, &progress.held) {
+            (Some(why), _) if !ended => condition("Blocked", true, blocked_reason(why), why.clone(), generation),
+            (None, Some(why)) if !ended && phase == "Blocked" => {
+                condition("Blocked", true, HELD_BY_WINDOW, why.clone(), generation)
+            }
             _ => condition("Blocked", false, "NotBlocked", String::new(), generation),
         },
         condition("Complete", phase == "Complete", if ended { phase } else { "NotEnded" }, String::new(), generation),
@@ -202,7 +210,7 @@ pub fn story(before: &RolloutProgress, after: &RolloutProgress) -> Vec<(Option<S
     let (was, is) = (phase(before), phase(after));
     if was != is {
         let note = match is {
-            "Blocked" => after.blocked.clone().unwrap_or_default(),
+            "Blocked" => after.blocked.clone().or_else(|| after.held.clone()).unwrap_or_default(),
             _ => format!("{was} → {is}"),
         };
         told.push((None, matches!(is, "Failed" | "Blocked"), is.into(), note));

@@ -102,7 +102,13 @@ pub fn DrainDialog(
         let options = options.for_dry_run(dry_run);
         // The typed name goes along: the server asks for it too before anything destructive.
         let confirm = Some(form.typed.get_untracked()).filter(|t| !t.trim().is_empty());
-        start.dispatch(StartDrain { node: node.get_value(), options, reason: form.reason_untracked(), confirm });
+        start.dispatch(StartDrain {
+            node: node.get_value(),
+            options,
+            reason: form.reason_untracked(),
+            confirm,
+            override_window: None,
+        });
     });
     let close = Callback::new(move |_| actions.close());
     view! {

@@ -180,3 +180,18 @@ fn spans_read_as_a_person_says_them() {
     assert_eq!(span(now, ts("2026-12-05T16:00:00Z")), "3 d 4 h");
     assert_eq!(span(now, ts("2026-12-01T00:00:00Z")), "0 s", "the past reads as now");
 }
+
+#[test]
+fn a_window_that_does_not_read_holds_what_it_covers_until_fixed() {
+    let broken = Policy::broken("typo", Some("pool=db"), "schedules[0].start: \"2:00\" is not a time".into());
+    let open = policy("open", Spec::default());
+    let nodes = [node("a", "db", true, false), node("b", "web", true, false)];
+    let d = decide(&[broken.clone(), open], "a", &facts(&nodes, &[], &Alerts::None));
+    assert_eq!(d.decided_by.as_deref(), Some("typo"));
+    assert_eq!(d.opens, None, "it opens when someone fixes it, not at a known time");
+    assert!(d.reason(ts("2026-12-02T12:00:00Z")).unwrap().starts_with("the window cannot be read: schedules[0].start"));
+    assert!(decide(std::slice::from_ref(&broken), "b", &facts(&nodes, &[], &Alerts::None)).may_start());
+    // A selector that does not read either: every node.
+    let all = Policy::broken("worse", Some("a in ("), "nodeSelector".into());
+    assert!(!decide(&[all], "b", &facts(&nodes, &[], &Alerts::None)).may_start());
+}

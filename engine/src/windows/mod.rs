@@ -1,0 +1,217 @@
+//! Maintenance windows as `MaintenanceWindow` objects ([`resource`]), followed by every replica with one watch
+//! under the server's own identity, and turned into decisions (`domain::window`) for people and plans alike.
+//!
+//! The server's identity reads them and the cluster's facts (its shared cache), not the caller's: a policy holds
+//! whoever asks, including someone who may not read it. What a person is shown of it stays behind their own
+//! access (see `Acting::window_decisions`).
+//!
+//! Time zones come from the zone database bundled into the binary, so the scratch image needs none.
+
+pub mod resource;
+
+use std::sync::Arc;
+
+use domain::window::{Decision, Facts, NodeFact, PodFact, Policy, decide::Alerts};
+use futures::StreamExt;
+use kube::{
+    Api, Client, ResourceExt,
+    api::{Patch, PatchParams},
+    runtime::{WatchStreamExt, reflector, watcher},
+};
+use tokio::sync::watch;
+
+pub use resource::{MaintenanceWindow, WindowSpec, WindowStatus};
+
+use crate::{cache::ClusterCache, plan::resource::PlanCondition};
+
+/// The definition of the resource, as YAML (`drainboard crd` prints it after the plan's).
+pub fn crd_yaml() -> String {
+    use kube::CustomResourceExt;
+    serde_yaml::to_string(&MaintenanceWindow::crd()).unwrap_or_default()
+}
+
+/// Whether the windows are known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Known {
+    /// Not listed yet: every node is held until they are, so that a start never slips through at boot.
+    NotYet,
+    Listed,
+    /// The resource is not installed: there are no windows.
+    NotInstalled,
+}
+
+/// Every window of the cluster, as this server sees them.
+#[derive(Clone)]
+pub struct Windows {
+    store: reflector::Store<MaintenanceWindow>,
+    known: watch::Receiver<Known>,
+    changes: watch::Receiver<u64>,
+    alerts: watch::Receiver<Alerts>,
+    fail_closed: bool,
+}
+
+impl Windows {
+    /// Follows every window with `client` (the server's own) under `tasks`, writing each one's `Valid` condition.
+    pub fn new(client: Client, tasks: &crate::tasks::Tasks) -> Self {
+        let api: Api<MaintenanceWindow> = Api::all(client);
+        let (store, writer) = reflector::store();
+        let (known_tx, known) = watch::channel(Known::NotYet);
+        let (tx, changes) = watch::channel(0u64);
+        let events = watcher(api.clone(), watcher::Config::default())
+            .default_backoff()
+            .modify(|w: &mut MaintenanceWindow| w.metadata.managed_fields = None)
+            .reflect(writer);
+        let shutdown = tasks.shutdown_signal().clone();
+        tasks.spawn(async move {
+            let mut events = std::pin::pin!(events);
+            loop {
+                tokio::select! {
+                    () = shutdown.cancelled() => break,
+                    event = events.next() => match event {
+                        None => break,
+                        Some(Ok(watcher::Event::InitDone)) => {
+                            known_tx.send_replace(Known::Listed);
+                            tx.send_modify(|n| *n = n.wrapping_add(1));
+                        }
+                        Some(Ok(watcher::Event::Apply(w) | watcher::Event::InitApply(w))) => {
+                            write_status(&api, &w).await;
+                            tx.send_modify(|n| *n = n.wrapping_add(1));
+                        }
+                        Some(Ok(_)) => { tx.send_modify(|n| *n = n.wrapping_add(1)); }
+                        Some(Err(err)) => {
+                            if not_installed(&err) && *known_tx.borrow() != Known::Listed {
+                                known_tx.send_replace(Known::NotInstalled);
+                                tx.send_modify(|n| *n = n.wrapping_add(1));
+                            }
+                            tracing::debug!(error = %err, "the watch of maintenance windows failed; retrying");
+                        }
+                    }
+                }
+            }
+        });
+        let (_, alerts) = watch::channel(Alerts::None);
+        Windows { store, known, changes, alerts, fail_closed: true }
+    }
+
+    /// Moves at each change of any window.
+    pub fn changes(&self) -> watch::Receiver<u64> {
+        self.changes.clone()
+    }
+
+    /// Every window, checked; one that does not read holds what it covers.
+    pub fn policies(&self) -> Vec<Policy> {
+        match *self.known.borrow() {
+            Known::NotYet => {
+                return vec![Policy::broken("(all windows)", None, "the maintenance windows are not read yet".into())];
+            }
+            Known::NotInstalled => return Vec::new(),
+            Known::Listed => {}
+        }
+        let mut windows: Vec<Arc<MaintenanceWindow>> = self.store.state();
+        windows.sort_by_key(|w| w.name_any());
+        windows
+            .iter()
+            .map(|w| {
+                let name = w.name_any();
+                Policy::parse(&name, &w.spec.spec, zone)
+                    .unwrap_or_else(|why| Policy::broken(&name, w.spec.spec.node_selector.as_deref(), why))
+            })
+            .collect()
+    }
+
+    /// Waits a little for the first list, so that a start just after the server began is decided on the windows
+    /// rather than held as unknown.
+    pub async fn known(&self) {
+        let mut known = self.known.clone();
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), known.wait_for(|k| *k != Known::NotYet)).await;
+    }
+
+    /// The decision for each of `nodes` at `now`, from `cache` (the server's own view). `starting` are nodes about
+    /// to be put into maintenance in the same breath (a plan starting several): they count against budgets.
+    pub fn decide(
+        &self,
+        cache: &ClusterCache,
+        nodes: &[&str],
+        starting: &[&str],
+        now: jiff::Timestamp,
+    ) -> Vec<Decision> {
+        let policies = self.policies();
+        if policies.is_empty() {
+            return nodes.iter().map(|n| Decision { node: (*n).into(), ..Decision::default() }).collect();
+        }
+        let facts_nodes: Vec<NodeFact> = cache
+            .cards()
+            .into_iter()
+            .map(|c| NodeFact {
+                in_maintenance: c.unschedulable || starting.contains(&c.name.as_str()),
+                ready: c.ready == domain::ReadyStatus::Ready,
+                name: c.name,
+                labels: c.labels,
+            })
+            .collect();
+        let pods = pod_facts(cache, &policies);
+        let alerts = self.alerts.borrow().clone();
+        let facts = Facts { now, nodes: &facts_nodes, pods: &pods, alerts: &alerts, fail_closed: self.fail_closed };
+        nodes.iter().map(|n| domain::window::decide::decide(&policies, n, &facts)).collect()
+    }
+}
+
+/// The running pods any pod gate could match: only those, so that a cluster of many pods is not copied whole.
+fn pod_facts(cache: &ClusterCache, policies: &[Policy]) -> Vec<PodFact> {
+    let gates: Vec<&domain::window::spec::PodGate> = policies.iter().flat_map(|p| &p.gates.pods).collect();
+    if gates.is_empty() {
+        return Vec::new();
+    }
+    cache
+        .pods_where(|p| {
+            p.phase() == domain::pod::PodPhase::Running
+                && gates.iter().any(|g| {
+                    g.namespace.as_deref().is_none_or(|ns| ns == p.namespace()) && g.selector.matches(p.labels())
+                })
+        })
+        .into_iter()
+        .map(|p| PodFact {
+            namespace: p.namespace().to_owned(),
+            name: p.name().to_owned(),
+            node: p.node().map(str::to_owned),
+            labels: p.labels().clone(),
+        })
+        .collect()
+}
+
+/// An IANA zone from the bundled database.
+fn zone(name: &str) -> Option<jiff::tz::TimeZone> {
+    jiff::tz::TimeZone::get(name).ok()
+}
+
+fn not_installed(err: &watcher::Error) -> bool {
+    match err {
+        watcher::Error::InitialListFailed(e) | watcher::Error::WatchFailed(e) => crate::kube_error::not_found(e),
+        _ => false,
+    }
+}
+
+/// Writes whether `w` reads, once per generation.
+async fn write_status(api: &Api<MaintenanceWindow>, w: &MaintenanceWindow) {
+    let generation = w.metadata.generation;
+    if w.status.as_ref().and_then(|s| s.observed_generation) == generation && generation.is_some() {
+        return;
+    }
+    let (status, reason, message) = match Policy::parse(&w.name_any(), &w.spec.spec, zone) {
+        Ok(_) => ("True", "Valid", String::new()),
+        Err(why) => ("False", "Invalid", format!("{why}; until it is fixed, the window holds every node it covers")),
+    };
+    let condition = PlanCondition {
+        type_: "Valid".into(),
+        status: status.into(),
+        reason: reason.into(),
+        message,
+        last_transition_time: jiff::Timestamp::now(),
+        observed_generation: generation,
+    };
+    let body = WindowStatus { observed_generation: generation, conditions: vec![condition] };
+    let patch = serde_json::json!({ "status": body });
+    if let Err(err) = api.patch_status(&w.name_any(), &PatchParams::default(), &Patch::Merge(&patch)).await {
+        tracing::debug!(window = %w.name_any(), error = %crate::kube_error::api_message(&err), "could not write a window's status");
+    }
+}
