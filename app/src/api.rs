@@ -69,7 +69,7 @@ async fn cordon(
     let overriding = input(domain::input::reason(override_window.as_deref()))?;
     let (engine, caller) = (engine(), caller()?);
     let acting = engine.acting_as(&caller);
-    acting.check_windows(&[name], domain::audit::AuditAction::Cordon, overriding.as_deref()).await?;
+    acting.admit(&name, domain::audit::AuditAction::Cordon, overriding.as_deref()).await?;
     set_unschedulable(node, true, reason).await
 }
 
@@ -125,7 +125,7 @@ async fn start(
     // A dry run changes nothing: no window holds it.
     if options.dry_run == domain::drain::DryRun::None {
         let action = domain::audit::AuditAction::DrainStarted;
-        acting.check_windows(std::slice::from_ref(&node), action, overriding.as_deref()).await?;
+        acting.admit(&node, action, overriding.as_deref()).await?;
     }
     Ok(acting.start_drain(node, options, reason).await?)
 }

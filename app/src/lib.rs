@@ -14,6 +14,7 @@ pub mod rollouts;
 pub mod security;
 pub mod session;
 mod state;
+pub mod windows;
 
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};

@@ -41,7 +41,7 @@ async fn start(
     let (engine, caller) = (crate::api::engine(), crate::api::caller()?);
     let acting = engine.acting_as(&caller);
     if !wait_for_window && options.drain.dry_run == domain::drain::DryRun::None {
-        acting.check_windows(&nodes, domain::audit::AuditAction::DrainStarted, None).await?;
+        acting.check_windows(&nodes, domain::audit::AuditAction::DrainStarted).await?;
     }
     Ok(acting.start_rollout(nodes, options, reason).await?)
 }

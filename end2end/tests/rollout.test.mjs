@@ -298,6 +298,11 @@ test('one per zone with uncordon when back keeps a zone serving: its next node w
     await waitFor(`${a1} awaited back`, 90_000, async () => {
       const r = (await call('rollouts/status', { id })).body;
       return r.nodes.find((n) => n.name === a1).back?.Waiting;
+    }).catch(async (e) => {
+      // What the plan and the server said of it, for whoever reads a failure.
+      const r = (await call('rollouts/status', { id })).body;
+      const said = server.logs().split('\n').filter((l) => l.includes(a1)).slice(-30).join('\n');
+      throw new Error(`${e.message}\n${JSON.stringify(r.nodes.find((n) => n.name === a1))}\n${said}`);
     });
     bootId(a1, `${a1}-boot-2`);
     bootId(b0, `${b0}-boot-2`);

@@ -21,6 +21,14 @@ pub mod spec;
 pub use decide::{Decision, Facts, Held, Hold, NodeFact, PodFact};
 pub use spec::{Budget, Policy, Spec};
 
+/// Every node a person may read, with whether maintenance may start on it now: what the page shows.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Now {
+    /// Whether the server follows maintenance windows at all (it needs an identity of its own).
+    pub keeps_windows: bool,
+    pub nodes: Vec<Decision>,
+}
+
 /// The subresource whose `update` lets a person start maintenance that a window holds (with a typed reason): an
 /// access review of `maintenancewindows/override` in this group.
 pub const OVERRIDE_SUBRESOURCE: &str = "override";

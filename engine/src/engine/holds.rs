@@ -1,10 +1,17 @@
 //! What maintenance windows hold (`crate::windows`): the decisions for the page, and the check before a person's
-//! cordon, drain or plan. Both read the windows and the cluster with the server's own view, so that a policy
-//! holds everyone alike; the page shows a person only the nodes they may read.
+//! cordon, drain or plan and before each node a plan starts. Both read the windows and the cluster with the
+//! server's own view, so that a policy holds everyone alike; the page shows a person only the nodes they may read.
+//!
+//! Admission into maintenance is one at a time on a server, and a node admitted counts as in maintenance for a
+//! while even before the cache sees its cordon: two plans and a person starting at once cannot each see room
+//! under a window's budget that only one of them has. (Replicas admit apart: each sees the others' cordons
+//! through its cache, a moment late.)
 //!
 //! A person may start what a window holds only with the right to override (`update maintenancewindows/override`,
 //! asked of the API server as them) and a reason, and each such start is recorded for every held node: in the
 //! audit file, the node's history and an Event.
+
+use std::{sync::Arc, time::Duration};
 
 use domain::{
     audit::{AuditAction, AuditEntry},
@@ -18,19 +25,65 @@ use crate::{Error, Result};
 /// The permission an override needs, as a refusal names it.
 const OVERRIDE: &str = "update maintenancewindows/override (drainboard.dev)";
 
+/// How long a node admitted into maintenance counts as in it without the cache's word: longer than any watch's
+/// lag, short enough that a start that then failed does not hold a budget for long.
+const ADMITTED_FOR: Duration = Duration::from_secs(15);
+
+/// One admission at a time, and the nodes admitted lately.
+#[derive(Clone)]
+pub(super) struct Admissions {
+    one_at_a_time: Arc<tokio::sync::Mutex<()>>,
+    lately: moka::sync::Cache<String, ()>,
+}
+
+impl Default for Admissions {
+    fn default() -> Self {
+        Admissions {
+            one_at_a_time: Arc::default(),
+            lately: moka::sync::Cache::builder().max_capacity(10_000).time_to_live(ADMITTED_FOR).build(),
+        }
+    }
+}
+
 impl Engine {
-    /// The decision for each of `nodes` now; `starting` count against budgets as if already in maintenance. Empty
-    /// when this server follows no windows, or has no view of its own yet.
-    pub(crate) async fn window_decisions(&self, nodes: &[&str], starting: &[&str]) -> Vec<Decision> {
+    /// The decision for each of `nodes` now. Empty decisions (nothing holds) when this server follows no windows.
+    async fn window_decisions(&self, nodes: &[&str]) -> Vec<Decision> {
         let (Some(windows), Some((_, cache))) = (&self.windows, &self.shared) else {
             return nodes.iter().map(|n| Decision { node: (*n).into(), ..Decision::default() }).collect();
         };
         windows.known().await;
-        // The drains this server runs are in maintenance even before the cache sees their cordon.
+        // The drains this server runs, and the nodes it admitted lately, are in maintenance even before the cache
+        // sees their cordons.
         let running: Vec<String> =
             self.drains.all().into_iter().filter(|d| d.state.is_running()).map(|d| d.node).collect();
-        let starting: Vec<&str> = starting.iter().copied().chain(running.iter().map(String::as_str)).collect();
+        // A node admitted lately counts until the cache sees it cordoned; from then on the cache's word is enough,
+        // so that an uncordon frees its place at once.
+        let lately: Vec<String> = self
+            .admissions
+            .lately
+            .iter()
+            .map(|(node, ())| (*node).clone())
+            .filter(|node| match cache.node_card(node) {
+                Some(card) if card.unschedulable => {
+                    self.admissions.lately.invalidate(node);
+                    false
+                }
+                _ => true,
+            })
+            .collect();
+        let starting: Vec<&str> = running.iter().chain(&lately).map(String::as_str).collect();
         windows.decide(cache, nodes, &starting, jiff::Timestamp::now())
+    }
+
+    /// Admits `node` into maintenance when nothing holds it, counting it as in maintenance from now on; the
+    /// decision either way.
+    pub(crate) async fn admit(&self, node: &str) -> Decision {
+        let _one = self.admissions.one_at_a_time.lock().await;
+        let decision = self.window_decisions(&[node]).await.pop().unwrap_or_default();
+        if decision.may_start() {
+            self.admissions.lately.insert(node.to_owned(), ());
+        }
+        decision
     }
 
     /// Whether this server follows maintenance windows.
@@ -40,24 +93,55 @@ impl Engine {
 }
 
 impl Acting<'_> {
-    /// Every node the caller may read, with whether maintenance may start on it now and what holds it.
-    pub async fn window_decisions(&self) -> Result<Vec<Decision>> {
+    /// Every node the caller may read, with whether maintenance may start on it now and what holds it. A pod
+    /// gate's pod in a namespace the caller may not read is not named.
+    pub async fn window_decisions(&self) -> Result<domain::window::Now> {
         let cards = self.cards().await?;
+        let visibility = self.visibility().await?;
         let names: Vec<&str> = cards.iter().map(|c| c.name.as_str()).collect();
-        Ok(self.engine.window_decisions(&names, &[]).await)
+        let mut nodes = self.engine.window_decisions(&names).await;
+        if let crate::Visibility::Namespaces(readable) = &visibility {
+            for held in nodes.iter_mut().flat_map(|d| &mut d.holds) {
+                if let domain::window::Hold::Pod { namespace, name, .. } = &mut held.hold
+                    && !readable.contains(namespace.as_str())
+                {
+                    *namespace = String::new();
+                    *name = String::new();
+                }
+            }
+        }
+        Ok(domain::window::Now { keeps_windows: self.engine.keeps_windows(), nodes })
     }
 
-    /// Refuses `action` on `nodes` while a window holds any of them, naming the window and why; with
-    /// `override_reason`, lets it go on when the caller may override, recording the override for each held node.
-    pub async fn check_windows(
+    /// Admits the caller's `action` on `node` into maintenance, or refuses it while a window holds the node,
+    /// naming the window and why. With `override_reason`, lets it go on when the caller may override, recording
+    /// the override.
+    pub async fn admit(&self, node: &str, action: AuditAction, override_reason: Option<&str>) -> Result<()> {
+        let decision = self.engine.admit(node).await;
+        if decision.may_start() {
+            return Ok(());
+        }
+        self.refuse_or_override(&[&decision], action, override_reason).await?;
+        self.engine.admissions.lately.insert(node.to_owned(), ());
+        Ok(())
+    }
+
+    /// Refuses a plan of `nodes` while a window holds any of them now (a plan made to wait for its windows is not
+    /// checked here: each node waits as the plan reaches it).
+    pub async fn check_windows(&self, nodes: &[String], action: AuditAction) -> Result<()> {
+        let names: Vec<&str> = nodes.iter().map(String::as_str).collect();
+        let decisions = self.engine.window_decisions(&names).await;
+        let held: Vec<&Decision> = decisions.iter().filter(|d| !d.may_start()).collect();
+        if held.is_empty() { Ok(()) } else { self.refuse_or_override(&held, action, None).await }
+    }
+
+    /// The refusal of what `held` holds, or the override of it.
+    async fn refuse_or_override(
         &self,
-        nodes: &[String],
+        held: &[&Decision],
         action: AuditAction,
         override_reason: Option<&str>,
     ) -> Result<()> {
-        let names: Vec<&str> = nodes.iter().map(String::as_str).collect();
-        let decisions = self.engine.window_decisions(&names, &[]).await;
-        let held: Vec<&Decision> = decisions.iter().filter(|d| !d.may_start()).collect();
         let Some(first) = held.first() else { return Ok(()) };
         let now = jiff::Timestamp::now();
         let user = &self.identity.user;
@@ -67,9 +151,7 @@ impl Acting<'_> {
                 window: first.decided_by.clone().unwrap_or_default(),
                 why: first.reason(now).unwrap_or_default(),
             });
-            let mut entry = AuditEntry::new(user, action, &first.node, now);
-            entry.reason = Some(format!("held by window {}", first.decided_by.as_deref().unwrap_or("")));
-            self.engine.record_refused(entry, &err);
+            self.engine.record_refused(AuditEntry::new(user, action, &first.node, now), &err);
             return Err(err);
         };
         let client = self.client()?;

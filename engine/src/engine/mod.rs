@@ -46,6 +46,8 @@ pub struct Engine {
     plans: Option<crate::plan::Plans>,
     /// Maintenance windows, followed with the server's own identity: they hold people and plans alike.
     windows: Option<crate::windows::Windows>,
+    /// Who is admitted into maintenance here, one at a time, and who was lately (see `holds`).
+    admissions: holds::Admissions,
     tasks: Tasks,
     /// Every action's record: a JSON-lines file and an Event on the node.
     audit: Audit,
@@ -95,6 +97,7 @@ impl Engine {
             drains: DrainRegistry::new(tasks, limits),
             plans: None,
             windows: None,
+            admissions: holds::Admissions::default(),
             tasks: tasks.clone(),
             audit: Audit::default(),
             shared,

@@ -117,19 +117,16 @@ pub(super) async fn run(
             let now = jiff::Timestamp::now();
             rollout::mark_done(&mut progress, now);
             let settling = rollout::settling(&progress, now);
-            let mut starting: Vec<String> = Vec::new();
             progress.held = None;
             for i in rollout::startable(&progress).into_iter().filter(|_| !settling) {
                 // A maintenance window may hold it: it stays queued, and the plan says why until it may start.
                 let name = progress.nodes[i].name.clone();
-                let also: Vec<&str> = starting.iter().map(String::as_str).collect();
-                let decision = engine.window_decisions(&[name.as_str()], &also).await.pop();
-                if let Some(held) = decision.filter(|d| !d.may_start()) {
-                    progress.held = Some(format!("{name}: {}", held.reason(now).unwrap_or_default()));
+                let decision = engine.admit(&name).await;
+                if !decision.may_start() {
+                    progress.held = Some(format!("{name}: {}", decision.reason(now).unwrap_or_default()));
                     continue;
                 }
                 start(&acting, &mut progress, i).await;
-                starting.push(name);
                 // Written at once, so that a server that takes over never starts this node a second time.
                 publish(plans, &latest, &mut shown, &progress).await;
             }

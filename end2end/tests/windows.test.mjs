@@ -1,0 +1,259 @@
+// Maintenance windows (`MaintenanceWindow` objects) hold people and plans alike, against the real control plane:
+// a freeze refuses a person's cordon and drain with its reason, an override needs the permission and a reason and
+// is recorded in three places, a plan made outside its window waits Blocked with when it opens and starts once it
+// does, a pod gate pauses a running plan within seconds, and a budget keeps two plans and a person to its count.
+// The calendar itself (zones, midnight, monthly forms, daylight saving) is the domain's unit tests' job.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { apply, deletePlans, inlineKubeconfig, kubectl, kwokNodes, MAINTAIN, requireEnv, startDrainboard, waitFor } from './support.mjs';
+
+const TAINT = 'drainboard.dev/test';
+const cleanups = [];
+after(async () => {
+  for (const c of cleanups.reverse()) await c();
+  deletePlans();
+  try { kubectl('delete', 'maintenancewindows', '--all', '--wait=false'); } catch {}
+});
+
+const log = join(requireEnv('DRAINBOARD_CLUSTER_DIR'), `windows-audit-${process.pid}.jsonl`);
+let server;
+async function ensureServer() {
+  if (!server) {
+    server = await startDrainboard(['--audit-log', log]);
+    cleanups.push(() => server.stop());
+  }
+  return server;
+}
+
+async function call(path, body, { url, headers = {} } = {}) {
+  const res = await fetch(`${url ?? (await ensureServer()).url}/api/${path}`, {
+    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json;
+  try { json = JSON.parse(text); } catch { json = text; }
+  return { status: res.status, body: json };
+}
+
+const unschedulable = (node) => kubectl('get', 'node', node, '-o', 'jsonpath={.spec.unschedulable}').trim() === 'true';
+const plan = (name) => JSON.parse(kubectl('get', 'maintenanceplan', name, '-o', 'json'));
+const record = (node) => JSON.parse(kubectl('get', 'node', node, '-o', 'jsonpath={.metadata.annotations.drainboard\\.dev/drain}') || 'null');
+const pad = (n) => String(n).padStart(2, '0');
+
+/** `count` fresh kwok nodes of a pool, each running one pod of its own Deployment. */
+async function pool(prefix, count) {
+  const id = `${prefix}-${Math.random().toString(36).slice(2, 6)}`;
+  const nodes = Array.from({ length: count }, (_, i) => `${id}-${i}`);
+  cleanups.push(kwokNodes(id, nodes));
+  kubectl('wait', '--for=condition=Ready', ...nodes.map((n) => `node/${n}`), '--timeout=60s');
+  kubectl('create', 'namespace', id);
+  await waitFor(`the default service account of ${id}`, 30_000, () => {
+    try { kubectl('get', 'serviceaccount', 'default', '-n', id); return true; } catch { return false; }
+  });
+  for (const [i, node] of nodes.entries()) {
+    apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: `app-${i}` },
+      spec: { replicas: 1, selector: { matchLabels: { app: `app-${i}` } }, template: { metadata: { labels: { app: `app-${i}` } }, spec: {
+        nodeSelector: { 'kubernetes.io/hostname': node },
+        tolerations: [{ key: TAINT, operator: 'Exists', effect: 'NoSchedule' }],
+        containers: [{ name: 'c', image: 'nginx:1.27' }],
+      } } } }, id);
+  }
+  await waitFor('a running pod on every node', 60_000, () => {
+    const out = kubectl('get', 'pods', '-n', id, '--field-selector', 'status.phase=Running', '-o', 'jsonpath={range .items[*]}{.spec.nodeName}{"\\n"}{end}');
+    return nodes.every((n) => out.split('\n').includes(n));
+  });
+  return { id, nodes, selector: `drainboard.dev/pool=${id}` };
+}
+
+/** Makes window `name` with `spec`, and waits until a server has read it as valid (its status says so). */
+async function windowOf(name, spec) {
+  apply({ apiVersion: 'drainboard.dev/v1alpha1', kind: 'MaintenanceWindow', metadata: { name }, spec });
+  cleanups.push(() => { try { kubectl('delete', 'maintenancewindow', name, '--ignore-not-found'); } catch {} });
+  await ensureServer();
+  await waitFor(`window ${name} read as valid`, 30_000, () =>
+    kubectl('get', 'maintenancewindow', name, '-o', 'jsonpath={.status.conditions[?(@.type=="Valid")].status}').trim() === 'True');
+}
+
+const entries = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+
+test('a freeze refuses a cordon and a drain with its reason; an override with a reason goes on, recorded in the audit log, the history and an Event', { timeout: 120_000 }, async () => {
+  const p = await pool('wf', 1);
+  const [node] = p.nodes;
+  const name = `freeze-${p.id}`;
+  const hour = 3_600_000;
+  await windowOf(name, { nodeSelector: p.selector, freezes: [
+    { start: new Date(Date.now() - hour).toISOString(), end: new Date(Date.now() + hour).toISOString(), reason: 'year-end freeze' }] });
+
+  // What the page reads: this node is held by the freeze; a node the window does not cover is not.
+  const now = await call('windows', {});
+  assert.equal(now.status, 200, JSON.stringify(now.body));
+  assert.equal(now.body.keeps_windows, true);
+  const mine = now.body.nodes.find((d) => d.node === node);
+  assert.equal(mine.decided_by, name);
+  assert.deepEqual(mine.windows, [name]);
+  assert.equal(mine.holds[0].hold.Frozen.reason, 'year-end freeze');
+  assert.deepEqual(now.body.nodes.find((d) => d.node === 'node-1').holds, [], 'another pool is not covered');
+
+  for (const [path, body] of [['nodes/cordon', { node }], ['drains/start', { node }]]) {
+    const refused = await call(path, body);
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    assert.match(JSON.stringify(refused.body), new RegExp(`frozen \\(year-end freeze\\) until .* \\(window ${name}\\)`));
+  }
+  assert.ok(!unschedulable(node), 'a refused cordon changes nothing');
+  // A dry run changes nothing, so no window holds it.
+  assert.equal((await call('drains/start', { node, options: { dry_run: 'Client' } })).status, 200);
+  // Bad input and other origins are refused before anything is decided.
+  assert.equal((await call('nodes/cordon', { node, override_window: 'x'.repeat(600) })).status, 400);
+  const foreign = await call('nodes/cordon', { node, override_window: 'ok' }, { headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } });
+  assert.equal(foreign.status, 403);
+  assert.ok(!unschedulable(node));
+
+  const over = await call('nodes/cordon', { node, override_window: 'disk failing; approved by the on-call lead' });
+  assert.equal(over.status, 200, JSON.stringify(over.body));
+  assert.ok(unschedulable(node));
+  // Recorded three times over: the audit log, the node's history and an Event on the node.
+  const line = await waitFor('the override in the audit log', 15_000, () =>
+    entries().find((e) => e.node === node && e.action === 'WindowOverridden'));
+  assert.equal(line.reason, 'disk failing; approved by the on-call lead');
+  assert.match(line.outcome, /frozen \(year-end freeze\)/);
+  const history = await call('nodes/history', { node });
+  assert.ok(history.body.some((e) => e.action === 'WindowOverridden' && e.reason === line.reason), JSON.stringify(history.body));
+  const events = JSON.parse(kubectl('get', 'events.events.k8s.io', '-n', 'default', '--field-selector', `regarding.name=${node}`, '-o', 'json')).items;
+  assert.ok(events.some((e) => e.reason === 'DrainboardWindowOverride' && e.note.includes('approved by the on-call lead')), JSON.stringify(events.map((e) => e.reason)));
+  kubectl('uncordon', node);
+});
+
+test('a plan made outside its window waits Blocked with when it opens, in the window\'s own zone and day, and starts once it opens', { timeout: 240_000 }, async () => {
+  const p = await pool('wo', 2);
+  // Opens at the first whole minute at least 25 s away, in Kiritimati (UTC+14, on another day than UTC for ten
+  // hours of each day), and lasts half an hour.
+  const opens = Math.ceil((Date.now() + 25_000) / 60_000) * 60_000;
+  const local = new Date(opens + 14 * 3_600_000);
+  const hhmm = (d) => `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
+  const day = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'][local.getUTCDay()];
+  const name = `opens-${p.id}`;
+  await windowOf(name, { nodeSelector: p.selector, timeZone: 'Pacific/Kiritimati',
+    schedules: [{ days: [day], start: hhmm(local), end: hhmm(new Date(local.getTime() + 1_800_000)) }] });
+
+  const options = { max_parallel: 2 };
+  const refused = await call('rollouts/start', { nodes: p.nodes, options });
+  assert.equal(refused.status, 403, JSON.stringify(refused.body));
+  assert.match(JSON.stringify(refused.body), new RegExp(`outside window; opens ${day} ${hhmm(local)} Pacific/Kiritimati, in`));
+  const started = await call('rollouts/start', { nodes: p.nodes, options, wait_for_window: true });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const id = started.body;
+  const held = await waitFor('the plan Blocked by the window', 20_000, () => (plan(id).status?.phase === 'Blocked' ? plan(id) : null));
+  const blocked = held.status.conditions.find((c) => c.type === 'Blocked');
+  assert.equal(blocked.reason, 'MaintenanceWindow');
+  assert.match(blocked.message, new RegExp(`outside window; opens ${day} ${hhmm(local)} Pacific/Kiritimati, in (\\d+ s|1 min)`));
+  assert.ok(p.nodes.every((n) => !unschedulable(n)), 'nothing starts before the window opens');
+
+  const done = await waitFor('the plan to complete once open', 150_000, () => (plan(id).status?.phase === 'Complete' ? plan(id) : null));
+  assert.equal(done.status.conditions.find((c) => c.type === 'Blocked').status, 'False');
+  for (const node of p.nodes) {
+    const r = record(node);
+    assert.equal(r.state, 'Drained');
+    assert.ok(Date.parse(r.startedAt) >= opens - 1000, `${node} started at ${r.startedAt}, before the window opened at ${new Date(opens).toISOString()}`);
+  }
+});
+
+test('a pod gate pauses a running plan\'s next node within seconds, and lets it go on once the pod is gone', { timeout: 180_000 }, async () => {
+  const p = await pool('wg', 3);
+  const name = `gate-${p.id}`;
+  await windowOf(name, { nodeSelector: p.selector, gates: { pods: [{ selector: 'app=backup', namespace: p.id, anywhere: true }] } });
+  const started = await call('rollouts/start', { nodes: p.nodes, options: { max_parallel: 1, settle_seconds: 8 } });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const id = started.body;
+  await waitFor('the first node drained', 60_000, () => record(p.nodes[0])?.state === 'Drained');
+  // A backup starts while the plan settles: the next node waits for it.
+  apply({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'backup', labels: { app: 'backup' } }, spec: {
+    nodeName: p.nodes[2], tolerations: [{ key: TAINT, operator: 'Exists', effect: 'NoSchedule' }], containers: [{ name: 'c', image: 'busybox' }] } }, p.id);
+  const shown = Date.now();
+  const held = await waitFor('the plan Blocked by the backup', 30_000, () => (plan(id).status?.phase === 'Blocked' ? plan(id) : null));
+  assert.match(held.status.conditions.find((c) => c.type === 'Blocked').message, new RegExp(`pod ${p.id}/backup runs on ${p.nodes[2]} \\(window ${name}\\)`));
+  assert.equal(record(p.nodes[1]), null, 'the next node did not start');
+  await new Promise((r) => setTimeout(r, 5000));
+  assert.equal(record(p.nodes[1]), null, 'nor a moment later');
+  kubectl('delete', 'pod', 'backup', '-n', p.id, '--wait=true');
+  const done = await waitFor('the plan to complete', 120_000, () => (plan(id).status?.phase === 'Complete' ? plan(id) : null));
+  assert.ok(Date.parse(record(p.nodes[1]).startedAt) > shown, 'the second node started after the gate opened');
+  assert.equal(done.status.done, 3);
+});
+
+test('a budget of one: two plans and a person together never have more than one of the window\'s nodes in maintenance', { timeout: 240_000 }, async () => {
+  const p = await pool('wb', 4);
+  const name = `budget-${p.id}`;
+  await windowOf(name, { nodeSelector: p.selector, maxInMaintenance: '1' });
+  let most = 0;
+  let watching = true;
+  const watcher = (async () => {
+    while (watching) {
+      const out = kubectl('get', 'nodes', '-l', p.selector, '-o', 'jsonpath={range .items[*]}{.spec.unschedulable}{"\\n"}{end}');
+      most = Math.max(most, out.split('\n').filter((v) => v === 'true').length);
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  })();
+  try {
+    const a = await call('rollouts/start', { nodes: p.nodes.slice(0, 2), options: { max_parallel: 2 }, wait_for_window: true });
+    const b = await call('rollouts/start', { nodes: [p.nodes[2]], options: { max_parallel: 1 }, wait_for_window: true });
+    assert.equal(a.status, 200, JSON.stringify(a.body));
+    assert.equal(b.status, 200, JSON.stringify(b.body));
+    const uncordoned = new Set();
+    for (let round = 0; round < 3; round++) {
+      const node = await waitFor(`one more node drained (round ${round + 1})`, 60_000, () =>
+        p.nodes.slice(0, 3).find((n) => !uncordoned.has(n) && record(n)?.state === 'Drained' && unschedulable(n)));
+      if (round === 0) {
+        // A person's cordon of the fourth node meets the same budget.
+        const refused = await call('nodes/cordon', { node: p.nodes[3] });
+        assert.equal(refused.status, 403, JSON.stringify(refused.body));
+        assert.match(JSON.stringify(refused.body), new RegExp(`1 of its nodes are in maintenance, and it allows 1 at once \\(window ${name}\\)`));
+        const phases = [plan(a.body).status?.phase, plan(b.body).status?.phase];
+        assert.ok(phases.includes('Blocked'), `one plan waits for the budget: ${phases}`);
+      }
+      // Done with it: uncordoned, it leaves maintenance, and the next node may start.
+      uncordoned.add(node);
+      assert.equal((await call('nodes/uncordon', { node })).status, 200);
+    }
+    await waitFor('both plans complete', 60_000, () => plan(a.body).status?.phase === 'Complete' && plan(b.body).status?.phase === 'Complete');
+  } finally {
+    watching = false;
+    await watcher;
+  }
+  assert.equal(most, 1, 'never more than one of its nodes in maintenance at once');
+});
+
+test('team mode: an override needs update on maintenancewindows/override; without it the person is refused and nothing changes', { timeout: 120_000 }, async () => {
+  const p = await pool('wt', 1);
+  const [node] = p.nodes;
+  const team = await startDrainboard(['--team', '--insecure-http']);
+  cleanups.push(() => team.stop());
+  const name = `closed-${p.id}`;
+  await windowOf(name, { nodeSelector: p.selector, freezes: [{ start: '2000-01-01', end: '2999-12-31', reason: 'closed for the test' }] });
+  const signIn = async (person, rules) => {
+    const res = await fetch(`${team.url}/api/session/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kubeconfig: inlineKubeconfig(person, rules) }) });
+    assert.equal(res.status, 200, await res.text());
+    return res.headers.get('set-cookie').split(';')[0];
+  };
+  const bob = await signIn(`wt-bob-${p.id}`, MAINTAIN);
+  const carol = await signIn(`wt-carol-${p.id}`, [...MAINTAIN, { apiGroups: ['drainboard.dev'], resources: ['maintenancewindows/override'], verbs: ['update'] }]);
+  const as = (cookie) => ({ url: team.url, headers: { cookie } });
+
+  const plain = await call('nodes/cordon', { node }, as(bob));
+  assert.equal(plain.status, 403);
+  assert.match(JSON.stringify(plain.body), /frozen \(closed for the test\)/);
+  const denied = await call('nodes/cordon', { node, override_window: 'I say so' }, as(bob));
+  assert.equal(denied.status, 403, JSON.stringify(denied.body));
+  assert.match(JSON.stringify(denied.body), /may not override a maintenance window: lacks update maintenancewindows\/override/);
+  assert.ok(!unschedulable(node), 'refused: nothing changed');
+  const allowed = await call('nodes/cordon', { node, override_window: 'hardware swap, ticket 4411' }, as(carol));
+  assert.equal(allowed.status, 200, JSON.stringify(allowed.body));
+  assert.ok(unschedulable(node));
+  const history = await call('nodes/history', { node }, as(carol));
+  const overridden = history.body.find((e) => e.action === 'WindowOverridden');
+  assert.ok(overridden, JSON.stringify(history.body));
+  assert.equal(overridden.user, `wt-carol-${p.id}`);
+  kubectl('uncordon', node);
+});
