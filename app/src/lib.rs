@@ -6,6 +6,7 @@ mod components;
 pub mod context;
 mod dialogs;
 pub mod error;
+pub mod history;
 mod i18n;
 mod live;
 mod pages;

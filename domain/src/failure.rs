@@ -78,7 +78,8 @@ pub enum StartRefusal {
     ServerFull { most: usize, dry_run: bool },
     /// The person runs as many drains (or dry runs) as one person may at once.
     PersonFull { user: String, most: usize, dry_run: bool },
-    /// A maintenance window holds the node (`domain::window`): the window that decided, and its hold in words.
+    /// A maintenance window holds the node (`domain::window`): the window that decided, and its hold in words
+    /// (naming that window).
     Held { node: String, window: String, why: String },
     /// An override of a window was asked for by someone who may not override: the permission they lack.
     MayNotOverride { user: String, lacks: String },
@@ -108,9 +109,9 @@ impl StartRefusal {
             Self::PersonFull { user, most, dry_run } => {
                 format!("{user} has {most} {} running, the most one person may; wait for one to end", runs(*dry_run))
             }
-            Self::Held { node, window, why } => format!(
-                "maintenance may not start on {node} now: {why} (window {window}); wait until it may, or override \
-                 with a reason if you may update maintenancewindows/override"
+            Self::Held { node, why, .. } => format!(
+                "maintenance may not start on {node} now: {why}; wait until it may, or override with a reason if \
+                 you may update maintenancewindows/override"
             ),
             Self::MayNotOverride { user, lacks } => {
                 format!(

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the local control plane's binaries from the Go module proxy into an ignored folder:
 #   kube-apiserver, kube-controller-manager, kube-scheduler, kubectl (same version, the parity reference),
-#   etcd, kwok, and kwok's stage definitions.
+#   etcd, kwok, and kwok's stage definitions; and Alertmanager, which the maintenance windows' gates ask.
 # Skips the work when the binaries were built from the same pins (a stamp of the inputs).
 # Prints the binary folder on stdout; everything else goes to stderr.
 set -euo pipefail
@@ -12,10 +12,20 @@ source "$here/tools/versions.env"
 export CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS="-trimpath -mod=mod"
 
 stamp_inputs() {
-  cat "$here/tools/versions.env" "$here/build.sh" "$here"/tools/*/go.mod "$here"/tools/*/go.sum | sha256sum | cut -d' ' -f1
+  cat "$here/tools/versions.env" "$here/build.sh" "$here"/tools/{k8s,etcd,kwok}/go.{mod,sum} | sha256sum | cut -d' ' -f1
 }
-want=$(stamp_inputs)
 mkdir -p "$bin"
+
+# Alertmanager, the maintenance windows' real companion, has a stamp of its own: a change to it does not rebuild
+# Kubernetes, nor the other way round.
+am_want=$(cat "$here/tools/versions.env" "$here"/tools/alertmanager/go.mod "$here"/tools/alertmanager/go.sum | sha256sum | cut -d' ' -f1)
+if [ ! -f "$bin/.stamp-alertmanager" ] || [ "$(cat "$bin/.stamp-alertmanager")" != "$am_want" ]; then
+  echo "building Alertmanager $ALERTMANAGER_VERSION" >&2
+  go build -C "$here/tools/alertmanager" -ldflags "-s -w" -o "$bin/" tool
+  echo "$am_want" > "$bin/.stamp-alertmanager"
+fi
+
+want=$(stamp_inputs)
 if [ -f "$bin/.stamp" ] && [ "$(cat "$bin/.stamp")" = "$want" ]; then
   echo "control-plane binaries up to date in $bin" >&2
   echo "$bin"; exit 0

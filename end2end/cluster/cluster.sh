@@ -17,6 +17,8 @@
 #                                  that they need not back off from an outage; then as wait-controllers.
 #   cluster.sh pause-etcd DIR      SIGSTOPs etcd: it holds its connections but answers nothing.
 #   cluster.sh resume-etcd DIR     SIGCONTs it.
+#   cluster.sh stop-alertmanager DIR   SIGKILLs Alertmanager (ALERTMANAGER_URL in cluster.env), as a crash.
+#   cluster.sh start-alertmanager DIR  Starts it again on the same port; waits until it is ready.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 log() { echo "cluster: $*" >&2; }
@@ -151,7 +153,7 @@ cmd_up() {
   trap 'cmd_down "$D" >/dev/null 2>&1 || true' ERR
   trap 'cmd_down "$D" >/dev/null 2>&1 || true; exit 130' INT TERM
   local started=$SECONDS
-  read -r EP PP AP CMP SP < <(free_ports 5)
+  read -r EP PP AP CMP SP AMP < <(free_ports 6)
   make_pki "$D"
   write_kubeconfig "$D" "$AP"
 
@@ -242,6 +244,12 @@ PY
   wait_for 30 "the MaintenancePlan resource" kc wait --for=condition=Established crd/maintenanceplans.drainboard.dev --timeout=1s
   wait_for 30 "the MaintenanceWindow resource" kc wait --for=condition=Established crd/maintenancewindows.drainboard.dev --timeout=1s
 
+  # Alertmanager, which the maintenance windows' alert gates ask: one receiver that sends nothing, no clustering.
+  printf 'route: {receiver: "null", group_wait: 1s}\nreceivers: [{name: "null"}]\n' > "$D/alertmanager.yml"
+  start "$D" alertmanager "$bin/alertmanager" --config.file="$D/alertmanager.yml" --storage.path="$D/alertmanager" \
+    --web.listen-address="127.0.0.1:$AMP" --cluster.listen-address=
+  wait_for 30 "Alertmanager ready" curl -fsS "http://127.0.0.1:$AMP/-/ready"
+
   cat > "$D/cluster.env" <<ENV
 KUBECONFIG=$D/admin.kubeconfig
 DRAINBOARD_CLUSTER_DIR=$D
@@ -251,6 +259,7 @@ NODES=$nodes
 ZONES=$zones
 TOLERATION_SECONDS=$toleration
 NODE_MONITOR_GRACE_SECONDS=$grace
+ALERTMANAGER_URL=http://127.0.0.1:$AMP
 ENV
   trap - ERR INT TERM
   log "up in $((SECONDS - started)) s: $nodes nodes Ready in $zones zones; KUBECONFIG=$D/admin.kubeconfig"
@@ -266,7 +275,7 @@ cmd_down() {
   [ -d "$d/pids" ] || die "$d is not a cluster dir made by up"
   # Reverse start order; each process by its own PID only.
   local name pid
-  for name in kwok kube-scheduler kube-controller-manager kube-apiserver etcd; do
+  for name in alertmanager kwok kube-scheduler kube-controller-manager kube-apiserver etcd; do
     [ -f "$d/pids/$name" ] || continue
     pid=$(cat "$d/pids/$name")
     kill -TERM "$pid" 2>/dev/null || continue
@@ -341,6 +350,22 @@ cmd_stop_apiserver() {
   log "kube-apiserver (PID $pid) killed"
 }
 
+cmd_stop_alertmanager() {
+  load "$1"
+  local pid; pid=$(cat "$D/pids/alertmanager")
+  kill -KILL "$pid" 2>/dev/null || die "alertmanager (PID $pid) is not running"
+  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  log "alertmanager (PID $pid) killed"
+}
+cmd_start_alertmanager() {
+  load "$1"
+  local pid; pid=$(cat "$D/pids/alertmanager")
+  ! kill -0 "$pid" 2>/dev/null || die "alertmanager (PID $pid) is still running"
+  local url; url=$(sed -n 's|^ALERTMANAGER_URL=||p' "$D/cluster.env")
+  restart_from_args alertmanager
+  wait_for 30 "Alertmanager ready" curl -fsS "$url/-/ready"
+  log "alertmanager started again (PID $(cat "$D/pids/alertmanager")) at $url"
+}
 cmd_start_apiserver() {
   load "$1"
   local pid; pid=$(cat "$D/pids/kube-apiserver")
@@ -409,5 +434,7 @@ case ${1:-} in
   restart-controllers) shift; cmd_restart_controllers "$@" ;;
   pause-etcd) shift; etcd_signal "$1" STOP; log "etcd paused" ;;
   resume-etcd) shift; etcd_signal "$1" CONT; log "etcd resumed" ;;
+  stop-alertmanager) shift; cmd_stop_alertmanager "$@" ;;
+  start-alertmanager) shift; cmd_start_alertmanager "$@" ;;
   *) sed -n '2,19p' "$0" >&2; exit 2 ;;
 esac

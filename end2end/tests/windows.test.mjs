@@ -5,8 +5,10 @@
 // The calendar itself (zones, midnight, monthly forms, daylight saving) is the domain's unit tests' job.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { apply, deletePlans, inlineKubeconfig, kubectl, kwokNodes, MAINTAIN, requireEnv, startDrainboard, waitFor } from './support.mjs';
 
 const TAINT = 'drainboard.dev/test';
@@ -21,7 +23,8 @@ const log = join(requireEnv('DRAINBOARD_CLUSTER_DIR'), `windows-audit-${process.
 let server;
 async function ensureServer() {
   if (!server) {
-    server = await startDrainboard(['--audit-log', log]);
+    // Every server of a cluster may run any plan, so each asks the same Alertmanager.
+    server = await startDrainboard(['--audit-log', log, '--alertmanager-url', requireEnv('ALERTMANAGER_URL')]);
     cleanups.push(() => server.stop());
   }
   return server;
@@ -227,7 +230,8 @@ test('a budget of one: two plans and a person together never have more than one 
 test('team mode: an override needs update on maintenancewindows/override; without it the person is refused and nothing changes', { timeout: 120_000 }, async () => {
   const p = await pool('wt', 1);
   const [node] = p.nodes;
-  const team = await startDrainboard(['--team', '--insecure-http']);
+  // Stopped at the end: a server without the test's Alertmanager must not take a later test's plans over.
+  const team = await startDrainboard(['--team', '--insecure-http', '--alertmanager-url', requireEnv('ALERTMANAGER_URL')]);
   cleanups.push(() => team.stop());
   const name = `closed-${p.id}`;
   await windowOf(name, { nodeSelector: p.selector, freezes: [{ start: '2000-01-01', end: '2999-12-31', reason: 'closed for the test' }] });
@@ -256,4 +260,64 @@ test('team mode: an override needs update on maintenancewindows/override; withou
   assert.ok(overridden, JSON.stringify(history.body));
   assert.equal(overridden.user, `wt-carol-${p.id}`);
   kubectl('uncordon', node);
+  await team.stop();
+});
+
+test('an alert gate with the real Alertmanager: a firing alert holds the next node within seconds, a silenced one does not, and an Alertmanager that is down holds it with that reason', { timeout: 240_000 }, async () => {
+  const am = requireEnv('ALERTMANAGER_URL');
+  const dir = requireEnv('DRAINBOARD_CLUSTER_DIR');
+  const cluster = join(dirname(fileURLToPath(import.meta.url)), '..', 'cluster', 'cluster.sh');
+  const gated = await ensureServer();
+  const p = await pool('wa', 3);
+  const name = `alerts-${p.id}`;
+  await windowOf(name, { nodeSelector: p.selector, gates: { alerts: [{ matchers: [`pool="${p.id}"`, 'severity=~"critical|page"'] }] } });
+  const post = async (path, body) => {
+    const res = await fetch(`${am}/api/v2/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const text = await res.text();
+    assert.ok(res.ok, `${path}: ${res.status} ${text}`);
+    return text ? JSON.parse(text) : null;
+  };
+  const labels = { alertname: 'EtcdLatencyHigh', severity: 'critical', pool: p.id };
+  const fire = (endsAt) => post('alerts', [{ labels, startsAt: new Date().toISOString(), endsAt }]);
+  const holdOf = async (node) => (await call('windows', {}, { url: gated.url })).body.nodes.find((d) => d.node === node)?.holds ?? [];
+
+  // An alert of another pool holds nothing here.
+  await post('alerts', [{ labels: { ...labels, pool: 'elsewhere' }, endsAt: new Date(Date.now() + 600_000).toISOString() }]);
+  const started = await call('rollouts/start', { nodes: p.nodes, options: { max_parallel: 1, settle_seconds: 6 } }, { url: gated.url });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const id = started.body;
+  await waitFor('the first node drained', 60_000, () => record(p.nodes[0])?.state === 'Drained')
+    .catch((e) => { throw new Error(`${e.message}: ${JSON.stringify(plan(id).status)}\n${gated.logs().slice(-3000)}`); });
+
+  // It fires: the gate closes within 5 s, while the plan settles, and the next node waits.
+  await fire(new Date(Date.now() + 600_000).toISOString());
+  const fired = Date.now();
+  await waitFor('the alert to hold the pool', 5_000, async () => (await holdOf(p.nodes[1])).some((h) => h.hold.Alert?.name === 'EtcdLatencyHigh'));
+  assert.ok(Date.now() - fired <= 5_000);
+  const held = await waitFor('the plan Blocked by the alert', 30_000, () => (plan(id).status?.phase === 'Blocked' ? plan(id) : null));
+  assert.match(held.status.conditions.find((c) => c.type === 'Blocked').message, /alert EtcdLatencyHigh fires \(pool=.*severity=critical\)/);
+  await new Promise((r) => setTimeout(r, 4000));
+  assert.equal(record(p.nodes[1]), null, 'the next node waits while the alert fires');
+
+  // Silenced, it no longer counts: the plan goes on.
+  const silence = await post('silences', { matchers: [{ name: 'pool', value: p.id, isRegex: false, isEqual: true }],
+    startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString(), createdBy: 'windows.test', comment: 'known, being fixed' });
+  assert.ok(silence.silenceID);
+  await waitFor('the second node to start once the alert is silenced', 30_000, () => record(p.nodes[1]) !== null);
+
+  // Alertmanager goes away: the gate fails closed, and says so.
+  execFileSync(cluster, ['stop-alertmanager', dir], { stdio: 'ignore' });
+  try {
+    await waitFor('the gate closed for want of Alertmanager', 10_000, async () =>
+      (await holdOf(p.nodes[2])).some((h) => h.hold.AlertsUnknown?.why.startsWith('Alertmanager cannot be reached')));
+    const unknown = await waitFor('the plan Blocked by the unknown alerts', 40_000, () =>
+      (plan(id).status?.phase === 'Blocked' && plan(id).status.conditions.find((c) => c.type === 'Blocked').message.includes('Alertmanager cannot be asked') ? plan(id) : null));
+    assert.equal(record(p.nodes[2]), null, `${JSON.stringify(unknown.status.conditions)}`);
+  } finally {
+    execFileSync(cluster, ['start-alertmanager', dir], { stdio: 'ignore' });
+  }
+  // Back, with the alert gone (alerts live in its memory) and the silence kept: the plan completes.
+  await waitFor('the plan to complete', 90_000, () => plan(id).status?.phase === 'Complete');
+  const kept = await (await fetch(`${am}/api/v2/silences`)).json();
+  for (const s of kept.filter((s) => s.status.state === 'active')) await fetch(`${am}/api/v2/silence/${s.id}`, { method: 'DELETE' });
 });

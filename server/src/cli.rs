@@ -54,6 +54,16 @@ pub struct Args {
     #[arg(long, requires = "team")]
     pub unattended_plans: bool,
 
+    /// Alertmanager's root URL (as http://alertmanager:9093), which the maintenance windows' alert gates ask every
+    /// two seconds. Without it, a window with alert gates holds every node it covers.
+    #[arg(long, env = "DRAINBOARD_ALERTMANAGER_URL", value_name = "URL")]
+    pub alertmanager_url: Option<String>,
+
+    /// Let alert gates open when Alertmanager cannot be asked (down, slow, or not configured). By default they
+    /// hold, and the page says why: a tool that cannot see the alerts should not assume there are none.
+    #[arg(long)]
+    pub alertmanager_fail_open: bool,
+
     /// Team mode: a secret (at least 32 characters) with which an unattended wall screen opens
     /// /wall?wall-token=SECRET. It then shows the board, read-only, as the server's own read identity, and can do
     /// nothing else. Best given through the environment, so that it stays out of process listings.

@@ -33,6 +33,8 @@ pub enum Error {
     LocalToken(String),
     #[error("TLS: {0}")]
     Tls(String),
+    #[error("{0}")]
+    Alertmanager(String),
     #[error("cannot open the audit log {path}: {source}")]
     AuditLog { path: String, source: io::Error },
     #[error("cannot listen on {addr}: {source}")]

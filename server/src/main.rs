@@ -268,6 +268,12 @@ fn build_engine(args: &cli::Args, tasks: &Tasks, connected: access::Connected) -
     } else {
         KubeAccess::single_user(connected)
     };
+    let alertmanager = args
+        .alertmanager_url
+        .as_deref()
+        .map(engine::windows::alerts::Alertmanager::new)
+        .transpose()
+        .map_err(Error::Alertmanager)?;
     let engine = Engine::new(access, tasks, DEFAULT_LINGER, limits);
     let audit = engine::audit::Audit::new(args.audit_log.as_deref(), engine.server_client()).map_err(|source| {
         Error::AuditLog {
@@ -283,9 +289,10 @@ fn build_engine(args: &cli::Args, tasks: &Tasks, connected: access::Connected) -
     let engine = engine.with_audit(audit).with_recent_history();
     // Replicas agree on who drains a node through a Lease per node, in the same namespace.
     let engine = match engine.server_client() {
-        Some(client) => {
-            engine.with_leases(engine::lease::Leases::new(client, &args.namespace)).with_plans().with_windows()
-        }
+        Some(client) => engine
+            .with_leases(engine::lease::Leases::new(client, &args.namespace))
+            .with_plans()
+            .with_windows(alertmanager, args.alertmanager_fail_open),
         None => engine,
     };
     let engine = if args.unattended_plans {

@@ -5,7 +5,7 @@ use domain::{
 use leptos::prelude::*;
 
 use crate::{
-    api::node_history,
+    history::node_history,
     i18n::{I18n, date_time_text, drain_outcome_text, failure_text, t_string, took_text, use_i18n},
 };
 

@@ -8,7 +8,7 @@ use jiff::Timestamp;
 use leptos::prelude::*;
 
 use crate::{
-    api::maintenance_timeline,
+    history::maintenance_timeline,
     i18n::{I18n, drain_outcome_text, elapsed_text, t_string, use_i18n},
 };
 

@@ -138,9 +138,7 @@ fn start_refusal_text(i18n: I18n, refusal: &StartRefusal) -> String {
         StartRefusal::PersonFull { user, most, dry_run: true } => {
             t_string!(i18n, failure.refused_person_full_dry, user, most).to_string()
         }
-        StartRefusal::Held { node, window, why } => {
-            t_string!(i18n, failure.refused_held, node, window, why).to_string()
-        }
+        StartRefusal::Held { node, why, .. } => t_string!(i18n, failure.refused_held, node, why).to_string(),
         StartRefusal::MayNotOverride { user, lacks } => {
             t_string!(i18n, failure.refused_may_not_override, user, lacks).to_string()
         }

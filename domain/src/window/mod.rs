@@ -13,9 +13,11 @@
 //! - [`spec`]: the object's spec as a person writes it, and its checked form ([`Policy`]).
 //! - [`calendar`]: whether a window is open at an instant, and when it next opens.
 //! - [`decide`]: the decision for one node, from the windows and the cluster's facts.
+//! - [`matcher`]: Alertmanager's label matchers, for the alert gates.
 
 pub mod calendar;
 pub mod decide;
+pub mod matcher;
 pub mod spec;
 
 pub use decide::{Decision, Facts, Held, Hold, NodeFact, PodFact};

@@ -156,20 +156,9 @@ pub enum Budget {
     Percent(u32),
 }
 
-impl Budget {
-    /// The most nodes of `selected` in maintenance at once: a share rounds down, but never to none, which would
-    /// hold every node for ever.
-    pub fn max(self, selected: u32) -> u32 {
-        match self {
-            Budget::Nodes(n) => n,
-            Budget::Percent(p) => (u64::from(selected) * u64::from(p) / 100).max(1).try_into().unwrap_or(u32::MAX),
-        }
-    }
-}
-
 #[derive(Clone, Debug, Default)]
 pub struct Gates {
-    pub alerts: Vec<Vec<super::decide::Matcher>>,
+    pub alerts: Vec<Vec<super::matcher::Matcher>>,
     pub pods: Vec<PodGate>,
     pub max_not_ready: Option<u32>,
 }
@@ -211,7 +200,7 @@ impl Policy {
                         "gates.alerts[{i}] lists no matchers; write one such as severity=\"critical\""
                     ));
                 }
-                gate.matchers.iter().map(|m| super::decide::Matcher::parse(m)).collect::<Result<Vec<_>, _>>()
+                gate.matchers.iter().map(|m| super::matcher::Matcher::parse(m)).collect::<Result<Vec<_>, _>>()
             })
             .collect::<Result<_, _>>()?;
         let pods = spec

@@ -11,8 +11,6 @@
 //! asked of the API server as them) and a reason, and each such start is recorded for every held node: in the
 //! audit file, the node's history and an Event.
 
-use std::{sync::Arc, time::Duration};
-
 use domain::{
     audit::{AuditAction, AuditEntry},
     failure::StartRefusal,
@@ -24,26 +22,6 @@ use crate::{Error, Result};
 
 /// The permission an override needs, as a refusal names it.
 const OVERRIDE: &str = "update maintenancewindows/override (drainboard.dev)";
-
-/// How long a node admitted into maintenance counts as in it without the cache's word: longer than any watch's
-/// lag, short enough that a start that then failed does not hold a budget for long.
-const ADMITTED_FOR: Duration = Duration::from_secs(15);
-
-/// One admission at a time, and the nodes admitted lately.
-#[derive(Clone)]
-pub(super) struct Admissions {
-    one_at_a_time: Arc<tokio::sync::Mutex<()>>,
-    lately: moka::sync::Cache<String, ()>,
-}
-
-impl Default for Admissions {
-    fn default() -> Self {
-        Admissions {
-            one_at_a_time: Arc::default(),
-            lately: moka::sync::Cache::builder().max_capacity(10_000).time_to_live(ADMITTED_FOR).build(),
-        }
-    }
-}
 
 impl Engine {
     /// The decision for each of `nodes` now. Empty decisions (nothing holds) when this server follows no windows.

@@ -14,6 +14,7 @@ mod holds;
 mod move_first;
 mod plan_back;
 mod plan_checks;
+mod plan_end;
 mod plan_run;
 mod plans;
 mod rollouts;
@@ -47,7 +48,7 @@ pub struct Engine {
     /// Maintenance windows, followed with the server's own identity: they hold people and plans alike.
     windows: Option<crate::windows::Windows>,
     /// Who is admitted into maintenance here, one at a time, and who was lately (see `holds`).
-    admissions: holds::Admissions,
+    admissions: crate::windows::admissions::Admissions,
     tasks: Tasks,
     /// Every action's record: a JSON-lines file and an Event on the node.
     audit: Audit,
@@ -97,7 +98,7 @@ impl Engine {
             drains: DrainRegistry::new(tasks, limits),
             plans: None,
             windows: None,
-            admissions: holds::Admissions::default(),
+            admissions: crate::windows::admissions::Admissions::default(),
             tasks: tasks.clone(),
             audit: Audit::default(),
             shared,
@@ -125,9 +126,10 @@ impl Engine {
 
     /// The same engine, following the maintenance windows with the server's own identity, so that they hold every
     /// cordon, drain and plan started through it.
-    pub fn with_windows(mut self) -> Self {
+    /// `alertmanager` answers the alert gates; they hold while it cannot be asked, unless `fail_open`.
+    pub fn with_windows(mut self, alertmanager: Option<crate::windows::alerts::Alertmanager>, fail_open: bool) -> Self {
         if let Some(client) = self.server_client() {
-            self.windows = Some(crate::windows::Windows::new(client, &self.tasks));
+            self.windows = Some(crate::windows::Windows::new(client, &self.tasks, alertmanager, fail_open));
         }
         self
     }

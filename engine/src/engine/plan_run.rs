@@ -155,9 +155,9 @@ pub(super) async fn run(
         return;
     }
     if cancelled {
-        cancel_drains(engine, &acting, &mut progress).await;
+        super::plan_end::cancel_drains(engine, &acting, &mut progress).await;
     }
-    finish(engine, &mut progress, cancelled);
+    super::plan_end::finish(engine, &mut progress, cancelled);
     publish(plans, &latest, &mut shown, &progress).await;
     if latest.metadata.deletion_timestamp.is_some() {
         plans.let_go(name).await;
@@ -283,55 +283,6 @@ async fn start(acting: &Acting<'_>, progress: &mut RolloutProgress, i: usize) {
         }
         Err(err) => progress.nodes[i].step = Step::Ended(DrainState::Failed(err.failure())),
     }
-}
-
-/// Cancels the drains the plan started that still run here, and waits a little for their ends.
-async fn cancel_drains(engine: &Engine, acting: &Acting<'_>, progress: &mut RolloutProgress) {
-    let running: Vec<String> = progress
-        .nodes
-        .iter()
-        .filter_map(|n| match &n.step {
-            Step::Draining(id) => Some(id.clone()),
-            _ => None,
-        })
-        .collect();
-    for id in &running {
-        if let Err(err) = acting.cancel_drain(id).await {
-            tracing::warn!(drain = %id, error = %err, "could not cancel a plan's drain");
-        }
-    }
-    for _ in 0..50 {
-        let settled = running.iter().all(|id| engine.drain_progress(id).map(|d| !d.state.is_running()).unwrap_or(true));
-        if settled {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-}
-
-/// The plan's end: queued nodes not started, nodes awaited back left cordoned, and nodes still recovering read as
-/// not seen recovered (a past plan does not say it is still waiting).
-fn finish(engine: &Engine, progress: &mut RolloutProgress, cancelled: bool) {
-    for node in &mut progress.nodes {
-        if node.waiting_back() {
-            node.back = Some(Back::Left);
-        }
-        if node.recovering() {
-            node.back =
-                Some(Back::Unrecovered("the plan ended before its workloads and budgets were seen recovered".into()));
-        }
-        match &node.step {
-            Step::Queued => node.step = Step::NotStarted,
-            Step::Draining(id) => {
-                let state = engine.drain_progress(id).map(|d| d.state).unwrap_or(DrainState::Interrupted);
-                node.step = Step::Ended(if state.is_running() { DrainState::Interrupted } else { state });
-            }
-            _ => {}
-        }
-    }
-    progress.state = if cancelled { RolloutState::Cancelled } else { RolloutState::Finished };
-    progress.finished_at = Some(jiff::Timestamp::now());
-    progress.runner = None;
 }
 
 /// Writes the status and tells the story when the progress changed since it was last shown.

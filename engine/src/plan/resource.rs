@@ -17,6 +17,10 @@ use serde::{Deserialize, Serialize};
 
 pub use super::drain::{PlanCondition, PlanDrain, PlanEstimate, PlanVerify};
 
+/// The `Blocked` condition's reason while a maintenance window holds the next node: the plan waits, and goes on by
+/// itself once the window allows.
+pub const HELD_BY_WINDOW: &str = "MaintenanceWindow";
+
 /// The finalizer a plan carries while a server may still have to stop its drains when it is deleted.
 pub const FINALIZER: &str = "drainboard.dev/plan";
 /// The annotation that names who asked for a plan through the page (a plan made with `kubectl apply` has none).
@@ -335,7 +339,7 @@ impl MaintenancePlan {
                 .conditions
                 .iter()
                 .find(|c| c.type_ == "Blocked" && c.status == "True")
-                .filter(|c| (c.reason == super::status::HELD_BY_WINDOW) == window)
+                .filter(|c| (c.reason == HELD_BY_WINDOW) == window)
                 .map(|c| c.message.clone())
                 .filter(|_| !self.ended())
         };

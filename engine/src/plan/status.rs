@@ -34,9 +34,7 @@ pub fn phase(progress: &RolloutProgress) -> &'static str {
     }
 }
 
-/// The `Blocked` condition's reason while a maintenance window holds the next node: the plan waits, and goes on by
-/// itself once the window allows.
-pub const HELD_BY_WINDOW: &str = "MaintenanceWindow";
+pub use super::resource::HELD_BY_WINDOW;
 
 /// The `Blocked` condition's machine-readable reason for the words `why`: an unattended plan this server may not run
 /// as itself (no maintenance identity, or no admission policy guarding it) is not the same wait as one for a person.

@@ -7,6 +7,8 @@
 //!
 //! Time zones come from the zone database bundled into the binary, so the scratch image needs none.
 
+pub mod admissions;
+pub mod alerts;
 pub mod resource;
 
 use std::sync::Arc;
@@ -51,8 +53,14 @@ pub struct Windows {
 }
 
 impl Windows {
-    /// Follows every window with `client` (the server's own) under `tasks`, writing each one's `Valid` condition.
-    pub fn new(client: Client, tasks: &crate::tasks::Tasks) -> Self {
+    /// Follows every window with `client` (the server's own) under `tasks`, writing each one's `Valid` condition;
+    /// asks `alertmanager` for the alert gates, which hold while it cannot be asked unless `fail_open`.
+    pub fn new(
+        client: Client,
+        tasks: &crate::tasks::Tasks,
+        alertmanager: Option<alerts::Alertmanager>,
+        fail_open: bool,
+    ) -> Self {
         let api: Api<MaintenanceWindow> = Api::all(client);
         let (store, writer) = reflector::store();
         let (known_tx, known) = watch::channel(Known::NotYet);
@@ -89,8 +97,11 @@ impl Windows {
                 }
             }
         });
-        let (_, alerts) = watch::channel(Alerts::None);
-        Windows { store, known, changes, alerts, fail_closed: true }
+        let alerts = match alertmanager {
+            Some(am) => am.follow(tasks),
+            None => watch::channel(Alerts::None).1,
+        };
+        Windows { store, known, changes, alerts, fail_closed: !fail_open }
     }
 
     /// Moves at each change of any window.

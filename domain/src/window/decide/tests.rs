@@ -3,7 +3,10 @@ use std::collections::BTreeMap;
 use jiff::{Timestamp, tz::TimeZone};
 
 use super::*;
-use crate::window::spec::{AlertGateSpec, GatesSpec, PodGateSpec, ScheduleSpec, Spec};
+use crate::window::{
+    matcher::Matcher,
+    spec::{AlertGateSpec, GatesSpec, PodGateSpec, ScheduleSpec, Spec},
+};
 
 fn ts(text: &str) -> Timestamp {
     text.parse().unwrap()
