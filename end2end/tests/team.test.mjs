@@ -17,7 +17,7 @@ const node = 'node-2';
 const ENDPOINTS = [
   'board', 'permissions', 'nodes/cordon', 'nodes/uncordon', 'drains', 'drains/start', 'drains/status',
   'drains/cancel', 'drains/resume', 'drains/recorded', 'drains/preview', 'drains/preview-inputs', 'nodes/history', 'history/recent',
-  'rollouts/start', 'rollouts/status', 'rollouts/cancel', 'rollouts/pause', 'rollouts/back', 'rollouts/continue', 'rollouts/undo', 'rollouts', 'capacity',
+  'rollouts/start', 'rollouts/status', 'rollouts/cancel', 'rollouts/pause', 'rollouts/back', 'rollouts/continue', 'rollouts/undo', 'rollouts', 'capacity', 'windows',
 ];
 
 // The wall screen's secret, random per run.
@@ -546,7 +546,11 @@ test('a wall screen signs in with --wall-token, shows the board read-only, and c
   const plans = await call('rollouts', { cookie, body: {} });
   assert.equal(plans.status, 200, JSON.stringify(plans.body));
   assert.ok(Array.isArray(plans.body));
-  for (const endpoint of ENDPOINTS.filter((e) => !['board', 'history/recent', 'rollouts'].includes(e))) {
+  // Whether maintenance may start, as the wall shows it.
+  const windows = await call('windows', { cookie, body: {} });
+  assert.equal(windows.status, 200, JSON.stringify(windows.body));
+  assert.ok(windows.body.nodes.some((d) => d.node === node), JSON.stringify(windows.body));
+  for (const endpoint of ENDPOINTS.filter((e) => !['board', 'history/recent', 'rollouts', 'windows'].includes(e))) {
     const refused = await call(endpoint, { cookie, body: { node, id: 'x', options: {}, confirm: node } });
     assert.equal(refused.status, 403, `${endpoint}: ${JSON.stringify(refused.body)}`);
   }

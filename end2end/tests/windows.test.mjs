@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { apply, deletePlans, inlineKubeconfig, kubectl, kwokNodes, MAINTAIN, requireEnv, startDrainboard, waitFor } from './support.mjs';
+import { apply, deletePlans, inlineKubeconfig, kubectl, kwokNodes, launchBrowser, MAINTAIN, openBoard, requireEnv, startDrainboard, waitFor } from './support.mjs';
 
 const TAINT = 'drainboard.dev/test';
 const cleanups = [];
@@ -98,6 +98,19 @@ test('a freeze refuses a cordon and a drain with its reason; an override with a 
   assert.deepEqual(mine.windows, [name]);
   assert.equal(mine.holds[0].hold.Frozen.reason, 'year-end freeze');
   assert.deepEqual(now.body.nodes.find((d) => d.node === 'node-1').holds, [], 'another pool is not covered');
+
+  // The board says so for the cluster, with the window, and on the node's card.
+  const browser = await launchBrowser();
+  cleanups.push(() => browser.close());
+  const { page, errors } = await openBoard(browser, (await ensureServer()).url);
+  await page.locator('[data-testid="node-filter"]').fill(node);
+  const shown = page.locator('[data-testid="windows-now"][data-state="held"]');
+  await shown.waitFor({ timeout: 15_000 });
+  assert.match(await shown.locator(`[data-testid="window-hold"][data-window="${name}"]`).textContent(), /frozen \(year-end freeze\) until .* UTC, in/);
+  const card = page.locator(`[data-testid="node-row"][data-node="${node}"]`);
+  assert.match(await card.locator('[data-testid="card-window-hold"]').textContent(), new RegExp(`Held by ${name}: frozen`));
+  assert.deepEqual(errors, []);
+  await browser.close();
 
   for (const [path, body] of [['nodes/cordon', { node }], ['drains/start', { node }]]) {
     const refused = await call(path, body);

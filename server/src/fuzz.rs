@@ -32,6 +32,7 @@ const ENDPOINTS: &[&str] = &[
     "session/me",
     "rollouts/start",
     "rollouts/estimate",
+    "windows",
     "rollouts/status",
     "rollouts/cancel",
     "rollouts/pause",

@@ -76,15 +76,20 @@ pub async fn layer(State(engine): State<Engine>, mut request: Request, next: Nex
     next.run(request).await
 }
 
-/// What a wall screen's session may ask for: its page, the board, the timeline, the plans (read only), and who it
-/// is.
+/// What a wall screen's session may ask for: its page, the board, the timeline, the plans (read only), whether
+/// maintenance may start (the windows), and who it is.
 fn wall_may(method: &Method, path: &str) -> bool {
     matches!(
         (method.as_str(), path),
         ("GET", "/wall" | "/api/board/events")
             | (
                 "POST",
-                "/api/board" | "/api/history/recent" | "/api/rollouts" | "/api/session/me" | "/api/session/sign-out"
+                "/api/board"
+                    | "/api/history/recent"
+                    | "/api/rollouts"
+                    | "/api/windows"
+                    | "/api/session/me"
+                    | "/api/session/sign-out"
             )
     ) || open_to_anyone(path)
 }
@@ -283,7 +288,14 @@ mod tests {
         for action in ["/api/drains/start", "/api/nodes/cordon", "/api/rollouts/pause", "/api/drains/preview-inputs"] {
             assert!(is_activity(&Method::POST, action, &html), "{action}");
         }
-        for poll in ["/api/rollouts", "/api/board", "/api/permissions", "/api/drains/status", "/api/history/recent"] {
+        for poll in [
+            "/api/rollouts",
+            "/api/board",
+            "/api/permissions",
+            "/api/drains/status",
+            "/api/history/recent",
+            "/api/windows",
+        ] {
             assert!(!is_activity(&Method::POST, poll, &html), "{poll}");
         }
     }
@@ -308,6 +320,7 @@ mod tests {
             (Method::POST, "/api/board"),
             (Method::POST, "/api/history/recent"),
             (Method::POST, "/api/rollouts"),
+            (Method::POST, "/api/windows"),
             (Method::POST, "/api/session/me"),
             (Method::GET, "/pkg/drainboard.wasm"),
         ] {

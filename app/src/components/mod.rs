@@ -14,6 +14,7 @@ mod plan_runner;
 pub mod rollouts;
 mod timeline;
 mod who;
+pub mod windows;
 
 pub use action_button::ActionButton;
 pub use capacity::CapacitySection;

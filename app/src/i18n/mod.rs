@@ -6,6 +6,7 @@ mod blockers;
 mod estimate;
 mod language;
 mod time;
+mod windows;
 mod words;
 
 pub use blockers::*;
@@ -14,4 +15,5 @@ pub use estimate::*;
 pub use language::*;
 pub use leptos_i18n::t_string;
 pub use time::*;
+pub use windows::*;
 pub use words::*;

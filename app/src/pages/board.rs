@@ -17,6 +17,7 @@ use crate::{
         card::CardView,
         rollouts::{RolloutBar, RolloutsPanel},
         timeline_view,
+        windows::{WindowHolds, WindowsNow},
     },
     dialogs::{Actions, DialogHost},
     i18n::{t_string, use_i18n},
@@ -34,6 +35,7 @@ pub fn BoardPage() -> impl IntoView {
     let actions = Actions::new();
     provide_context(actions);
     provide_context(Selection::new());
+    provide_context(WindowHolds::new());
     let hold = OrderHold::new(Signal::derive(move || actions.dialog.with(Option::is_some)));
     let query = use_query_map();
     // Memos: the filters change the address at each keystroke, which must not build the view again.
@@ -53,6 +55,7 @@ pub fn BoardPage() -> impl IntoView {
             <Toolbar filters live />
             <Notice notice=actions.notice />
             <DialogHost server_now=live.server_now() board=live.board />
+            <WindowsNow now=live.server_now() />
             <RolloutsPanel plans=live.plans />
             <Views current=view_of.into() />
             <Suspense fallback=move || view! { <p data-testid="nodes-loading">{t_string!(i18n, app.loading_nodes)}</p> }>

@@ -64,6 +64,7 @@ fn wall_view(live: LiveBoard, current: Current) -> AnyView {
                 <FleetMap current drains=live.drains group=DEFAULT_GROUP_LABEL.to_string() filters=None links=false />
             </div>
             <div class="wall-side">
+                <crate::components::windows::WindowsNow now=live.server_now() />
                 <Plans plans=live.plans />
                 <Drains live />
                 <CountingDown current now=live.server_now() />

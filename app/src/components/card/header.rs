@@ -33,6 +33,7 @@ pub fn CardHeader(
             {move || drain.with(|d| d.as_ref().is_some_and(|d| d.state.is_running())).then(|| view! {
                 <span class="badge draining" data-testid="node-draining">{t_string!(i18n, card.draining_badge)}</span>
             })}
+            <crate::components::windows::HeldBadge name=name.clone() />
         </header>
         <p class="meta">
             {move || card.with(|c| {
