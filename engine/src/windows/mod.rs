@@ -40,6 +40,8 @@ enum Known {
     Listed,
     /// The resource is not installed: there are no windows.
     NotInstalled,
+    /// The server may not read them: every node is held, and the page says what to grant.
+    Refused,
 }
 
 /// Every window of the cluster, as this server sees them.
@@ -87,8 +89,13 @@ impl Windows {
                         }
                         Some(Ok(_)) => { tx.send_modify(|n| *n = n.wrapping_add(1)); }
                         Some(Err(err)) => {
-                            if not_installed(&err) && *known_tx.borrow() != Known::Listed {
-                                known_tx.send_replace(Known::NotInstalled);
+                            let now = match answer_of(&err) {
+                                Some(404) => Some(Known::NotInstalled),
+                                Some(401 | 403) => Some(Known::Refused),
+                                _ => None,
+                            };
+                            if let Some(now) = now.filter(|_| *known_tx.borrow() != Known::Listed) {
+                                known_tx.send_replace(now);
                                 tx.send_modify(|n| *n = n.wrapping_add(1));
                             }
                             tracing::debug!(error = %err, "the watch of maintenance windows failed; retrying");
@@ -116,6 +123,11 @@ impl Windows {
                 return vec![Policy::broken("(all windows)", None, "the maintenance windows are not read yet".into())];
             }
             Known::NotInstalled => return Vec::new(),
+            Known::Refused => {
+                let why = "this server may not list and watch maintenancewindows (drainboard.dev): grant its \
+                           identity those rights (deploy/serviceaccount.yaml)";
+                return vec![Policy::broken("(all windows)", None, why.into())];
+            }
             Known::Listed => {}
         }
         let mut windows: Vec<Arc<MaintenanceWindow>> = self.store.state();
@@ -195,10 +207,13 @@ fn zone(name: &str) -> Option<jiff::tz::TimeZone> {
     jiff::tz::TimeZone::get(name).ok()
 }
 
-fn not_installed(err: &watcher::Error) -> bool {
+/// The API server's status code behind a failed watch, if it answered with one.
+fn answer_of(err: &watcher::Error) -> Option<u16> {
     match err {
-        watcher::Error::InitialListFailed(e) | watcher::Error::WatchFailed(e) => crate::kube_error::not_found(e),
-        _ => false,
+        watcher::Error::InitialListFailed(kube::Error::Api(s)) | watcher::Error::WatchFailed(kube::Error::Api(s)) => {
+            Some(s.code)
+        }
+        _ => None,
     }
 }
 
