@@ -20,6 +20,7 @@ pub mod fleet;
 pub mod input;
 pub mod moving;
 pub mod node;
+pub mod notice;
 pub mod pod;
 pub mod preview;
 pub mod progress;

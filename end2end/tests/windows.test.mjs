@@ -6,7 +6,8 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { apply, deletePlans, inlineKubeconfig, kubectl, kwokNodes, launchBrowser, MAINTAIN, openBoard, requireEnv, startDrainboard, waitFor } from './support.mjs';
@@ -20,11 +21,30 @@ after(async () => {
 });
 
 const log = join(requireEnv('DRAINBOARD_CLUSTER_DIR'), `windows-audit-${process.pid}.jsonl`);
+
+/** A local receiver of webhooks: `/ok-ce` and `/ok-slack` take every post, `/fail` answers 500 to each. */
+const received = [];
+const receiver = createServer((req, res) => {
+  let body = '';
+  req.on('data', (d) => { body += d; });
+  req.on('end', () => {
+    received.push({ path: req.url, type: req.headers['content-type'], body: JSON.parse(body || 'null'), at: Date.now() });
+    res.writeHead(req.url === '/fail' ? 500 : 200).end();
+  });
+});
+
 let server;
 async function ensureServer() {
   if (!server) {
+    await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise((r) => receiver.close(r)));
+    const base = `http://127.0.0.1:${receiver.address().port}`;
+    const hooks = join(requireEnv('DRAINBOARD_CLUSTER_DIR'), `webhooks-${process.pid}.json`);
+    writeFileSync(hooks, JSON.stringify([{ kind: 'cloudevents', url: `${base}/ok-ce` }, { kind: 'slack', url: `${base}/ok-slack` },
+      { kind: 'cloudevents', url: `${base}/fail` }]), { mode: 0o600 });
     // Every server of a cluster may run any plan, so each asks the same Alertmanager.
-    server = await startDrainboard(['--audit-log', log, '--alertmanager-url', requireEnv('ALERTMANAGER_URL')]);
+    server = await startDrainboard(['--audit-log', log, '--alertmanager-url', requireEnv('ALERTMANAGER_URL'),
+      '--webhooks-file', hooks, '--notify-blocked-after', '2']);
     cleanups.push(() => server.stop());
   }
   return server;
@@ -333,4 +353,71 @@ test('an alert gate with the real Alertmanager: a firing alert holds the next no
   await waitFor('the plan to complete', 90_000, () => plan(id).status?.phase === 'Complete');
   const kept = await (await fetch(`${am}/api/v2/silences`)).json();
   for (const s of kept.filter((s) => s.status.state === 'active')) await fetch(`${am}/api/v2/silence/${s.id}`, { method: 'DELETE' });
+});
+
+test('notices: each event reaches the webhooks once, as a CloudEvent and a Slack body; a receiver that fails is retried, then given up on, and the plan goes on', { timeout: 180_000 }, async () => {
+  const srv = await ensureServer();
+  const p = await pool('wn', 3);
+  const [first, second, third] = p.nodes;
+  await windowOf(`gate-${p.id}`, { nodeSelector: p.selector, gates: { pods: [{ selector: 'app=backup', namespace: p.id }] } });
+  await windowOf(`frozen-${p.id}`, { nodeSelector: `kubernetes.io/hostname=${third}`,
+    freezes: [{ start: '2000-01-01', end: '2999-12-31', reason: 'notice test' }] });
+  // A backup runs on the second node: it waits, longer than the 2 s after which the team is told.
+  apply({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'backup', labels: { app: 'backup' } }, spec: {
+    nodeName: second, tolerations: [{ key: TAINT, operator: 'Exists', effect: 'NoSchedule' }], containers: [{ name: 'c', image: 'busybox' }] } }, p.id);
+  await waitFor('the backup running', 30_000, () => kubectl('get', 'pod', 'backup', '-n', p.id, '-o', 'jsonpath={.status.phase}') === 'Running');
+  const started = await call('rollouts/start', { nodes: [first, second], options: { max_parallel: 2 }, reason: 'notice test', wait_for_window: true });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const id = started.body;
+  const ce = (type, subject) => received.filter((r) => r.path === '/ok-ce' && r.body.type === type && r.body.subject === subject);
+  await waitFor('the blocked notice', 30_000, () => ce('dev.drainboard.node.blocked', second).length > 0);
+  kubectl('delete', 'pod', 'backup', '-n', p.id, '--wait=true');
+  await waitFor('the plan to complete', 90_000, () => plan(id).status?.phase === 'Complete');
+  // An override is told too.
+  assert.equal((await call('nodes/cordon', { node: third, override_window: 'notice test override' })).status, 200);
+  await waitFor('the plan\'s end and the override told', 20_000, () =>
+    ce('dev.drainboard.plan.ended', id).length && ce('dev.drainboard.window.overridden', third).length);
+  await new Promise((r) => setTimeout(r, 2000));
+
+  // Each once, with its fields, as a CloudEvent.
+  const once = (type, subject) => {
+    const got = ce(type, subject);
+    assert.equal(got.length, 1, `${type} about ${subject}: ${JSON.stringify(got.map((g) => g.body))}`);
+    const e = got[0];
+    assert.equal(e.type, 'application/cloudevents+json');
+    assert.equal(e.body.specversion, '1.0');
+    assert.equal(e.body.source, '/drainboard');
+    assert.ok(e.body.id && Date.parse(e.body.time));
+    return e.body.data;
+  };
+  assert.deepEqual(once('dev.drainboard.plan.started', id), { event: 'plan_started', plan: id, by: 'admin', nodes: 2, reason: 'notice test' });
+  const blocked = once('dev.drainboard.node.blocked', second);
+  assert.match(blocked.why, new RegExp(`pod ${p.id}/backup runs on ${second} \\(window gate-${p.id}\\)`));
+  assert.ok(blocked.seconds >= 2, JSON.stringify(blocked));
+  assert.deepEqual(once('dev.drainboard.node.done', first), { event: 'node_done', plan: id, node: first, verified: false });
+  assert.deepEqual(once('dev.drainboard.node.done', second), { event: 'node_done', plan: id, node: second, verified: false });
+  assert.deepEqual(once('dev.drainboard.plan.ended', id), { event: 'plan_ended', plan: id, phase: 'Complete', failed: [] });
+  const overridden = once('dev.drainboard.window.overridden', third);
+  assert.equal(overridden.reason, 'notice test override');
+  assert.match(overridden.why, /frozen \(notice test\)/);
+  // The same events as Slack bodies.
+  const slack = received.filter((r) => r.path === '/ok-slack').map((r) => r.body.text);
+  for (const line of [`Maintenance plan ${id} started by admin, 2 node(s): notice test`, `Plan ${id}: ${first} is done`,
+    `Maintenance plan ${id}: Complete`]) {
+    assert.equal(slack.filter((t) => t === line).length, 1, `${line} in ${JSON.stringify(slack)}`);
+  }
+  // The failing receiver got each try of the plan's start, the same event each time, then was given up on.
+  const startedId = received.find((r) => r.path === '/ok-ce' && r.body.type === 'dev.drainboard.plan.started' && r.body.subject === id).body.id;
+  const tries = await waitFor('four tries at the failing receiver', 20_000, () => {
+    const t = received.filter((r) => r.path === '/fail' && r.body.id === startedId);
+    return t.length >= 4 ? t : null;
+  });
+  assert.equal(tries.length, 4, 'tried four times, no more');
+  assert.ok(tries[3].at - tries[0].at >= 6000, 'with growing waits between tries (1, 2, 4 s)');
+  const metrics = await (await fetch(`${srv.url}/metrics`)).text();
+  const count = (kind, outcome) => Number(metrics.match(new RegExp(`^drainboard_notice_attempts_total\\{kind="${kind}",outcome="${outcome}"\\} (\\d+)$`, 'm'))?.[1] ?? 0);
+  assert.ok(count('cloudevents', 'given_up') >= 1, metrics);
+  assert.ok(count('cloudevents', 'failed') >= 4, metrics);
+  assert.ok(count('slack', 'delivered') >= 6, metrics);
+  kubectl('uncordon', third);
 });

@@ -16,6 +16,7 @@
 //! - [`drain`]: how a drain runs, as a server task that any number of viewers follow.
 //! - [`moving`]: move first, against the cluster: surge a Deployment with the move recorded on it, and put its
 //!   count back.
+//! - [`notices`]: outgoing webhooks (Slack, CloudEvents) as maintenance goes, retried, never holding it up.
 //! - [`plan`]: rolling maintenance as `MaintenancePlan` objects, followed by every replica and run by the one
 //!   that holds each plan's Lease.
 //! - [`windows`]: maintenance windows as `MaintenanceWindow` objects, and the decision they make for each node.
@@ -39,6 +40,7 @@ pub mod kube_error;
 pub mod lease;
 pub mod metrics;
 pub mod moving;
+pub mod notices;
 pub mod plan;
 pub mod pods;
 pub mod recent;

@@ -26,6 +26,14 @@ pub struct AnswerLabels {
     pub attempt: &'static str,
 }
 
+/// A webhook's body format and an attempt's outcome (`delivered`, `failed`, `given_up`, or `dropped` when the queue
+/// was full).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct NoticeLabels {
+    pub kind: &'static str,
+    pub outcome: &'static str,
+}
+
 /// A cache watch's kind.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct KindLabels {
@@ -55,6 +63,8 @@ pub struct Metrics {
     pub viewers: Gauge,
     /// How long requests took to answer (for an event stream, until its headers).
     pub requests: Family<RequestLabels, Histogram>,
+    /// Notices' delivery attempts to webhooks, by format and outcome.
+    pub notices: Family<NoticeLabels, Counter>,
 }
 
 fn latency_histogram() -> Histogram {
@@ -94,7 +104,13 @@ impl Metrics {
             "How long requests took to answer, by method, route and status",
             requests.clone(),
         );
-        Metrics { registry, drains, evictions, watches_started, watch_errors, viewers, requests }
+        let notices = Family::default();
+        registry.register(
+            "notice_attempts",
+            "Attempts to deliver a notice to a webhook, by format and outcome (delivered, failed, given_up, dropped)",
+            notices.clone(),
+        );
+        Metrics { registry, drains, evictions, watches_started, watch_errors, viewers, requests, notices }
     }
 
     /// Every metric, in the OpenMetrics text format.
@@ -116,6 +132,11 @@ impl Metrics {
         let answer = status.map_or_else(|| "none".to_owned(), |code| code.to_string());
         let attempt = if retried { "retry" } else { "first" };
         self.evictions.get_or_create(&AnswerLabels { answer, attempt }).inc();
+    }
+
+    /// Counts a notice's delivery attempt.
+    pub fn notice_attempt(&self, kind: &'static str, outcome: &'static str) {
+        self.notices.get_or_create(&NoticeLabels { kind, outcome }).inc();
     }
 
     /// Counts a failed cache watch of `kind`.

@@ -35,6 +35,8 @@ pub enum Error {
     Tls(String),
     #[error("{0}")]
     Alertmanager(String),
+    #[error("{0}")]
+    Webhooks(String),
     #[error("cannot open the audit log {path}: {source}")]
     AuditLog { path: String, source: io::Error },
     #[error("cannot listen on {addr}: {source}")]

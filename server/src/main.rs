@@ -275,6 +275,10 @@ fn build_engine(args: &cli::Args, tasks: &Tasks, connected: access::Connected) -
         .transpose()
         .map_err(Error::Alertmanager)?;
     let engine = Engine::new(access, tasks, DEFAULT_LINGER, limits);
+    let engine = match notifier(args, tasks)? {
+        Some(notifier) => engine.with_notifier(notifier),
+        None => engine,
+    };
     let audit = engine::audit::Audit::new(args.audit_log.as_deref(), engine.server_client()).map_err(|source| {
         Error::AuditLog {
             path: args.audit_log.as_deref().unwrap_or(std::path::Path::new("")).display().to_string(),
@@ -330,4 +334,17 @@ async fn shutdown_signal() {
         () = terminate => {},
     }
     tracing::info!("shutting down");
+}
+
+/// The webhooks to tell, from `--webhooks-file` or `DRAINBOARD_WEBHOOKS` (never a flag: the URLs are secrets).
+fn notifier(args: &cli::Args, tasks: &Tasks) -> Result<Option<engine::notices::Notifier>, Error> {
+    let json = match (&args.webhooks_file, std::env::var("DRAINBOARD_WEBHOOKS")) {
+        (Some(path), _) => std::fs::read_to_string(path)
+            .map_err(|e| Error::Webhooks(format!("cannot read --webhooks-file {}: {e}", path.display())))?,
+        (None, Ok(json)) => json,
+        (None, Err(_)) => return Ok(None),
+    };
+    let hooks = engine::notices::webhooks(&json).map_err(Error::Webhooks)?;
+    let after = std::time::Duration::from_secs(args.notify_blocked_after);
+    engine::notices::Notifier::new(hooks, "/drainboard".into(), after, tasks).map(Some).map_err(Error::Webhooks)
 }

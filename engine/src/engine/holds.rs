@@ -147,6 +147,12 @@ impl Acting<'_> {
             entry.reason = Some(reason.to_owned());
             entry.outcome = decision.reason(now);
             tracing::warn!(node = %decision.node, %user, reason, "a maintenance window was overridden");
+            self.engine.notify(domain::notice::Notice::WindowOverridden {
+                node: decision.node.clone(),
+                by: user.clone(),
+                reason: reason.to_owned(),
+                why: decision.reason(now).unwrap_or_default(),
+            });
             self.engine.audit.record(entry).await;
         }
         Ok(())

@@ -15,6 +15,7 @@ mod move_first;
 mod plan_back;
 mod plan_checks;
 mod plan_end;
+mod plan_notices;
 mod plan_run;
 mod plans;
 mod rollouts;
@@ -47,6 +48,8 @@ pub struct Engine {
     plans: Option<crate::plan::Plans>,
     /// Maintenance windows, followed with the server's own identity: they hold people and plans alike.
     windows: Option<crate::windows::Windows>,
+    /// Where notices go (webhooks), when any are configured.
+    notifier: Option<crate::notices::Notifier>,
     /// Who is admitted into maintenance here, one at a time, and who was lately (see `holds`).
     admissions: crate::windows::admissions::Admissions,
     tasks: Tasks,
@@ -99,6 +102,7 @@ impl Engine {
             plans: None,
             windows: None,
             admissions: crate::windows::admissions::Admissions::default(),
+            notifier: None,
             tasks: tasks.clone(),
             audit: Audit::default(),
             shared,
@@ -132,6 +136,24 @@ impl Engine {
             self.windows = Some(crate::windows::Windows::new(client, &self.tasks, alertmanager, fail_open));
         }
         self
+    }
+
+    /// The same engine, telling `notifier`'s webhooks as maintenance goes.
+    pub fn with_notifier(mut self, notifier: crate::notices::Notifier) -> Self {
+        self.notifier = Some(notifier);
+        self
+    }
+
+    /// Queues `notice` for the webhooks, if any; never waits.
+    pub(crate) fn notify(&self, notice: domain::notice::Notice) {
+        if let Some(notifier) = &self.notifier {
+            notifier.send(notice);
+        }
+    }
+
+    /// How long a plan's next node may be held before the webhooks are told (`None`: no webhooks).
+    pub(crate) fn notify_blocked_after(&self) -> Option<Duration> {
+        self.notifier.as_ref().map(|n| n.blocked_after)
     }
 
     /// The same engine, running the plans marked unattended as the server's maintenance identity (team mode only:

@@ -17,7 +17,7 @@ use domain::{
 use kube::ResourceExt;
 use tokio_util::sync::CancellationToken;
 
-use super::{Acting, Engine};
+use super::{Acting, Engine, plan_notices::Told};
 use crate::{
     Error, Identity,
     plan::{MaintenancePlan, Plans, status},
@@ -65,6 +65,7 @@ pub(super) async fn run(
             status::event(plans, &plan, true, "Failed", format!("the plan could not start: {err}")).await;
             return;
         }
+        Told::started(engine, &progress);
     } else {
         tracing::info!("taking the plan over from its status");
         status::event(plans, &plan, false, "TakenOver", format!("run by {runner}")).await;
@@ -82,6 +83,7 @@ pub(super) async fn run(
     let mut renewed = Instant::now();
     let mut cancelled = false;
     let mut latest = plan;
+    let mut told = Told::default();
     loop {
         if renewed.elapsed() >= crate::lease::RENEW_EVERY {
             match plans.leases().renew_plan(name).await {
@@ -115,21 +117,27 @@ pub(super) async fn run(
         if progress.blocked.is_none() {
             super::plan_back::bring_back(&acting, &mut progress).await;
             let now = jiff::Timestamp::now();
+            let done_before = Told::done_before(&progress);
             rollout::mark_done(&mut progress, now);
+            Told::done(engine, &done_before, &progress);
             let settling = rollout::settling(&progress, now);
             progress.held = None;
+            let mut held = None;
             for i in rollout::startable(&progress).into_iter().filter(|_| !settling) {
                 // A maintenance window may hold it: it stays queued, and the plan says why until it may start.
                 let name = progress.nodes[i].name.clone();
                 let decision = engine.admit(&name).await;
                 if !decision.may_start() {
-                    progress.held = Some(format!("{name}: {}", decision.reason(now).unwrap_or_default()));
+                    let why = decision.reason(now).unwrap_or_default();
+                    progress.held = Some(format!("{name}: {why}"));
+                    held.get_or_insert((name, why));
                     continue;
                 }
                 start(&acting, &mut progress, i).await;
                 // Written at once, so that a server that takes over never starts this node a second time.
                 publish(plans, &latest, &mut shown, &progress).await;
             }
+            told.held(engine, &progress, held);
         }
         if progress.blocked.is_some() {
             // Nothing more can be done as this person: the plan is left for whoever continues it.
@@ -157,7 +165,12 @@ pub(super) async fn run(
     if cancelled {
         super::plan_end::cancel_drains(engine, &acting, &mut progress).await;
     }
+    // The last nodes are done as the loop ends: seen done here, so that they are told as the others were.
+    let done_before = Told::done_before(&progress);
+    rollout::mark_done(&mut progress, jiff::Timestamp::now());
+    Told::done(engine, &done_before, &progress);
     super::plan_end::finish(engine, &mut progress, cancelled);
+    Told::ended(engine, &progress);
     publish(plans, &latest, &mut shown, &progress).await;
     if latest.metadata.deletion_timestamp.is_some() {
         plans.let_go(name).await;
