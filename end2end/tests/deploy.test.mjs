@@ -169,6 +169,8 @@ test('the ServiceAccount may do exactly what API.md lists: no more', { timeout: 
     nodes: 'list watch', pods: 'list watch', 'poddisruptionbudgets.policy': 'list watch',
     // Plans: followed, their status and finalizer written; made, paused and cancelled by people only.
     'maintenanceplans.drainboard.dev': 'get list patch watch', 'maintenanceplans.drainboard.dev/status': 'get patch',
+    // Windows: read, and whether each reads written in its status; written by people only.
+    'maintenancewindows.drainboard.dev': 'get list watch', 'maintenancewindows.drainboard.dev/status': 'get patch',
   };
   const expected = {
     // A namespace with no grant of its own shows the cluster-wide rights alone.

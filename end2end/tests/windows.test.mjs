@@ -138,6 +138,10 @@ test('a freeze refuses a cordon and a drain with its reason; an override with a 
     assert.match(JSON.stringify(refused.body), new RegExp(`frozen \\(year-end freeze\\) until .* \\(window ${name}\\)`));
   }
   assert.ok(!unschedulable(node), 'a refused cordon changes nothing');
+  // A plan too, unless made to wait for its window.
+  const plan403 = await call('rollouts/start', { nodes: [node], options: { max_parallel: 1 } });
+  assert.equal(plan403.status, 403, JSON.stringify(plan403.body));
+  assert.match(JSON.stringify(plan403.body), /frozen \(year-end freeze\)/);
   // A dry run changes nothing, so no window holds it.
   assert.equal((await call('drains/start', { node, options: { dry_run: 'Client' } })).status, 200);
   // Bad input and other origins are refused before anything is decided.
@@ -301,7 +305,7 @@ test('an alert gate with the real Alertmanager: a firing alert holds the next no
   const dir = requireEnv('DRAINBOARD_CLUSTER_DIR');
   const cluster = join(dirname(fileURLToPath(import.meta.url)), '..', 'cluster', 'cluster.sh');
   const gated = await ensureServer();
-  const p = await pool('wa', 3);
+  const p = await pool('wa', 4);
   const name = `alerts-${p.id}`;
   await windowOf(name, { nodeSelector: p.selector, gates: { alerts: [{ matchers: [`pool="${p.id}"`, 'severity=~"critical|page"'] }] } });
   const post = async (path, body) => {
@@ -332,20 +336,30 @@ test('an alert gate with the real Alertmanager: a firing alert holds the next no
   await new Promise((r) => setTimeout(r, 4000));
   assert.equal(record(p.nodes[1]), null, 'the next node waits while the alert fires');
 
+  // Resolved, it holds no more: the plan goes on.
+  await fire(new Date().toISOString());
+  await waitFor('the second node to start once the alert is resolved', 30_000, () => record(p.nodes[1]) !== null);
+  // It fires again while the plan settles: the third node waits.
+  await fire(new Date(Date.now() + 600_000).toISOString());
+  await waitFor('the alert to hold the pool again', 10_000, async () => (await holdOf(p.nodes[2])).some((h) => h.hold.Alert));
+  await waitFor('the second node drained', 60_000, () => record(p.nodes[1])?.state === 'Drained');
+  await new Promise((r) => setTimeout(r, 8000));
+  assert.equal(record(p.nodes[2]), null, 'the third node waits while the alert fires again');
+
   // Silenced, it no longer counts: the plan goes on.
   const silence = await post('silences', { matchers: [{ name: 'pool', value: p.id, isRegex: false, isEqual: true }],
     startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString(), createdBy: 'windows.test', comment: 'known, being fixed' });
   assert.ok(silence.silenceID);
-  await waitFor('the second node to start once the alert is silenced', 30_000, () => record(p.nodes[1]) !== null);
+  await waitFor('the third node to start once the alert is silenced', 30_000, () => record(p.nodes[2]) !== null);
 
   // Alertmanager goes away: the gate fails closed, and says so.
   execFileSync(cluster, ['stop-alertmanager', dir], { stdio: 'ignore' });
   try {
     await waitFor('the gate closed for want of Alertmanager', 10_000, async () =>
-      (await holdOf(p.nodes[2])).some((h) => h.hold.AlertsUnknown?.why.startsWith('Alertmanager cannot be reached')));
+      (await holdOf(p.nodes[3])).some((h) => h.hold.AlertsUnknown?.why.startsWith('Alertmanager cannot be reached')));
     const unknown = await waitFor('the plan Blocked by the unknown alerts', 40_000, () =>
       (plan(id).status?.phase === 'Blocked' && plan(id).status.conditions.find((c) => c.type === 'Blocked').message.includes('Alertmanager cannot be asked') ? plan(id) : null));
-    assert.equal(record(p.nodes[2]), null, `${JSON.stringify(unknown.status.conditions)}`);
+    assert.equal(record(p.nodes[3]), null, `${JSON.stringify(unknown.status.conditions)}`);
   } finally {
     execFileSync(cluster, ['start-alertmanager', dir], { stdio: 'ignore' });
   }
@@ -420,4 +434,49 @@ test('notices: each event reaches the webhooks once, as a CloudEvent and a Slack
   assert.ok(count('cloudevents', 'failed') >= 4, metrics);
   assert.ok(count('slack', 'delivered') >= 6, metrics);
   kubectl('uncordon', third);
+});
+
+test('silences: kept in Alertmanager for the node in maintenance only, expired once it is back and done, none left after the plan', { timeout: 180_000 }, async () => {
+  const am = requireEnv('ALERTMANAGER_URL');
+  await ensureServer();
+  const p = await pool('ws', 2);
+  const [first, second] = p.nodes;
+  const bootId = (node, id) => kubectl('patch', 'node', node, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { nodeInfo: { bootID: id } } }));
+  for (const n of p.nodes) bootId(n, `${n}-boot-1`);
+  await windowOf(`silent-${p.id}`, { nodeSelector: p.selector, silence: { label: 'node', marginSeconds: 60 } });
+  const live = async () => (await (await fetch(`${am}/api/v2/silences`)).json())
+    .filter((s) => s.createdBy === 'drainboard' && s.status.state !== 'expired' && s.comment.endsWith(` of plan ${id}`));
+  const started = await call('rollouts/start', { nodes: p.nodes, options: { max_parallel: 1, uncordon_when_back: true } });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const id = started.body;
+
+  // The first node, drained and awaited back: silenced, and only it.
+  const one = await waitFor('a silence for the first node', 30_000, async () => { const s = await live(); return s.length ? s : null; });
+  assert.equal(one.length, 1, JSON.stringify(one));
+  assert.deepEqual(one[0].matchers.map(({ name, value, isRegex, isEqual }) => ({ name, value, isRegex, isEqual })),
+    [{ name: 'node', value: first, isRegex: false, isEqual: true }]);
+  assert.equal(one[0].comment, `drainboard maintenance: node ${first} of plan ${id}`);
+  // Its alerts are silenced; the other node's are not.
+  const labels = (node) => ({ alertname: 'KubeletDown', node, pool: `silence-${p.id}` });
+  await fetch(`${am}/api/v2/alerts`, { method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify([first, second].map((n) => ({ labels: labels(n), endsAt: new Date(Date.now() + 300_000).toISOString() }))) });
+  const firing = await waitFor('both alerts seen', 10_000, async () => {
+    const all = await (await fetch(`${am}/api/v2/alerts?filter=pool%3D%22silence-${p.id}%22`)).json();
+    return all.length === 2 ? all : null;
+  });
+  const state = (node) => firing.find((a) => a.labels.node === node).status.state;
+  assert.deepEqual([state(first), state(second)], ['suppressed', 'active']);
+
+  // Back and done: its silence goes, and the second node's comes.
+  await waitFor(`${first} awaited back`, 30_000, () => plan(id).status?.nodes?.[0]?.back === 'Waiting');
+  bootId(first, `${first}-boot-2`);
+  const two = await waitFor('the silence to move to the second node', 60_000, async () => {
+    const s = await live();
+    return s.length === 1 && s[0].matchers[0].value === second ? s : null;
+  });
+  assert.equal(two[0].comment, `drainboard maintenance: node ${second} of plan ${id}`);
+  await waitFor(`${second} awaited back`, 30_000, () => plan(id).status?.nodes?.[1]?.back === 'Waiting');
+  bootId(second, `${second}-boot-2`);
+  await waitFor('the plan to complete', 60_000, () => plan(id).status?.phase === 'Complete');
+  await waitFor('no silence left', 15_000, async () => (await live()).length === 0);
 });

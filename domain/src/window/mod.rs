@@ -10,7 +10,7 @@
 //! the zone database, so a scratch image needs none, while the browser never evaluates a window and so never
 //! links one.
 //!
-//! - [`spec`]: the object's spec as a person writes it, and its checked form ([`Policy`]).
+//! - [`written`]: the object's spec as a person writes it; [`spec`]: its checked form ([`Policy`]).
 //! - [`calendar`]: whether a window is open at an instant, and when it next opens.
 //! - [`decide`]: the decision for one node, from the windows and the cluster's facts.
 //! - [`matcher`]: Alertmanager's label matchers, for the alert gates.
@@ -19,6 +19,7 @@ pub mod calendar;
 pub mod decide;
 pub mod matcher;
 pub mod spec;
+pub mod written;
 
 pub use decide::{Decision, Facts, Held, Hold, NodeFact, PodFact};
 pub use spec::{Budget, Policy, Spec};

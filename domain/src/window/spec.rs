@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::selector::LabelSelector;
 
+pub use super::written::*;
+
 /// The most schedules, freezes and gates one window may list: enough for any calendar, small enough that a
 /// decision stays cheap.
 pub const MAX_SCHEDULES: usize = 20;
@@ -20,103 +22,6 @@ pub const MAX_GATES: usize = 10;
 pub const MAX_MATCHERS: usize = 10;
 /// The longest text of one field (a reason, a matcher, a selector).
 pub const MAX_TEXT: usize = 500;
-
-/// The spec of a `MaintenanceWindow`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct Spec {
-    /// The nodes it covers, as `kubectl --selector` writes it; empty or absent: every node.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub node_selector: Option<String>,
-    /// The IANA time zone its schedules and dated freezes are read in (default `UTC`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub time_zone: Option<String>,
-    /// When maintenance may start; empty: at any time (then only freezes, the budget and the gates hold it).
-    #[serde(default)]
-    pub schedules: Vec<ScheduleSpec>,
-    /// Dated ranges during which nothing starts, whatever the schedules say.
-    #[serde(default)]
-    pub freezes: Vec<FreezeSpec>,
-    /// At most this many of its nodes in maintenance at once (cordoned or draining), across every plan and person:
-    /// a count (`"2"`) or a share of its nodes (`"25%"`, rounded down, at least one).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_in_maintenance: Option<String>,
-    /// What must be quiet before maintenance starts.
-    #[serde(default)]
-    pub gates: GatesSpec,
-}
-
-/// A recurring window: on these days, from `start` to `end` in the window's time zone. An `end` at or before
-/// `start` ends on the next day (a window across midnight).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct ScheduleSpec {
-    /// `Mon` … `Sun` (or the full names); empty: every day.
-    #[serde(default)]
-    pub days: Vec<String>,
-    /// Which of the month's such days: `1` to `5`, or `-1` for the last (`days: [Tue], weeks: [1]` is the first
-    /// Tuesday of each month); empty: every week.
-    #[serde(default)]
-    pub weeks: Vec<i32>,
-    /// `HH:MM`, local.
-    pub start: String,
-    /// `HH:MM`, local.
-    pub end: String,
-}
-
-/// A freeze: from `start` until `end`, with why. Each is a date (`2026-12-24`, the day's start, or for `end` the
-/// day's end), a local date and time (`2026-12-24T18:00`), or an instant with its offset.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct FreezeSpec {
-    pub start: String,
-    pub end: String,
-    pub reason: String,
-}
-
-/// The gates: each closed one holds every start.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct GatesSpec {
-    /// Closed while an alert that matches every matcher of one entry fires in Alertmanager (silenced and
-    /// inhibited alerts do not count). Matchers as Alertmanager writes them: `name=value`, `name!=value`,
-    /// `name=~regex`, `name!~regex`.
-    #[serde(default)]
-    pub alerts: Vec<AlertGateSpec>,
-    /// Closed while a pod that matches runs on the node (or anywhere, with `anywhere`).
-    #[serde(default)]
-    pub pods: Vec<PodGateSpec>,
-    /// Closed while more than this many nodes of the cluster are not Ready: a storm is no time for maintenance.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    // A signed integer in the schema: the API server knows no `uint32` format and warns of one.
-    #[cfg_attr(feature = "schema", schemars(with = "Option<i32>", range(min = 0)))]
-    pub max_not_ready: Option<u32>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct AlertGateSpec {
-    pub matchers: Vec<String>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct PodGateSpec {
-    /// The pods' labels, as `kubectl --selector` writes it.
-    pub selector: String,
-    /// Only pods of this namespace; absent: any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<String>,
-    /// Closed while such a pod runs anywhere in the cluster, not only on the node.
-    #[serde(default)]
-    pub anywhere: bool,
-}
 
 /// A window, checked: what the rules read.
 #[derive(Clone, Debug)]
@@ -129,6 +34,8 @@ pub struct Policy {
     pub freezes: Vec<Freeze>,
     pub budget: Option<Budget>,
     pub gates: Gates,
+    /// The label a silence matches on, and its margin in seconds.
+    pub silence: Option<(String, u32)>,
     /// Why the window does not read (or cannot be known yet): then it holds every node it covers, since a
     /// policy that cannot be read must not be taken as allowing everything.
     pub broken: Option<String>,
@@ -224,7 +131,19 @@ impl Policy {
             })
             .collect::<Result<_, String>>()?;
         let gates = Gates { alerts, pods, max_not_ready: spec.gates.max_not_ready };
-        Ok(Policy { name: name.into(), selector, zone: tz, zone_name, schedules, freezes, budget, gates, broken: None })
+        let silence = spec.silence.as_ref().map(silence).transpose()?;
+        Ok(Policy {
+            name: name.into(),
+            selector,
+            zone: tz,
+            zone_name,
+            schedules,
+            freezes,
+            budget,
+            gates,
+            silence,
+            broken: None,
+        })
     }
 
     /// A window that holds every node `selector` covers (every node, when its own selector does not read either),
@@ -240,6 +159,7 @@ impl Policy {
             freezes: Vec::new(),
             budget: None,
             gates: Gates::default(),
+            silence: None,
             broken: Some(why),
         }
     }
@@ -338,6 +258,24 @@ fn budget(text: &str) -> Result<Budget, String> {
             Ok(n @ 1..) => Ok(Budget::Nodes(n)),
             _ => Err(wrong()),
         },
+    }
+}
+
+/// A silence's label (a Prometheus label name) and margin.
+fn silence(s: &SilenceSpec) -> Result<(String, u32), String> {
+    let label = s.label.clone().unwrap_or_else(|| "node".into());
+    let valid = label.len() <= 100
+        && label.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid {
+        return Err(format!(
+            "silence.label \"{}\" is not a label name; write one such as node or instance",
+            clip(&label)
+        ));
+    }
+    match s.margin_seconds.unwrap_or(600) {
+        margin @ 0..=86_400 => Ok((label, margin)),
+        margin => Err(format!("silence.marginSeconds {margin} is more than a day (86400)")),
     }
 }
 

@@ -17,6 +17,7 @@ mod plan_checks;
 mod plan_end;
 mod plan_notices;
 mod plan_run;
+mod plan_silences;
 mod plans;
 mod rollouts;
 mod unblock;
@@ -133,7 +134,8 @@ impl Engine {
     /// `alertmanager` answers the alert gates; they hold while it cannot be asked, unless `fail_open`.
     pub fn with_windows(mut self, alertmanager: Option<crate::windows::alerts::Alertmanager>, fail_open: bool) -> Self {
         if let Some(client) = self.server_client() {
-            self.windows = Some(crate::windows::Windows::new(client, &self.tasks, alertmanager, fail_open));
+            let team = self.is_team();
+            self.windows = Some(crate::windows::Windows::new(client, &self.tasks, alertmanager, fail_open, team));
         }
         self
     }

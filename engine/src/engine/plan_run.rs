@@ -17,7 +17,7 @@ use domain::{
 use kube::ResourceExt;
 use tokio_util::sync::CancellationToken;
 
-use super::{Acting, Engine, plan_notices::Told};
+use super::{Acting, Engine, plan_notices::Told, plan_silences::Silences};
 use crate::{
     Error, Identity,
     plan::{MaintenancePlan, Plans, status},
@@ -84,6 +84,7 @@ pub(super) async fn run(
     let mut cancelled = false;
     let mut latest = plan;
     let mut told = Told::default();
+    let mut silences = Silences::default();
     loop {
         if renewed.elapsed() >= crate::lease::RENEW_EVERY {
             match plans.leases().renew_plan(name).await {
@@ -138,6 +139,7 @@ pub(super) async fn run(
                 publish(plans, &latest, &mut shown, &progress).await;
             }
             told.held(engine, &progress, held);
+            silences.keep(engine, &progress, false).await;
         }
         if progress.blocked.is_some() {
             // Nothing more can be done as this person: the plan is left for whoever continues it.
@@ -171,6 +173,7 @@ pub(super) async fn run(
     Told::done(engine, &done_before, &progress);
     super::plan_end::finish(engine, &mut progress, cancelled);
     Told::ended(engine, &progress);
+    silences.keep(engine, &progress, true).await;
     publish(plans, &latest, &mut shown, &progress).await;
     if latest.metadata.deletion_timestamp.is_some() {
         plans.let_go(name).await;

@@ -44,6 +44,11 @@ impl Alertmanager {
         &self.base
     }
 
+    /// The client it is asked with.
+    pub(crate) fn http(&self) -> &reqwest::Client {
+        &self.client
+    }
+
     /// Asks every [`ASK_EVERY`] under `tasks`, the latest answer in the receiver.
     pub fn follow(self, tasks: &crate::tasks::Tasks) -> watch::Receiver<Alerts> {
         let (tx, rx) = watch::channel(Alerts::Unknown("Alertmanager has not been asked yet".into()));
@@ -102,6 +107,11 @@ pub(crate) fn client() -> Result<reqwest::Client, String> {
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .map_err(|e| format!("could not make an HTTP client: {e}"))
+}
+
+/// The body of a GET of `am`, at most [`MAX_BYTES`].
+pub(crate) async fn get_bytes(am: &Alertmanager, url: &str) -> Result<Vec<u8>, String> {
+    get(&am.client, url).await
 }
 
 /// The body of a GET, at most [`MAX_BYTES`]; an error status is an error.

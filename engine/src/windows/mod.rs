@@ -10,6 +10,7 @@
 pub mod admissions;
 pub mod alerts;
 pub mod resource;
+pub mod silences;
 
 use std::sync::Arc;
 
@@ -40,7 +41,9 @@ enum Known {
     Listed,
     /// The resource is not installed: there are no windows.
     NotInstalled,
-    /// The server may not read them: every node is held, and the page says what to grant.
+    /// The server may not read them: in team mode every node is held, and the page says what to grant; in local
+    /// mode the operator's own credentials cannot read them, and nothing can be held that they could not do with
+    /// kubectl anyway.
     Refused,
 }
 
@@ -52,6 +55,10 @@ pub struct Windows {
     changes: watch::Receiver<u64>,
     alerts: watch::Receiver<Alerts>,
     fail_closed: bool,
+    /// Where the alert gates ask, and silences are kept.
+    alertmanager: Option<alerts::Alertmanager>,
+    /// Whether windows the server may not read hold every node (team mode).
+    refusal_holds: bool,
 }
 
 impl Windows {
@@ -62,6 +69,7 @@ impl Windows {
         tasks: &crate::tasks::Tasks,
         alertmanager: Option<alerts::Alertmanager>,
         fail_open: bool,
+        refusal_holds: bool,
     ) -> Self {
         let api: Api<MaintenanceWindow> = Api::all(client);
         let (store, writer) = reflector::store();
@@ -94,7 +102,11 @@ impl Windows {
                                 Some(401 | 403) => Some(Known::Refused),
                                 _ => None,
                             };
-                            if let Some(now) = now.filter(|_| *known_tx.borrow() != Known::Listed) {
+                            let was = *known_tx.borrow();
+                            if let Some(now) = now.filter(|now| was != Known::Listed && was != *now) {
+                                if now == Known::Refused {
+                                    tracing::warn!("this server's identity may not list and watch maintenancewindows");
+                                }
                                 known_tx.send_replace(now);
                                 tx.send_modify(|n| *n = n.wrapping_add(1));
                             }
@@ -104,11 +116,11 @@ impl Windows {
                 }
             }
         });
-        let alerts = match alertmanager {
+        let alerts = match alertmanager.clone() {
             Some(am) => am.follow(tasks),
             None => watch::channel(Alerts::None).1,
         };
-        Windows { store, known, changes, alerts, fail_closed: !fail_open }
+        Windows { store, known, changes, alerts, fail_closed: !fail_open, alertmanager, refusal_holds }
     }
 
     /// Moves at each change of any window.
@@ -123,6 +135,7 @@ impl Windows {
                 return vec![Policy::broken("(all windows)", None, "the maintenance windows are not read yet".into())];
             }
             Known::NotInstalled => return Vec::new(),
+            Known::Refused if !self.refusal_holds => return Vec::new(),
             Known::Refused => {
                 let why = "this server may not list and watch maintenancewindows (drainboard.dev): grant its \
                            identity those rights (deploy/serviceaccount.yaml)";
@@ -140,6 +153,21 @@ impl Windows {
                     .unwrap_or_else(|why| Policy::broken(&name, w.spec.spec.node_selector.as_deref(), why))
             })
             .collect()
+    }
+
+    /// The Alertmanager the gates ask, if any.
+    pub fn alertmanager(&self) -> Option<&alerts::Alertmanager> {
+        self.alertmanager.as_ref()
+    }
+
+    /// The silence a window that covers `node` asks for while it is in maintenance: the label and the margin (the
+    /// first such window by name).
+    pub fn silence_of(&self, cache: &ClusterCache, node: &str) -> Option<(String, u32)> {
+        let labels = cache.node_card(node)?.labels;
+        self.policies()
+            .into_iter()
+            .filter(|p| p.broken.is_none() && p.selector.matches(&labels))
+            .find_map(|p| p.silence)
     }
 
     /// Waits a little for the first list, so that a start just after the server began is decided on the windows

@@ -145,3 +145,19 @@ fn a_share_rounds_down_but_never_to_none() {
     assert_eq!(Budget::Nodes(3).max(1), 3);
     assert_eq!(Budget::Percent(100).max(u32::MAX), u32::MAX);
 }
+
+#[test]
+fn a_silence_names_a_label_and_a_margin() {
+    let with = |label: Option<&str>, margin: Option<u32>| Spec {
+        silence: Some(SilenceSpec { label: label.map(Into::into), margin_seconds: margin }),
+        ..Spec::default()
+    };
+    assert_eq!(Policy::parse("w", &with(None, None), zone).unwrap().silence, Some(("node".into(), 600)));
+    assert_eq!(
+        Policy::parse("w", &with(Some("instance"), Some(0)), zone).unwrap().silence,
+        Some(("instance".into(), 0))
+    );
+    assert!(Policy::parse("w", &with(Some("bad-label"), None), zone).unwrap_err().contains("is not a label name"));
+    assert!(Policy::parse("w", &with(None, Some(90_000)), zone).unwrap_err().contains("more than a day"));
+    assert_eq!(Policy::parse("w", &Spec::default(), zone).unwrap().silence, None);
+}
