@@ -279,8 +279,17 @@ test('team mode: an override needs update on maintenancewindows/override; withou
     return res.headers.get('set-cookie').split(';')[0];
   };
   const bob = await signIn(`wt-bob-${p.id}`, MAINTAIN);
-  const carol = await signIn(`wt-carol-${p.id}`, [...MAINTAIN, { apiGroups: ['drainboard.dev'], resources: ['maintenancewindows/override'], verbs: ['update'] }]);
+  const carol = await signIn(`wt-carol-${p.id}`, [...MAINTAIN, { apiGroups: ['drainboard.dev'], resources: ['maintenancewindows'], verbs: ['list'] },
+    { apiGroups: ['drainboard.dev'], resources: ['maintenancewindows/override'], verbs: ['update'] }]);
   const as = (cookie) => ({ url: team.url, headers: { cookie } });
+
+  // What holds maintenance is shown to those who may read the windows, not read for others with the server's rights.
+  const unread = await call('windows', {}, as(bob));
+  assert.equal(unread.status, 403, JSON.stringify(unread.body));
+  assert.match(JSON.stringify(unread.body), /may not list maintenancewindows/);
+  const read = await call('windows', {}, as(carol));
+  assert.equal(read.status, 200, JSON.stringify(read.body));
+  assert.equal(read.body.nodes.find((d) => d.node === node).decided_by, name);
 
   const plain = await call('nodes/cordon', { node }, as(bob));
   assert.equal(plain.status, 403);

@@ -119,11 +119,13 @@ impl From<Reader> for Visibility {
 pub(crate) struct Authz {
     readers: Cache<Identity, Reader>,
     permissions: Cache<Identity, Lacking>,
+    /// Whether each person may list the maintenance windows, which the page's line of them shows.
+    windows: Cache<Identity, bool>,
 }
 
 impl Default for Authz {
     fn default() -> Self {
-        Authz { readers: kept(READ_CHECK_TTL), permissions: kept(PERMISSION_TTL) }
+        Authz { readers: kept(READ_CHECK_TTL), permissions: kept(PERMISSION_TTL), windows: kept(READ_CHECK_TTL) }
     }
 }
 
@@ -138,6 +140,17 @@ const BOARD_KINDS: [(&str, &str); 4] =
     [("", "nodes"), ("coordination.k8s.io", "leases"), ("", "pods"), ("policy", "poddisruptionbudgets")];
 
 impl Authz {
+    /// Whether `identity`, acting through `client`, may list `maintenancewindows`: what the windows' decisions,
+    /// read with the server's own identity, are shown to.
+    pub async fn reads_windows(&self, identity: &Identity, client: &Client) -> Result<bool> {
+        if let Some(answer) = self.windows.get(identity) {
+            return Ok(answer);
+        }
+        let answer = may(client, "list", "drainboard.dev", "maintenancewindows", None).await?;
+        self.windows.insert(identity.clone(), answer);
+        Ok(answer)
+    }
+
     /// What of `shared` (the server's shared cache) `identity`, acting through `client`, may read.
     pub async fn reader(&self, identity: &Identity, client: &Client, shared: &ClusterCache) -> Result<Reader> {
         if let Some(answer) = self.readers.get(identity) {

@@ -74,6 +74,16 @@ impl Acting<'_> {
     /// Every node the caller may read, with whether maintenance may start on it now and what holds it. A pod
     /// gate's pod in a namespace the caller may not read is not named.
     pub async fn window_decisions(&self) -> Result<domain::window::Now> {
+        // Read with the server's identity: shown to people who may read the windows themselves (team mode; in
+        // local mode the server's identity is the operator's own, and a wall reads what the server reads).
+        let person = matches!(self.identity.kind, crate::access::Kind::Person { .. });
+        if person && !self.engine.authz.reads_windows(self.identity, &self.client()?).await? {
+            return Err(Error::Forbidden(format!(
+                "{} may not list maintenancewindows (drainboard.dev), which says what holds maintenance; ask for the \
+                 drainboard-viewer role",
+                self.identity.user
+            )));
+        }
         let cards = self.cards().await?;
         let visibility = self.visibility().await?;
         let names: Vec<&str> = cards.iter().map(|c| c.name.as_str()).collect();
