@@ -52,7 +52,6 @@ enum Known {
 pub struct Windows {
     store: reflector::Store<MaintenanceWindow>,
     known: watch::Receiver<Known>,
-    changes: watch::Receiver<u64>,
     alerts: watch::Receiver<Alerts>,
     fail_closed: bool,
     /// Where the alert gates ask, and silences are kept.
@@ -74,7 +73,6 @@ impl Windows {
         let api: Api<MaintenanceWindow> = Api::all(client);
         let (store, writer) = reflector::store();
         let (known_tx, known) = watch::channel(Known::NotYet);
-        let (tx, changes) = watch::channel(0u64);
         let events = watcher(api.clone(), watcher::Config::default())
             .default_backoff()
             .modify(|w: &mut MaintenanceWindow| w.metadata.managed_fields = None)
@@ -89,13 +87,11 @@ impl Windows {
                         None => break,
                         Some(Ok(watcher::Event::InitDone)) => {
                             known_tx.send_replace(Known::Listed);
-                            tx.send_modify(|n| *n = n.wrapping_add(1));
                         }
                         Some(Ok(watcher::Event::Apply(w) | watcher::Event::InitApply(w))) => {
                             write_status(&api, &w).await;
-                            tx.send_modify(|n| *n = n.wrapping_add(1));
                         }
-                        Some(Ok(_)) => { tx.send_modify(|n| *n = n.wrapping_add(1)); }
+                        Some(Ok(_)) => {}
                         Some(Err(err)) => {
                             let now = match answer_of(&err) {
                                 Some(404) => Some(Known::NotInstalled),
@@ -108,8 +104,7 @@ impl Windows {
                                     tracing::warn!("this server's identity may not list and watch maintenancewindows");
                                 }
                                 known_tx.send_replace(now);
-                                tx.send_modify(|n| *n = n.wrapping_add(1));
-                            }
+                                }
                             tracing::debug!(error = %err, "the watch of maintenance windows failed; retrying");
                         }
                     }
@@ -120,12 +115,7 @@ impl Windows {
             Some(am) => am.follow(tasks),
             None => watch::channel(Alerts::None).1,
         };
-        Windows { store, known, changes, alerts, fail_closed: !fail_open, alertmanager, refusal_holds }
-    }
-
-    /// Moves at each change of any window.
-    pub fn changes(&self) -> watch::Receiver<u64> {
-        self.changes.clone()
+        Windows { store, known, alerts, fail_closed: !fail_open, alertmanager, refusal_holds }
     }
 
     /// Every window, checked; one that does not read holds what it covers.
@@ -190,16 +180,20 @@ impl Windows {
         if policies.is_empty() {
             return nodes.iter().map(|n| Decision { node: (*n).into(), ..Decision::default() }).collect();
         }
-        let facts_nodes: Vec<NodeFact> = cache
-            .cards()
-            .into_iter()
-            .map(|c| NodeFact {
-                in_maintenance: c.unschedulable || starting.contains(&c.name.as_str()),
-                ready: c.ready == domain::ReadyStatus::Ready,
-                name: c.name,
-                labels: c.labels,
-            })
-            .collect();
+        // The live cards, built once for every viewer after each change: a plan decides every second, and building
+        // the cards anew from every node and pod each time would cost a large cluster dearly. Before the first
+        // build (the cache just listed), they are built here, so that no start is decided on no nodes at all.
+        let fact = |c: &domain::node::NodeCard| NodeFact {
+            in_maintenance: c.unschedulable || starting.contains(&c.name.as_str()),
+            ready: c.ready == domain::ReadyStatus::Ready,
+            name: c.name.clone(),
+            labels: c.labels.clone(),
+        };
+        let live = cache.live_cards().borrow().clone();
+        let facts_nodes: Vec<NodeFact> = match live.is_empty() {
+            false => live.iter().map(|c| fact(c)).collect(),
+            true => cache.cards().iter().map(fact).collect(),
+        };
         let pods = pod_facts(cache, &policies);
         let alerts = self.alerts.borrow().clone();
         let facts = Facts { now, nodes: &facts_nodes, pods: &pods, alerts: &alerts, fail_closed: self.fail_closed };
