@@ -34,6 +34,11 @@ pub enum AppError {
     /// than the wall, another site's page tries to act. The message says which.
     #[error("not allowed: {0}")]
     Forbidden(String),
+    /// Drainboard does not start what was asked, for a reason of its own (`StartRefusal`: a right it checks for, a
+    /// maintenance window, a limit, a node that is not there, the server stopping): the reason as data, which the
+    /// page words in its own language, and in English for scripts. Its status follows the reason.
+    #[error("not started: {message}")]
+    Refused { refusal: domain::failure::StartRefusal, message: String },
     /// The request conflicts with what runs (a drain of the node with other options).
     #[error("conflict: {0}")]
     Conflict(String),
@@ -78,6 +83,17 @@ impl AppError {
             AppError::TimedOut(_) => 504,
             AppError::Conflict(_) => 409,
             AppError::Internal(_) | AppError::ServerFn(_) => 500,
+            AppError::Refused { refusal, .. } => {
+                use domain::failure::StartRefusal;
+                match refusal {
+                    StartRefusal::Stopping { .. } | StartRefusal::NoLease { .. } => 503,
+                    StartRefusal::NoSuchNode { .. } => 404,
+                    StartRefusal::MayNotDrain { .. } | StartRefusal::Held(_) | StartRefusal::MayNotOverride { .. } => {
+                        403
+                    }
+                    StartRefusal::ServerFull { .. } | StartRefusal::PersonFull { .. } => 429,
+                }
+            }
         }
     }
 }
@@ -147,18 +163,7 @@ impl From<engine::Error> for AppError {
             Error::Conflict(why) => AppError::Conflict(why),
             Error::Forbidden(why) => AppError::Forbidden(why),
             Error::Internal(why) => AppError::Internal(why),
-            Error::Refused(refusal) => {
-                use domain::failure::StartRefusal;
-                let why = refusal.english();
-                match refusal {
-                    StartRefusal::Stopping { .. } | StartRefusal::NoLease { .. } => AppError::Unavailable(why),
-                    StartRefusal::NoSuchNode { .. } => AppError::NotFound(why),
-                    StartRefusal::MayNotDrain { .. }
-                    | StartRefusal::Held { .. }
-                    | StartRefusal::MayNotOverride { .. } => AppError::Forbidden(why),
-                    StartRefusal::ServerFull { .. } | StartRefusal::PersonFull { .. } => AppError::TooMany(why),
-                }
-            }
+            Error::Refused(refusal) => AppError::Refused { message: refusal.english(), refusal },
         }
     }
 }
@@ -266,6 +271,31 @@ mod answers {
         assert_eq!(status, 403);
         assert_eq!(error, AppError::Forbidden(why.into()));
         assert_eq!(error.to_string(), format!("not allowed: {why}"));
+    }
+
+    #[test]
+    fn a_start_refusal_crosses_as_data_with_its_english_and_its_status() {
+        use domain::{failure::StartRefusal, window};
+        let at = jiff::Timestamp::from_second(1_800_000_000).unwrap_or_default();
+        let held = window::HeldNode {
+            node: "n1".into(),
+            window: "nights".into(),
+            hold: window::Hold::Budget { in_maintenance: 1, max: 1 },
+            at,
+        };
+        let cases = [
+            (StartRefusal::Held(held), 403, "1 of its nodes are in maintenance, and it allows 1 at once (window nights)"),
+            (StartRefusal::PersonFull { user: "u".into(), most: 1, dry_run: false }, 429, "1 drains running"),
+            (StartRefusal::NoSuchNode { node: "n9".into() }, 404, "node n9 does not exist"),
+            (StartRefusal::Stopping { node: "n1".into() }, 503, "the server is stopping"),
+        ];
+        for (refusal, status, words) in cases {
+            let (answered, _, decoded) = answer(engine::Error::Refused(refusal.clone()));
+            assert_eq!(answered, status, "{refusal:?}");
+            let AppError::Refused { refusal: typed, message } = decoded else { panic!("typed: {refusal:?}") };
+            assert_eq!(typed, refusal, "the reason crosses as data");
+            assert!(message.contains(words), "{message} says {words}");
+        }
     }
 
     #[test]

@@ -11,7 +11,8 @@ use crate::AppError;
 /// disable-eviction, `confirm` must be the number of nodes, as "6 nodes". `POST /api/rollouts/start` with
 /// `{"nodes": [...], "options": {...}, "reason": "...", "confirm": "..."}`. A maintenance window that holds one of
 /// the nodes now refuses it (403) unless `wait_for_window` is true: then the plan starts, and each node waits until
-/// its windows allow.
+/// its windows allow. With `override_window` (a reason), a person who may override starts the plan past its
+/// windows: each node a window holds as the plan reaches it starts anyway, and that override is recorded.
 #[server(prefix = "/api", endpoint = "rollouts/start", input = Json)]
 pub async fn start_rollout(
     nodes: Vec<String>,
@@ -19,8 +20,9 @@ pub async fn start_rollout(
     #[server(default)] reason: Option<String>,
     #[server(default)] confirm: Option<String>,
     #[server(default)] wait_for_window: bool,
+    #[server(default)] override_window: Option<String>,
 ) -> Result<String, AppError> {
-    crate::api::respond(start(nodes, options, reason, confirm, wait_for_window).await)
+    crate::api::respond(start(nodes, options, reason, confirm, wait_for_window, override_window).await)
 }
 
 #[cfg(feature = "ssr")]
@@ -30,6 +32,7 @@ async fn start(
     reason: Option<String>,
     confirm: Option<String>,
     wait_for_window: bool,
+    override_window: Option<String>,
 ) -> Result<String, AppError> {
     use domain::input;
     let invalid = AppError::Invalid;
@@ -38,12 +41,20 @@ async fn start(
     let word = domain::rollout::confirm_word(nodes.len());
     input::consent(&options.drain, &word, confirm.as_deref()).map_err(invalid)?;
     let reason = input::reason(reason.as_deref()).map_err(invalid)?;
+    let overriding = input::reason(override_window.as_deref()).map_err(invalid)?;
+    if wait_for_window && overriding.is_some() {
+        return Err(AppError::Invalid(
+            "wait_for_window and override_window exclude each other: wait for the windows, or override them".into(),
+        ));
+    }
     let (engine, caller) = (crate::api::engine(), crate::api::caller()?);
     let acting = engine.acting_as(&caller);
-    if !wait_for_window && options.drain.dry_run == domain::drain::DryRun::None {
-        acting.check_windows(&nodes, domain::audit::AuditAction::DrainStarted).await?;
+    let dry = options.drain.dry_run != domain::drain::DryRun::None;
+    if !wait_for_window && !dry {
+        let action = domain::audit::AuditAction::DrainStarted;
+        acting.check_windows(&nodes, action, overriding.as_deref()).await?;
     }
-    Ok(acting.start_rollout(nodes, options, reason).await?)
+    Ok(acting.start_rollout(nodes, options, reason, overriding.filter(|_| !dry)).await?)
 }
 
 /// How long a plan of `nodes` with `options` should take (`domain::estimate::plan`), as the caller sees the

@@ -78,9 +78,8 @@ pub enum StartRefusal {
     ServerFull { most: usize, dry_run: bool },
     /// The person runs as many drains (or dry runs) as one person may at once.
     PersonFull { user: String, most: usize, dry_run: bool },
-    /// A maintenance window holds the node (`domain::window`): the window that decided, and its hold in words
-    /// (naming that window).
-    Held { node: String, window: String, why: String },
+    /// A maintenance window holds the node (`domain::window`): the window that decided, and its hold.
+    Held(crate::window::HeldNode),
     /// An override of a window was asked for by someone who may not override: the permission they lack.
     MayNotOverride { user: String, lacks: String },
 }
@@ -109,9 +108,11 @@ impl StartRefusal {
             Self::PersonFull { user, most, dry_run } => {
                 format!("{user} has {most} {} running, the most one person may; wait for one to end", runs(*dry_run))
             }
-            Self::Held { node, why, .. } => format!(
-                "maintenance may not start on {node} now: {why}; wait until it may, or override with a reason if \
-                 you may update maintenancewindows/override"
+            Self::Held(held) => format!(
+                "maintenance may not start on {} now: {}; wait until it may, or override with a reason if you may \
+                 update maintenancewindows/override",
+                held.node,
+                held.english()
             ),
             Self::MayNotOverride { user, lacks } => {
                 format!(

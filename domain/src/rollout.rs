@@ -206,10 +206,10 @@ pub struct RolloutProgress {
     /// Why no node starts now, in words (a plan that needs a maintainer to continue it, say).
     #[serde(default)]
     pub blocked: Option<String>,
-    /// Why a node that the limits would start waits instead: a maintenance window holds it (`crate::window`), in
-    /// words, with when it next opens. The plan goes on by itself once it may.
+    /// Why a node that the limits would start waits instead: a maintenance window holds it (`crate::window`), with
+    /// when it next opens. The plan goes on by itself once it may.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub held: Option<String>,
+    pub held: Option<crate::window::HeldNode>,
     /// Who continued it after the server that ran it stopped, if anyone did.
     #[serde(default)]
     pub continued_by: Option<String>,

@@ -53,7 +53,7 @@ test('drains over the per-person cap get 429, and nothing is cordoned', { timeou
   const { id } = await first.json();
   const second = await fetch(`${s.url}/api/drains/start`, json({ node: b.node }));
   assert.equal(second.status, 429);
-  assert.match((await second.json()).TooMany, /1 drains running, the most one person may; wait for one to end/);
+  assert.match((await second.json()).Refused.message, /1 drains running, the most one person may; wait for one to end/);
   assert.equal(kubectl('get', 'node', b.node, '-o', 'jsonpath={.spec.unschedulable}'), '', `${b.node} untouched`);
   await fetch(`${s.url}/api/drains/cancel`, json({ id }));
 });
@@ -73,7 +73,7 @@ test('dry runs have a cap of their own: over it 429, and a real drain still star
   const { id } = await first.json();
   const second = await fetch(`${s.url}/api/drains/start`, json({ ...preview, options: { ...preview.options, timeout_seconds: 59 } }));
   assert.equal(second.status, 429);
-  assert.match((await second.json()).TooMany, /1 dry runs running, the most one person may; wait for one to end/);
+  assert.match((await second.json()).Refused.message, /1 dry runs running, the most one person may; wait for one to end/);
   // The preview takes no drain's place: a real drain of another node starts while it runs.
   const real = await fetch(`${s.url}/api/drains/start`, json({ node: b.node }));
   assert.equal(real.status, 200, JSON.stringify(await real.clone().json()));

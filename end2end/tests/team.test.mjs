@@ -192,7 +192,7 @@ test('bob, a viewer, is refused by the API server as himself, and his permission
   // entry saying bob started one. The audit log file (this machine's) has his attempts, refused.
   const drain = await call('drains/start', { cookie, body: { node, reason: 'not mine to do' } });
   assert.equal(drain.status, 403, JSON.stringify(drain.body));
-  assert.match(drain.body.Forbidden, /team-bob may not drain node-2: lacks patch nodes, create pods\/eviction; ask for the drainboard-maintainer role/);
+  assert.match(drain.body.Refused.message, /team-bob may not drain node-2: lacks patch nodes, create pods\/eviction; ask for the drainboard-maintainer role/);
   assert.equal(unschedulable(), '', `${node} unchanged`);
   assert.throws(() => kubectl('get', 'lease', '-n', 'default', `drainboard-drain.${node}`), /NotFound|not found/, 'no Lease taken');
   const lines = existsSync(auditLog) ? readFileSync(auditLog, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];

@@ -165,6 +165,142 @@ test('a freeze refuses a cordon and a drain with its reason; an override with a 
   kubectl('uncordon', node);
 });
 
+test('the dialogs: a held node\'s cordon says what holds it and waits for a reason to override; a plan may wait for its windows, shown in the reader\'s language, or override them node by node; the wall\'s map marks held nodes', { timeout: 240_000 }, async () => {
+  const p = await pool('wd', 3);
+  const name = `dlg-${p.id}`;
+  await windowOf(name, { nodeSelector: p.selector, freezes: [{ start: '2000-01-01', end: '2999-12-31', reason: 'quarter close' }] });
+  const { url } = await ensureServer();
+  const browser = await launchBrowser();
+  try {
+    const { page, errors } = await openBoard(browser, url);
+    await page.locator('[data-testid="node-filter"]').fill(p.id);
+    await page.locator(`[data-testid="node-row"][data-node="${p.nodes[0]}"] [data-testid="card-window-hold"]`).waitFor({ timeout: 15_000 });
+
+    // The cordon dialog says what holds the node, and Cordon waits for a reason to override.
+    await page.locator(`[data-testid="node-row"][data-node="${p.nodes[0]}"] [data-testid="action-cordon"]`).click();
+    const cordon = page.locator('[data-testid="cordon-dialog"]');
+    const line = cordon.locator(`[data-testid="dialog-window-node"][data-node="${p.nodes[0]}"]`);
+    assert.match(await line.textContent(), new RegExp(`${p.nodes[0]}: held by ${name}, frozen \\(quarter close\\) until`));
+    assert.equal(await cordon.locator('[data-testid="dialog-confirm"]').isDisabled(), true, 'no way past the window chosen yet');
+    await cordon.locator('[data-testid="window-hold-hint"]').waitFor();
+    await cordon.locator('[data-testid="window-override-reason"]').fill('failed disk, ticket 77');
+    await cordon.locator('[data-testid="dialog-confirm"]').click();
+    await cordon.waitFor({ state: 'detached', timeout: 15_000 });
+    assert.ok(unschedulable(p.nodes[0]), 'cordoned past the window, with a reason');
+    const overrode = await waitFor('the dialog\'s override in the audit log', 15_000, () =>
+      entries().find((e) => e.node === p.nodes[0] && e.action === 'WindowOverridden'));
+    assert.equal(overrode.reason, 'failed disk, ticket 77');
+
+    // A plan of the other two: made to wait for its windows, it shows what holds its next node.
+    for (const n of p.nodes.slice(1)) await page.locator(`[data-testid="node-row"][data-node="${n}"] [data-testid="card-select"]`).check();
+    await page.locator('[data-testid="open-rollout"]').click();
+    const dialog = page.locator('[data-testid="rollout-dialog"]');
+    await dialog.locator('[data-testid="dialog-window-hold"]').waitFor({ timeout: 15_000 });
+    assert.equal(await dialog.locator('[data-testid="dialog-window-node"]').count(), 2);
+    assert.equal(await dialog.locator('[data-testid="confirm-rollout"]').isDisabled(), true);
+    await dialog.locator('[data-testid="window-wait"]').check();
+    await waitFor('Start enabled once waiting is chosen', 15_000, async () => !(await dialog.locator('[data-testid="confirm-rollout"]').isDisabled()));
+    await dialog.locator('[data-testid="confirm-rollout"]').click();
+    await dialog.waitFor({ state: 'detached', timeout: 15_000 });
+    const held = page.locator('[data-testid="rollout"] [data-testid="plan-held"]').first();
+    await held.waitFor({ timeout: 20_000 });
+    assert.match(await held.textContent(), new RegExp(`waits for window ${name}: frozen \\(quarter close\\)`));
+    const waiting = page.locator('[data-testid="rollout"]').first();
+    const waitingId = await waiting.getAttribute('data-id');
+    assert.ok(p.nodes.slice(1).every((n) => !unschedulable(n)), 'a plan that waits starts nothing');
+
+    // The same plan in Japanese: the hold is the catalogue's, not the server's English.
+    const ja = await browser.newContext({ locale: 'ja-JP' });
+    const jaPage = await ja.newPage();
+    await jaPage.goto(url + '/');
+    const jaHeld = jaPage.locator(`[data-testid="rollout"][data-id="${waitingId}"] [data-testid="plan-held"]`);
+    await jaHeld.waitFor({ timeout: 30_000 });
+    const jaText = await jaHeld.textContent();
+    assert.match(jaText, new RegExp(`ウィンドウ ${name}を待っています`));
+    assert.doesNotMatch(jaText.replaceAll(name, '').replaceAll(p.id, ''), /frozen|until|window|waits/, jaText);
+    await ja.close();
+    assert.equal((await call('rollouts/cancel', { id: waitingId })).status, 200);
+    await waitFor('the waiting plan cancelled', 30_000, () => plan(waitingId).status?.phase === 'Cancelled');
+
+    // The wall's map marks each held node, naming the window.
+    const wall = await browser.newContext();
+    const wallPage = await wall.newPage();
+    await wallPage.goto(`${url}/wall`);
+    const cell = wallPage.locator(`[data-testid="map-cell"][data-node="${p.nodes[1]}"]`);
+    await waitFor('the held cell marked', 20_000, async () => (await cell.getAttribute('data-held')) === name);
+    assert.match(await cell.getAttribute('aria-label'), new RegExp(`Held by ${name}: frozen \\(quarter close\\)`));
+    await wall.close();
+
+    // Overridden instead: each node starts past the window, and each override is recorded as it is used.
+    // The selection went to the first plan as it started.
+    for (const n of p.nodes.slice(1)) await page.locator(`[data-testid="node-row"][data-node="${n}"] [data-testid="card-select"]`).check();
+    await page.locator('[data-testid="open-rollout"]').click();
+    await dialog.locator('[data-testid="dialog-window-hold"]').waitFor({ timeout: 15_000 });
+    await dialog.locator('[data-testid="window-override-reason"]').fill('security patch, change 981');
+    await waitFor('Start enabled once a reason is typed', 15_000, async () => !(await dialog.locator('[data-testid="confirm-rollout"]').isDisabled()));
+    await dialog.locator('[data-testid="confirm-rollout"]').click();
+    await dialog.waitFor({ state: 'detached', timeout: 15_000 });
+    const overriding = JSON.parse(kubectl('get', 'maintenanceplans', '-o', 'json')).items
+      .find((i) => i.spec.windowOverride && i.spec.nodes.includes(p.nodes[1]));
+    assert.equal(overriding.spec.windowOverride, 'security patch, change 981');
+    const id = overriding.metadata.name;
+    await waitFor('the overriding plan complete', 90_000, () => plan(id).status?.phase === 'Complete');
+    for (const n of p.nodes.slice(1)) {
+      assert.equal(record(n).state, 'Drained', n);
+      const e = entries().find((x) => x.node === n && x.action === 'WindowOverridden');
+      assert.ok(e, `the override of ${n} recorded`);
+      assert.equal(e.reason, `security patch, change 981 (plan ${id})`);
+      kubectl('uncordon', n);
+    }
+    kubectl('uncordon', p.nodes[0]);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('a plan\'s override needs the right to override, held or not, and excludes waiting; one written with kubectl by someone who may not override gains nothing', { timeout: 120_000 }, async () => {
+  const p = await pool('wp', 1);
+  const [node] = p.nodes;
+  const team = await startDrainboard(['--team', '--insecure-http', '--alertmanager-url', requireEnv('ALERTMANAGER_URL')]);
+  cleanups.push(() => team.stop());
+  const name = `planclosed-${p.id}`;
+  await windowOf(name, { nodeSelector: p.selector, freezes: [{ start: '2000-01-01', end: '2999-12-31', reason: 'plan freeze' }] });
+  const res = await fetch(`${team.url}/api/session/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ kubeconfig: inlineKubeconfig(`wp-dan-${p.id}`, [...MAINTAIN,
+      { apiGroups: ['drainboard.dev'], resources: ['maintenanceplans'], verbs: ['create', 'get', 'list', 'watch', 'patch', 'update'] },
+      { apiGroups: ['drainboard.dev'], resources: ['maintenanceplans/status'], verbs: ['get', 'patch', 'update'] }]) }) });
+  assert.equal(res.status, 200, await res.text());
+  const dan = { url: team.url, headers: { cookie: res.headers.get('set-cookie').split(';')[0] } };
+  const options = { max_parallel: 1 };
+  const refused = await call('rollouts/start', { nodes: [node], options, override_window: 'because' }, dan);
+  assert.equal(refused.status, 403, JSON.stringify(refused.body));
+  assert.match(refused.body.Refused.message, /may not override a maintenance window: lacks update maintenancewindows\/override/);
+  assert.deepEqual(Object.keys(refused.body.Refused.refusal), ['MayNotOverride'], 'the reason crosses as data');
+  const plain = await call('rollouts/start', { nodes: [node], options }, dan);
+  assert.equal(plain.status, 403, JSON.stringify(plain.body));
+  assert.equal(plain.body.Refused.refusal.Held.window, name);
+  assert.equal(plain.body.Refused.refusal.Held.hold.Frozen.reason, 'plan freeze');
+  const both = await call('rollouts/start', { nodes: [node], options, override_window: 'x', wait_for_window: true });
+  assert.equal(both.status, 400, JSON.stringify(both.body));
+  assert.equal((await call('rollouts/start', { nodes: [node], options, override_window: 'x'.repeat(600) })).status, 400);
+  const foreign = await call('rollouts/start', { nodes: [node], options, override_window: 'ok' },
+    { headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } });
+  assert.equal(foreign.status, 403);
+  // A plan that waits, with an override written into it afterwards: its runner may not override, so it still waits.
+  const waits = await call('rollouts/start', { nodes: [node], options, wait_for_window: true }, dan);
+  assert.equal(waits.status, 200, JSON.stringify(waits.body));
+  kubectl('patch', 'maintenanceplan', waits.body, '--type=merge', '-p', JSON.stringify({ spec: { windowOverride: 'sneaked in' } }));
+  await waitFor('the plan Blocked by the window', 20_000, () => plan(waits.body).status?.phase === 'Blocked');
+  await new Promise((r) => setTimeout(r, 3_000));
+  assert.equal(plan(waits.body).status.phase, 'Blocked', 'still held');
+  assert.ok(!unschedulable(node), 'nothing started past the window');
+  assert.ok(!entries().some((e) => e.node === node && e.action === 'WindowOverridden'));
+  kubectl('patch', 'maintenanceplan', waits.body, '--type=merge', '-p', '{"spec":{"cancelled":true}}');
+  await waitFor('the plan cancelled', 30_000, () => plan(waits.body).status?.phase === 'Cancelled');
+  await team.stop();
+});
+
 test('a plan made outside its window waits Blocked with when it opens, in the window\'s own zone and day, and starts once it opens', { timeout: 240_000 }, async () => {
   const p = await pool('wo', 2);
   // Opens at the first whole minute at least 25 s away, in Kiritimati (UTC+14, on another day than UTC for ten

@@ -47,7 +47,7 @@ pub fn CapacitySection(#[prop(into)] nodes: Signal<Vec<String>>) -> impl IntoVie
             {move || match check.value().get() {
                 None => None,
                 Some(Err(error)) => Some(view! {
-                    <p class="error" role="alert" data-testid="capacity-error">{t_string!(i18n, app.failed, error)}</p>
+                    <p class="error" role="alert" data-testid="capacity-error">{crate::i18n::failed_text(i18n, &error)}</p>
                 }.into_any()),
                 Some(Ok(report)) => Some(view! { <Report report /> }.into_any()),
             }}

@@ -9,6 +9,7 @@ use domain::fleet::{self, CellSize, MapCell, MapGroup, MapState};
 use leptos::prelude::*;
 
 use crate::{
+    components::windows::WindowHolds,
     i18n::{I18n, map_state_text, t_string, use_i18n},
     live::{Current, DrainsByNode},
     state::Filters,
@@ -111,15 +112,24 @@ fn Group(value: Option<String>, layout: Memo<Vec<MapGroup>>, links: bool) -> imp
 }
 
 /// One node's cell: its state as a class (the colour and shape) and a letter, and its name for hover and for
-/// screen readers.
+/// screen readers. A node a maintenance window holds (the page's [`WindowHolds`], where it keeps one) is outlined,
+/// and its label says which window and why.
 #[component]
 fn Cell(cell: MapCell, links: bool, i18n: I18n) -> impl IntoView {
     let label = format!("{}: {}", cell.name, map_state_text(i18n, cell.state));
     let href = links.then(|| crate::context::href(&format!("/nodes/{}", cell.name)));
+    let holds = use_context::<WindowHolds>();
+    let name = cell.name.clone();
+    let held = Memo::new(move |_| holds.and_then(|WindowHolds(h)| h.with(|h| h.get(&name).cloned())));
+    let key = cell.state.key();
+    let label = move || match held.get() {
+        Some((window, why)) => format!("{label} · {}", t_string!(i18n, windows.node_held, window, why)),
+        None => label.clone(),
+    };
     view! {
         <a
             id=format!("cell-{}", cell.name)
-            class=format!("cell s-{}", cell.state.key())
+            class=move || format!("cell s-{key}{}", if held.with(Option::is_some) { " held" } else { "" })
             role="option"
             aria-selected="false"
             tabindex="-1"
@@ -128,7 +138,8 @@ fn Cell(cell: MapCell, links: bool, i18n: I18n) -> impl IntoView {
             aria-label=label
             data-testid="map-cell"
             data-node=cell.name
-            data-state=cell.state.key()
+            data-state=key
+            data-held=move || held.with(|h| h.as_ref().map(|(window, _)| window.clone()))
         >
             <span class="l" aria-hidden="true">{cell.state.letter()}</span>
         </a>
@@ -147,6 +158,9 @@ fn Legend() -> impl IntoView {
                     " " {map_state_text(i18n, s)}
                 </li>
             }).collect_view()}
+            {use_context::<WindowHolds>().map(|_| view! {
+                <li><span class="cell s-ready held" aria-hidden="true"></span> " " {t_string!(i18n, windows.map_legend)}</li>
+            })}
         </ul>
     }
 }

@@ -57,8 +57,16 @@ pub fn PlanRunner(id: StoredValue<String>, rollout: Memo<Option<RolloutProgress>
     let runner = move || rollout.with(|r| r.as_ref().and_then(|r| r.runner.clone()));
     let blocked = move || rollout.with(|r| r.as_ref().and_then(|r| r.blocked.clone()));
     let continued = move || rollout.with(|r| r.as_ref().and_then(|r| r.continued_by.clone()));
+    // A window that holds the next node, in the reader's language; the plan goes on by itself once it may.
+    let held = move || {
+        rollout.with(|r| {
+            let held = r.as_ref().filter(|r| r.blocked.is_none())?.held.as_ref()?;
+            let why = crate::i18n::hold_text(i18n, &held.hold, held.at);
+            Some(t_string!(i18n, rollout.held, node = held.node.clone(), window = held.window.clone(), why).to_string())
+        })
+    };
     let error =
-        move || resume.value().get().and_then(Result::err).map(|error| t_string!(i18n, app.failed, error).to_string());
+        move || resume.value().get().and_then(Result::err).map(|error| crate::i18n::failed_text(i18n, &error));
     view! {
         {move || runner().map(|runner| view! {
             <p class="plan-runner" data-testid="plan-runner">{t_string!(i18n, rollout.run_by, runner = runner)}</p>
@@ -80,6 +88,7 @@ pub fn PlanRunner(id: StoredValue<String>, rollout: Memo<Option<RolloutProgress>
                 </button>
             </p>
         })}
+        {move || held().map(|text| view! { <p class="plan-held" role="status" data-testid="plan-held">{text}</p> })}
         {move || ended().then(|| view! {
             <p class="plan-undo">
                 <button

@@ -1,7 +1,10 @@
 use domain::progress::CordonOutcome;
 use leptos::prelude::*;
 
-use super::Actions;
+use super::{
+    Actions,
+    window_hold::{WindowHoldSection, WindowWay, held_nodes, refused_hold, undecided},
+};
 use crate::{
     api::{CordonNode, UncordonNode},
     components::Modal,
@@ -19,6 +22,11 @@ pub fn CordonDialog(node: String, cordon: bool) -> impl IntoView {
     let result = move || if cordon { cordon_action.value().get() } else { uncordon_action.value().get() };
     let node = StoredValue::new(node);
     let reason = RwSignal::new(String::new());
+    // Only a cordon starts maintenance: a window never holds an uncordon.
+    let way = WindowWay::new();
+    let nodes = Signal::derive(move || if cordon { vec![node.get_value()] } else { Vec::new() });
+    let held = held_nodes(nodes, Signal::derive(move || refused_hold(cordon_action.value().get())));
+    let held_back = undecided(held, way);
     Effect::new(move |_| {
         if let Some(Ok(outcome)) = result() {
             let node = node.get_value();
@@ -34,14 +42,15 @@ pub fn CordonDialog(node: String, cordon: bool) -> impl IntoView {
     });
     // A retry hides the last failure until it has its own answer.
     let error = move || match result() {
-        Some(Err(error)) if !busy() => Some(t_string!(i18n, app.failed, error).to_string()),
+        Some(Err(error)) if !busy() => Some(crate::i18n::failed_text(i18n, &error)),
         _ => None,
     };
     let confirm = move |_| {
         let node = node.get_value();
         if cordon {
             let reason = Some(reason.get_untracked()).filter(|r| !r.trim().is_empty());
-            cordon_action.dispatch(CordonNode { node, reason, override_window: None });
+            let override_window = Some(way).filter(|_| !held.with_untracked(Vec::is_empty)).and_then(WindowWay::override_reason);
+            cordon_action.dispatch(CordonNode { node, reason, override_window });
         } else {
             uncordon_action.dispatch(UncordonNode { node });
         }
@@ -63,10 +72,11 @@ pub fn CordonDialog(node: String, cordon: bool) -> impl IntoView {
                         prop:value=move || reason.get() on:input=move |ev| reason.set(event_target_value(&ev)) />
                 </label>
             })}
+            <WindowHoldSection held way />
             {move || error().map(|e| view! { <p class="error" role="alert" data-testid="dialog-error">{e}</p> })}
             <div class="modal-buttons">
                 <button type="button" data-testid="dialog-cancel" on:click=move |_| close.run(())>{t_string!(i18n, actions.cancel)}</button>
-                <button type="button" class="primary" data-testid="dialog-confirm" disabled=busy on:click=confirm>
+                <button type="button" class="primary" data-testid="dialog-confirm" disabled=move || busy() || held_back.get() on:click=confirm>
                     {move || {
                         if busy() {
                             t_string!(i18n, actions.working)

@@ -12,6 +12,7 @@ mod rollout_verify;
 mod rollout_why;
 mod rollout_zones;
 mod unblock;
+mod window_hold;
 
 use domain::{actions::Lacking, progress::DrainRecord};
 use leptos::prelude::*;

@@ -86,7 +86,7 @@ pub fn MoveFirstAction(movable: Movable) -> impl IntoView {
             {move || preview().map(|answer| match answer {
                 Ok(p) => form(p),
                 Err(error) => view! {
-                    <p class="error" role="alert" data-testid="move-first-error">{t_string!(i18n, app.failed, error)}</p>
+                    <p class="error" role="alert" data-testid="move-first-error">{crate::i18n::failed_text(i18n, &error)}</p>
                 }.into_any(),
             })}
             {move || act.value().get().map(|answer| match answer {
@@ -94,7 +94,7 @@ pub fn MoveFirstAction(movable: Movable) -> impl IntoView {
                     <p class="muted" role="status" data-testid="move-first-result">{t_string!(i18n, move_first.done)}</p>
                 }.into_any(),
                 Err(error) => view! {
-                    <p class="error" role="alert" data-testid="move-first-error">{t_string!(i18n, app.failed, error)}</p>
+                    <p class="error" role="alert" data-testid="move-first-error">{crate::i18n::failed_text(i18n, &error)}</p>
                 }.into_any(),
             })}
         </div>

@@ -54,7 +54,7 @@ pub fn ProgressPanel(
     let arrived = Memo::new(move |_| progress.with(Option::is_some));
     let running = Memo::new(move |_| progress.with(|p| p.as_ref().is_some_and(|p| p.state.is_running())));
     let error = move || match cancel.value().get() {
-        Some(Err(error)) => Some(t_string!(i18n, app.failed, error).to_string()),
+        Some(Err(error)) => Some(crate::i18n::failed_text(i18n, &error)),
         _ => None,
     };
     let back = StoredValue::new(back);

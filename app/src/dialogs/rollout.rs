@@ -20,6 +20,7 @@ use super::{
     rollout_verify::{After, AfterEachNode},
     rollout_why::{Held, WhyNotStart, reasons},
     rollout_zones::ZoneWarning,
+    window_hold::{WindowHoldSection, WindowWay, held_nodes, refused_hold, undecided},
 };
 use crate::{
     api::drain_preview,
@@ -104,9 +105,12 @@ pub fn RolloutDialog(nodes: Vec<String>, board: RwSignal<Option<Board>>) -> impl
         }
     });
     let error = move || match start.value().get() {
-        Some(Err(error)) if !busy.get() => Some(t_string!(i18n, app.failed, error).to_string()),
+        Some(Err(error)) if !busy.get() => Some(crate::i18n::failed_text(i18n, &error)),
         _ => None,
     };
+    let way = WindowWay::new();
+    let window_held = held_nodes(Signal::derive(move || nodes.get_value()), Signal::derive(move || refused_hold(start.value().get())));
+    let held_back = undecided(window_held, way);
     let destructive = Signal::derive(move || options.get().map(|o| destructive_options(&o)).unwrap_or_default());
     // Everything that holds Start, said beside it; Start is enabled when nothing does.
     let held = Memo::new(move |_| Held {
@@ -122,7 +126,7 @@ pub fn RolloutDialog(nodes: Vec<String>, board: RwSignal<Option<Board>>) -> impl
         }),
     });
     let why = Signal::derive(move || held.with(|h| plans.with(|p| reasons(i18n, p.as_ref(), h))));
-    let confirmable = Signal::derive(move || why.with(Vec::is_empty) && !busy.get());
+    let confirmable = Signal::derive(move || why.with(Vec::is_empty) && !busy.get() && !held_back.get());
     let begin = move |_| {
         let (Ok(drain), Some(max_parallel), Some(settle_seconds), Ok(verify)) = (
             options.get_untracked(),
@@ -148,7 +152,8 @@ pub fn RolloutDialog(nodes: Vec<String>, board: RwSignal<Option<Board>>) -> impl
             options,
             reason: form.reason_untracked(),
             confirm,
-            wait_for_window: false,
+            wait_for_window: way.waiting(),
+            override_window: Some(way).filter(|_| !window_held.with_untracked(Vec::is_empty)).and_then(WindowWay::override_reason),
         });
     };
     let estimate_asked = Memo::new(move |_| Some((options.get().ok()?, settings.parallel()?, after.settle_seconds()?)));
@@ -200,6 +205,7 @@ pub fn RolloutDialog(nodes: Vec<String>, board: RwSignal<Option<Board>>) -> impl
                     })) />
                 </div>
             </div>
+            <WindowHoldSection held=window_held way plan=true />
             {move || error().map(|e| view! { <p class="error" role="alert" data-testid="dialog-error">{e}</p> })}
             <WhyNotStart reasons=why />
             <div class="modal-buttons">

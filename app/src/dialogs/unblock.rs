@@ -96,7 +96,7 @@ pub fn UnblockActions(held: Held) -> impl IntoView {
                     <p class="muted" role="status" data-testid="unblock-result">{t_string!(i18n, unblock.done_always_allow)}</p>
                 }.into_any(),
                 (Err(error), _) => view! {
-                    <p class="error" role="alert" data-testid="unblock-error">{t_string!(i18n, app.failed, error)}</p>
+                    <p class="error" role="alert" data-testid="unblock-error">{crate::i18n::failed_text(i18n, &error)}</p>
                 }.into_any(),
             })}
         </div>

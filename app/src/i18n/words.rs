@@ -115,6 +115,16 @@ pub fn failure_text(i18n: I18n, failure: &Failure) -> String {
     }
 }
 
+/// "Failed: " and what went wrong, as a dialog or a panel shows an answer that is not a success: Drainboard's own
+/// refusal in the catalogue's words, anything else as the server wrote it.
+pub fn failed_text(i18n: I18n, error: &crate::AppError) -> String {
+    let error = match error {
+        crate::AppError::Refused { refusal, .. } => start_refusal_text(i18n, refusal),
+        other => other.to_string(),
+    };
+    t_string!(i18n, app.failed, error).to_string()
+}
+
 /// Why Drainboard itself did not start a drain: names and numbers are data, the words the catalogue's.
 fn start_refusal_text(i18n: I18n, refusal: &StartRefusal) -> String {
     match refusal {
@@ -138,7 +148,14 @@ fn start_refusal_text(i18n: I18n, refusal: &StartRefusal) -> String {
         StartRefusal::PersonFull { user, most, dry_run: true } => {
             t_string!(i18n, failure.refused_person_full_dry, user, most).to_string()
         }
-        StartRefusal::Held { node, why, .. } => t_string!(i18n, failure.refused_held, node, why).to_string(),
+        StartRefusal::Held(held) => t_string!(
+            i18n,
+            failure.refused_held,
+            node = held.node.clone(),
+            why = super::hold_text(i18n, &held.hold, held.at),
+            window = held.window.clone()
+        )
+        .to_string(),
         StartRefusal::MayNotOverride { user, lacks } => {
             t_string!(i18n, failure.refused_may_not_override, user, lacks).to_string()
         }

@@ -32,6 +32,8 @@ pub fn WallPage() -> impl IntoView {
     let i18n = use_i18n();
     let snapshot = Resource::new(|| (), |_| board_snapshot(Some(PAGE_SIZE)));
     let live = LiveBoard::new();
+    // The windows' line fills it, and the map marks each held node.
+    provide_context(crate::components::windows::WindowHolds::new());
     view! {
         <section class="wall" data-testid="wall" data-hydrated=move || live.hydrated.get().to_string()>
             <ConnectionBadge live />

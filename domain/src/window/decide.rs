@@ -102,6 +102,26 @@ pub struct Held {
     pub hold: Hold,
 }
 
+/// A node a window holds, as decided at `at`: the deciding window and its hold. A refusal and a plan carry this,
+/// not a sentence, so that each page words it in its own language; [`HeldNode::english`] is for logs, the API's
+/// message and Kubernetes statuses.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeldNode {
+    pub node: String,
+    pub window: String,
+    pub hold: Hold,
+    /// When it was decided: what "in 5 h 12 min" counts from.
+    pub at: Timestamp,
+}
+
+impl HeldNode {
+    /// The hold in English, naming its window: "outside window; opens Tue 02:00 Asia/Tokyo, in 5 h 12 min (window
+    /// tokyo-nights)".
+    pub fn english(&self) -> String {
+        format!("{} (window {})", self.hold.words(self.at), self.window)
+    }
+}
+
 /// May maintenance start on a node now.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Decision {
@@ -121,11 +141,16 @@ impl Decision {
         self.holds.is_empty()
     }
 
-    /// The deciding hold, in words, for a status and a refusal.
-    pub fn reason(&self, now: Timestamp) -> Option<String> {
+    /// The deciding window and its hold, as decided at `now`; `None` when nothing holds the node.
+    pub fn held(&self, now: Timestamp) -> Option<HeldNode> {
         let decided = self.decided_by.as_deref()?;
         let held = self.holds.iter().find(|h| h.window == decided)?;
-        Some(format!("{} (window {})", held.hold.words(now), held.window))
+        Some(HeldNode { node: self.node.clone(), window: held.window.clone(), hold: held.hold.clone(), at: now })
+    }
+
+    /// The deciding hold, in English, for logs and the audit trail.
+    pub fn reason(&self, now: Timestamp) -> Option<String> {
+        self.held(now).map(|h| h.english())
     }
 }
 

@@ -21,7 +21,7 @@ pub mod matcher;
 pub mod spec;
 pub mod written;
 
-pub use decide::{Decision, Facts, Held, Hold, NodeFact, PodFact};
+pub use decide::{Decision, Facts, Held, HeldNode, Hold, NodeFact, PodFact};
 pub use spec::{Budget, Policy, Spec};
 
 /// Every node a person may read, with whether maintenance may start on it now: what the page shows.

@@ -115,12 +115,49 @@ impl Acting<'_> {
     }
 
     /// Refuses a plan of `nodes` while a window holds any of them now (a plan made to wait for its windows is not
-    /// checked here: each node waits as the plan reaches it).
-    pub async fn check_windows(&self, nodes: &[String], action: AuditAction) -> Result<()> {
+    /// checked here: each node waits as the plan reaches it). With `override_reason`, refuses a caller who may not
+    /// override, held or not: the plan records each override as it uses it ([`Self::override_for_plan`]).
+    pub async fn check_windows(&self, nodes: &[String], action: AuditAction, override_reason: Option<&str>) -> Result<()> {
+        if let Some(reason) = override_reason.map(str::trim).filter(|r| !r.is_empty()) {
+            if self.may_override().await? {
+                return Ok(());
+            }
+            let (now, user) = (jiff::Timestamp::now(), &self.identity.user);
+            let err = Error::Refused(StartRefusal::MayNotOverride { user: user.clone(), lacks: OVERRIDE.into() });
+            let mut entry = AuditEntry::new(user, action, nodes.first().map_or("", String::as_str), now);
+            entry.reason = Some(reason.to_owned());
+            self.engine.record_refused(entry, &err);
+            return Err(err);
+        }
         let names: Vec<&str> = nodes.iter().map(String::as_str).collect();
         let decisions = self.engine.window_decisions(&names).await;
         let held: Vec<&Decision> = decisions.iter().filter(|d| !d.may_start()).collect();
         if held.is_empty() { Ok(()) } else { self.refuse_or_override(&held, action, None).await }
+    }
+
+    /// Whether the caller may override a maintenance window, asked of the API server as them.
+    async fn may_override(&self) -> Result<bool> {
+        let client = self.client()?;
+        crate::authz::may(&client, "update", "drainboard.dev", "maintenancewindows", Some(OVERRIDE_SUBRESOURCE)).await
+    }
+
+    /// Lets plan `plan` start a node that `decision` holds, for the plan's override `reason`, when whoever runs it
+    /// may override now; records the override as a person's is. False (the node waits) otherwise.
+    pub(crate) async fn override_for_plan(&self, decision: &Decision, reason: &str, plan: &str) -> bool {
+        match self.may_override().await {
+            Ok(true) => {}
+            Ok(false) => {
+                tracing::debug!(%plan, user = %self.identity.user, "the plan's window override is not honoured: its runner may not override");
+                return false;
+            }
+            Err(err) => {
+                tracing::info!(%plan, %err, "could not ask whether the plan's runner may override; the node waits");
+                return false;
+            }
+        }
+        self.record_overrides(&[decision], &format!("{reason} (plan {plan})")).await;
+        self.engine.admissions.lately.insert(decision.node.clone(), ());
+        true
     }
 
     /// The refusal of what `held` holds, or the override of it.
@@ -134,24 +171,31 @@ impl Acting<'_> {
         let now = jiff::Timestamp::now();
         let user = &self.identity.user;
         let Some(reason) = override_reason.map(str::trim).filter(|r| !r.is_empty()) else {
-            let err = Error::Refused(StartRefusal::Held {
+            let held = first.held(now).unwrap_or_else(|| domain::window::HeldNode {
                 node: first.node.clone(),
-                window: first.decided_by.clone().unwrap_or_default(),
-                why: first.reason(now).unwrap_or_default(),
+                window: String::new(),
+                hold: domain::window::Hold::Invalid { why: "no window decided".into() },
+                at: now,
             });
+            let err = Error::Refused(StartRefusal::Held(held));
             self.engine.record_refused(AuditEntry::new(user, action, &first.node, now), &err);
             return Err(err);
         };
-        let client = self.client()?;
-        if !crate::authz::may(&client, "update", "drainboard.dev", "maintenancewindows", Some(OVERRIDE_SUBRESOURCE))
-            .await?
-        {
+        if !self.may_override().await? {
             let err = Error::Refused(StartRefusal::MayNotOverride { user: user.clone(), lacks: OVERRIDE.into() });
             let mut entry = AuditEntry::new(user, action, &first.node, now);
             entry.reason = Some(reason.to_owned());
             self.engine.record_refused(entry, &err);
             return Err(err);
         }
+        self.record_overrides(held, reason).await;
+        Ok(())
+    }
+
+    /// Records that the caller overrode what holds each of `held`, for `reason`: in the audit file (and so the
+    /// node's history and an Event), the log and a notice.
+    async fn record_overrides(&self, held: &[&Decision], reason: &str) {
+        let (now, user) = (jiff::Timestamp::now(), &self.identity.user);
         for decision in held {
             let mut entry = AuditEntry::new(user, AuditAction::WindowOverridden, &decision.node, now);
             entry.reason = Some(reason.to_owned());
@@ -165,6 +209,5 @@ impl Acting<'_> {
             });
             self.engine.audit.record(entry).await;
         }
-        Ok(())
     }
 }

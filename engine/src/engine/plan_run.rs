@@ -128,10 +128,13 @@ pub(super) async fn run(
                 // A maintenance window may hold it: it stays queued, and the plan says why until it may start.
                 let name = progress.nodes[i].name.clone();
                 let decision = engine.admit(&name).await;
-                if !decision.may_start() {
-                    let why = decision.reason(now).unwrap_or_default();
-                    progress.held = Some(format!("{name}: {why}"));
-                    held.get_or_insert((name, why));
+                let overridden = match (&latest.spec.window_override, decision.may_start()) {
+                    (Some(reason), false) => acting.override_for_plan(&decision, reason, &latest.name_any()).await,
+                    _ => false,
+                };
+                if let Some(hold) = decision.held(now).filter(|_| !overridden) {
+                    held.get_or_insert((name, hold.english()));
+                    progress.held.get_or_insert(hold);
                     continue;
                 }
                 start(&acting, &mut progress, i).await;

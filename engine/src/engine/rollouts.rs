@@ -130,6 +130,7 @@ impl Acting<'_> {
         nodes: Vec<String>,
         options: RolloutOptions,
         reason: Option<String>,
+        window_override: Option<String>,
     ) -> Result<String> {
         let identity = self.identity();
         rollout::check(&nodes, &options).map_err(Error::Invalid)?;
@@ -168,6 +169,7 @@ impl Acting<'_> {
                 unattended: options.unattended,
                 // Checked in range by `rollout::check` above.
                 settle_seconds: u32::try_from(options.settle_seconds).unwrap_or(u32::MAX),
+                window_override,
                 paused: false,
                 cancelled: false,
             },

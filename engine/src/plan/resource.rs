@@ -86,6 +86,12 @@ pub struct PlanSpec {
     #[serde(default)]
     #[schemars(with = "i32", range(min = 0, max = 3600))]
     pub settle_seconds: u32,
+    /// Start each node even while a maintenance window holds it, for this reason. Honoured only while whoever runs
+    /// the plan may `update maintenancewindows/override`, asked of the API server as them at each such start (a
+    /// plan written with `kubectl` gains nothing by setting it), and recorded for each node it lets start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 500))]
+    pub window_override: Option<String>,
     /// No node starts while true; those in maintenance go on.
     #[serde(default)]
     pub paused: bool,
@@ -137,6 +143,10 @@ pub struct PlanStatus {
     /// How long the whole plan should take, estimated as it started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimate: Option<PlanEstimate>,
+    /// While a maintenance window holds the next node: the hold as JSON (`domain::window::HeldNode`), so that any
+    /// replica shows it in the reader's language. The `Blocked` condition says it in English.
+    #[serde(default)]
+    pub held_detail: Option<String>,
 }
 
 /// One node of a plan.
@@ -343,7 +353,10 @@ impl MaintenancePlan {
                 .map(|c| c.message.clone())
                 .filter(|_| !self.ended())
         };
-        let (blocked, held) = (blocked_by(false), blocked_by(true));
+        let blocked = blocked_by(false);
+        let held = blocked_by(true)
+            .and(status.held_detail.as_deref())
+            .and_then(|json| serde_json::from_str::<domain::window::HeldNode>(json).ok());
         RolloutProgress {
             id: self.name_any(),
             started_by: self.started_by(),

@@ -82,8 +82,8 @@ pub fn conditions(progress: &RolloutProgress, before: &[PlanCondition], generati
         ),
         match (&progress.blocked, &progress.held) {
             (Some(why), _) if !ended => condition("Blocked", true, blocked_reason(why), why.clone(), generation),
-            (None, Some(why)) if !ended && phase == "Blocked" => {
-                condition("Blocked", true, HELD_BY_WINDOW, why.clone(), generation)
+            (None, Some(held)) if !ended && phase == "Blocked" => {
+                condition("Blocked", true, HELD_BY_WINDOW, format!("{}: {}", held.node, held.english()), generation)
             }
             _ => condition("Blocked", false, "NotBlocked", String::new(), generation),
         },
@@ -120,6 +120,7 @@ pub fn of(progress: &RolloutProgress, plan: &MaintenancePlan, runner: Option<Str
         nodes: progress.nodes.iter().map(PlanNode::from_rollout).collect(),
         conditions: conditions(progress, &before.conditions, generation),
         estimate: progress.estimate.as_ref().map(Into::into),
+        held_detail: progress.held.as_ref().and_then(|held| serde_json::to_string(held).ok()),
     }
 }
 
@@ -208,7 +209,11 @@ pub fn story(before: &RolloutProgress, after: &RolloutProgress) -> Vec<(Option<S
     let (was, is) = (phase(before), phase(after));
     if was != is {
         let note = match is {
-            "Blocked" => after.blocked.clone().or_else(|| after.held.clone()).unwrap_or_default(),
+            "Blocked" => after
+                .blocked
+                .clone()
+                .or_else(|| after.held.as_ref().map(|h| format!("{}: {}", h.node, h.english())))
+                .unwrap_or_default(),
             _ => format!("{was} → {is}"),
         };
         told.push((None, matches!(is, "Failed" | "Blocked"), is.into(), note));

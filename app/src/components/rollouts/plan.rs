@@ -87,7 +87,7 @@ pub(super) fn RolloutView(id: String, rollouts: RwSignal<Vec<RolloutProgress>>) 
         .into_iter()
         .flatten()
         .next()
-        .map(|error| t_string!(i18n, app.failed, error).to_string())
+        .map(|error| crate::i18n::failed_text(i18n, &error))
     };
     let id = StoredValue::new(id);
     let state = move || rollout.with(|r| r.as_ref().map(|r| r.state.clone()).unwrap_or(RolloutState::Finished));

@@ -15,7 +15,10 @@ use leptos::prelude::*;
 pub(super) use self::form::{Draft, DrainForm, OptionsForm};
 use self::preview::PreviewSection;
 pub(super) use self::preview::needs_text;
-use super::{Actions, Dialog};
+use super::{
+    Actions, Dialog,
+    window_hold::{WindowHoldSection, WindowWay, held_nodes, refused_hold, undecided},
+};
 use crate::{
     api::StartDrain,
     components::{CapacitySection, Modal},
@@ -67,9 +70,12 @@ pub fn DrainDialog(
         }
     });
     let error = move || match start.value().get() {
-        Some(Err(error)) if !busy.get() => Some(t_string!(i18n, app.failed, error).to_string()),
+        Some(Err(error)) if !busy.get() => Some(crate::i18n::failed_text(i18n, &error)),
         _ => None,
     };
+    let way = WindowWay::new();
+    let held = held_nodes(Signal::derive(move || vec![node.get_value()]), Signal::derive(move || refused_hold(start.value().get())));
+    let held_back = undecided(held, way);
     // Only the destructive options that change something on this node ask for its name, as the server checks.
     let destructive = Signal::derive(move || {
         shown.with(|o| {
@@ -83,6 +89,7 @@ pub fn DrainDialog(
         let Ok(o) = options.get() else { return false };
         planned.with(|p| p.as_ref().is_some_and(|p| node.with_value(|n| can_confirm(p, &o, n, &form.typed.get()))))
             && !busy.get()
+            && !held_back.get()
             && actions.lacking.with(|l| may_drain(l.as_ref(), &o).is_ok())
     });
     let dry_runnable = Signal::derive(move || {
@@ -107,7 +114,10 @@ pub fn DrainDialog(
             options,
             reason: form.reason_untracked(),
             confirm,
-            override_window: None,
+            // A dry run changes nothing, and no window holds it.
+            override_window: Some(way)
+                .filter(|_| dry_run == DryRun::None && !held.with_untracked(Vec::is_empty))
+                .and_then(WindowWay::override_reason),
         });
     });
     let close = Callback::new(move |_| actions.close());
@@ -135,6 +145,7 @@ pub fn DrainDialog(
                     <p class="hint" data-testid="delete-permission-hint">{missing_permission_text(i18n, &m)}</p>
                 })
             }}
+            <WindowHoldSection held way />
             {move || error().map(|e| view! { <p class="error" role="alert" data-testid="dialog-error">{e}</p> })}
             <div class="modal-buttons">
                 <button type="button" data-testid="dialog-cancel" on:click=move |_| close.run(())>{t_string!(i18n, actions.cancel)}</button>
