@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::{
     budget::{PdbInfo, PdbStatus},
     pod::ControllerRef,
+    verify::CheckFailure,
 };
 
 /// At most this many workloads and budgets are recorded per node (a kubelet runs 110 pods by default): the
@@ -97,16 +98,20 @@ pub enum Found {
     Unreadable { workload: WorkloadRef, why: String },
 }
 
-/// The workload checks that fail for `node`, each in words.
-pub fn workload_failures(node: &str, found: &[Found]) -> Vec<String> {
-    let mut failed: Vec<String> = found
+/// The workload checks that fail for `node`.
+pub fn workload_failures(node: &str, found: &[Found]) -> Vec<CheckFailure> {
+    let mut failed: Vec<CheckFailure> = found
         .iter()
         .filter_map(|f| match f {
-            Found::Counts { workload, desired, ready } if ready < desired => Some(format!(
-                "{} has {ready} of {desired} replicas ready (its pods were evicted from {node})",
-                workload.label()
-            )),
-            Found::Unreadable { workload, why } => Some(format!("could not read {}: {why}", workload.label())),
+            Found::Counts { workload, desired, ready } if ready < desired => Some(CheckFailure::Replicas {
+                workload: workload.label(),
+                ready: *ready,
+                desired: *desired,
+                node: node.into(),
+            }),
+            Found::Unreadable { workload, why } => {
+                Some(CheckFailure::Unreadable { what: workload.label(), why: why.clone() })
+            }
             _ => None,
         })
         .collect();
@@ -120,21 +125,18 @@ pub fn budget_failures(
     node: &str,
     before: &[BudgetBefore],
     now: impl Fn(&str, &str) -> Option<PdbStatus>,
-) -> Vec<String> {
+) -> Vec<CheckFailure> {
     before
         .iter()
         .filter_map(|b| {
             let status = now(&b.namespace, &b.name)?;
-            (status.disruptions_allowed < b.allowed).then(|| {
-                format!(
-                    "PodDisruptionBudget {}/{} allows {} disruptions ({} pods healthy, {} needed), {} before {node}'s drain",
-                    b.namespace,
-                    b.name,
-                    status.disruptions_allowed,
-                    status.current_healthy,
-                    status.desired_healthy,
-                    b.allowed
-                )
+            (status.disruptions_allowed < b.allowed).then(|| CheckFailure::Budget {
+                budget: format!("{}/{}", b.namespace, b.name),
+                allowed: status.disruptions_allowed,
+                healthy: status.current_healthy,
+                needed: status.desired_healthy,
+                before: b.allowed,
+                node: node.into(),
             })
         })
         .collect()
@@ -203,8 +205,9 @@ mod tests {
             Found::NotChecked,
             Found::Unreadable { workload: web.clone(), why: "forbidden".into() },
         ];
+        let words = |failed: Vec<CheckFailure>| failed.iter().map(CheckFailure::english).collect::<Vec<_>>();
         assert_eq!(
-            workload_failures("node-7", &found),
+            words(workload_failures("node-7", &found)),
             [
                 "Deployment shop/web has 1 of 2 replicas ready (its pods were evicted from node-7)",
                 "could not read Deployment shop/web: forbidden",
@@ -226,7 +229,7 @@ mod tests {
             }
         };
         assert_eq!(
-            budget_failures("node-7", &before, now(0)),
+            words(budget_failures("node-7", &before, now(0))),
             ["PodDisruptionBudget shop/web allows 0 disruptions (1 pods healthy, 1 needed), 1 before node-7's drain"]
         );
         assert!(budget_failures("node-7", &before, now(1)).is_empty());

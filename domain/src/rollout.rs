@@ -110,11 +110,11 @@ pub enum Back {
     Failed(crate::failure::Failure),
     /// The rollout stopped before it came back: it stays cordoned.
     Left,
-    /// It did not check out by the verification's deadline (each failed check, in words): it stays cordoned.
-    Unverified(String),
+    /// It did not check out by the verification's deadline (each failed check): it stays cordoned.
+    Unverified(Vec<crate::verify::CheckFailure>),
     /// It checked out and was uncordoned, but the workloads or budgets its drain touched did not recover by the
-    /// deadline (each failed check, in words). The plan stops as for an unverified node.
-    Unrecovered(String),
+    /// deadline (each failed check). The plan stops as for an unverified node.
+    Unrecovered(Vec<crate::verify::CheckFailure>),
     /// Back, checked out and uncordoned; the plan waits for the workloads and budgets its drain touched to recover
     /// ([`crate::recovery`]) before it moves on. Their pods may need this very node, so they are checked after the
     /// uncordon, not before.
@@ -513,7 +513,7 @@ mod tests {
         r.options.uncordon_when_back = true;
         r.options.verify = Some(crate::verify::Verify::default());
         r.nodes[0].step = Step::Ended(DrainState::Drained);
-        r.nodes[0].back = Some(Back::Unverified("a came back on kernel 6.1, expected 6.12".into()));
+        r.nodes[0].back = Some(Back::Unverified(vec![crate::verify::CheckFailure::NotReady { node: "a".into() }]));
         assert!(r.nodes[0].failed(), "an unverified node counts as failed");
         assert!(startable(&r).is_empty(), "the plan stops");
         r.options.verify = Some(crate::verify::Verify { continue_on_failure: true, ..Default::default() });

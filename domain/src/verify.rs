@@ -75,29 +75,106 @@ pub fn past_deadline(verify: &Verify, waiting_since: Timestamp, now: Timestamp) 
     waiting_since.checked_add(SignedDuration::from_secs(seconds)).is_ok_and(|deadline| now > deadline)
 }
 
-/// The checks `card`, back since `back_seen`, fails now: empty when it checks out. Each names itself, as "node-7
-/// came back on kernel 6.1.0, expected 6.12".
-pub fn failures(card: &NodeCard, verify: &Verify, back_seen: Timestamp) -> Vec<String> {
-    let node = &card.name;
+/// A version a plan may expect of a node back from maintenance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Component {
+    Kubelet,
+    Kernel,
+    OsImage,
+    ContainerRuntime,
+}
+
+impl Component {
+    pub fn english(self) -> &'static str {
+        match self {
+            Component::Kubelet => "kubelet",
+            Component::Kernel => "kernel",
+            Component::OsImage => "OS image",
+            Component::ContainerRuntime => "container runtime",
+        }
+    }
+}
+
+/// A check that a node back from maintenance fails ([`failures`]), or that what its drain touched fails
+/// (`crate::recovery`): names and numbers as data, so that each page words it in its own language.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CheckFailure {
+    NotReady { node: String },
+    /// Its node Lease has not renewed since it came back.
+    LeaseStale { node: String },
+    Version { node: String, component: Component, found: String, expected: String },
+    NoVersion { node: String, component: Component, expected: String },
+    /// No new boot id while Ready within the deadline.
+    NotBack { node: String, seconds: u64 },
+    /// A workload whose pods the drain evicted is short of ready replicas.
+    Replicas { workload: String, ready: i32, desired: i32, node: String },
+    /// Something to check could not be read: what, and the API's or the server's answer.
+    Unreadable { what: String, why: String },
+    /// A budget allows fewer disruptions than before the drain.
+    Budget { budget: String, allowed: i32, healthy: i32, needed: i32, before: i32, node: String },
+    /// The plan ended before its workloads and budgets were seen recovered.
+    PlanEnded,
+    /// Written by an older build, in its words.
+    Text(String),
+}
+
+impl CheckFailure {
+    /// The failure in English, for logs, Events and the API's messages.
+    pub fn english(&self) -> String {
+        match self {
+            Self::NotReady { node } => format!("{node} is not Ready"),
+            Self::LeaseStale { node } => format!("{node}'s node Lease has not renewed since it came back"),
+            Self::Version { node, component, found, expected } => {
+                format!("{node} came back on {} {found}, expected {expected}", component.english())
+            }
+            Self::NoVersion { node, component, expected } => {
+                format!("{node} reports no {} version, expected {expected}", component.english())
+            }
+            Self::NotBack { node, seconds } => {
+                format!("{node} did not come back within {seconds} s (no new boot id while Ready)")
+            }
+            Self::Replicas { workload, ready, desired, node } => {
+                format!("{workload} has {ready} of {desired} replicas ready (its pods were evicted from {node})")
+            }
+            Self::Unreadable { what, why } => format!("could not read {what}: {why}"),
+            Self::Budget { budget, allowed, healthy, needed, before, node } => format!(
+                "PodDisruptionBudget {budget} allows {allowed} disruptions ({healthy} pods healthy, {needed} needed), \
+                 {before} before {node}'s drain"
+            ),
+            Self::PlanEnded => "the plan ended before its workloads and budgets were seen recovered".into(),
+            Self::Text(text) => text.clone(),
+        }
+    }
+
+    /// Several failures in English, one after another.
+    pub fn english_all(failed: &[CheckFailure]) -> String {
+        failed.iter().map(CheckFailure::english).collect::<Vec<_>>().join("; ")
+    }
+}
+
+/// The checks `card`, back since `back_seen`, fails now: empty when it checks out. Each names its node.
+pub fn failures(card: &NodeCard, verify: &Verify, back_seen: Timestamp) -> Vec<CheckFailure> {
+    let node = || card.name.clone();
     let mut failed = Vec::new();
     if card.ready != ReadyStatus::Ready {
-        failed.push(format!("{node} is not Ready"));
+        failed.push(CheckFailure::NotReady { node: node() });
     }
     if card.lease_renewed.is_none_or(|renewed| renewed < back_seen) {
-        failed.push(format!("{node}'s node Lease has not renewed since it came back"));
+        failed.push(CheckFailure::LeaseStale { node: node() });
     }
     let versions = [
-        ("kubelet", &verify.kubelet_version, &card.kubelet_version),
-        ("kernel", &verify.kernel_version, &card.kernel_version),
-        ("OS image", &verify.os_image, &card.os_image),
-        ("container runtime", &verify.container_runtime, &card.container_runtime),
+        (Component::Kubelet, &verify.kubelet_version, &card.kubelet_version),
+        (Component::Kernel, &verify.kernel_version, &card.kernel_version),
+        (Component::OsImage, &verify.os_image, &card.os_image),
+        (Component::ContainerRuntime, &verify.container_runtime, &card.container_runtime),
     ];
-    for (what, expected, found) in versions {
+    for (component, expected, found) in versions {
         let Some(expected) = expected else { continue };
+        let expected = expected.clone();
         match found.as_deref() {
             Some(found) if found.starts_with(expected.as_str()) => {}
-            Some(found) => failed.push(format!("{node} came back on {what} {found}, expected {expected}")),
-            None => failed.push(format!("{node} reports no {what} version, expected {expected}")),
+            Some(found) => failed.push(CheckFailure::Version { node: node(), component, found: found.into(), expected }),
+            None => failed.push(CheckFailure::NoVersion { node: node(), component, expected }),
         }
     }
     failed
@@ -127,16 +204,29 @@ mod tests {
         let back = at("2026-12-02T10:00:00Z");
         let verify =
             Verify { kubelet_version: Some("v1.36".into()), kernel_version: Some("6.12".into()), ..Default::default() };
-        assert_eq!(failures(&back_card(), &verify, back), Vec::<String>::new());
+        let words = |card: &NodeCard, verify: &Verify| -> Vec<String> {
+            failures(card, verify, back).iter().map(CheckFailure::english).collect()
+        };
+        assert_eq!(words(&back_card(), &verify), Vec::<String>::new());
         let old_kernel = NodeCard { kernel_version: Some("6.1.0-31".into()), ..back_card() };
-        assert_eq!(failures(&old_kernel, &verify, back), ["node-7 came back on kernel 6.1.0-31, expected 6.12"]);
+        assert_eq!(words(&old_kernel, &verify), ["node-7 came back on kernel 6.1.0-31, expected 6.12"]);
+        assert_eq!(
+            failures(&old_kernel, &verify, back),
+            [CheckFailure::Version {
+                node: "node-7".into(),
+                component: Component::Kernel,
+                found: "6.1.0-31".into(),
+                expected: "6.12".into()
+            }],
+            "the failure is data"
+        );
         let not_ready = NodeCard { ready: ReadyStatus::NotReady, ..back_card() };
-        assert_eq!(failures(&not_ready, &verify, back), ["node-7 is not Ready"]);
+        assert_eq!(words(&not_ready, &verify), ["node-7 is not Ready"]);
         let stale = NodeCard { lease_renewed: Some(at("2026-12-02T09:59:00Z")), ..back_card() };
-        assert_eq!(failures(&stale, &verify, back), ["node-7's node Lease has not renewed since it came back"]);
+        assert_eq!(words(&stale, &verify), ["node-7's node Lease has not renewed since it came back"]);
         let silent = NodeCard { kubelet_version: None, ..back_card() };
-        assert_eq!(failures(&silent, &verify, back), ["node-7 reports no kubelet version, expected v1.36"]);
-        assert_eq!(failures(&back_card(), &Verify::default(), back), Vec::<String>::new(), "nothing expected");
+        assert_eq!(words(&silent, &verify), ["node-7 reports no kubelet version, expected v1.36"]);
+        assert_eq!(words(&back_card(), &Verify::default()), Vec::<String>::new(), "nothing expected");
     }
 
     #[test]

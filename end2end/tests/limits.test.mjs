@@ -87,10 +87,14 @@ test('dry runs have a cap of their own: over it 429, and a real drain still star
   assert.equal(kubectl('get', 'node', a.node, '-o', 'jsonpath={.spec.unschedulable}'), '', 'the dry run cordoned nothing');
 });
 
-test('a body over 16 KiB gets 413', async () => {
+test('a body over 16 KiB gets 413, with the body every other refusal has (the page decodes it as it decodes them)', async () => {
   const s = await server([]);
   const res = await fetch(`${s.url}/api/drains/start`, json({ node: 'node-1', reason: 'x'.repeat(1024 * 1024) }));
   assert.equal(res.status, 413);
+  assert.equal(res.headers.get('content-type'), 'application/json');
+  const body = await res.json();
+  assert.deepEqual(Object.keys(body), ['TooLarge']);
+  assert.match(body.TooLarge, /over 16 KiB/);
 });
 
 test('a client that sends its headers slowly is cut off', { timeout: 60_000 }, async () => {

@@ -3,7 +3,7 @@
 // where it is. Checked against the cluster's own record of each node's drain, not only the plan's report.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { apply, deletePlans, kwokNodes, kubectl, startDrainboard, waitFor } from './support.mjs';
+import { apply, deletePlans, kwokNodes, kubectl, launchBrowser, startDrainboard, waitFor } from './support.mjs';
 
 const TAINT = 'drainboard.dev/test';
 const cleanups = [];
@@ -305,6 +305,23 @@ test('verification: a node that never comes back, and one back on an unexpected 
   const failed = done.status.conditions.find((c) => c.type === 'Failed');
   assert.equal(failed.status, 'True');
   assert.match(failed.message, new RegExp(p.nodes[1]));
+  // The failed checks are data in the status (backChecks), so a Japanese page words them in Japanese.
+  assert.deepEqual(JSON.parse(never.backChecks), [{ NotBack: { node: p.nodes[0], seconds: 20 } }]);
+  const browser = await launchBrowser();
+  try {
+    const page = await (await browser.newContext({ locale: 'ja-JP' })).newPage();
+    await page.goto(`${a.url}/`);
+    const row = page.locator(`[data-testid="rollout"][data-id="${id}"] [data-testid="rollout-node"][data-node="${p.nodes[1]}"]`);
+    // An ended plan's table is folded away; its text is there all the same.
+    await row.waitFor({ state: 'attached', timeout: 30_000 });
+    const text = await row.textContent();
+    assert.match(text, new RegExp(`戻りましたが検証に失敗したため cordon のままです: ${p.nodes[1]}はkubelet \\S+で復帰しました\\(期待値 v1\\.36\\)`), text);
+    assert.doesNotMatch(text, /came back|expected/, text);
+    const never0 = await page.locator(`[data-testid="rollout"][data-id="${id}"] [data-testid="rollout-node"][data-node="${p.nodes[0]}"]`).textContent();
+    assert.match(never0, /20秒以内に復帰しませんでした/, never0);
+  } finally {
+    await browser.close();
+  }
   await a.stop();
 });
 

@@ -3,6 +3,7 @@
 //! words, those in `time` for durations and dates, and the language a page is in (`language`).
 
 mod blockers;
+mod checks;
 mod estimate;
 mod language;
 mod time;
@@ -10,6 +11,7 @@ mod windows;
 mod words;
 
 pub use blockers::*;
+pub use checks::*;
 pub use catalogue::{I18n, I18nContextProvider, Locale, use_i18n};
 pub use estimate::*;
 pub use language::*;

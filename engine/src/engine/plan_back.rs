@@ -8,7 +8,7 @@ use domain::{
     ReadyStatus,
     node::NodeCard,
     rollout::{self, Back, RolloutProgress},
-    verify,
+    verify::{self, CheckFailure},
 };
 
 use super::Acting;
@@ -33,8 +33,9 @@ pub(super) async fn bring_back(acting: &Acting<'_>, progress: &mut RolloutProgre
             if failed.is_empty() {
                 node.back = Some(Back::Uncordoned);
             } else if checks.as_ref().is_some_and(past) {
-                tracing::warn!(node = %node.name, failed = %failed.join("; "), "what the node's drain touched did not recover");
-                node.back = Some(Back::Unrecovered(failed.join("; ")));
+                let words = CheckFailure::english_all(&failed);
+                tracing::warn!(node = %node.name, failed = %words, "what the node's drain touched did not recover");
+                node.back = Some(Back::Unrecovered(failed));
             }
             continue;
         }
@@ -51,10 +52,10 @@ pub(super) async fn bring_back(acting: &Acting<'_>, progress: &mut RolloutProgre
             || rollout::is_back(then.as_deref(), card.boot_id.as_deref(), card.ready == ReadyStatus::Ready);
         if !back {
             if let Some(v) = checks.as_ref().filter(|v| past(v)) {
-                node.back = Some(Back::Unverified(format!(
-                    "{} did not come back within {} s (no new boot id while Ready)",
-                    node.name, v.deadline_seconds
-                )));
+                node.back = Some(Back::Unverified(vec![CheckFailure::NotBack {
+                    node: node.name.clone(),
+                    seconds: v.deadline_seconds,
+                }]));
             }
             continue;
         }
@@ -63,8 +64,9 @@ pub(super) async fn bring_back(acting: &Acting<'_>, progress: &mut RolloutProgre
             let failed = verify::failures(&card, v, seen);
             if !failed.is_empty() {
                 if past(v) {
-                    tracing::warn!(node = %node.name, failed = %failed.join("; "), "node did not check out; it stays cordoned");
-                    node.back = Some(Back::Unverified(failed.join("; ")));
+                    let words = CheckFailure::english_all(&failed);
+                    tracing::warn!(node = %node.name, failed = %words, "node did not check out; it stays cordoned");
+                    node.back = Some(Back::Unverified(failed));
                 }
                 continue;
             }
@@ -100,5 +102,5 @@ pub(super) async fn not_yet_back(
     };
     let since = node.back_seen.or(node.waiting_since).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
     let failed = verify::failures(&card, checks, since);
-    Ok((!failed.is_empty()).then(|| failed.join("; ")))
+    Ok((!failed.is_empty()).then(|| CheckFailure::english_all(&failed)))
 }

@@ -7,6 +7,7 @@ use domain::{
     capacity::Fate,
     drain::DrainOptions,
     recovery::{self, EvictedPod, Found, Touched, WorkloadRef},
+    verify::CheckFailure,
 };
 use k8s_openapi::api::{
     apps::v1::{Deployment, ReplicaSet, StatefulSet},
@@ -40,7 +41,7 @@ pub(super) async fn touched(acting: &Acting<'_>, node: &str, options: &DrainOpti
 
 /// Each recovery check of `node` that fails now, in words: its workloads below their desired ready count, and its
 /// budgets allowing fewer disruptions than before its drain.
-pub(super) async fn failures(acting: &Acting<'_>, node: &str, touched: &Touched) -> Vec<String> {
+pub(super) async fn failures(acting: &Acting<'_>, node: &str, touched: &Touched) -> Vec<CheckFailure> {
     let mut failed = Vec::new();
     if !touched.workloads.is_empty() {
         match acting.client() {
@@ -51,7 +52,7 @@ pub(super) async fn failures(acting: &Acting<'_>, node: &str, touched: &Touched)
                 }
                 failed.extend(recovery::workload_failures(node, &found));
             }
-            Err(err) => failed.push(format!("could not read {node}'s workloads: {err}")),
+            Err(err) => failed.push(CheckFailure::Unreadable { what: format!("{node}'s workloads"), why: err.to_string() }),
         }
     }
     if !touched.budgets.is_empty() {
@@ -59,7 +60,7 @@ pub(super) async fn failures(acting: &Acting<'_>, node: &str, touched: &Touched)
             Ok(cache) => {
                 failed.extend(recovery::budget_failures(node, &touched.budgets, |ns, name| cache.pdb_status(ns, name)))
             }
-            Err(err) => failed.push(format!("could not read {node}'s budgets: {err}")),
+            Err(err) => failed.push(CheckFailure::Unreadable { what: format!("{node}'s budgets"), why: err.to_string() }),
         }
     }
     failed

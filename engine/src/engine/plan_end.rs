@@ -42,8 +42,7 @@ pub(super) fn finish(engine: &Engine, progress: &mut RolloutProgress, cancelled:
             node.back = Some(Back::Left);
         }
         if node.recovering() {
-            node.back =
-                Some(Back::Unrecovered("the plan ended before its workloads and budgets were seen recovered".into()));
+            node.back = Some(Back::Unrecovered(vec![domain::verify::CheckFailure::PlanEnded]));
         }
         match &node.step {
             Step::Queued => node.step = Step::NotStarted,

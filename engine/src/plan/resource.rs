@@ -9,6 +9,7 @@
 use domain::{
     progress::DrainState,
     rollout::{Back, RolloutNode, RolloutOptions, RolloutProgress, RolloutState, Step},
+    verify::CheckFailure,
 };
 use jiff::Timestamp;
 use kube::{CustomResource, ResourceExt};
@@ -175,9 +176,14 @@ pub struct PlanNode {
     /// Its boot id when its drain ended, while it is awaited back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub boot_id_before: Option<String>,
-    /// The failure of the uncordon once back, as JSON; or, `Unverified`, the checks it failed, in words.
+    /// The failure of the uncordon once back, as JSON; or, `Unverified` and `Unrecovered`, the checks it failed,
+    /// in English words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub back_detail: Option<String>,
+    /// `Unverified` and `Unrecovered`: the checks it failed, as JSON (`domain::verify::CheckFailure`), so that any
+    /// replica's page words them in the reader's language.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub back_checks: Option<String>,
     /// When it began to be awaited back: the verification's deadline counts from here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<String>")]
@@ -226,15 +232,16 @@ impl PlanNode {
                 )
             })
             .and_then(|s| serde_json::to_string(s).ok());
-        let (back, boot_id_before, back_detail) = match &node.back {
-            None => (None, None, None),
-            Some(Back::Waiting(boot)) => (Some("Waiting"), boot.clone(), None),
-            Some(Back::Uncordoned) => (Some("Uncordoned"), None, None),
-            Some(Back::Failed(failure)) => (Some("Failed"), None, serde_json::to_string(failure).ok()),
-            Some(Back::Left) => (Some("Left"), None, None),
-            Some(Back::Recovering) => (Some("Recovering"), None, None),
-            Some(Back::Unrecovered(why)) => (Some("Unrecovered"), None, Some(why.clone())),
-            Some(Back::Unverified(why)) => (Some("Unverified"), None, Some(why.clone())),
+        let checks = |failed: &[CheckFailure]| (Some(CheckFailure::english_all(failed)), serde_json::to_string(failed).ok());
+        let (back, boot_id_before, (back_detail, back_checks)) = match &node.back {
+            None => (None, None, (None, None)),
+            Some(Back::Waiting(boot)) => (Some("Waiting"), boot.clone(), (None, None)),
+            Some(Back::Uncordoned) => (Some("Uncordoned"), None, (None, None)),
+            Some(Back::Failed(failure)) => (Some("Failed"), None, (serde_json::to_string(failure).ok(), None)),
+            Some(Back::Left) => (Some("Left"), None, (None, None)),
+            Some(Back::Recovering) => (Some("Recovering"), None, (None, None)),
+            Some(Back::Unrecovered(failed)) => (Some("Unrecovered"), None, checks(failed)),
+            Some(Back::Unverified(failed)) => (Some("Unverified"), None, checks(failed)),
         };
         PlanNode {
             name: node.name.clone(),
@@ -247,11 +254,20 @@ impl PlanNode {
             back: back.map(str::to_owned),
             boot_id_before,
             back_detail,
+            back_checks,
             waiting_since: node.waiting_since,
             back_seen: node.back_seen,
             touched: node.touched.as_ref().map(Into::into),
             done_at: node.done_at,
             estimate: node.estimate.as_ref().map(Into::into),
+        }
+    }
+
+    /// The checks it failed: as the status keeps them, or, written by an older build, its words.
+    fn failed_checks(&self) -> Vec<CheckFailure> {
+        match self.back_checks.as_deref().and_then(|json| serde_json::from_str(json).ok()) {
+            Some(failed) => failed,
+            None => self.back_detail.iter().map(|text| CheckFailure::Text(text.clone())).collect(),
         }
     }
 
@@ -276,8 +292,8 @@ impl PlanNode {
             )),
             Some("Left") => Some(Back::Left),
             Some("Recovering") => Some(Back::Recovering),
-            Some("Unrecovered") => Some(Back::Unrecovered(self.back_detail.clone().unwrap_or_default())),
-            Some("Unverified") => Some(Back::Unverified(self.back_detail.clone().unwrap_or_default())),
+            Some("Unrecovered") => Some(Back::Unrecovered(self.failed_checks())),
+            Some("Unverified") => Some(Back::Unverified(self.failed_checks())),
             _ => None,
         };
         RolloutNode {
@@ -454,7 +470,12 @@ mod tests {
             RolloutNode { step: Step::NotStarted, back: Some(Back::Left), ..RolloutNode::queued("f".into(), None) },
             RolloutNode {
                 step: Step::Ended(DrainState::Drained),
-                back: Some(Back::Unverified("g came back on kernel 6.1, expected 6.12".into())),
+                back: Some(Back::Unverified(vec![CheckFailure::Version {
+                    node: "g".into(),
+                    component: domain::verify::Component::Kernel,
+                    found: "6.1".into(),
+                    expected: "6.12".into(),
+                }])),
                 waiting_since: Some("2026-12-02T10:00:00Z".parse().unwrap()),
                 back_seen: Some("2026-12-02T10:03:00Z".parse().unwrap()),
                 ..RolloutNode::queued("g".into(), None)
@@ -468,6 +489,24 @@ mod tests {
         }
         let unknown = PlanNode { name: "x".into(), step: "Teleporting".into(), ..Default::default() };
         assert_eq!(unknown.to_rollout().step, Step::Queued, "a step from a newer server reads as queued");
+        // The failed checks are kept as data, and in English for `kubectl describe`; an older build's words read as
+        // they were written.
+        let written = PlanNode::from_rollout(&RolloutNode {
+            back: Some(Back::Unrecovered(vec![CheckFailure::PlanEnded])),
+            ..RolloutNode::queued("h".into(), None)
+        });
+        assert_eq!(
+            written.back_detail.as_deref(),
+            Some("the plan ended before its workloads and budgets were seen recovered")
+        );
+        let older = PlanNode {
+            name: "i".into(),
+            step: "Ended".into(),
+            back: Some("Unverified".into()),
+            back_detail: Some("i is not Ready".into()),
+            ..Default::default()
+        };
+        assert_eq!(older.to_rollout().back, Some(Back::Unverified(vec![CheckFailure::Text("i is not Ready".into())])));
     }
 
     #[test]

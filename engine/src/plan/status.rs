@@ -195,7 +195,9 @@ pub fn story(before: &RolloutProgress, after: &RolloutProgress) -> Vec<(Option<S
             let (warning, detail) = match back {
                 Back::Failed(_) => (true, String::new()),
                 // The failed checks, in words, so that `kubectl describe` names them.
-                Back::Unverified(why) | Back::Unrecovered(why) => (true, format!(": {why}")),
+                Back::Unverified(failed) | Back::Unrecovered(failed) => {
+                    (true, format!(": {}", domain::verify::CheckFailure::english_all(failed)))
+                }
                 _ => (false, String::new()),
             };
             told.push((

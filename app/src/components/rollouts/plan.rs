@@ -26,11 +26,15 @@ fn step_text(i18n: I18n, node: &RolloutNode) -> String {
         (Some(Back::Waiting(_)), _) => t_string!(i18n, rollout.back_waiting).to_string(),
         (Some(Back::Uncordoned), _) => t_string!(i18n, rollout.back_uncordoned).to_string(),
         (Some(Back::Recovering), _) => t_string!(i18n, rollout.back_recovering).to_string(),
-        (Some(Back::Unrecovered(why)), _) => t_string!(i18n, rollout.back_unrecovered, why = why.as_str()).to_string(),
+        (Some(Back::Unrecovered(failed)), _) => {
+            t_string!(i18n, rollout.back_unrecovered, why = crate::i18n::checks_text(i18n, failed)).to_string()
+        }
         (Some(Back::Failed(failure)), _) => {
             t_string!(i18n, rollout.back_failed, error = failure_text(i18n, failure)).to_string()
         }
-        (Some(Back::Unverified(why)), _) => t_string!(i18n, rollout.back_unverified, why = why.as_str()).to_string(),
+        (Some(Back::Unverified(failed)), _) => {
+            t_string!(i18n, rollout.back_unverified, why = crate::i18n::checks_text(i18n, failed)).to_string()
+        }
         (Some(Back::Left), Step::Ended(state)) => {
             format!("{} · {}", drain_state_text(i18n, state, 0), t_string!(i18n, rollout.back_left))
         }
