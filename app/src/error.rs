@@ -284,7 +284,11 @@ mod answers {
             at,
         };
         let cases = [
-            (StartRefusal::Held(held), 403, "1 of its nodes are in maintenance, and it allows 1 at once (window nights)"),
+            (
+                StartRefusal::Held(Box::new(held)),
+                403,
+                "1 of its nodes are in maintenance, and it allows 1 at once (window nights)",
+            ),
             (StartRefusal::PersonFull { user: "u".into(), most: 1, dry_run: false }, 429, "1 drains running"),
             (StartRefusal::NoSuchNode { node: "n9".into() }, 404, "node n9 does not exist"),
             (StartRefusal::Stopping { node: "n1".into() }, 503, "the server is stopping"),

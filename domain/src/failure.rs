@@ -79,7 +79,7 @@ pub enum StartRefusal {
     /// The person runs as many drains (or dry runs) as one person may at once.
     PersonFull { user: String, most: usize, dry_run: bool },
     /// A maintenance window holds the node (`domain::window`): the window that decided, and its hold.
-    Held(crate::window::HeldNode),
+    Held(Box<crate::window::HeldNode>),
     /// An override of a window was asked for by someone who may not override: the permission they lack.
     MayNotOverride { user: String, lacks: String },
 }

@@ -99,19 +99,50 @@ impl Component {
 /// (`crate::recovery`): names and numbers as data, so that each page words it in its own language.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CheckFailure {
-    NotReady { node: String },
+    NotReady {
+        node: String,
+    },
     /// Its node Lease has not renewed since it came back.
-    LeaseStale { node: String },
-    Version { node: String, component: Component, found: String, expected: String },
-    NoVersion { node: String, component: Component, expected: String },
+    LeaseStale {
+        node: String,
+    },
+    Version {
+        node: String,
+        component: Component,
+        found: String,
+        expected: String,
+    },
+    NoVersion {
+        node: String,
+        component: Component,
+        expected: String,
+    },
     /// No new boot id while Ready within the deadline.
-    NotBack { node: String, seconds: u64 },
+    NotBack {
+        node: String,
+        seconds: u64,
+    },
     /// A workload whose pods the drain evicted is short of ready replicas.
-    Replicas { workload: String, ready: i32, desired: i32, node: String },
+    Replicas {
+        workload: String,
+        ready: i32,
+        desired: i32,
+        node: String,
+    },
     /// Something to check could not be read: what, and the API's or the server's answer.
-    Unreadable { what: String, why: String },
+    Unreadable {
+        what: String,
+        why: String,
+    },
     /// A budget allows fewer disruptions than before the drain.
-    Budget { budget: String, allowed: i32, healthy: i32, needed: i32, before: i32, node: String },
+    Budget {
+        budget: String,
+        allowed: i32,
+        healthy: i32,
+        needed: i32,
+        before: i32,
+        node: String,
+    },
     /// The plan ended before its workloads and budgets were seen recovered.
     PlanEnded,
     /// Written by an older build, in its words.
@@ -173,7 +204,9 @@ pub fn failures(card: &NodeCard, verify: &Verify, back_seen: Timestamp) -> Vec<C
         let expected = expected.clone();
         match found.as_deref() {
             Some(found) if found.starts_with(expected.as_str()) => {}
-            Some(found) => failed.push(CheckFailure::Version { node: node(), component, found: found.into(), expected }),
+            Some(found) => {
+                failed.push(CheckFailure::Version { node: node(), component, found: found.into(), expected })
+            }
             None => failed.push(CheckFailure::NoVersion { node: node(), component, expected }),
         }
     }

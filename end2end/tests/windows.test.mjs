@@ -400,6 +400,41 @@ test('a budget of one: two plans and a person together never have more than one 
   assert.equal(most, 1, 'never more than one of its nodes in maintenance at once');
 });
 
+test('replicas share a budget: two servers asked to cordon two of a window\'s nodes in the same instant let exactly one go, round after round', { timeout: 180_000 }, async () => {
+  const p = await pool('wr', 2);
+  const name = `replicas-${p.id}`;
+  await windowOf(name, { nodeSelector: p.selector, maxInMaintenance: '1' });
+  const a = await ensureServer();
+  // A second replica, with the same flags: it may take any plan over.
+  const b = await startDrainboard(['--audit-log', log, '--alertmanager-url', requireEnv('ALERTMANAGER_URL')]);
+  try {
+    for (let round = 0; round < 5; round++) {
+      const [x, y] = await Promise.all([
+        call('nodes/cordon', { node: p.nodes[0] }, { url: a.url }),
+        call('nodes/cordon', { node: p.nodes[1] }, { url: b.url }),
+      ]);
+      const statuses = [x.status, y.status].sort();
+      assert.deepEqual(statuses, [200, 403], `round ${round + 1}: ${JSON.stringify([x.body, y.body])}`);
+      const refused = x.status === 403 ? x : y;
+      assert.equal(refused.body.Refused.refusal.Held.hold.Budget.max, 1, JSON.stringify(refused.body));
+      const cordoned = p.nodes.filter(unschedulable);
+      assert.equal(cordoned.length, 1, `round ${round + 1}: ${cordoned}`);
+      // The admission is on the Lease the replicas share, for the other's next decision.
+      const admitted = JSON.parse(kubectl('get', 'lease', 'drainboard-admissions', '-n', 'default', '-o', 'jsonpath={.metadata.annotations.drainboard\\.dev/admitted}'));
+      assert.ok(admitted[cordoned[0]] * 1000 > Date.now(), JSON.stringify(admitted));
+      kubectl('uncordon', cordoned[0]);
+      // The shared entry lapses within seconds; until then it still counts, so wait it out.
+      await waitFor('the admission lapsed', 30_000, () => {
+        const now = JSON.parse(kubectl('get', 'lease', 'drainboard-admissions', '-n', 'default', '-o', 'jsonpath={.metadata.annotations.drainboard\\.dev/admitted}') || '{}');
+        return !(now[cordoned[0]] * 1000 > Date.now());
+      });
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  } finally {
+    await b.stop();
+  }
+});
+
 test('team mode: an override needs update on maintenancewindows/override; without it the person is refused and nothing changes', { timeout: 120_000 }, async () => {
   const p = await pool('wt', 1);
   const [node] = p.nodes;

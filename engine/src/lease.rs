@@ -103,6 +103,11 @@ impl Leases {
         }
     }
 
+    /// The namespace the Leases are kept in.
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
     /// This server's holder identity.
     pub fn holder(&self) -> &str {
         &self.holder

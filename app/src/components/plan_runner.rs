@@ -65,8 +65,7 @@ pub fn PlanRunner(id: StoredValue<String>, rollout: Memo<Option<RolloutProgress>
             Some(t_string!(i18n, rollout.held, node = held.node.clone(), window = held.window.clone(), why).to_string())
         })
     };
-    let error =
-        move || resume.value().get().and_then(Result::err).map(|error| crate::i18n::failed_text(i18n, &error));
+    let error = move || resume.value().get().and_then(Result::err).map(|error| crate::i18n::failed_text(i18n, &error));
     view! {
         {move || runner().map(|runner| view! {
             <p class="plan-runner" data-testid="plan-runner">{t_string!(i18n, rollout.run_by, runner = runner)}</p>

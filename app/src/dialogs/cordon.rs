@@ -49,7 +49,8 @@ pub fn CordonDialog(node: String, cordon: bool) -> impl IntoView {
         let node = node.get_value();
         if cordon {
             let reason = Some(reason.get_untracked()).filter(|r| !r.trim().is_empty());
-            let override_window = Some(way).filter(|_| !held.with_untracked(Vec::is_empty)).and_then(WindowWay::override_reason);
+            let override_window =
+                Some(way).filter(|_| !held.with_untracked(Vec::is_empty)).and_then(WindowWay::override_reason);
             cordon_action.dispatch(CordonNode { node, reason, override_window });
         } else {
             uncordon_action.dispatch(UncordonNode { node });

@@ -109,7 +109,10 @@ pub fn RolloutDialog(nodes: Vec<String>, board: RwSignal<Option<Board>>) -> impl
         _ => None,
     };
     let way = WindowWay::new();
-    let window_held = held_nodes(Signal::derive(move || nodes.get_value()), Signal::derive(move || refused_hold(start.value().get())));
+    let window_held = held_nodes(
+        Signal::derive(move || nodes.get_value()),
+        Signal::derive(move || refused_hold(start.value().get())),
+    );
     let held_back = undecided(window_held, way);
     let destructive = Signal::derive(move || options.get().map(|o| destructive_options(&o)).unwrap_or_default());
     // Everything that holds Start, said beside it; Start is enabled when nothing does.
@@ -153,7 +156,9 @@ pub fn RolloutDialog(nodes: Vec<String>, board: RwSignal<Option<Board>>) -> impl
             reason: form.reason_untracked(),
             confirm,
             wait_for_window: way.waiting(),
-            override_window: Some(way).filter(|_| !window_held.with_untracked(Vec::is_empty)).and_then(WindowWay::override_reason),
+            override_window: Some(way)
+                .filter(|_| !window_held.with_untracked(Vec::is_empty))
+                .and_then(WindowWay::override_reason),
         });
     };
     let estimate_asked = Memo::new(move |_| Some((options.get().ok()?, settings.parallel()?, after.settle_seconds()?)));

@@ -48,14 +48,17 @@ impl WindowWay {
 /// The hold in a refusal the server has just given, if that is why it refused.
 pub fn refused_hold<T>(answer: Option<Result<T, AppError>>) -> Option<HeldNode> {
     match answer? {
-        Err(AppError::Refused { refusal: StartRefusal::Held(held), .. }) => Some(held),
+        Err(AppError::Refused { refusal: StartRefusal::Held(held), .. }) => Some(*held),
         _ => None,
     }
 }
 
 /// Each of `nodes` a window holds, as (node, window, why in words): the board's last read of the windows, and the
 /// hold the server last refused for.
-pub fn held_nodes(nodes: Signal<Vec<String>>, refused: Signal<Option<HeldNode>>) -> Memo<Vec<(String, String, String)>> {
+pub fn held_nodes(
+    nodes: Signal<Vec<String>>,
+    refused: Signal<Option<HeldNode>>,
+) -> Memo<Vec<(String, String, String)>> {
     let i18n = use_i18n();
     let holds = use_context::<WindowHolds>();
     Memo::new(move |_| {

@@ -11,8 +11,8 @@ mod windows;
 mod words;
 
 pub use blockers::*;
-pub use checks::*;
 pub use catalogue::{I18n, I18nContextProvider, Locale, use_i18n};
+pub use checks::*;
 pub use estimate::*;
 pub use language::*;
 pub use leptos_i18n::t_string;

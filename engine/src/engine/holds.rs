@@ -26,6 +26,11 @@ const OVERRIDE: &str = "update maintenancewindows/override (drainboard.dev)";
 impl Engine {
     /// The decision for each of `nodes` now. Empty decisions (nothing holds) when this server follows no windows.
     async fn window_decisions(&self, nodes: &[&str]) -> Vec<Decision> {
+        self.window_decisions_with(nodes, &[]).await
+    }
+
+    /// As [`Self::window_decisions`], with `admitted` (by other replicas, lately) counted as in maintenance too.
+    async fn window_decisions_with(&self, nodes: &[&str], admitted: &[String]) -> Vec<Decision> {
         let (Some(windows), Some((_, cache))) = (&self.windows, &self.shared) else {
             return nodes.iter().map(|n| Decision { node: (*n).into(), ..Decision::default() }).collect();
         };
@@ -49,19 +54,57 @@ impl Engine {
                 _ => true,
             })
             .collect();
-        let starting: Vec<&str> = running.iter().chain(&lately).map(String::as_str).collect();
+        let starting: Vec<&str> = running.iter().chain(&lately).chain(admitted).map(String::as_str).collect();
         windows.decide(cache, nodes, &starting, jiff::Timestamp::now())
     }
 
     /// Admits `node` into maintenance when nothing holds it, counting it as in maintenance from now on; the
-    /// decision either way.
+    /// decision either way. A node that windows cover is admitted through the admissions every replica shares.
     pub(crate) async fn admit(&self, node: &str) -> Decision {
         let _one = self.admissions.one_at_a_time.lock().await;
         let decision = self.window_decisions(&[node]).await.pop().unwrap_or_default();
+        let shared = self.admissions.shared.as_ref().filter(|_| !decision.windows.is_empty());
+        let decision = match (decision.may_start(), shared) {
+            (true, Some(shared)) => self.admit_shared(shared, node).await.unwrap_or(decision),
+            _ => decision,
+        };
         if decision.may_start() {
             self.admissions.lately.insert(node.to_owned(), ());
         }
         decision
+    }
+
+    /// Decides again with every replica's recent admissions counted, and records this one for the others: read,
+    /// decide, write back on the version read; another server's write in between means reading and deciding
+    /// again. `None` when the shared admissions cannot be had (the decision made alone stands, as it would on a
+    /// single server, and the log says so).
+    async fn admit_shared(&self, shared: &crate::windows::shared::Shared, node: &str) -> Option<Decision> {
+        let for_seconds = i64::try_from(crate::windows::admissions::ADMITTED_FOR.as_secs()).unwrap_or(15);
+        for _ in 0..8 {
+            let now = jiff::Timestamp::now();
+            let read = match shared.read(now).await {
+                Ok(read) => read,
+                Err(err) => {
+                    tracing::warn!(%node, %err, "cannot read the admissions replicas share; deciding alone");
+                    return None;
+                }
+            };
+            let others: Vec<String> = read.nodes().into_iter().filter(|n| n != node).collect();
+            let decision = self.window_decisions_with(&[node], &others).await.pop().unwrap_or_default();
+            if !decision.may_start() {
+                return Some(decision);
+            }
+            match shared.add(read, node, now, for_seconds).await {
+                Ok(true) => return Some(decision),
+                Ok(false) => continue,
+                Err(err) => {
+                    tracing::warn!(%node, %err, "cannot record the admission replicas share; deciding alone");
+                    return Some(decision);
+                }
+            }
+        }
+        tracing::warn!(%node, "the admissions replicas share kept changing; deciding alone");
+        None
     }
 
     /// Whether this server follows maintenance windows.
@@ -117,7 +160,12 @@ impl Acting<'_> {
     /// Refuses a plan of `nodes` while a window holds any of them now (a plan made to wait for its windows is not
     /// checked here: each node waits as the plan reaches it). With `override_reason`, refuses a caller who may not
     /// override, held or not: the plan records each override as it uses it ([`Self::override_for_plan`]).
-    pub async fn check_windows(&self, nodes: &[String], action: AuditAction, override_reason: Option<&str>) -> Result<()> {
+    pub async fn check_windows(
+        &self,
+        nodes: &[String],
+        action: AuditAction,
+        override_reason: Option<&str>,
+    ) -> Result<()> {
         if let Some(reason) = override_reason.map(str::trim).filter(|r| !r.is_empty()) {
             if self.may_override().await? {
                 return Ok(());
@@ -177,7 +225,7 @@ impl Acting<'_> {
                 hold: domain::window::Hold::Invalid { why: "no window decided".into() },
                 at: now,
             });
-            let err = Error::Refused(StartRefusal::Held(held));
+            let err = Error::Refused(StartRefusal::Held(Box::new(held)));
             self.engine.record_refused(AuditEntry::new(user, action, &first.node, now), &err);
             return Err(err);
         };

@@ -135,6 +135,9 @@ impl Engine {
     pub fn with_windows(mut self, alertmanager: Option<crate::windows::alerts::Alertmanager>, fail_open: bool) -> Self {
         if let Some(client) = self.server_client() {
             let team = self.is_team();
+            // Replicas admit into maintenance through one Lease beside the drains' (without Leases, alone).
+            self.admissions.shared =
+                self.drains.leases().map(|l| crate::windows::shared::Shared::new(client.clone(), l.namespace()));
             self.windows = Some(crate::windows::Windows::new(client, &self.tasks, alertmanager, fail_open, team));
         }
         self

@@ -52,7 +52,9 @@ pub(super) async fn failures(acting: &Acting<'_>, node: &str, touched: &Touched)
                 }
                 failed.extend(recovery::workload_failures(node, &found));
             }
-            Err(err) => failed.push(CheckFailure::Unreadable { what: format!("{node}'s workloads"), why: err.to_string() }),
+            Err(err) => {
+                failed.push(CheckFailure::Unreadable { what: format!("{node}'s workloads"), why: err.to_string() })
+            }
         }
     }
     if !touched.budgets.is_empty() {
@@ -60,7 +62,9 @@ pub(super) async fn failures(acting: &Acting<'_>, node: &str, touched: &Touched)
             Ok(cache) => {
                 failed.extend(recovery::budget_failures(node, &touched.budgets, |ns, name| cache.pdb_status(ns, name)))
             }
-            Err(err) => failed.push(CheckFailure::Unreadable { what: format!("{node}'s budgets"), why: err.to_string() }),
+            Err(err) => {
+                failed.push(CheckFailure::Unreadable { what: format!("{node}'s budgets"), why: err.to_string() })
+            }
         }
     }
     failed

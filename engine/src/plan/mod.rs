@@ -14,6 +14,7 @@
 //! - [`unattended`]: plans run by the server's maintenance identity, and the admission policy they need.
 
 mod drain;
+mod node;
 pub mod resource;
 pub(crate) mod status;
 pub mod unattended;

@@ -6,11 +6,7 @@
 //! yaml` reads well and the schema stays structural. The page's view of a plan is `domain::rollout::RolloutProgress`;
 //! [`MaintenancePlan::progress`] and [`PlanNode::from_rollout`] convert between the two.
 
-use domain::{
-    progress::DrainState,
-    rollout::{Back, RolloutNode, RolloutOptions, RolloutProgress, RolloutState, Step},
-    verify::CheckFailure,
-};
+use domain::rollout::{RolloutNode, RolloutOptions, RolloutProgress, RolloutState};
 use jiff::Timestamp;
 use kube::{CustomResource, ResourceExt};
 use schemars::JsonSchema;
@@ -204,114 +200,6 @@ pub struct PlanNode {
     pub estimate: Option<PlanEstimate>,
 }
 
-/// A drain state from its name and, when it carries more, its JSON.
-fn state_from(outcome: Option<&str>, detail: Option<&str>) -> Option<DrainState> {
-    if let Some(state) = detail.and_then(|d| serde_json::from_str(d).ok()) {
-        return Some(state);
-    }
-    serde_json::from_value(serde_json::Value::String(outcome?.to_owned())).ok()
-}
-
-impl PlanNode {
-    /// The node as the status records it.
-    pub fn from_rollout(node: &RolloutNode) -> Self {
-        let (step, drain_id, outcome) = match &node.step {
-            Step::Queued => ("Queued", node.drain_id.clone(), None),
-            Step::Draining(id) => ("Draining", Some(id.clone()), None),
-            Step::Ended(state) => ("Ended", node.drain_id.clone(), Some(state)),
-            Step::NotStarted => ("NotStarted", node.drain_id.clone(), None),
-        };
-        let detail = outcome
-            .filter(|s| {
-                matches!(
-                    s,
-                    DrainState::Failed(_)
-                        | DrainState::DrainedExceptTerminating(_)
-                        | DrainState::DrainedVolumesAttached(_)
-                        | DrainState::DrainedVolumesUnknown(_)
-                )
-            })
-            .and_then(|s| serde_json::to_string(s).ok());
-        let checks = |failed: &[CheckFailure]| (Some(CheckFailure::english_all(failed)), serde_json::to_string(failed).ok());
-        let (back, boot_id_before, (back_detail, back_checks)) = match &node.back {
-            None => (None, None, (None, None)),
-            Some(Back::Waiting(boot)) => (Some("Waiting"), boot.clone(), (None, None)),
-            Some(Back::Uncordoned) => (Some("Uncordoned"), None, (None, None)),
-            Some(Back::Failed(failure)) => (Some("Failed"), None, (serde_json::to_string(failure).ok(), None)),
-            Some(Back::Left) => (Some("Left"), None, (None, None)),
-            Some(Back::Recovering) => (Some("Recovering"), None, (None, None)),
-            Some(Back::Unrecovered(failed)) => (Some("Unrecovered"), None, checks(failed)),
-            Some(Back::Unverified(failed)) => (Some("Unverified"), None, checks(failed)),
-        };
-        PlanNode {
-            name: node.name.clone(),
-            zone: node.zone.clone(),
-            step: step.to_owned(),
-            drain_id,
-            outcome: outcome.map(|s| s.label().to_owned()),
-            outcome_detail: detail,
-            cordoned_before: node.cordoned_before,
-            back: back.map(str::to_owned),
-            boot_id_before,
-            back_detail,
-            back_checks,
-            waiting_since: node.waiting_since,
-            back_seen: node.back_seen,
-            touched: node.touched.as_ref().map(Into::into),
-            done_at: node.done_at,
-            estimate: node.estimate.as_ref().map(Into::into),
-        }
-    }
-
-    /// The checks it failed: as the status keeps them, or, written by an older build, its words.
-    fn failed_checks(&self) -> Vec<CheckFailure> {
-        match self.back_checks.as_deref().and_then(|json| serde_json::from_str(json).ok()) {
-            Some(failed) => failed,
-            None => self.back_detail.iter().map(|text| CheckFailure::Text(text.clone())).collect(),
-        }
-    }
-
-    /// The node as the page reads it. A step this server does not know (a newer server wrote it) reads as queued.
-    pub fn to_rollout(&self) -> RolloutNode {
-        let step = match (self.step.as_str(), &self.drain_id) {
-            ("Draining", Some(id)) => Step::Draining(id.clone()),
-            ("Ended", _) => Step::Ended(
-                state_from(self.outcome.as_deref(), self.outcome_detail.as_deref()).unwrap_or(DrainState::Interrupted),
-            ),
-            ("NotStarted", _) => Step::NotStarted,
-            _ => Step::Queued,
-        };
-        let back = match self.back.as_deref() {
-            Some("Waiting") => Some(Back::Waiting(self.boot_id_before.clone())),
-            Some("Uncordoned") => Some(Back::Uncordoned),
-            Some("Failed") => Some(Back::Failed(
-                self.back_detail
-                    .as_deref()
-                    .and_then(|d| serde_json::from_str(d).ok())
-                    .unwrap_or(domain::failure::Failure::Internal { detail: "the uncordon failed".into() }),
-            )),
-            Some("Left") => Some(Back::Left),
-            Some("Recovering") => Some(Back::Recovering),
-            Some("Unrecovered") => Some(Back::Unrecovered(self.failed_checks())),
-            Some("Unverified") => Some(Back::Unverified(self.failed_checks())),
-            _ => None,
-        };
-        RolloutNode {
-            name: self.name.clone(),
-            zone: self.zone.clone(),
-            step,
-            drain_id: self.drain_id.clone(),
-            back,
-            cordoned_before: self.cordoned_before,
-            waiting_since: self.waiting_since,
-            back_seen: self.back_seen,
-            touched: self.touched.as_ref().map(Into::into),
-            done_at: self.done_at,
-            estimate: self.estimate.as_ref().map(Into::into),
-        }
-    }
-}
-
 /// The phases in which nothing more happens.
 pub fn is_final(phase: Option<&str>) -> bool {
     matches!(phase, Some("Complete" | "Failed" | "Cancelled"))
@@ -397,6 +285,11 @@ impl MaintenancePlan {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use domain::{
+        progress::DrainState,
+        rollout::{Back, Step},
+        verify::CheckFailure,
+    };
     use kube::CustomResourceExt;
 
     #[test]

@@ -10,6 +10,7 @@
 pub mod admissions;
 pub mod alerts;
 pub mod resource;
+pub mod shared;
 pub mod silences;
 
 use std::sync::Arc;

@@ -74,7 +74,10 @@ pub fn DrainDialog(
         _ => None,
     };
     let way = WindowWay::new();
-    let held = held_nodes(Signal::derive(move || vec![node.get_value()]), Signal::derive(move || refused_hold(start.value().get())));
+    let held = held_nodes(
+        Signal::derive(move || vec![node.get_value()]),
+        Signal::derive(move || refused_hold(start.value().get())),
+    );
     let held_back = undecided(held, way);
     // Only the destructive options that change something on this node ask for its name, as the server checks.
     let destructive = Signal::derive(move || {
