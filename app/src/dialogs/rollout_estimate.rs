@@ -3,13 +3,14 @@
 
 use domain::{
     drain::DrainOptions,
-    estimate::{NoEstimate, PlanEstimate},
+    estimate::{Estimate, NoEstimate, PlanEstimate},
     rollout::RolloutOptions,
+    window::{Fit, WindowFit},
 };
 use leptos::prelude::*;
 
 use crate::{
-    i18n::{basis_text, estimate_text, no_estimate_text, t_string, use_i18n},
+    i18n::{I18n, basis_text, elapsed_text, estimate_text, no_estimate_text, t_string, use_i18n},
     rollouts::estimate_rollout,
 };
 
@@ -53,6 +54,7 @@ pub fn PlanEstimateLine(nodes: StoredValue<Vec<String>>, ask: Memo<Option<Ask>>)
                     {estimate_text(i18n, &e.total, true)}
                     <span class="muted" data-testid="estimate-basis">" · " {basis_text(i18n, &e.total.basis, true)}</span>
                 </p>
+                {e.window.as_ref().map(|w| window_fit(i18n, w, &e.total))}
             }
             .into_any(),
             Ok(Err(why)) => {
@@ -64,4 +66,24 @@ pub fn PlanEstimateLine(nodes: StoredValue<Vec<String>>, ask: Memo<Option<Ask>>)
             .into_any(),
         })
     }
+}
+
+/// How the plan's estimate sits against the first of its windows to close (`domain::window::fit`): the rule is the
+/// domain's, so the page and any script read the same verdict.
+fn window_fit(i18n: I18n, w: &WindowFit, total: &Estimate) -> impl IntoView + use<> {
+    let fit = w.fit(total.likely_seconds, total.high_seconds);
+    let left = elapsed_text(i18n, jiff::SignedDuration::from_secs(i64::try_from(w.seconds_left()).unwrap_or(i64::MAX)));
+    let (window, local, zone) = (w.window.clone(), w.local.clone(), w.zone.clone());
+    let text = match fit {
+        Fit::Fits => t_string!(i18n, estimate.window_fits, window, local, zone, left).to_string(),
+        Fit::HighOver => t_string!(i18n, estimate.window_high_over, window, local, zone, left).to_string(),
+        Fit::LikelyOver => t_string!(i18n, estimate.window_likely_over, window, local, zone, left).to_string(),
+    };
+    let key = match fit {
+        Fit::Fits => "fits",
+        Fit::HighOver => "high-over",
+        Fit::LikelyOver => "likely-over",
+    };
+    let class = if fit == Fit::Fits { "hint" } else { "hint bad" };
+    view! { <p class=class data-testid="plan-window-fit" data-fit=key data-window=w.window.clone()>{text}</p> }
 }

@@ -107,6 +107,10 @@ pub struct DrainTiming {
 pub struct PlanEstimate {
     pub total: Estimate,
     pub nodes: Vec<Estimate>,
+    /// The first maintenance window covering its nodes to close, for the page to set the total against; `None`
+    /// where no window open now covers them (the server fills it in: the estimate itself knows no windows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<crate::window::WindowFit>,
 }
 
 /// The estimate of one node's drain.
@@ -141,7 +145,7 @@ pub fn plan(nodes: &[Forecast], shape: Shape, learned: Option<&Learned>) -> Resu
         basis: basis.clone(),
     };
     let nodes = (0..nodes.len()).map(|i| estimate(low.spans[i], likely.spans[i], high.spans[i])).collect();
-    Ok(PlanEstimate { total: estimate(low.end, likely.end, high.end), nodes })
+    Ok(PlanEstimate { total: estimate(low.end, likely.end, high.end), nodes, window: None })
 }
 
 #[derive(Clone, Copy)]

@@ -108,6 +108,45 @@ impl Policy {
     }
 }
 
+impl Policy {
+    /// When the calendar stops allowing starts, from `t` at which it allows one: the end of the schedule's
+    /// occurrences that run on from `t` (one that starts as another ends continues it), or the start of the next
+    /// freeze if that comes first. `None` when it does not allow a start at `t`, or does not close within
+    /// [`HORIZON_DAYS`].
+    pub fn closes(&self, t: Timestamp) -> Option<Timestamp> {
+        if !self.open_at(t) {
+            return None;
+        }
+        let freeze = self.freezes.iter().map(|f| f.start).filter(|start| *start > t).min();
+        let scheduled = if self.schedules.is_empty() { None } else { self.schedule_ends(t) };
+        match (scheduled, freeze) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The end of the occurrences that cover `t` and those that continue them without a gap.
+    fn schedule_ends(&self, t: Timestamp) -> Option<Timestamp> {
+        let mut at = t;
+        // Each turn moves to the end of an occurrence, at most a day on: the horizon bounds the turns.
+        for _ in 0..=HORIZON_DAYS {
+            let today = at.to_zoned(self.zone.clone()).date();
+            let end = [today.yesterday().ok(), Some(today)]
+                .into_iter()
+                .flatten()
+                .flat_map(|d| self.schedules.iter().filter_map(move |s| s.occurrence(d, &self.zone)))
+                .filter(|&(start, end)| start <= at && at < end)
+                .map(|(_, end)| end)
+                .max()?;
+            at = end;
+            if !self.scheduled_at(at) {
+                return Some(at);
+            }
+        }
+        None
+    }
+}
+
 /// The first instant at or after `t` when every window in `windows` is open at once. `None` when that does not
 /// happen within [`HORIZON_DAYS`] of `t` (windows that never overlap, say).
 pub fn next_open_all(windows: &[&Policy], t: Timestamp) -> Option<Timestamp> {

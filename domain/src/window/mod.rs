@@ -13,15 +13,19 @@
 //! - [`written`]: the object's spec as a person writes it; [`spec`]: its checked form ([`Policy`]).
 //! - [`calendar`]: whether a window is open at an instant, and when it next opens.
 //! - [`decide`]: the decision for one node, from the windows and the cluster's facts.
+//! - [`closing`] and [`fit`]: the first of a plan's windows to close, and whether its estimate fits before.
 //! - [`matcher`]: Alertmanager's label matchers, for the alert gates.
 
 pub mod calendar;
+pub mod closing;
 pub mod decide;
+pub mod fit;
 pub mod matcher;
 pub mod spec;
 pub mod written;
 
 pub use decide::{Decision, Facts, Held, HeldNode, Hold, NodeFact, PodFact};
+pub use fit::{Fit, WindowFit};
 pub use spec::{Budget, Policy, Spec};
 
 /// Every node a person may read, with whether maintenance may start on it now: what the page shows.

@@ -83,6 +83,13 @@ impl Acting<'_> {
         let timing = self.timing(&names).await;
         let shape =
             Shape { max_parallel: options.max_parallel, settle_seconds: options.settle_seconds, pace: timing.pace };
-        Ok(domain::estimate::plan(&forecasts, shape, timing.learned.as_ref()))
+        let mut estimate = domain::estimate::plan(&forecasts, shape, timing.learned.as_ref());
+        // The windows are read with the server's identity: named only to those who may read them.
+        if let Ok(estimate) = &mut estimate
+            && self.reads_windows().await
+        {
+            estimate.window = self.engine.window_closing(&names).await;
+        }
+        Ok(estimate)
     }
 }

@@ -107,6 +107,16 @@ impl Engine {
         None
     }
 
+    /// The first window covering one of `nodes`, open now, to close (`domain::window::fit`): what a plan's estimate
+    /// is set against. `None` without windows, or when no such window closes.
+    pub(crate) async fn window_closing(&self, nodes: &[&str]) -> Option<domain::window::WindowFit> {
+        let (Some(windows), Some((_, cache))) = (&self.windows, &self.shared) else { return None };
+        windows.known().await;
+        let cards: Vec<domain::node::NodeCard> = nodes.iter().filter_map(|n| cache.node_card(n)).collect();
+        let labels: Vec<&std::collections::BTreeMap<String, String>> = cards.iter().map(|c| &c.labels).collect();
+        domain::window::closing::closing(&windows.policies(), &labels, jiff::Timestamp::now())
+    }
+
     /// Whether this server follows maintenance windows.
     pub fn keeps_windows(&self) -> bool {
         self.windows.is_some()
@@ -114,6 +124,19 @@ impl Engine {
 }
 
 impl Acting<'_> {
+    /// Whether the caller may be shown what the windows say: a person who may list them (team mode), or the
+    /// server's own identities and the local operator.
+    pub(crate) async fn reads_windows(&self) -> bool {
+        let person = matches!(self.identity.kind, crate::access::Kind::Person { .. });
+        if !person {
+            return true;
+        }
+        match self.client() {
+            Ok(client) => self.engine.authz.reads_windows(self.identity, &client).await.unwrap_or(false),
+            Err(_) => false,
+        }
+    }
+
     /// Every node the caller may read, with whether maintenance may start on it now and what holds it. A pod
     /// gate's pod in a namespace the caller may not read is not named.
     pub async fn window_decisions(&self) -> Result<domain::window::Now> {

@@ -59,6 +59,9 @@ pub struct Windows {
     alertmanager: Option<alerts::Alertmanager>,
     /// Whether windows the server may not read hold every node (team mode).
     refusal_holds: bool,
+    /// Each window's checked form, by its uid and resourceVersion: a plan decides every second, and a window's
+    /// matchers are regexes, so each version is parsed once.
+    parsed: moka::sync::Cache<(String, String), Arc<Policy>>,
 }
 
 impl Windows {
@@ -116,7 +119,8 @@ impl Windows {
             Some(am) => am.follow(tasks),
             None => watch::channel(Alerts::None).1,
         };
-        Windows { store, known, alerts, fail_closed: !fail_open, alertmanager, refusal_holds }
+        let parsed = moka::sync::Cache::new(1_000);
+        Windows { store, known, alerts, fail_closed: !fail_open, alertmanager, refusal_holds, parsed }
     }
 
     /// Every window, checked; one that does not read holds what it covers.
@@ -139,9 +143,18 @@ impl Windows {
         windows
             .iter()
             .map(|w| {
-                let name = w.name_any();
-                Policy::parse(&name, &w.spec.spec, zone)
-                    .unwrap_or_else(|why| Policy::broken(&name, w.spec.spec.node_selector.as_deref(), why))
+                let key = (w.uid().unwrap_or_default(), w.resource_version().unwrap_or_default());
+                let parse = || {
+                    let name = w.name_any();
+                    Arc::new(
+                        Policy::parse(&name, &w.spec.spec, zone)
+                            .unwrap_or_else(|why| Policy::broken(&name, w.spec.spec.node_selector.as_deref(), why)),
+                    )
+                };
+                // A window not yet stored by the API server has neither: parsed afresh each time.
+                let policy =
+                    if key.0.is_empty() || key.1.is_empty() { parse() } else { self.parsed.get_with(key, parse) };
+                Policy::clone(&policy)
             })
             .collect()
     }

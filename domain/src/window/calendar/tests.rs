@@ -188,3 +188,21 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn an_open_window_closes_at_the_end_of_its_occurrence_or_at_the_next_freeze() {
+    // Mon to Fri, 02:00 to 05:00 in Berlin (UTC+1 in December).
+    let w = window("Europe/Berlin", &[(&["Mon", "Tue", "Wed", "Thu", "Fri"], &[], "02:00", "05:00")], &[]);
+    assert_eq!(w.closes(ts("2026-12-01T02:30:00Z")), Some(ts("2026-12-01T04:00:00Z")), "Tue 05:00 local");
+    assert_eq!(w.closes(ts("2026-12-01T04:00:00Z")), None, "not open: nothing closes");
+    // Overnight 22:00 to 02:00, continued by 02:00 to 04:00: one span, to 04:00 the next day.
+    let chained = window("UTC", &[(&[], &[], "22:00", "02:00"), (&[], &[], "02:00", "04:00")], &[]);
+    assert_eq!(chained.closes(ts("2026-12-01T23:00:00Z")), Some(ts("2026-12-02T04:00:00Z")));
+    // A freeze that starts inside the occurrence closes it sooner.
+    let frozen = window("UTC", &[(&[], &[], "00:00", "06:00")], &[("2026-12-01T03:00:00Z", "2026-12-01T05:00:00Z")]);
+    assert_eq!(frozen.closes(ts("2026-12-01T01:00:00Z")), Some(ts("2026-12-01T03:00:00Z")));
+    // No schedule and no freeze ahead: it never closes.
+    assert_eq!(window("UTC", &[], &[]).closes(ts("2026-12-01T01:00:00Z")), None);
+    // Every day, all day: it never closes within the horizon either.
+    assert_eq!(window("UTC", &[(&[], &[], "00:00", "00:00")], &[]).closes(ts("2026-12-01T01:00:00Z")), None);
+}
