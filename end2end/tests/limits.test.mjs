@@ -3,7 +3,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { kubectl, scenario, startDrainboard, waitFor } from './support.mjs';
+import { kubectl, launchBrowser, openBoard, scenario, startDrainboard, waitFor } from './support.mjs';
 
 const cleanups = [];
 after(async () => { for (const c of cleanups.reverse()) await c(); });
@@ -95,6 +95,28 @@ test('a body over 16 KiB gets 413, with the body every other refusal has (the pa
   const body = await res.json();
   assert.deepEqual(Object.keys(body), ['TooLarge']);
   assert.match(body.TooLarge, /over 16 KiB/);
+});
+
+test('in the page, a body over the limit reads as the server\'s own refusal, decoded as every answer is', { timeout: 60_000 }, async () => {
+  const s = await server([]);
+  const browser = await launchBrowser();
+  try {
+    const { page, errors } = await openBoard(browser, s.url);
+    const card = page.locator('[data-testid="node-row"]').filter({ has: page.locator('[data-testid="action-cordon"]:not([disabled])') }).first();
+    const node = await card.getAttribute('data-node');
+    await card.locator('[data-testid="action-cordon"]').click();
+    const dialog = page.locator('[data-testid="cordon-dialog"]');
+    // The field's own limit (500) holds a person's typing, not a script's: the server's limit is what is left.
+    await dialog.locator('[data-testid="cordon-reason"]').evaluate((el, text) => { el.value = text; el.dispatchEvent(new Event('input', { bubbles: true })); }, 'x'.repeat(20_000));
+    await dialog.locator('[data-testid="dialog-confirm"]').click();
+    const error = dialog.locator('[data-testid="dialog-error"]');
+    await error.waitFor({ timeout: 15_000 });
+    assert.match(await error.textContent(), /^Failed: too large: .*over 16 KiB/);
+    assert.equal(kubectl('get', 'node', node, '-o', 'jsonpath={.spec.unschedulable}'), '', `${node} untouched`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
 });
 
 test('a client that sends its headers slowly is cut off', { timeout: 60_000 }, async () => {
