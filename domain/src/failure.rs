@@ -51,8 +51,12 @@ pub enum Failure {
     Internal { detail: String },
     /// Drainboard itself did not start the drain, for one of its own reasons.
     Refused(StartRefusal),
-    /// The server refused or could not start the work, in its own words: what no [`StartRefusal`] names yet, and
-    /// failures recorded so by earlier builds.
+    /// The server's view of the cluster (its first list of nodes and pods) was not ready within this many seconds.
+    NotListed { seconds: u64 },
+    /// Drainboard's own words for an engine error no other variant names: kept so that the engine's mapping into
+    /// failures is total, and for failures earlier builds recorded so. The errors that end a drain, a plan's node
+    /// or its way back today (the API's answers, expired credentials, start refusals, internal faults, a cache not
+    /// listed in time) each have a variant of their own.
     Server { message: String },
     /// A failure recorded as text by an older build.
     #[serde(untagged)]
@@ -155,6 +159,9 @@ impl Failure {
             Self::WatchRefused(a) => format!("could not watch the node's pods: {}", answer(a)),
             Self::Internal { detail } => format!("the drain stopped on an internal error: {detail}"),
             Self::Refused(refusal) => refusal.english(),
+            Self::NotListed { seconds } => {
+                format!("the cluster's nodes and pods did not finish listing within {seconds} s; try again shortly")
+            }
             Self::Server { message } | Self::Other(message) => message.clone(),
         }
     }
@@ -216,6 +223,7 @@ mod tests {
             Failure::Refused(StartRefusal::NoLease { node: "n1".into(), answer: answer(403, "leases is forbidden") }),
             Failure::Refused(StartRefusal::ServerFull { most: 100, dry_run: false }),
             Failure::Refused(StartRefusal::PersonFull { user: "ann".into(), most: 5, dry_run: true }),
+            Failure::NotListed { seconds: 90 },
             Failure::Server { message: "a refusal of an earlier build".into() },
             Failure::Other("some text".into()),
         ];

@@ -66,6 +66,7 @@ impl Error {
             // whoever signs in again may go on.
             Error::NotSignedIn { .. } => Failure::CredentialsExpired,
             Error::Internal(detail) => Failure::Internal { detail: detail.clone() },
+            Error::NotListed(seconds) => Failure::NotListed { seconds: *seconds },
             other => Failure::Server { message: other.to_string() },
         }
     }

@@ -110,6 +110,7 @@ pub fn failure_text(i18n: I18n, failure: &Failure) -> String {
         Failure::WatchEnded => t_string!(i18n, failure.watch_ended).to_string(),
         Failure::WatchRefused(a) => t_string!(i18n, failure.watch_refused, answer = answer_text(i18n, a)).to_string(),
         Failure::Internal { detail } => t_string!(i18n, failure.internal, detail).to_string(),
+        Failure::NotListed { seconds } => t_string!(i18n, failure.not_listed, seconds = *seconds).to_string(),
         Failure::Refused(refusal) => start_refusal_text(i18n, refusal),
         Failure::Server { message } | Failure::Other(message) => message.clone(),
     }

@@ -213,8 +213,9 @@ impl Acting<'_> {
     }
 
     /// Lets plan `plan` start a node that `decision` holds, for the plan's override `reason`, when whoever runs it
-    /// may override now; records the override as a person's is. False (the node waits) otherwise.
-    pub(crate) async fn override_for_plan(&self, decision: &Decision, reason: &str, plan: &str) -> bool {
+    /// may override now; records the override as a person's is, when `record` (the first time for this node).
+    /// False (the node waits) otherwise.
+    pub(crate) async fn override_for_plan(&self, decision: &Decision, reason: &str, plan: &str, record: bool) -> bool {
         match self.may_override().await {
             Ok(true) => {}
             Ok(false) => {
@@ -226,7 +227,9 @@ impl Acting<'_> {
                 return false;
             }
         }
-        self.record_overrides(&[decision], &format!("{reason} (plan {plan})")).await;
+        if record {
+            self.record_overrides(&[decision], &format!("{reason} (plan {plan})")).await;
+        }
         self.engine.admissions.lately.insert(decision.node.clone(), ());
         true
     }

@@ -84,6 +84,8 @@ pub(super) async fn run(
     let mut cancelled = false;
     let mut latest = plan;
     let mut told = Told::default();
+    // The nodes whose override this loop recorded: a node that then waits for its Lease is not recorded again.
+    let mut overridden_before = std::collections::HashSet::new();
     let mut silences = Silences::default();
     loop {
         if renewed.elapsed() >= crate::lease::RENEW_EVERY {
@@ -129,7 +131,15 @@ pub(super) async fn run(
                 let name = progress.nodes[i].name.clone();
                 let decision = engine.admit(&name).await;
                 let overridden = match (&latest.spec.window_override, decision.may_start()) {
-                    (Some(reason), false) => acting.override_for_plan(&decision, reason, &latest.name_any()).await,
+                    (Some(reason), false) => {
+                        let first = !overridden_before.contains(&name);
+                        let plan = latest.name_any();
+                        let let_go = acting.override_for_plan(&decision, reason, &plan, first).await;
+                        if let_go {
+                            overridden_before.insert(name.clone());
+                        }
+                        let_go
+                    }
                     _ => false,
                 };
                 if let Some(hold) = decision.held(now).filter(|_| !overridden) {
