@@ -95,9 +95,11 @@ test('the board reconnects by itself after a server restart and resyncs', { time
         `reconnecting → live: ${reconnectingAt && liveAt ? ms(liveAt - reconnectingAt) : 'n/a'}; ` +
         `server up → stream open on it: ≤ ${streamAt - upAt} ms; server down for ${upAt - downAt} ms; ` +
         `badge states: ${JSON.stringify(seen.map((s) => s.state))}`);
-      // Live only once the new server was there: never while nothing was serving.
-      assert.ok(seen.every((s) => s.state !== 'live' || s.at >= restartAt),
-        `live only after the restart: ${JSON.stringify(seen)}`);
+      // Live only once the new server was there: never while nothing was serving. What the badge did before the
+      // stop (the old server's word on its API health may come and go on a busy machine) is not this test's.
+      const sinceDown = seen.filter((s) => s.at >= downAt);
+      assert.ok(sinceDown.every((s) => s.state !== 'live' || s.at >= restartAt),
+        `live only after the restart (down at ${downAt}, restarted at ${restartAt}): ${JSON.stringify(seen)}`);
     });
 
     await t.test(`the reconnect resynced: ${node}'s card shows the cordon`, async () => {

@@ -455,6 +455,14 @@ test('replicas share a budget: two servers asked to cordon two of a window\'s no
   // A second replica, with the same flags: it may take any plan over.
   const b = await startDrainboard(['--audit-log', log, '--alertmanager-url', requireEnv('ALERTMANAGER_URL')]);
   try {
+    // Each server learns of the window, and of the pool's labels, through its own watches, a moment after the API
+    // server has them: a server that does not know yet that a window covers a node has nothing to hold it with.
+    for (const server of [a, b]) {
+      await waitFor(`${server.url} knows ${name} covers the pool`, 30_000, async () => {
+        const now = await call('windows', {}, { url: server.url });
+        return p.nodes.every((n) => now.body.nodes?.find((d) => d.node === n)?.windows?.includes(name));
+      });
+    }
     for (let round = 0; round < 3; round++) {
       const [x, y] = await Promise.all([
         call('nodes/cordon', { node: p.nodes[0] }, { url: a.url }),
