@@ -163,11 +163,14 @@ test('an unattended plan: waits while no admission policy guards it, is refused 
   });
   assert.equal(refused.status, 403, JSON.stringify(refused.body));
   assert.match(JSON.stringify(refused.body), /maintenanceplans\/unattended .*pu-frank does not have/);
-  // The early plan stays where it was: the policy came after it.
-  await new Promise((r) => setTimeout(r, 3_000));
-  const still = plan(`${id}-early`);
+  // The early plan stays where it was: the policy came after it. Its server looks at waiting plans every 5 s, and
+  // then says so.
+  const still = await waitFor('the early plan to say it was made before the policy', 30_000, () => {
+    const now = plan(`${id}-early`);
+    return /made before the admission policy/.test(now.status?.conditions?.find((c) => c.type === 'Blocked')?.message) ? now : null;
+  });
   assert.equal(still.status.phase, 'Blocked');
-  assert.match(still.status.conditions.find((c) => c.type === 'Blocked').message, /made before the admission policy/);
+  assert.equal(record(nodes[0]), null, 'still nothing drained');
   kubectl('patch', 'maintenanceplan', `${id}-early`, '--type=merge', '-p', '{"spec":{"cancelled":true}}');
 
   // One the admin makes now (allowed: the admin may do anything) runs, with nobody signed in anywhere.

@@ -60,6 +60,19 @@ async function call(path, body, { url, headers = {} } = {}) {
   return { status: res.status, body: json };
 }
 
+/**
+ * As `waitFor`, for a step of plan `id`: a timeout says where the plan stood and what the file's server logged about
+ * it, since a plan is run by whichever server took it and nothing else would tell.
+ */
+async function waitForPlan(what, timeoutMs, id, check) {
+  try {
+    return await waitFor(what, timeoutMs, check);
+  } catch (err) {
+    const lines = (server?.logs() ?? '').split('\n').filter((l) => l.includes(id)).slice(-30).join('\n');
+    throw new Error(`${err.message}; the plan's status: ${JSON.stringify(plan(id).status)}; the server's log of it:\n${lines}`, { cause: err });
+  }
+}
+
 const unschedulable = (node) => kubectl('get', 'node', node, '-o', 'jsonpath={.spec.unschedulable}').trim() === 'true';
 const plan = (name) => JSON.parse(kubectl('get', 'maintenanceplan', name, '-o', 'json'));
 const record = (node) => JSON.parse(kubectl('get', 'node', node, '-o', 'jsonpath={.metadata.annotations.drainboard\\.dev/drain}') || 'null');
@@ -703,14 +716,14 @@ test('silences: kept in Alertmanager for the node in maintenance only, expired o
   assert.deepEqual([state(first), state(second)], ['suppressed', 'active']);
 
   // Back and done: its silence goes, and the second node's comes.
-  await waitFor(`${first} awaited back`, 30_000, () => plan(id).status?.nodes?.[0]?.back === 'Waiting');
+  await waitForPlan(`${first} awaited back`, 60_000, id, () => plan(id).status?.nodes?.[0]?.back === 'Waiting');
   bootId(first, `${first}-boot-2`);
   const two = await waitFor('the silence to move to the second node', 60_000, async () => {
     const s = await live();
     return s.length === 1 && s[0].matchers[0].value === second ? s : null;
   });
   assert.equal(two[0].comment, `drainboard maintenance: node ${second} of plan ${id}`);
-  await waitFor(`${second} awaited back`, 30_000, () => plan(id).status?.nodes?.[1]?.back === 'Waiting');
+  await waitForPlan(`${second} awaited back`, 60_000, id, () => plan(id).status?.nodes?.[1]?.back === 'Waiting');
   bootId(second, `${second}-boot-2`);
   await waitFor('the plan to complete', 60_000, () => plan(id).status?.phase === 'Complete');
   await waitFor('no silence left', 15_000, async () => (await live()).length === 0);
