@@ -96,6 +96,10 @@ pub struct RolloutNode {
     /// Its drain's estimate, made as the plan started ([`crate::estimate::plan`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimate: Option<crate::estimate::Estimate>,
+    /// When the plan's window override first let it past a maintenance window, and the override was recorded: kept
+    /// with the plan, so that a server taking the plan over does not record the same override again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overridden_at: Option<Timestamp>,
 }
 
 /// A drained node's way back, with `uncordon_when_back`.
@@ -145,6 +149,7 @@ impl RolloutNode {
             touched: None,
             done_at: None,
             estimate: None,
+            overridden_at: None,
         }
     }
 

@@ -145,6 +145,56 @@ for (const signal of ['SIGTERM', 'SIGKILL']) {
   });
 }
 
+test('a plan that overrides a window records each node\'s override once, even when another server takes it over before the node could start', { timeout: 300_000 }, async () => {
+  const p = await pool('plan-override', 1);
+  const [node] = p.nodes;
+  const window = `takeover-${p.id}`;
+  apply({ apiVersion: 'drainboard.dev/v1alpha1', kind: 'MaintenanceWindow', metadata: { name: window },
+    spec: { nodeSelector: `drainboard.dev/pool=${p.id}`, freezes: [{ start: '2000-01-01', end: '2999-12-31', reason: 'takeover freeze' }] } });
+  cleanups.push(() => { try { kubectl('delete', 'maintenancewindow', window, '--ignore-not-found'); } catch {} });
+  const release = hold(p, 0);
+  const a = await startDrainboard();
+  const b = await startDrainboard();
+  cleanups.push(() => a.stop(), () => b.stop());
+  // Each server holds by the window once its watches have it.
+  for (const server of [a, b]) {
+    await waitFor(`${server.url} knows ${window} covers the node`, 30_000, async () =>
+      (await call(server, 'windows')).body.nodes?.find((d) => d.node === node)?.windows?.includes(window));
+  }
+  // A person's drain, past the window, that the budget keeps running: the plan's drain (other options) must wait.
+  const person = await call(a, 'drains/start', { node, options: { timeout_seconds: 900 }, override_window: 'person first', reason: 'person' });
+  assert.equal(person.status, 200, JSON.stringify(person.body));
+  const started = await call(a, 'rollouts/start', { nodes: [node], options: { max_parallel: 1 }, override_window: 'kernel CVE, change 5150', reason: 'override takeover' });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const id = started.body;
+  /** The overrides of the node recorded as the plan's: the audit Events on the node that name the plan. */
+  const planOverrides = () => JSON.parse(kubectl('get', 'events.events.k8s.io', '-n', 'default', '--field-selector', `regarding.name=${node}`, '-o', 'json'))
+    .items.filter((e) => e.reason === 'DrainboardWindowOverride' && e.note.includes(`(plan ${id})`));
+  const first = await waitFor('the plan\'s override recorded, the node still waiting', 60_000, () => {
+    const now = plan(id);
+    return now.status?.nodes?.[0]?.overriddenAt && planOverrides().length === 1 ? now : null;
+  });
+  assert.equal(first.status.nodes[0].step, 'Queued', JSON.stringify(first.status.nodes[0]));
+  const overriddenAt = first.status.nodes[0].overriddenAt;
+  const holder = first.status.runner.replace(/ as admin$/, '');
+  const [runner, other] = a.logs().includes(`holder=${holder}`) ? [a, b] : [b, a];
+  await runner.stop('SIGKILL');
+  await waitFor('the other server to take the plan over', 120_000, () => reasons(id).includes('TakenOver'));
+  // The server that took over looks at the node at once: a second record would be written now.
+  await new Promise((r) => setTimeout(r, 6_000));
+  release();
+  const done = await waitFor('the plan complete', 180_000, () => {
+    const now = plan(id);
+    return now.status?.phase === 'Complete' ? now : null;
+  });
+  assert.equal(done.status.nodes[0].outcome, 'Drained');
+  const recorded = planOverrides();
+  assert.equal(recorded.length, 1, `the plan's override of ${node} recorded once: ${JSON.stringify(recorded.map((e) => e.note))}`);
+  assert.equal(done.status.nodes[0].overriddenAt, overriddenAt, 'the status keeps when the override was first used');
+  assert.match(recorded[0].note, /kernel CVE, change 5150/);
+  await other.stop();
+});
+
 test('kubectl patch pauses a plan and resumes it: no node starts while it is paused', { timeout: 180_000 }, async () => {
   const p = await pool('plan-pause', 2);
   const release = hold(p, 0);

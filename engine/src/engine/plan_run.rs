@@ -84,8 +84,6 @@ pub(super) async fn run(
     let mut cancelled = false;
     let mut latest = plan;
     let mut told = Told::default();
-    // The nodes whose override this loop recorded: a node that then waits for its Lease is not recorded again.
-    let mut overridden_before = std::collections::HashSet::new();
     let mut silences = Silences::default();
     loop {
         if renewed.elapsed() >= crate::lease::RENEW_EVERY {
@@ -132,11 +130,14 @@ pub(super) async fn run(
                 let decision = engine.admit(&name).await;
                 let overridden = match (&latest.spec.window_override, decision.may_start()) {
                     (Some(reason), false) => {
-                        let first = !overridden_before.contains(&name);
+                        // Recorded once per plan: a node that then waits (for its Lease, say) is not recorded again,
+                        // by this server or by one that takes the plan over, since the status keeps that it was.
+                        let first = progress.nodes[i].overridden_at.is_none();
                         let plan = latest.name_any();
                         let let_go = acting.override_for_plan(&decision, reason, &plan, first).await;
-                        if let_go {
-                            overridden_before.insert(name.clone());
+                        if let_go && first {
+                            progress.nodes[i].overridden_at = Some(now);
+                            publish(plans, &latest, &mut shown, &progress).await;
                         }
                         let_go
                     }

@@ -66,6 +66,7 @@ impl PlanNode {
             touched: node.touched.as_ref().map(Into::into),
             done_at: node.done_at,
             estimate: node.estimate.as_ref().map(Into::into),
+            overridden_at: node.overridden_at,
         }
     }
 
@@ -114,6 +115,7 @@ impl PlanNode {
             touched: self.touched.as_ref().map(Into::into),
             done_at: self.done_at,
             estimate: self.estimate.as_ref().map(Into::into),
+            overridden_at: self.overridden_at,
         }
     }
 }

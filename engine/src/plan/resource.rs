@@ -198,6 +198,11 @@ pub struct PlanNode {
     /// Its drain's estimate, made as the plan started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimate: Option<PlanEstimate>,
+    /// When the plan's window override first let it past a maintenance window (the override was recorded then):
+    /// a server that takes the plan over records it no more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub overridden_at: Option<Timestamp>,
 }
 
 /// The phases in which nothing more happens.
@@ -372,6 +377,12 @@ mod tests {
                 waiting_since: Some("2026-12-02T10:00:00Z".parse().unwrap()),
                 back_seen: Some("2026-12-02T10:03:00Z".parse().unwrap()),
                 ..RolloutNode::queued("g".into(), None)
+            },
+            RolloutNode {
+                step: Step::Draining("d3".into()),
+                drain_id: Some("d3".into()),
+                overridden_at: Some("2026-12-02T11:00:00Z".parse().unwrap()),
+                ..RolloutNode::queued("h".into(), None)
             },
         ];
         for node in nodes {
