@@ -728,3 +728,43 @@ test('silences: kept in Alertmanager for the node in maintenance only, expired o
   await waitFor('the plan to complete', 60_000, () => plan(id).status?.phase === 'Complete');
   await waitFor('no silence left', 15_000, async () => (await live()).length === 0);
 });
+
+test('silences: an Alertmanager that is down is asked again with a growing wait, not on every look of the plan, and a silence it lost while down is made again once it is back', { timeout: 180_000 }, async () => {
+  const am = requireEnv('ALERTMANAGER_URL');
+  const dir = requireEnv('DRAINBOARD_CLUSTER_DIR');
+  const cluster = join(dirname(fileURLToPath(import.meta.url)), '..', 'cluster', 'cluster.sh');
+  const gated = await ensureServer();
+  const p = await pool('wd', 1);
+  const [node] = p.nodes;
+  kubectl('patch', 'node', node, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { nodeInfo: { bootID: `${node}-boot-1` } } }));
+  await windowOf(`silent-down-${p.id}`, { nodeSelector: p.selector, silence: { label: 'node', marginSeconds: 60 } });
+  const started = await call('rollouts/start', { nodes: [node], options: { max_parallel: 1, uncordon_when_back: true } });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const id = started.body;
+  const live = async () => (await (await fetch(`${am}/api/v2/silences`)).json())
+    .filter((s) => s.createdBy === 'drainboard' && s.status.state !== 'expired' && s.comment.endsWith(` of plan ${id}`));
+  const first = await waitFor('a silence for the node', 30_000, async () => { const s = await live(); return s.length === 1 ? s : null; });
+  await waitForPlan(`${node} awaited back`, 60_000, id, () => plan(id).status?.nodes?.[0]?.back === 'Waiting');
+
+  // Down for 30 s while the node is in maintenance: the plan looks every second, but asks at most once per wait
+  // (5, 10, then 20 s, after the 20 s it keeps quiet with nothing changed).
+  const failures = () => gated.logs().split('\n').filter((l) => l.includes('could not read Alertmanager\'s silences')).length;
+  const before = failures();
+  execFileSync(cluster, ['stop-alertmanager', dir], { stdio: 'ignore' });
+  let during;
+  try {
+    await new Promise((r) => setTimeout(r, 30_000));
+    during = failures() - before;
+  } finally {
+    execFileSync(cluster, ['start-alertmanager', dir], { stdio: 'ignore' });
+  }
+  assert.ok(during >= 1, 'it did try while Alertmanager was down');
+  assert.ok(during <= 4, `${during} tries in 30 s: ${gated.logs().split('\n').filter((l) => l.includes('silences')).slice(-8).join('\n')}`);
+  // Killed, Alertmanager lost what it had not written to disk: the node's silence is made again.
+  const back = await waitFor('the node silenced again', 45_000, async () => { const s = await live(); return s.length === 1 ? s : null; });
+  assert.equal(back[0].matchers[0].value, node);
+  assert.notEqual(back[0].id, first[0].id, 'a new silence: the one before was lost with Alertmanager');
+  kubectl('patch', 'node', node, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { nodeInfo: { bootID: `${node}-boot-2` } } }));
+  await waitForPlan('the plan to complete', 60_000, id, () => plan(id).status?.phase === 'Complete');
+  await waitFor('no silence left', 15_000, async () => (await live()).length === 0);
+});
