@@ -39,9 +39,11 @@ pub enum AppError {
     /// page words in its own language, and in English for scripts. Its status follows the reason.
     #[error("not started: {message}")]
     Refused { refusal: domain::failure::StartRefusal, message: String },
-    /// The request conflicts with what runs (a drain of the node with other options).
-    #[error("conflict: {0}")]
-    Conflict(String),
+    /// The request conflicts with what is, or with what runs (`Conflict`: a drain of the node with other options,
+    /// a pod or a budget that changed, a move that cannot help): the reason as data, which the page words in its
+    /// own language, and in English for scripts.
+    #[error("conflict: {message}")]
+    Conflict { conflict: domain::conflict::Conflict, message: String },
     /// Over a limit of what may run at once (drains, streams); wait and try again.
     #[error("too many at once: {0}")]
     TooMany(String),
@@ -81,7 +83,7 @@ impl AppError {
             AppError::TooMany(_) => 429,
             AppError::TooLarge(_) => 413,
             AppError::TimedOut(_) => 504,
-            AppError::Conflict(_) => 409,
+            AppError::Conflict { .. } => 409,
             AppError::Internal(_) | AppError::ServerFn(_) => 500,
             AppError::Refused { refusal, .. } => {
                 use domain::failure::StartRefusal;
@@ -160,7 +162,7 @@ impl From<engine::Error> for AppError {
             err @ Error::NotListed(_) => AppError::Unavailable(err.to_string()),
             Error::Unavailable(why) => AppError::Unavailable(why),
             Error::TooMany(why) => AppError::TooMany(why),
-            Error::Conflict(why) => AppError::Conflict(why),
+            Error::Conflict(conflict) => AppError::Conflict { message: conflict.english(), conflict },
             Error::Forbidden(why) => AppError::Forbidden(why),
             Error::Internal(why) => AppError::Internal(why),
             Error::Refused(refusal) => AppError::Refused { message: refusal.english(), refusal },
@@ -170,6 +172,8 @@ impl From<engine::Error> for AppError {
 
 #[cfg(test)]
 mod tests {
+    use domain::conflict::Conflict;
+
     use super::*;
 
     #[test]
@@ -182,7 +186,10 @@ mod tests {
             (api(403), 403),
             (api(404), 404),
             (AppError::NotFound(String::new()), 404),
-            (AppError::Conflict(String::new()), 409),
+            (
+                AppError::Conflict { conflict: Conflict::PlanElsewhere { plan: "p".into() }, message: String::new() },
+                409,
+            ),
             (api(409), 409),
             (api(422), 422),
             (AppError::TooMany(String::new()), 429),
@@ -303,12 +310,22 @@ mod answers {
     }
 
     #[test]
+    fn a_conflict_crosses_as_data_with_its_english_as_409() {
+        use domain::conflict::Conflict;
+        let conflict = Conflict::AlreadyDraining { node: "n1".into(), drain: "d1".into() };
+        let (status, _, decoded) = answer(engine::Error::Conflict(conflict.clone()));
+        assert_eq!(status, 409);
+        let AppError::Conflict { conflict: typed, message } = decoded else { panic!("typed: {conflict:?}") };
+        assert_eq!(typed, conflict, "the reason crosses as data");
+        assert!(message.contains("n1 is being drained already") && message.contains("drain d1"), "{message}");
+    }
+
+    #[test]
     fn every_other_engine_error_keeps_its_kind() {
         let cases = [
             (engine::Error::NotFound("node n9 does not exist".into()), 404),
             (engine::Error::Invalid("bad".into()), 400),
             (engine::Error::NotSignedIn { user: "u".into(), cluster: "c".into() }, 401),
-            (engine::Error::Conflict("another drain".into()), 409),
             (engine::Error::TooMany("wait".into()), 429),
         ];
         for (error, status) in cases {

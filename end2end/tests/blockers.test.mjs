@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apply, artifactsDir, kubectl, scenario, useServerAndBrowser, waitFor, openBoard as openBoardOf } from './support.mjs';
+import { apply, artifactsDir, kubectl, openBoard as openBoardOf, said, scenario, useServerAndBrowser, waitFor } from './support.mjs';
 
 const ctx = useServerAndBrowser();
 const cleanups = [];
@@ -331,7 +331,7 @@ test('a budget held by not-Ready pods is explained, and deleting one, with conse
   for (const [body, code, why] of bad) {
     const res = await unblock(body);
     assert.equal(res.status, code, JSON.stringify([body, res.json]));
-    assert.match(Object.values(res.json)[0], why, JSON.stringify(res.json));
+    assert.match(said(res.json), why, JSON.stringify(res.json));
   }
   for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'http://evil.example' }]) {
     const res = await unblock(good, headers);

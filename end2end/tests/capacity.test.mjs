@@ -3,7 +3,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { artifactsDir, kubectl, scenario, useServerAndBrowser, waitFor } from './support.mjs';
+import { artifactsDir, kubectl, said, scenario, useServerAndBrowser, waitFor } from './support.mjs';
 
 const ctx = useServerAndBrowser();
 const cleanups = [];
@@ -29,7 +29,7 @@ test('bad capacity requests are refused with what to fix; a foreign page is refu
   ]) {
     const res = await call('capacity', body);
     assert.equal(res.status, status, `${JSON.stringify(body)}: ${JSON.stringify(res.body)}`);
-    assert.match(String(Object.values(res.body)[0]), pattern);
+    assert.match(said(res.body), pattern);
   }
   const foreign = await call('capacity', { nodes: ['node-1'] }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' });
   assert.equal(foreign.status, 403);

@@ -7,7 +7,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { apply, artifactsDir, kubectl, requireEnv, scenario, startDrainboard, useServerAndBrowser, waitFor, openBoard } from './support.mjs';
+import { apply, artifactsDir, kubectl, openBoard, requireEnv, said, scenario, startDrainboard, useServerAndBrowser, waitFor } from './support.mjs';
 
 const ctx = useServerAndBrowser();
 const cleanups = [];
@@ -176,10 +176,10 @@ test('move first is refused for an autoscaled Deployment and a StatefulSet, with
 
   const hpa = await move({ id, namespace: s.ns, pod: api });
   assert.equal(hpa.status, 409, JSON.stringify(hpa.json));
-  assert.match(Object.values(hpa.json)[0], /HorizontalPodAutoscaler api-hpa sets this Deployment's replicas and would undo the surge/);
+  assert.match(said(hpa.json), /HorizontalPodAutoscaler api-hpa sets this Deployment's replicas and would undo the surge/);
   const sts = await move({ id, namespace: s.ns, pod: 'db-0', confirm: 'db' });
   assert.equal(sts.status, 409, JSON.stringify(sts.json));
-  assert.match(Object.values(sts.json)[0], /StatefulSet db cannot surge: its pods keep their identities/);
+  assert.match(said(sts.json), /StatefulSet db cannot surge: its pods keep their identities/);
 
   const good = { id, namespace: s.ns, pod: api };
   const bad = [
@@ -192,7 +192,7 @@ test('move first is refused for an autoscaled Deployment and a StatefulSet, with
   for (const [body, code, why] of bad) {
     const res = await move(body);
     assert.equal(res.status, code, JSON.stringify([body, res.json]));
-    assert.match(Object.values(res.json)[0], why, JSON.stringify(res.json));
+    assert.match(said(res.json), why, JSON.stringify(res.json));
   }
   for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'http://evil.example' }]) {
     const res = await move({ ...good, confirm: 'api' }, headers);
@@ -200,6 +200,26 @@ test('move first is refused for an autoscaled Deployment and a StatefulSet, with
   }
   assert.equal(replicas(s, 'api'), '1', 'no refused request scaled anything');
   assert.equal(kubectl('get', 'statefulset', 'db', '-n', s.ns, '-o', 'jsonpath={.spec.replicas}').trim(), '1');
+
+  // The refusal crosses as data, and a Japanese page words it in Japanese, naming the StatefulSet.
+  assert.deepEqual(sts.json.Conflict.conflict, { Move: { pod: null, refusal: { StatefulSet: { name: 'db' } } } });
+  const context = await ctx.browser.newContext({ locale: 'ja-JP', viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${ctx.server.url}/`);
+  await page.locator('[data-testid="nodes-page"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
+  await page.fill('[data-testid="node-filter"]', s.node);
+  await page.locator(`[data-testid="node-row"][data-node="${s.node}"] [data-testid="action-progress"]`).click();
+  const row = page.locator(`[data-testid="progress-panel"] [data-testid="progress-pod"][data-pod="${s.ns}/db-0"]`);
+  await row.locator('[data-testid="move-first-open"]').click();
+  const refusal = row.locator('[data-testid="move-first-error"]');
+  await refusal.waitFor({ timeout: 15_000 });
+  const words = await refusal.textContent();
+  assert.match(words, /StatefulSet dbは増やせません/, words);
+  assert.doesNotMatch(words, /cannot surge/, 'no English in its place');
+  assert.deepEqual(errors, []);
+  await context.close();
   const cancelled = await call(ctx.server.url, 'drains/cancel', { id });
   assert.equal(cancelled.status, 200, JSON.stringify(cancelled.json));
 });
@@ -217,7 +237,7 @@ test('a move whose server is killed midway has its count put back, by the server
   assert.deepEqual(preview.json, { Preview: { namespace: s.ns, deployment: 'web', original: 1, surged: 2, pods: [old] } });
   const wrong = await call(server.url, 'drains/move-first', { id, namespace: s.ns, pod: old, confirm: old });
   assert.equal(wrong.status, 400, JSON.stringify(wrong.json));
-  assert.match(Object.values(wrong.json)[0], /type web to confirm/);
+  assert.match(said(wrong.json), /type web to confirm/);
   const started = await call(server.url, 'drains/move-first', { id, namespace: s.ns, pod: old, confirm: 'web' });
   assert.equal(started.status, 200, JSON.stringify(started.json));
   assert.equal(replicas(s), '2');
@@ -226,7 +246,7 @@ test('a move whose server is killed midway has its count put back, by the server
   assert.deepEqual(JSON.parse(record).original, 1);
   const again = await call(server.url, 'drains/move-first', { id, namespace: s.ns, pod: old, confirm: 'web' });
   assert.equal(again.status, 409, 'a second move of the same Deployment is refused');
-  assert.match(Object.values(again.json)[0], /being moved already, for node/);
+  assert.match(said(again.json), /being moved already, for node/);
 
   await server.stop('SIGKILL');
   assert.equal(replicas(s), '2', 'nobody put it back while no server ran');

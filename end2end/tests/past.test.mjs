@@ -149,7 +149,7 @@ test('an interrupted drain offers Resume only while its node is cordoned; after 
   assert.doesNotMatch(await strip.textContent(), /can be resumed/);
   const refused = await post(server, 'drains/resume', { node: s.node, confirm: s.node });
   assert.equal(refused.status, 409, JSON.stringify(refused.body));
-  assert.match(refused.body.Conflict, /was uncordoned after it, so resuming would cordon and drain a node back in service/);
+  assert.match(refused.body.Conflict.message, /was uncordoned after it, so resuming would cordon and drain a node back in service/);
   assert.ok(!unschedulable(s.node), 'nothing was cordoned');
   assert.equal(s.podsOnNode().length, 2, 'nothing was evicted');
 

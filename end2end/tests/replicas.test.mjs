@@ -47,8 +47,8 @@ test('two servers on one cluster: the second refuses the node, shows the drain r
 
   const second = await call(b, 'drains/start', { node: s.node });
   assert.equal(second.status, 409, JSON.stringify(second.body));
-  assert.match(second.body.Conflict, /being drained by another Drainboard server/);
-  assert.match(second.body.Conflict, new RegExp(lease.spec.holderIdentity.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')));
+  assert.match(second.body.Conflict.message, /being drained by another Drainboard server/);
+  assert.match(second.body.Conflict.message, new RegExp(lease.spec.holderIdentity.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')));
   assert.equal((await recorded(b, s.node)).state, 'Evicting', 'running on the other server, not interrupted');
 
   // The second server's board shows the drain live, with its progress, from the Lease the first renews.

@@ -4,7 +4,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { apply, artifactsDir, deletePlans, kubectl, launchBrowser, requireEnv, startDrainboard, waitFor } from './support.mjs';
+import { apply, artifactsDir, deletePlans, kubectl, launchBrowser, requireEnv, said, startDrainboard, waitFor } from './support.mjs';
 
 const TAINT = 'drainboard.dev/test';
 const cleanups = [];
@@ -103,7 +103,7 @@ test('bad rollout requests are refused with what to fix, and change nothing', { 
   ]) {
     const res = await call('rollouts/start', body);
     assert.equal(res.status, status, `${JSON.stringify(body)}: ${JSON.stringify(res.body)}`);
-    assert.match(String(Object.values(res.body)[0]), pattern);
+    assert.match(said(res.body), pattern);
   }
   assert.equal((await call('rollouts/status', { id: 'nope' })).status, 404);
   // A foreign page cannot start one.
@@ -245,7 +245,7 @@ test('uncordon when back: a node that reboots is uncordoned, and one a person sa
   ]) {
     const res = await call('rollouts/back', body);
     assert.equal(res.status, status, `${JSON.stringify(body)}: ${JSON.stringify(res.body)}`);
-    assert.match(String(Object.values(res.body)[0]), pattern);
+    assert.match(said(res.body), pattern);
   }
   const foreign = await call('rollouts/back', { id, node: p.nodes[1].name }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' });
   assert.equal(foreign.status, 403);

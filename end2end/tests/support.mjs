@@ -198,6 +198,15 @@ export function apply(object, namespace) {
   execFileSync(bin, args, { input: JSON.stringify(object), encoding: 'utf8' });
 }
 
+/**
+ * The message of an error body as the server answers it (`{"Kind": ...}`): a plain kind's text, or the English
+ * `message` of a typed one (`Refused`, `Conflict`), whose reason crosses as data beside it.
+ */
+export function said(body) {
+  const value = Object.values(body ?? {})[0];
+  return typeof value === 'string' ? value : String(value?.message ?? JSON.stringify(body));
+}
+
 /** Polls `check` every 100 ms until it returns something truthy; fails after `timeoutMs` naming `what`. */
 export async function waitFor(what, timeoutMs, check) {
   const start = Date.now();

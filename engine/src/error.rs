@@ -19,9 +19,10 @@ pub enum Error {
     /// The person may not do this; the message names the permission they lack.
     #[error("{0}")]
     Forbidden(String),
-    /// What the request asks for conflicts with what runs: another drain of the same node.
-    #[error("{0}")]
-    Conflict(String),
+    /// What the request asks for conflicts with what is, or with what runs (another drain of the same node): kept
+    /// typed (`domain::conflict::Conflict`), so that the page words it in the person's language.
+    #[error("{}", .0.english())]
+    Conflict(domain::conflict::Conflict),
     /// Over a limit of what may run at once; the message says which, and to wait.
     #[error("{0}")]
     TooMany(String),

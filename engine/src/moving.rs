@@ -3,6 +3,7 @@
 //! once the moved pods are gone or their drain stops. The record lives on the Deployment, so a server that stops
 //! midway leaves what any server needs to put the count back ([`sweep`]).
 
+use domain::conflict::Conflict;
 use std::time::Duration;
 
 use domain::moving::{self, FieldManager, MOVING_LABEL, MoveRecord, MoveRefusal, Owner, RECORD_ANNOTATION};
@@ -75,11 +76,11 @@ pub async fn target(client: &Client, pod: &Pod) -> Result<Target> {
     }
     let autoscalers: Api<HorizontalPodAutoscaler> = Api::namespaced(client.clone(), &namespace);
     let autoscalers = autoscalers.list(&ListParams::default()).await.map_err(|e| {
-        Error::Conflict(format!(
-            "cannot tell whether an autoscaler sets Deployment {name}'s replicas ({}); a move needs to list \
-             HorizontalPodAutoscalers in {namespace}",
-            kube_error::api_message(&e)
-        ))
+        Error::Conflict(Conflict::AutoscalersUnknown {
+            deployment: name.clone(),
+            namespace: namespace.clone(),
+            answer: kube_error::answer(&e),
+        })
     })?;
     let autoscaler = autoscalers.items.iter().find(|h| {
         let target = &h.spec.scale_target_ref;
@@ -140,10 +141,7 @@ pub async fn surge(client: &Client, deployment: &Deployment, record: &MoveRecord
     let api: Api<Deployment> = Api::namespaced(client.clone(), &deployment.namespace().unwrap_or_default());
     api.patch(&deployment.name_any(), &PatchParams::default(), &Patch::Merge(&patch)).await.map_err(|e| {
         if kube_error::conflict(&e) {
-            Error::Conflict(format!(
-                "Deployment {} changed while the move was asked: look again",
-                deployment.name_any()
-            ))
+            Error::Conflict(Conflict::DeploymentChanged { deployment: deployment.name_any() })
         } else {
             Error::Kube(e)
         }
@@ -218,5 +216,5 @@ pub async fn recorded(client: &Client) -> Result<Vec<(String, String, Option<Mov
 }
 
 fn refused(refusal: MoveRefusal) -> Error {
-    Error::Conflict(refusal.to_string())
+    Error::Conflict(Conflict::Move { pod: None, refusal })
 }

@@ -435,7 +435,10 @@ async fn cancel_stops_a_blocked_drain_and_keeps_the_node_cordoned() {
     assert!(again.attached && again.id == id);
     let other = with(|o| o.grace_period_seconds = Some(1));
     let conflict = registry.start(s.client.clone(), &s.identity, s.node.clone(), other, None).unwrap_err();
-    assert!(matches!(&conflict, engine::Error::Conflict(why) if why.contains(&id)), "{conflict}");
+    assert!(
+        matches!(&conflict, engine::Error::Conflict(domain::conflict::Conflict::AlreadyDraining { drain, .. }) if *drain == id),
+        "{conflict}"
+    );
 
     assert!(registry.cancel(&id));
     let done = finish(&registry, &id, Duration::from_secs(10)).await;

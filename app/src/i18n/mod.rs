@@ -4,6 +4,7 @@
 
 mod blockers;
 mod checks;
+mod conflict;
 mod estimate;
 mod language;
 mod time;
@@ -13,6 +14,7 @@ mod words;
 pub use blockers::*;
 pub use catalogue::{I18n, I18nContextProvider, Locale, use_i18n};
 pub use checks::*;
+pub use conflict::*;
 pub use estimate::*;
 pub use language::*;
 pub use leptos_i18n::t_string;

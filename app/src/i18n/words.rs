@@ -117,10 +117,11 @@ pub fn failure_text(i18n: I18n, failure: &Failure) -> String {
 }
 
 /// "Failed: " and what went wrong, as a dialog or a panel shows an answer that is not a success: Drainboard's own
-/// refusal in the catalogue's words, anything else as the server wrote it.
+/// refusal and a conflict in the catalogue's words, anything else as the server wrote it.
 pub fn failed_text(i18n: I18n, error: &crate::AppError) -> String {
     let error = match error {
         crate::AppError::Refused { refusal, .. } => start_refusal_text(i18n, refusal),
+        crate::AppError::Conflict { conflict, .. } => super::conflict_text(i18n, conflict),
         other => other.to_string(),
     };
     t_string!(i18n, app.failed, error).to_string()
@@ -164,7 +165,7 @@ fn start_refusal_text(i18n: I18n, refusal: &StartRefusal) -> String {
 }
 
 /// What the API server answered: its message, with its status code when it gave one.
-fn answer_text(i18n: I18n, answer: &ApiAnswer) -> String {
+pub(super) fn answer_text(i18n: I18n, answer: &ApiAnswer) -> String {
     match answer.code {
         Some(code) => t_string!(i18n, failure.answer, message = answer.message.clone(), code).to_string(),
         None => answer.message.clone(),

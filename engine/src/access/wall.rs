@@ -30,6 +30,9 @@ use ring::hmac;
 
 use crate::{Error, Result, tasks::Tasks};
 
+/// How many times a sign-out reads and writes the revocations while other replicas keep changing them.
+const SIGN_OUT_ATTEMPTS: u32 = 5;
+
 /// How long a wall screen's ticket is good for: then the screen is opened with the token again.
 pub const WALL_SESSION_LIFETIME: Duration = Duration::from_secs(30 * 86_400);
 /// The ConfigMap, in the server's namespace, that holds the generation and the revoked tickets.
@@ -141,7 +144,7 @@ impl Walls {
         let Some(ticket) = parse(value) else { return Ok(()) };
         let until = ticket.issued.saturating_add(self.lifetime);
         let api = self.api.get().ok_or_else(not_read)?;
-        for _ in 0..5 {
+        for _ in 0..SIGN_OUT_ATTEMPTS {
             let current = api.get_opt(WALL_OBJECT).await.map_err(Error::Kube)?;
             let mut revocations = current.as_ref().map(read).unwrap_or_default();
             revocations.revoked.retain(|_, end| *end > now);
@@ -166,7 +169,7 @@ impl Walls {
                 Err(err) => return Err(Error::Kube(err)),
             }
         }
-        Err(Error::Conflict("the wall screens' revocations kept changing under five attempts to sign out".into()))
+        Err(Error::Conflict(domain::conflict::Conflict::WallRevocationsBusy { attempts: SIGN_OUT_ATTEMPTS }))
     }
 
     /// Takes the revocations as read and empty (see [`super::KubeAccess::assume_no_wall_revocations`]).

@@ -19,6 +19,7 @@ mod task;
 mod volumes;
 mod wait;
 
+use domain::conflict::Conflict;
 use std::{collections::HashMap, sync::Arc};
 
 use domain::{
@@ -181,9 +182,7 @@ impl DrainRegistry {
             if running.as_ref() == Some(&options) {
                 return Ok(DrainStarted { id: id.clone(), attached: true });
             }
-            return Err(Error::Conflict(format!(
-                "{node} is being drained already, with other options (drain {id}); cancel it or wait for it to end"
-            )));
+            return Err(Error::Conflict(Conflict::AlreadyDraining { node, drain: id.clone() }));
         }
         if let Some(refused) = self.limits.refusal(inner.active.values(), identity, !real) {
             return Err(refused);

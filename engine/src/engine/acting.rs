@@ -283,11 +283,10 @@ impl<'a> Acting<'a> {
         let record = self.recorded_on(node, card.as_ref()).await?;
         let card = card.ok_or_else(|| Error::NotFound(format!("node {node} does not exist")))?;
         if domain::tense::Tense::of(&record, card.unschedulable, card.cordon_record.as_ref()).is_past() {
-            return Err(Error::Conflict(format!(
-                "{node}'s last drain ({}) cannot be resumed: the node was uncordoned after it, so resuming would \
-                 cordon and drain a node back in service; start a new drain if that is what you want",
-                record.id
-            )));
+            return Err(Error::Conflict(domain::conflict::Conflict::PastDrain {
+                node: node.to_owned(),
+                drain: record.id.clone(),
+            }));
         }
         Ok(record)
     }

@@ -2,6 +2,7 @@
 //! each, including the refused ones. Apart from the reads, since every action here writes to the cluster or the
 //! record, and each refuses before it writes when the caller may not act (see [`crate::authz`]).
 
+use domain::conflict::Conflict;
 use domain::{
     audit::{AuditAction, AuditEntry},
     drain::{DrainOptions, DryRun},
@@ -138,10 +139,11 @@ impl Acting<'_> {
             match leases.acquire(&node).await {
                 Ok(Claim::Acquired) => {}
                 Ok(Claim::HeldBy(holder)) => {
-                    return Err(Error::Conflict(format!(
-                        "{node} is being drained by another Drainboard server ({holder}); follow it there, or resume \
-                         it once that server's Lease on the node has expired ({LEASE_SECONDS} s after it stops)"
-                    )));
+                    return Err(Error::Conflict(Conflict::DrainingElsewhere {
+                        node,
+                        holder,
+                        lease_seconds: LEASE_SECONDS,
+                    }));
                 }
                 // In team mode, replicas may serve the same cluster, and only the Lease keeps two of them from
                 // draining one node at once: without it, no drain. A local server is the operator's alone, so it

@@ -3,6 +3,7 @@
 //! make it with their credentials and follow it to the end: the drain's own retries evict the old pods once the
 //! new ones are Ready elsewhere, and the count goes back when they are gone or the drain stops.
 
+use domain::conflict::Conflict;
 use domain::{
     PodRef,
     audit::{AuditAction, AuditEntry},
@@ -24,7 +25,7 @@ impl Acting<'_> {
         let engine = self.engine;
         let progress = engine.drain_progress(id)?;
         if !progress.state.is_running() || progress.options.dry_run != DryRun::None {
-            return Err(Error::Conflict(format!("the drain {id} is not running: there is nothing to move")));
+            return Err(Error::Conflict(Conflict::NothingToMove { drain: id.to_owned() }));
         }
         self.may_change(&progress.started_by, "move pods for a drain").await?;
         let Some(held) = progress.pods.iter().find(|p| p.namespace == namespace && p.name == pod) else {
@@ -32,19 +33,22 @@ impl Acting<'_> {
         };
         let blocked = matches!(&held.state, PodState::Blocked { blockers, .. } if moving::surge_helps(blockers));
         if !blocked {
-            return Err(Error::Conflict(format!("{}: {}", held.key(), MoveRefusal::NotHeldByBudget)));
+            return Err(Error::Conflict(Conflict::Move {
+                pod: Some(held.key()),
+                refusal: MoveRefusal::NotHeldByBudget,
+            }));
         }
         let client = self.client()?;
         let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
         let live = pods.get_opt(pod).await.map_err(Error::Kube)?;
         let Some(live) = live.filter(|p| p.metadata.uid.as_deref() == Some(held.uid.as_str())) else {
-            return Err(Error::Conflict(format!("{namespace}/{pod} is gone already: the drain goes on by itself")));
+            return Err(Error::Conflict(Conflict::PodGone { pod: format!("{namespace}/{pod}") }));
         };
         let target = cluster::target(&client, &live).await?;
         let moved = cluster::pods_on_node(&client, namespace, &progress.node, &target.replica_set_uid).await?;
         let surge = i32::try_from(moved.len()).unwrap_or(i32::MAX).max(1);
         if surge > MAX_SURGE {
-            return Err(Error::Conflict(MoveRefusal::TooMany { pods: surge }.to_string()));
+            return Err(Error::Conflict(Conflict::Move { pod: None, refusal: MoveRefusal::TooMany { pods: surge } }));
         }
         let deployment = target.deployment.name_any();
         let original = target.deployment.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);

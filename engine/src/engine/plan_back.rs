@@ -89,18 +89,18 @@ pub(super) fn card_now(cache: &crate::cache::ClusterCache, name: &str) -> Option
 }
 
 /// Why a person may not say `node` is back yet, in a plan that verifies: the checks of the node itself, as the plan
-/// would make them, with its Lease renewed since its drain ended. `None` when it checks out (or nothing is checked).
+/// would make them, with its Lease renewed since its drain ended. Empty when it checks out (or nothing is checked).
 pub(super) async fn not_yet_back(
     acting: &Acting<'_>,
     node: &domain::rollout::RolloutNode,
     checks: Option<&verify::Verify>,
-) -> crate::Result<Option<String>> {
-    let Some(checks) = checks else { return Ok(None) };
+) -> crate::Result<Vec<CheckFailure>> {
+    let Some(checks) = checks else { return Ok(Vec::new()) };
     let cache = acting.cache().await?;
     let Some(card) = card_now(&cache, &node.name) else {
         return Err(crate::Error::NotFound(format!("node {} does not exist", node.name)));
     };
     let since = node.back_seen.or(node.waiting_since).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
     let failed = verify::failures(&card, checks, since);
-    Ok((!failed.is_empty()).then(|| CheckFailure::english_all(&failed)))
+    Ok(failed)
 }

@@ -302,7 +302,9 @@ async fn start(acting: &Acting<'_>, progress: &mut RolloutProgress, i: usize) {
             progress.nodes[i].drain_id = Some(started.id.clone());
             progress.nodes[i].step = Step::Draining(started.id);
         }
-        Err(Error::Conflict(why)) => tracing::info!(node = %progress.nodes[i].name, %why, "waiting for the node"),
+        Err(Error::Conflict(why)) => {
+            tracing::info!(node = %progress.nodes[i].name, why = %why.english(), "waiting for the node")
+        }
         // The person's credentials are no longer accepted: the node stays queued, and the plan waits for someone.
         Err(err) if err.failure() == domain::failure::Failure::CredentialsExpired => {
             progress.blocked = Some(format!(

@@ -2,6 +2,7 @@
 //! and cancelled with the caller's own credentials, so that RBAC on the plans judges as it does for `kubectl`, and
 //! run by the server that holds the caller's credentials for it.
 
+use domain::conflict::Conflict;
 use std::collections::HashSet;
 
 use domain::{
@@ -94,8 +95,9 @@ impl Acting<'_> {
         };
         self.may_change(&plan.started_by(), "change a rollout").await?;
         // A plan that verifies takes a person's word that the node is back, not that it checks out.
-        if let Some(why) = super::plan_back::not_yet_back(self, awaited, progress.options.verify.as_ref()).await? {
-            return Err(Error::Conflict(format!("{node} does not check out yet, so it stays cordoned: {why}")));
+        let failed = super::plan_back::not_yet_back(self, awaited, progress.options.verify.as_ref()).await?;
+        if !failed.is_empty() {
+            return Err(Error::Conflict(Conflict::NotCheckedOut { node: node.to_owned(), failed }));
         }
         self.set_unschedulable(node, false, None).await?;
         Ok(())
@@ -217,7 +219,7 @@ impl Acting<'_> {
             Ok(())
         } else {
             plans.let_hold_go(id);
-            Err(Error::Conflict(format!("another Drainboard server runs the maintenance plan {id}; follow it there")))
+            Err(Error::Conflict(Conflict::PlanElsewhere { plan: id.to_owned() }))
         }
     }
 }

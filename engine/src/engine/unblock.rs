@@ -3,6 +3,7 @@
 //! the cluster as it is now, not as the drain last saw it, and done with the person's own credentials, so that the
 //! API server's RBAC decides, as it would for `kubectl delete pod` or `kubectl patch pdb`.
 
+use domain::conflict::Conflict;
 use domain::{
     PodRef,
     audit::{AuditAction, AuditEntry},
@@ -34,7 +35,7 @@ impl Acting<'_> {
         let engine = self.engine;
         let progress = engine.drain_progress(id)?;
         if !progress.state.is_running() || progress.options.dry_run != DryRun::None {
-            return Err(Error::Conflict(format!("the drain {id} is not running: there is nothing to unblock")));
+            return Err(Error::Conflict(Conflict::NothingToUnblock { drain: id.to_owned() }));
         }
         self.may_change(&progress.started_by, "unblock a drain").await?;
         let held = progress.pods.iter().find(|p| p.namespace == namespace && p.name == pod);
@@ -46,10 +47,7 @@ impl Acting<'_> {
             _ => None,
         };
         let Some(budget) = budget else {
-            return Err(Error::Conflict(format!(
-                "{} is not held by a budget short of healthy pods; nothing to unblock",
-                held.key()
-            )));
+            return Err(Error::Conflict(Conflict::NotShortOfHealthy { pod: held.key() }));
         };
         let word = action.consent_word(pod, &budget);
         if confirm.map(str::trim) != Some(word) {
@@ -61,10 +59,10 @@ impl Acting<'_> {
         let live = pods.get_opt(pod).await.map_err(Error::Kube)?;
         let live = live.filter(|p| p.metadata.uid.as_deref() == Some(held.uid.as_str()));
         let Some(live) = live else {
-            return Err(Error::Conflict(format!("{namespace}/{pod} is gone already: the drain goes on by itself")));
+            return Err(Error::Conflict(Conflict::PodGone { pod: format!("{namespace}/{pod}") }));
         };
         if domain::PodSummary::from(&live).ready {
-            return Err(Error::Conflict(format!("{namespace}/{pod} is Ready now: its eviction waits for the budget")));
+            return Err(Error::Conflict(Conflict::PodReady { pod: format!("{namespace}/{pod}") }));
         }
         let pdbs: Api<PodDisruptionBudget> = Api::namespaced(client.clone(), namespace);
         let info = pdbs
@@ -73,7 +71,7 @@ impl Acting<'_> {
             .map_err(|e| Error::not_found_as(e, || format!("PDB {budget} is gone: the drain goes on by itself")))?;
         let info = PdbInfo::from_k8s(&info).ok_or_else(|| budget_gone(&budget))?;
         if info.policy == UnhealthyPolicy::AlwaysAllow || info.status.current_healthy >= info.status.desired_healthy {
-            return Err(Error::Conflict(format!("PDB {budget} no longer holds {pod}: its eviction goes through now")));
+            return Err(Error::Conflict(Conflict::BudgetReleased { budget, pod: pod.to_owned() }));
         }
         let done = match action {
             Unblock::DeleteUnreadyPod => {
@@ -100,5 +98,5 @@ impl Acting<'_> {
 }
 
 fn budget_gone(budget: &str) -> Error {
-    Error::Conflict(format!("PDB {budget} is gone: the drain goes on by itself"))
+    Error::Conflict(Conflict::BudgetGone { budget: budget.to_owned() })
 }
