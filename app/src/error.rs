@@ -34,6 +34,11 @@ pub enum AppError {
     /// than the wall, another site's page tries to act. The message says which.
     #[error("not allowed: {0}")]
     Forbidden(String),
+    /// Drainboard denies the person what they asked for want of a right it checks for (`Denial`: reading the board
+    /// or the windows, starting or continuing a plan, changing what a colleague started): the reason as data, which
+    /// the page words in its own language, and in English for scripts.
+    #[error("not allowed: {message}")]
+    Denied { denial: domain::denial::Denial, message: String },
     /// Drainboard does not start what was asked, for a reason of its own (`StartRefusal`: a right it checks for, a
     /// maintenance window, a limit, a node that is not there, the server stopping): the reason as data, which the
     /// page words in its own language, and in English for scripts. Its status follows the reason.
@@ -79,7 +84,7 @@ impl AppError {
             AppError::NotFound(_) => 404,
             AppError::Invalid(_) => 400,
             AppError::NotSignedIn(_) => 401,
-            AppError::Forbidden(_) => 403,
+            AppError::Forbidden(_) | AppError::Denied { .. } => 403,
             AppError::TooMany(_) => 429,
             AppError::TooLarge(_) => 413,
             AppError::TimedOut(_) => 504,
@@ -163,7 +168,7 @@ impl From<engine::Error> for AppError {
             Error::Unavailable(why) => AppError::Unavailable(why),
             Error::TooMany(why) => AppError::TooMany(why),
             Error::Conflict(conflict) => AppError::Conflict { message: conflict.english(), conflict },
-            Error::Forbidden(why) => AppError::Forbidden(why),
+            Error::Forbidden(denial) => AppError::Denied { message: denial.english(), denial },
             Error::Internal(why) => AppError::Internal(why),
             Error::Refused(refusal) => AppError::Refused { message: refusal.english(), refusal },
         }
@@ -272,11 +277,18 @@ mod answers {
     }
 
     #[test]
-    fn drainboards_own_refusal_is_403_in_its_own_words() {
-        let why = "team-bob may not drain node-2: lacks patch nodes; ask for the drainboard-maintainer role";
-        let (status, _, error) = answer(engine::Error::Forbidden(why.into()));
+    fn drainboards_own_denial_is_403_as_data_and_in_its_own_words() {
+        use domain::denial::{Change, Denial};
+        let denial = Denial::MayNotChange {
+            user: "team-bob".into(),
+            change: Change::StopDrain,
+            started_by: "alice".into(),
+            lacks: "patch nodes".into(),
+        };
+        let (status, _, error) = answer(engine::Error::Forbidden(denial.clone()));
         assert_eq!(status, 403);
-        assert_eq!(error, AppError::Forbidden(why.into()));
+        let why = "team-bob may not stop a drain alice started: lacks patch nodes, which draining takes";
+        assert_eq!(error, AppError::Denied { denial, message: why.into() });
         assert_eq!(error.to_string(), format!("not allowed: {why}"));
     }
 

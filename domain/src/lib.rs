@@ -13,6 +13,7 @@ pub mod capacity;
 pub mod conflict;
 pub mod context;
 pub mod countdown;
+pub mod denial;
 pub mod drain;
 pub mod estimate;
 pub mod eviction;

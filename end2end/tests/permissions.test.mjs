@@ -89,12 +89,23 @@ test('a person who may not list pods gets an explanation at once, not an endless
   const board = await post(server.url, '/api/board');
   assert.equal(board.status, 403, JSON.stringify(board.body));
   assert.ok(Date.now() - started < 30_000, `answered in ${Date.now() - started} ms, not after the 90 s list limit`);
-  assert.match(board.body.Forbidden, /refused Pod \(pods is forbidden: User "nopods" cannot list resource "pods"/);
-  assert.match(board.body.Forbidden, /drainboard-viewer/);
+  assert.match(board.body.Denied.message, /refused Pod \(pods is forbidden: User "nopods" cannot list resource "pods"/);
+  assert.match(board.body.Denied.message, /drainboard-viewer/);
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   await page.goto(server.url);
   const error = page.locator('p.error[role="alert"]');
   await error.waitFor({ timeout: 30_000 });
   assert.match(await error.textContent(), /cannot list resource "pods"/);
   await page.close();
+  // The denial crosses as data: a Japanese page words it in Japanese, keeping the API server's answer as it came.
+  assert.deepEqual(board.body.Denied.denial.NoBoardRead.refused, ['Pod']);
+  const ja = await browser.newPage({ viewport: { width: 1280, height: 720 }, locale: 'ja-JP' });
+  await ja.goto(server.url);
+  const jaError = ja.locator('p.error[role="alert"]');
+  await jaError.waitFor({ timeout: 30_000 });
+  const words = await jaError.textContent();
+  assert.match(words, /ボードの表示には.*APIサーバーがPodを拒否しました/, words);
+  assert.match(words, /cannot list resource "pods"/, words);
+  assert.doesNotMatch(words, /the board needs list and watch/, words);
+  await ja.close();
 });

@@ -87,7 +87,7 @@ test('after its server dies, a person\'s plan waits Blocked; a viewer cannot con
   assert.match(page.blocked, /needs a maintainer/, 'the page says why it waits');
   const refused = await call(b, 'rollouts/continue', viewer, { id: name });
   assert.equal(refused.status, 403, JSON.stringify(refused.body));
-  assert.match(refused.body.Forbidden, /pt-viewer may not continue .* lacks/);
+  assert.match(refused.body.Denied.message, /pt-viewer may not continue .* lacks/);
   assert.equal(plan(name).status.phase, 'Blocked', 'still waiting');
   assert.equal(record(nodes[1]), null, 'node 1 untouched');
 
@@ -203,7 +203,7 @@ test('a rollout checks the starter\'s rights once before it makes anything, and 
     { apiGroups: ['drainboard.dev'], resources: ['maintenanceplans'], verbs: ['create', 'patch'] }]));
   const refused = await call(a, 'rollouts/start', maker, { nodes, options: { max_parallel: 1 }, reason: `${id} refused` });
   assert.equal(refused.status, 403, JSON.stringify(refused.body));
-  assert.match(refused.body.Forbidden, /pc-maker may not start a rollout: lacks .*patch nodes/);
+  assert.match(refused.body.Denied.message, /pc-maker may not start a rollout: lacks .*patch nodes/);
   assert.equal(mine().length, 0, 'no plan was made');
 
   // Ten plans of one person wait on the held node; the eleventh is refused, and a colleague is not held by it.

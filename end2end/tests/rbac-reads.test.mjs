@@ -119,7 +119,7 @@ test('drains, their pods, the history, the timeline and rollouts are shown by th
     ['history/recent', {}], ['rollouts', {}], ['rollouts/status', { id: rollout.body }]]) {
     const res = await call(path, nobody, body);
     assert.equal(res.status, 403, `${path}: ${JSON.stringify(res.body)}`);
-    assert.match(res.body.Forbidden, /list and watch of nodes/, path);
+    assert.match(res.body.Denied.message, /list and watch of nodes/, path);
   }
   const follow = await listen(`/api/drains/${id}/events`, nobody, 2_000);
   assert.equal(follow.status, 403, follow.text);

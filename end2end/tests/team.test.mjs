@@ -285,7 +285,7 @@ test('a drain whose person\'s credentials stop working ends "credentials expired
     const { cookie: bobsCookie } = await signIn({ kubeconfig: bob });
     const stop = await call('drains/cancel', { cookie: bobsCookie, body: { id: started.body.id } });
     assert.equal(stop.status, 403, JSON.stringify(stop.body));
-    assert.match(stop.body.Forbidden, /team-bob may not stop a drain system:serviceaccount:default:team-shortlived started: lacks patch nodes/);
+    assert.match(stop.body.Denied.message, /team-bob may not stop a drain system:serviceaccount:default:team-shortlived started: lacks patch nodes/);
     assert.equal((await status(cookie)).state, 'Evicting', 'the drain goes on');
     kubectl('delete', 'serviceaccount', 'team-shortlived', '-n', 'default');
     const { cookie: alicesCookie } = await signIn({ kubeconfig: alice });
@@ -407,8 +407,8 @@ test('viewers share the server\'s watches: twenty who read everything add none, 
   assert.equal(board.status, 403, JSON.stringify(board.body));
   // He is told at the first refusal, which names the kinds refused so far (nodes, Leases or budgets, whichever
   // answered first), never the pods he may list.
-  assert.match(board.body.Forbidden, /the API server refused (Node|Lease|PodDisruptionBudget)\b/);
-  assert.doesNotMatch(board.body.Forbidden, /refused [^(]*\bPod\b/);
+  assert.match(board.body.Denied.message, /the API server refused (Node|Lease|PodDisruptionBudget)\b/);
+  assert.doesNotMatch(board.body.Denied.message, /refused [^(]*\bPod\b/);
   assert.equal(await watches(), before + 4, 'his own set of watches');
   kubectl('delete', 'namespace', carolNs, '--wait=false');
   for (const close of closers) close();

@@ -16,9 +16,10 @@ pub enum Error {
     /// The server holds no credentials for the identity.
     #[error("no credentials for {user} on {cluster}")]
     NotSignedIn { user: String, cluster: String },
-    /// The person may not do this; the message names the permission they lack.
-    #[error("{0}")]
-    Forbidden(String),
+    /// The person may not do this for want of a right Drainboard checks for: kept typed
+    /// (`domain::denial::Denial`), naming the permission they lack, so that the page words it in their language.
+    #[error("{}", .0.english())]
+    Forbidden(domain::denial::Denial),
     /// What the request asks for conflicts with what is, or with what runs (another drain of the same node): kept
     /// typed (`domain::conflict::Conflict`), so that the page words it in the person's language.
     #[error("{}", .0.english())]

@@ -38,7 +38,7 @@ pub fn NodeHistory(node: String, changes: Signal<String>) -> impl IntoView {
                         }
                         .into_any(),
                         Err(err) => view! {
-                            <p class="error" role="alert">{t_string!(i18n, history.failed, error = err.to_string())}</p>
+                            <p class="error" role="alert">{t_string!(i18n, history.failed, error = crate::i18n::error_text(i18n, &err))}</p>
                         }
                         .into_any(),
                     }

@@ -78,7 +78,7 @@ pub fn Timeline(
                             }
                         }
                         Err(err) => view! {
-                            <p class="error" role="alert">{t_string!(i18n, timeline.failed, error = err.to_string())}</p>
+                            <p class="error" role="alert">{t_string!(i18n, timeline.failed, error = crate::i18n::error_text(i18n, &err))}</p>
                         }
                         .into_any(),
                     }

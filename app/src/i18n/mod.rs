@@ -5,6 +5,7 @@
 mod blockers;
 mod checks;
 mod conflict;
+mod denial;
 mod estimate;
 mod language;
 mod time;
@@ -15,6 +16,7 @@ pub use blockers::*;
 pub use catalogue::{I18n, I18nContextProvider, Locale, use_i18n};
 pub use checks::*;
 pub use conflict::*;
+pub use denial::*;
 pub use estimate::*;
 pub use language::*;
 pub use leptos_i18n::t_string;

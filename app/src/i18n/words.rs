@@ -119,12 +119,18 @@ pub fn failure_text(i18n: I18n, failure: &Failure) -> String {
 /// "Failed: " and what went wrong, as a dialog or a panel shows an answer that is not a success: Drainboard's own
 /// refusal and a conflict in the catalogue's words, anything else as the server wrote it.
 pub fn failed_text(i18n: I18n, error: &crate::AppError) -> String {
-    let error = match error {
+    t_string!(i18n, app.failed, error = error_text(i18n, error)).to_string()
+}
+
+/// What went wrong, in words: Drainboard's own refusals, conflicts and denials in the catalogue's (each is data on
+/// the wire), anything else as the server wrote it.
+pub fn error_text(i18n: I18n, error: &crate::AppError) -> String {
+    match error {
         crate::AppError::Refused { refusal, .. } => start_refusal_text(i18n, refusal),
         crate::AppError::Conflict { conflict, .. } => super::conflict_text(i18n, conflict),
+        crate::AppError::Denied { denial, .. } => super::denial_text(i18n, denial),
         other => other.to_string(),
-    };
-    t_string!(i18n, app.failed, error).to_string()
+    }
 }
 
 /// Why Drainboard itself did not start a drain: names and numbers are data, the words the catalogue's.

@@ -80,7 +80,7 @@ pub fn BoardPage() -> impl IntoView {
                         }
                         Err(err) => view! {
                             <p class="error" role="alert" data-testid="nodes-error">
-                                {t_string!(i18n, app.nodes_error, error = err.to_string())}
+                                {t_string!(i18n, app.nodes_error, error = crate::i18n::error_text(i18n, &err))}
                             </p>
                         }
                         .into_any(),

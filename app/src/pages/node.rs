@@ -69,7 +69,7 @@ pub fn NodePage() -> impl IntoView {
                             .into_any()
                         }
                         Err(err) => view! {
-                            <p class="error" role="alert">{t_string!(i18n, app.nodes_error, error = err.to_string())}</p>
+                            <p class="error" role="alert">{t_string!(i18n, app.nodes_error, error = crate::i18n::error_text(i18n, &err))}</p>
                         }
                         .into_any(),
                     }

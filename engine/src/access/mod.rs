@@ -165,7 +165,7 @@ impl KubeAccess {
             .as_ref()
             .is_some_and(|expected| bool::from(expected.expose_secret().as_bytes().ct_eq(token.as_bytes())));
         let (true, Some(walls)) = (matches, walls) else {
-            return Err(Error::Forbidden("that is not this server's wall token".into()));
+            return Err(Error::Forbidden(domain::denial::Denial::WrongWallToken));
         };
         walls.issue(jiff::Timestamp::now().as_second())
     }

@@ -209,14 +209,9 @@ impl ClusterCache {
                 ready.map_err(|_| Error::NotListed(FIRST_LIST_LIMIT.as_secs()))
             }
             Ok(kinds) = refused.wait_for(|kinds| !kinds.is_empty()) => {
-                let names: Vec<&str> = kinds.keys().map(String::as_str).collect();
-                let first = kinds.values().next().cloned().unwrap_or_default();
-                Err(Error::Forbidden(format!(
-                    "the board needs list and watch on nodes, pods, PodDisruptionBudgets and the Leases in \
-                     kube-node-lease, and the API server refused {} ({first}); ask for read access (the \
-                     drainboard-viewer role)",
-                    names.join(", ")
-                )))
+                let refused = kinds.keys().cloned().collect();
+                let answer = kinds.values().next().cloned().unwrap_or_default();
+                Err(Error::Forbidden(domain::denial::Denial::NoBoardRead { refused, answer }))
             }
         }
     }

@@ -22,11 +22,6 @@ use crate::{
     drain::{self, DrainRegistry, preview::PreviewSource},
 };
 
-/// The refusal of what the server holds in memory to a person who may not read the nodes.
-pub(crate) const NO_SIGHT: &str = "the drains, the maintenance history and the rollouts this server keeps show \
-    nodes and pods: reading them needs list and watch of nodes, and of leases (coordination.k8s.io), in the whole \
-    cluster; ask a cluster administrator for a role that grants them";
-
 /// The drains a board shows, and when to look again: this server's, and those other servers run (from their node
 /// Leases), of the caller's cluster.
 pub struct DrainFeed {
@@ -118,7 +113,7 @@ impl<'a> Acting<'a> {
 
     /// [`Self::sight`], refused with 403 when it is nothing.
     pub async fn visibility(&self) -> Result<Visibility> {
-        self.sight().await?.ok_or_else(|| Error::Forbidden(NO_SIGHT.into()))
+        self.sight().await?.ok_or_else(|| Error::Forbidden(domain::denial::Denial::NoSight))
     }
 
     /// What of the shared cache the caller may read, as the API server says; kept for a minute.

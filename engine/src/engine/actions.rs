@@ -190,7 +190,7 @@ impl Acting<'_> {
     pub async fn cancel_drain(&self, id: &str) -> Result<()> {
         let (engine, user) = (self.engine, &self.identity.user);
         let progress = engine.drain_progress(id)?;
-        if let Err(err) = self.may_change(&progress.started_by, "stop a drain").await {
+        if let Err(err) = self.may_change(&progress.started_by, domain::denial::Change::StopDrain).await {
             let mut entry = AuditEntry::new(user, AuditAction::DrainCancelled, &progress.node, jiff::Timestamp::now());
             entry.drain_id = Some(progress.id.clone());
             engine.record_refused(entry, &err);
@@ -212,16 +212,19 @@ impl Acting<'_> {
     /// rollout): in team mode, only its starter or someone who may drain (patch nodes, list pods, create
     /// pods/eviction), as the API server says. Stopping a drain decides a node's fate as much as starting one; a
     /// viewer cannot stop a colleague's work.
-    pub(crate) async fn may_change(&self, started_by: &str, what: &str) -> Result<()> {
+    pub(crate) async fn may_change(&self, started_by: &str, change: domain::denial::Change) -> Result<()> {
         let user = &self.identity.user;
         if !self.engine.is_team() || started_by == user {
             return Ok(());
         }
         match self.kept_permissions().await?.drain {
             None => Ok(()),
-            Some(missing) => Err(Error::Forbidden(format!(
-                "{user} may not {what} {started_by} started: lacks {missing}, which draining takes"
-            ))),
+            Some(missing) => Err(Error::Forbidden(domain::denial::Denial::MayNotChange {
+                user: user.clone(),
+                change,
+                started_by: started_by.to_owned(),
+                lacks: missing,
+            })),
         }
     }
 }

@@ -144,11 +144,9 @@ impl Acting<'_> {
         // local mode the server's identity is the operator's own, and a wall reads what the server reads).
         let person = matches!(self.identity.kind, crate::access::Kind::Person { .. });
         if person && !self.engine.authz.reads_windows(self.identity, &self.client()?).await? {
-            return Err(Error::Forbidden(format!(
-                "{} may not list maintenancewindows (drainboard.dev), which says what holds maintenance; ask for the \
-                 drainboard-viewer role",
-                self.identity.user
-            )));
+            return Err(Error::Forbidden(domain::denial::Denial::MayNotListWindows {
+                user: self.identity.user.clone(),
+            }));
         }
         let cards = self.cards().await?;
         let visibility = self.visibility().await?;

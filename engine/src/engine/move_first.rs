@@ -27,7 +27,7 @@ impl Acting<'_> {
         if !progress.state.is_running() || progress.options.dry_run != DryRun::None {
             return Err(Error::Conflict(Conflict::NothingToMove { drain: id.to_owned() }));
         }
-        self.may_change(&progress.started_by, "move pods for a drain").await?;
+        self.may_change(&progress.started_by, domain::denial::Change::MovePods).await?;
         let Some(held) = progress.pods.iter().find(|p| p.namespace == namespace && p.name == pod) else {
             return Err(Error::NotFound(format!("the drain {id} has no pod {namespace}/{pod}")));
         };

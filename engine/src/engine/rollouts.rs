@@ -2,7 +2,10 @@
 //! and cancelled with the caller's own credentials, so that RBAC on the plans judges as it does for `kubectl`, and
 //! run by the server that holds the caller's credentials for it.
 
-use domain::conflict::Conflict;
+use domain::{
+    conflict::Conflict,
+    denial::{self, Denial},
+};
 use std::collections::HashSet;
 
 use domain::{
@@ -67,7 +70,7 @@ impl Acting<'_> {
         if plan.ended() {
             return Err(Error::Invalid(format!("the maintenance plan {id} has ended; nothing is left to change")));
         }
-        self.may_change(&plan.started_by(), "change a rollout").await?;
+        self.may_change(&plan.started_by(), denial::Change::ChangeRollout).await?;
         let patch = match change {
             Change::Cancel => serde_json::json!({"spec": {"cancelled": true}}),
             Change::Pause(paused) => serde_json::json!({"spec": {"paused": paused}}),
@@ -93,7 +96,7 @@ impl Acting<'_> {
         let Some(awaited) = progress.nodes.iter().find(|n| n.name == node && n.waiting_back()) else {
             return Err(Error::Invalid(format!("node {node} is not awaited back by rollout {id}")));
         };
-        self.may_change(&plan.started_by(), "change a rollout").await?;
+        self.may_change(&plan.started_by(), denial::Change::ChangeRollout).await?;
         // A plan that verifies takes a person's word that the node is back, not that it checks out.
         let failed = super::plan_back::not_yet_back(self, awaited, progress.options.verify.as_ref()).await?;
         if !failed.is_empty() {
@@ -113,9 +116,11 @@ impl Acting<'_> {
             domain::actions::may_drain(Some(&lacking), &options.drain)
         {
             let role = domain::actions::role_granting(&missing);
-            return Err(Error::Forbidden(format!(
-                "{user} may not start a rollout: lacks {missing}, which draining takes; ask for the {role} role"
-            )));
+            return Err(Error::Forbidden(Denial::MayNotStartPlan {
+                user: user.clone(),
+                lacks: missing,
+                role: role.into(),
+            }));
         }
         let open = plans.list().iter().filter(|p| !p.ended() && p.started_by() == *user).count();
         if open >= rollout::MAX_PLANS_PER_PERSON {
@@ -203,11 +208,12 @@ impl Acting<'_> {
         if self.engine().is_team() {
             let lacking = self.kept_permissions().await?;
             if let Some(missing) = lacking.drain.as_deref().or(lacking.delete_pods_for(&plan.options().drain)) {
-                return Err(Error::Forbidden(format!(
-                    "{} may not continue the maintenance plan {id}: lacks {missing}; ask for the {} role",
-                    self.identity().user,
-                    domain::actions::role_granting(missing)
-                )));
+                return Err(Error::Forbidden(Denial::MayNotContinuePlan {
+                    user: self.identity().user.clone(),
+                    plan: id.to_owned(),
+                    lacks: missing.to_owned(),
+                    role: domain::actions::role_granting(missing).to_owned(),
+                }));
             }
         }
         let plans = self.plans()?;
@@ -235,7 +241,7 @@ impl Acting<'_> {
                 "the maintenance plan {id} still runs: stop it first (rollouts/cancel), then undo it"
             )));
         }
-        self.may_change(&plan.started_by(), "undo a rollout").await?;
+        self.may_change(&plan.started_by(), denial::Change::UndoRollout).await?;
         let cache = self.cache().await?;
         cache.ready_for_request().await?;
         let reason = Some(format!("undo of maintenance plan {id}"));

@@ -37,7 +37,7 @@ impl Acting<'_> {
         if !progress.state.is_running() || progress.options.dry_run != DryRun::None {
             return Err(Error::Conflict(Conflict::NothingToUnblock { drain: id.to_owned() }));
         }
-        self.may_change(&progress.started_by, "unblock a drain").await?;
+        self.may_change(&progress.started_by, domain::denial::Change::Unblock).await?;
         let held = progress.pods.iter().find(|p| p.namespace == namespace && p.name == pod);
         let Some(held) = held else {
             return Err(Error::NotFound(format!("the drain {id} has no pod {namespace}/{pod}")));
