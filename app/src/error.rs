@@ -38,7 +38,7 @@ pub enum AppError {
     /// or the windows, starting or continuing a plan, changing what a colleague started): the reason as data, which
     /// the page words in its own language, and in English for scripts.
     #[error("not allowed: {message}")]
-    Denied { denial: domain::denial::Denial, message: String },
+    Denied { denial: Box<domain::denial::Denial>, message: String },
     /// Drainboard does not start what was asked, for a reason of its own (`StartRefusal`: a right it checks for, a
     /// maintenance window, a limit, a node that is not there, the server stopping): the reason as data, which the
     /// page words in its own language, and in English for scripts. Its status follows the reason.
@@ -48,7 +48,7 @@ pub enum AppError {
     /// a pod or a budget that changed, a move that cannot help): the reason as data, which the page words in its
     /// own language, and in English for scripts.
     #[error("conflict: {message}")]
-    Conflict { conflict: domain::conflict::Conflict, message: String },
+    Conflict { conflict: Box<domain::conflict::Conflict>, message: String },
     /// Over a limit of what may run at once (drains, streams); wait and try again.
     #[error("too many at once: {0}")]
     TooMany(String),
@@ -167,8 +167,10 @@ impl From<engine::Error> for AppError {
             err @ Error::NotListed(_) => AppError::Unavailable(err.to_string()),
             Error::Unavailable(why) => AppError::Unavailable(why),
             Error::TooMany(why) => AppError::TooMany(why),
-            Error::Conflict(conflict) => AppError::Conflict { message: conflict.english(), conflict },
-            Error::Forbidden(denial) => AppError::Denied { message: denial.english(), denial },
+            Error::Conflict(conflict) => {
+                AppError::Conflict { message: conflict.english(), conflict: Box::new(conflict) }
+            }
+            Error::Forbidden(denial) => AppError::Denied { message: denial.english(), denial: Box::new(denial) },
             Error::Internal(why) => AppError::Internal(why),
             Error::Refused(refusal) => AppError::Refused { message: refusal.english(), refusal },
         }
@@ -192,7 +194,10 @@ mod tests {
             (api(404), 404),
             (AppError::NotFound(String::new()), 404),
             (
-                AppError::Conflict { conflict: Conflict::PlanElsewhere { plan: "p".into() }, message: String::new() },
+                AppError::Conflict {
+                    conflict: Box::new(Conflict::PlanElsewhere { plan: "p".into() }),
+                    message: String::new(),
+                },
                 409,
             ),
             (api(409), 409),
@@ -288,7 +293,7 @@ mod answers {
         let (status, _, error) = answer(engine::Error::Forbidden(denial.clone()));
         assert_eq!(status, 403);
         let why = "team-bob may not stop a drain alice started: lacks patch nodes, which draining takes";
-        assert_eq!(error, AppError::Denied { denial, message: why.into() });
+        assert_eq!(error, AppError::Denied { denial: Box::new(denial), message: why.into() });
         assert_eq!(error.to_string(), format!("not allowed: {why}"));
     }
 
@@ -328,7 +333,7 @@ mod answers {
         let (status, _, decoded) = answer(engine::Error::Conflict(conflict.clone()));
         assert_eq!(status, 409);
         let AppError::Conflict { conflict: typed, message } = decoded else { panic!("typed: {conflict:?}") };
-        assert_eq!(typed, conflict, "the reason crosses as data");
+        assert_eq!(*typed, conflict, "the reason crosses as data");
         assert!(message.contains("n1 is being drained already") && message.contains("drain d1"), "{message}");
     }
 

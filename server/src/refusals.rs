@@ -126,8 +126,8 @@ async fn a_wall_screen_is_refused_with_403_beyond_the_wall() {
     let (status, error) = refusal(&router, wrong).await;
     assert_eq!(status, 403);
     assert!(
-        matches!(&error, AppError::Denied { denial: domain::denial::Denial::WrongWallToken, message }
-            if message == "that is not this server's wall token"),
+        matches!(&error, AppError::Denied { denial, message }
+            if **denial == domain::denial::Denial::WrongWallToken && message == "that is not this server's wall token"),
         "{error:?}"
     );
 
