@@ -84,8 +84,8 @@ pub fn client(config: kube::Config) -> Result<kube::Client, kube::Error> {
         .build())
 }
 
-/// A watch's retry pace: doubling from `min` to at most `max`, with jitter, for as long as the watch runs; reset by
-/// any success (kube-runtime's `backoff`). Each watcher chooses its bounds by who waits on it: kube's default grows
+/// A watch's retry pace (and that of any call asked again until it succeeds, such as a plan's silences): doubling
+/// from `min` to at most `max`, with jitter, for as long as it runs; reset by any success (kube-runtime's `backoff`). Each watcher chooses its bounds by who waits on it: kube's default grows
 /// to 30 s, too slow for a board or a drain to notice that the API server is back.
 pub fn watch_backoff(min: Duration, max: Duration) -> kube::runtime::watcher::ExponentialBackoff {
     backon::ExponentialBuilder::default()

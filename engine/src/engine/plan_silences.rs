@@ -3,14 +3,16 @@
 //! extended while it stays; a node done has none; a plan that ends leaves none. A silence lasts [`AHEAD`] plus the
 //! window's margin past each extension, so one a stopped server leaves ends by itself soon after.
 //!
-//! An Alertmanager that cannot be asked is asked again after [`RETRY_FIRST`], doubled on each failure up to
-//! [`EVERY`]: the plan's loop looks every second, and one that asked each time would wait out the client's timeout
-//! on every look (and log each) for as long as Alertmanager is down.
+//! An Alertmanager that cannot be asked is asked again at the pace of [`crate::retry::watch_backoff`], from
+//! [`RETRY_FIRST`] doubling to [`RETRY_MOST`] (jittered): the plan's loop looks every second, and one that asked each
+//! time would wait out the client's timeout on every look (and log each) for as long as Alertmanager is down.
 
 use std::time::{Duration, Instant};
 
 use domain::rollout::{RolloutNode, RolloutProgress, Step};
 use jiff::{Timestamp, ToSpan};
+
+use kube::runtime::{utils::Backoff, watcher::ExponentialBackoff};
 
 use super::Engine;
 use crate::windows::silences::comment;
@@ -19,20 +21,28 @@ use crate::windows::silences::comment;
 const EVERY: Duration = Duration::from_secs(20);
 /// How far past now each silence is kept, extended once less than half of it is left.
 const AHEAD_SECONDS: i64 = 600;
-/// The wait before asking again after Alertmanager could not be asked.
+/// The shortest and the longest wait (before jitter) before asking again after Alertmanager could not be asked.
 const RETRY_FIRST: Duration = Duration::from_secs(5);
+const RETRY_MOST: Duration = Duration::from_secs(10);
 
-#[derive(Default)]
 pub(super) struct Silences {
     last: Option<Instant>,
     wanted_before: Vec<String>,
-    /// After a failure: not before when, and the wait that led there.
-    retry: Option<(Instant, Duration)>,
+    /// After a failure: not before when.
+    retry_at: Option<Instant>,
+    /// The waits after failures in a row; reset by a good answer.
+    backoff: ExponentialBackoff,
 }
 
-/// The wait after a failure, given the wait after the one before (none: the first).
-fn next_wait(before: Option<Duration>) -> Duration {
-    before.map_or(RETRY_FIRST, |wait| wait.saturating_mul(2).min(EVERY))
+impl Default for Silences {
+    fn default() -> Self {
+        Silences {
+            last: None,
+            wanted_before: Vec::new(),
+            retry_at: None,
+            backoff: crate::retry::watch_backoff(RETRY_FIRST, RETRY_MOST),
+        }
+    }
 }
 
 fn in_maintenance(node: &RolloutNode) -> bool {
@@ -57,20 +67,21 @@ impl Silences {
         };
         let names: Vec<String> = wanted.iter().map(|(n, ..)| n.clone()).collect();
         let quiet = names == self.wanted_before && self.last.is_some_and(|t| t.elapsed() < EVERY);
-        let backing_off = self.retry.is_some_and(|(at, _)| Instant::now() < at);
+        let backing_off = self.retry_at.is_some_and(|at| Instant::now() < at);
         if (quiet || backing_off) && !ending {
             return;
         }
         let ours = match am.our_silences().await {
             Ok(all) => all.into_iter().filter(|s| s.of_plan(&progress.id)).collect::<Vec<_>>(),
             Err(why) => {
-                let wait = next_wait(self.retry.map(|(_, wait)| wait));
-                self.retry = Some((Instant::now() + wait, wait));
+                let wait = self.backoff.next().unwrap_or(EVERY);
+                self.retry_at = Instant::now().checked_add(wait);
                 tracing::warn!(%why, retry_in_seconds = wait.as_secs(), "could not read Alertmanager's silences");
                 return;
             }
         };
-        self.retry = None;
+        self.retry_at = None;
+        self.backoff.reset();
         self.last = Some(Instant::now());
         self.wanted_before = names;
         let now = Timestamp::now();
@@ -105,15 +116,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_failing_alertmanager_is_asked_less_often_up_to_the_quiet_interval() {
-        let mut waits = Vec::new();
-        let mut before = None;
-        for _ in 0..5 {
-            let wait = next_wait(before);
-            waits.push(wait.as_secs());
-            before = Some(wait);
-        }
-        assert_eq!(waits, [5, 10, 20, 20, 20]);
-        assert_eq!(next_wait(Some(Duration::MAX)), EVERY, "no overflow");
+    fn a_failing_alertmanager_is_asked_less_often_and_at_once_again_after_a_good_answer() {
+        let mut silences = Silences::default();
+        let waits: Vec<Duration> = (0..6).map(|_| silences.backoff.next().unwrap_or_default()).collect();
+        // Jitter adds up to the wait itself: 5 to 10 s first, then never more than twice the longest.
+        assert!((RETRY_FIRST..=RETRY_FIRST * 2).contains(&waits[0]), "{waits:?}");
+        assert!(waits.iter().all(|w| *w >= RETRY_FIRST && *w <= RETRY_MOST * 2), "{waits:?}");
+        assert!(waits[5] >= RETRY_MOST, "it grows to the longest: {waits:?}");
+        silences.backoff.reset();
+        assert!(silences.backoff.next().is_some_and(|w| w <= RETRY_FIRST * 2), "a good answer starts it over");
     }
 }
