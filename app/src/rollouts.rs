@@ -134,13 +134,15 @@ pub async fn rollout_node_back(id: String, node: String) -> Result<(), AppError>
 
 /// Continues a plan no server runs (the one that ran it stopped, and none holds credentials for it) as the person
 /// who asks: this server runs it with their credentials from now on, and the plan records who continued it. Needs
-/// the rights to drain (team mode). `POST /api/rollouts/continue` with `{"id": "..."}`.
+/// the rights to drain (team mode). `POST /api/rollouts/continue` with `{"id": "...", "generation": N}`: continuing
+/// confirms the plan's spec at generation N, which the page shows with what changed since it was last confirmed;
+/// without `generation`, a plan whose spec changed is refused (409, with the changes).
 #[server(prefix = "/api", endpoint = "rollouts/continue", input = Json)]
-pub async fn continue_rollout(id: String) -> Result<(), AppError> {
+pub async fn continue_rollout(id: String, #[server(default)] generation: Option<i64>) -> Result<(), AppError> {
     crate::api::respond(
         async {
             let (engine, caller) = (crate::api::engine(), crate::api::caller()?);
-            Ok(engine.acting_as(&caller).continue_plan(&id).await?)
+            Ok(engine.acting_as(&caller).continue_plan(&id, generation).await?)
         }
         .await,
     )

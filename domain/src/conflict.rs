@@ -17,6 +17,9 @@ pub enum Conflict {
     DrainingElsewhere { node: String, holder: String, lease_seconds: i32 },
     /// Another Drainboard server runs the plan.
     PlanElsewhere { plan: String },
+    /// The plan's spec differs from what a person confirmed (`crate::pin`): continuing it confirms generation
+    /// `generation`, which the request must name after its person has seen `changes`.
+    SpecUnconfirmed { plan: String, generation: i64, changes: Vec<crate::pin::SpecChange> },
     /// A person's word that a node is back, for a plan that verifies: the node fails these checks, and stays
     /// cordoned.
     NotCheckedOut { node: String, failed: Vec<CheckFailure> },
@@ -65,6 +68,15 @@ impl Conflict {
             Self::PlanElsewhere { plan } => {
                 format!("another Drainboard server runs the maintenance plan {plan}; follow it there")
             }
+            Self::SpecUnconfirmed { plan, generation, changes } if changes.is_empty() => format!(
+                "the maintenance plan {plan} is at generation {generation}, not the one confirmed: look at it again, \
+                 then continue it confirming generation {generation}"
+            ),
+            Self::SpecUnconfirmed { plan, generation, changes } => format!(
+                "the maintenance plan {plan}'s spec changed since it was confirmed ({}): continue it confirming \
+                 generation {generation} once you have seen the change",
+                crate::pin::SpecChange::english_all(changes)
+            ),
             Self::NotCheckedOut { node, failed } => {
                 format!("{node} does not check out yet, so it stays cordoned: {}", CheckFailure::english_all(failed))
             }
@@ -115,6 +127,18 @@ mod tests {
                 vec!["n1", "pod-a", "40 s"],
             ),
             (Conflict::PlanElsewhere { plan: "p1".into() }, vec!["p1"]),
+            (
+                Conflict::SpecUnconfirmed {
+                    plan: "p1".into(),
+                    generation: 3,
+                    changes: vec![crate::pin::SpecChange {
+                        field: crate::pin::Field::Drain(crate::pin::DrainField::DisableEviction),
+                        pinned: "false".into(),
+                        now: "true".into(),
+                    }],
+                },
+                vec!["p1", "spec.drain.disableEviction: false → true", "generation 3"],
+            ),
             (
                 Conflict::NotCheckedOut {
                     node: "n1".into(),

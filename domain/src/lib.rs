@@ -23,6 +23,7 @@ pub mod input;
 pub mod moving;
 pub mod node;
 pub mod notice;
+pub mod pin;
 pub mod pod;
 pub mod preview;
 pub mod progress;

@@ -297,6 +297,15 @@ pub fn url_file(port: u16) -> Option<PathBuf> {
     Some(dir.join("drainboard").join(format!("local-{port}.url")))
 }
 
+/// Where a local server keeps the uids of the plans its operator's servers made: `$XDG_STATE_HOME` or
+/// `~/.local/state`, then `drainboard/plans`. `None` when neither is set (a local server then goes on with no plan
+/// by itself: the operator continues each).
+pub fn plans_file() -> Option<PathBuf> {
+    let absolute = |name: &str| std::env::var_os(name).map(PathBuf::from).filter(|p| p.is_absolute());
+    let dir = absolute("XDG_STATE_HOME").or_else(|| absolute("HOME").map(|home| home.join(".local").join("state")))?;
+    Some(dir.join("drainboard").join("plans"))
+}
+
 /// Writes `url` to `path`, readable and writable by the operator only (0600, in a directory of mode 0700): the
 /// file is created with that mode under a temporary name and renamed into place, so it is never readable by others,
 /// not even for a moment.

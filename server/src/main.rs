@@ -305,6 +305,11 @@ fn build_engine(args: &cli::Args, tasks: &Tasks, connected: access::Connected) -
     } else {
         engine
     };
+    // A local server goes on by itself only with the plans its operator's servers made (kept in their state folder).
+    let engine = match local_lock::plans_file().filter(|_| engine.operator().is_some()) {
+        Some(path) => engine.with_plan_origins(path),
+        None => engine,
+    };
     engine.run_plans();
     engine.sweep_moves_always();
     Ok(engine)

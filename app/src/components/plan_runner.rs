@@ -57,6 +57,8 @@ pub fn PlanRunner(id: StoredValue<String>, rollout: Memo<Option<RolloutProgress>
     let runner = move || rollout.with(|r| r.as_ref().and_then(|r| r.runner.clone()));
     let blocked = move || rollout.with(|r| r.as_ref().and_then(|r| r.blocked.clone()));
     let continued = move || rollout.with(|r| r.as_ref().and_then(|r| r.continued_by.clone()));
+    // A spec changed since it was confirmed: the changes, and the generation Continue confirms.
+    let changed = move || rollout.with(|r| r.as_ref().and_then(|r| r.spec_changed.clone()));
     // A window that holds the next node, in the reader's language; the plan goes on by itself once it may.
     let held = move || {
         rollout.with(|r| {
@@ -81,11 +83,29 @@ pub fn PlanRunner(id: StoredValue<String>, rollout: Memo<Option<RolloutProgress>
                     class="primary"
                     data-testid="plan-continue"
                     disabled=move || resume.pending().get()
-                    on:click=move |_| { resume.dispatch(ContinueRollout { id: id.get_value() }); }
+                    on:click=move |_| {
+                        let generation = changed().map(|c| c.generation);
+                        resume.dispatch(ContinueRollout { id: id.get_value(), generation });
+                    }
                 >
-                    {t_string!(i18n, rollout.continue_as_me)}
+                    {move || match changed() {
+                        Some(c) => t_string!(i18n, rollout.continue_confirming, generation = c.generation).to_string(),
+                        None => t_string!(i18n, rollout.continue_as_me).to_string(),
+                    }}
                 </button>
             </p>
+        })}
+        {move || changed().map(|c| view! {
+            <div class="plan-spec-changed" data-testid="plan-spec-changed" data-generation=c.generation.to_string()>
+                <p>{t_string!(i18n, rollout.spec_changed, pinned = c.pinned, generation = c.generation)}</p>
+                <ul>
+                    {c.changes.into_iter().map(|change| view! {
+                        <li data-testid="plan-spec-change" data-field=change.field.path()>
+                            <code>{change.field.path()}</code> ": " {change.pinned} " → " {change.now}
+                        </li>
+                    }).collect_view()}
+                </ul>
+            </div>
         })}
         {move || held().map(|text| view! { <p class="plan-held" role="status" data-testid="plan-held">{text}</p> })}
         {move || ended().then(|| view! {

@@ -21,6 +21,15 @@ pub fn conflict_text(i18n: I18n, conflict: &Conflict) -> String {
         )
         .to_string(),
         Conflict::PlanElsewhere { plan } => t_string!(i18n, conflict.plan_elsewhere, plan = plan.clone()).to_string(),
+        // The changes are the spec's own paths and values: data, shown as they are.
+        Conflict::SpecUnconfirmed { plan, generation, changes } => t_string!(
+            i18n,
+            conflict.spec_unconfirmed,
+            plan = plan.clone(),
+            generation = *generation,
+            changes = domain::pin::SpecChange::english_all(changes)
+        )
+        .to_string(),
         Conflict::NotCheckedOut { node, failed } => {
             t_string!(i18n, conflict.not_checked_out, node = node.clone(), checks = super::checks_text(i18n, failed))
                 .to_string()

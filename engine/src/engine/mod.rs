@@ -174,6 +174,13 @@ impl Engine {
         self
     }
 
+    /// The same engine, in local mode: the plans this operator's servers make are kept in the file `path` of
+    /// their state folder, and a local server goes on by itself with those alone.
+    pub fn with_plan_origins(mut self, path: std::path::PathBuf) -> Self {
+        self.plans = self.plans.take().map(|plans| plans.with_origins(path));
+        self
+    }
+
     /// Starts looking after the plans: taking over those nobody runs that this server may run, and marking those
     /// it may not. Called once the engine is whole, since the loop keeps this engine.
     pub fn run_plans(&self) {

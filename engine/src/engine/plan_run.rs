@@ -3,10 +3,14 @@
 //! writes every change to the plan's status. It wakes on a change of a drain or of the plan (a `kubectl patch` of
 //! `paused` is seen within the watch's delay), and every second for the Lease and the nodes awaited back.
 //!
+//! It acts only on the plan's pin (`domain::pin`): the spec a person with the rights confirmed, sealed in the
+//! status. A change of a pinned field blocks it until a person continues it, confirming the new generation.
+//!
 //! A plan taken over from a server that stopped resumes from its status: a node recorded as draining whose drain
-//! this server does not hold is read from the node's drain record. A drain that ended is taken as ended (never
-//! drained again); one interrupted is resumed with its recorded options; one another server still holds is waited
-//! for until that server's node Lease expires.
+//! this server does not hold is read from the node's drain record. Only the plan's own drain (the id its status
+//! names) with the plan's options counts: one that ended is taken as ended (never drained again); one interrupted
+//! is resumed with the plan's pinned options; one another server still holds is waited for until that server's
+//! node Lease expires; any other record blocks the plan, and nothing runs on that node.
 
 use std::time::{Duration, Instant};
 
@@ -17,10 +21,16 @@ use domain::{
 use kube::ResourceExt;
 use tokio_util::sync::CancellationToken;
 
+use domain::pin::{PinRead, RecordVerdict, Unpinned, Verdict};
+
 use super::{Acting, Engine, plan_notices::Told, plan_silences::Silences};
 use crate::{
     Error, Identity,
-    plan::{MaintenancePlan, Plans, status},
+    plan::{
+        MaintenancePlan, Plans,
+        resource::PlanPin,
+        status,
+    },
 };
 
 /// How often the loop looks without being woken: the Lease's renewal and the nodes awaited back.
@@ -36,10 +46,22 @@ pub(super) async fn run(
 ) {
     let acting = engine.acting_with(identity, client);
     let runner = format!("{} as {}", plans.holder(), identity.user);
-    let Ok(Some(plan)) = plans.get(name).await else {
+    // Read from the API server, not the watch: what the runner may act on is decided on the plan as it is.
+    let Ok(Some(plan)) = plans.read(name).await else {
         tracing::warn!("the plan is gone before it ran");
         return;
     };
+    let confirmed = plans.take_confirmed(name);
+    let mut pin = match pinned(plans, &plan, identity, confirmed).await {
+        Ok(pin) => pin,
+        Err(why) => {
+            tracing::warn!(why = %why.english(), "the plan may not act on its spec; it waits for a person");
+            status::blocked(plans, &plan, &why.english()).await;
+            plans.let_hold_go(name);
+            return;
+        }
+    };
+    let plan = with_pin(plan, &pin);
     let mut progress = plan.progress();
     let mut shown = progress.clone();
     // The spec is whatever anyone who may write plans wrote: its reason goes onto nodes and into the history, so it
@@ -101,7 +123,22 @@ pub(super) async fn run(
             }
         }
         match plans.get(name).await {
-            Ok(Some(plan)) => latest = plan,
+            Ok(Some(plan)) => match check_pin(plans, &plan, &pin, admitted(identity, &plan)).await {
+                Check::Stale => {}
+                Check::Same(repinned) => {
+                    if let Some(repinned) = repinned {
+                        pin = repinned;
+                    }
+                    latest = with_pin(plan, &pin);
+                }
+                Check::Changed(why) => {
+                    // Nothing more starts: the drains running go on with the options they were started with.
+                    tracing::warn!(why = %why.english(), "the plan's spec changed since it was confirmed");
+                    progress.spec_changed = with_pin(plan.clone(), &pin).spec_changed();
+                    progress.blocked = Some(why.english());
+                    latest = with_pin(plan, &pin);
+                }
+            },
             Ok(None) => cancelled = true,
             Err(_) => {}
         }
@@ -234,7 +271,7 @@ async fn follow_drains(engine: &Engine, acting: &Acting<'_>, progress: &mut Roll
             // the server that takes the plan over to resume.
             Ok(drain) if drain.state == DrainState::Interrupted && engine.shutdown_signal().is_cancelled() => continue,
             Ok(drain) if drain.state != DrainState::Interrupted => drain.state,
-            _ => match adopt(acting, &name, &id, progress).await {
+            _ => match adopt(acting, &name, &id, &mut *progress).await {
                 Some(Step::Ended(state)) => state,
                 Some(step) => {
                     if let Step::Draining(id) = &step {
@@ -258,9 +295,11 @@ async fn follow_drains(engine: &Engine, acting: &Acting<'_>, progress: &mut Roll
     }
 }
 
-/// A node's drain this server does not hold (the plan was taken over): what its record on the node says. `None`
-/// while another server still runs it.
-async fn adopt(acting: &Acting<'_>, node: &str, id: &str, progress: &RolloutProgress) -> Option<Step> {
+/// A node's drain this server does not hold (the plan was taken over): what its record on the node says, judged
+/// against what the plan's runner wrote (`domain::pin::judge_record`). `None` while another server still runs it,
+/// or, with the plan blocked, when the record is not the plan's drain with the plan's options: a record is
+/// whatever anyone who may patch the node wrote, and it chooses nothing.
+async fn adopt(acting: &Acting<'_>, node: &str, id: &str, progress: &mut RolloutProgress) -> Option<Step> {
     let record = match acting.recorded_drain(node).await {
         Ok(record) => record,
         // No record: the drain never wrote one; start it as a queued node would be.
@@ -275,17 +314,24 @@ async fn adopt(acting: &Acting<'_>, node: &str, id: &str, progress: &RolloutProg
         }
         Err(_) => return None,
     };
-    match record.state {
-        DrainState::Interrupted => {
+    match domain::pin::judge_record(node, id, &record, &progress.options.drain) {
+        RecordVerdict::Resume => {
             tracing::info!(%node, drain = %id, "resuming the interrupted drain of a plan taken over");
-            Some(match acting.resume_drain(node.into(), record.options, record.reason).await {
+            // The plan's own options and reason, never the record's.
+            let (options, reason) = (progress.options.drain.clone(), progress.reason.clone());
+            Some(match acting.resume_drain(node.into(), options, reason).await {
                 Ok(started) => Step::Draining(started.id),
                 Err(Error::Conflict(_)) => return None,
                 Err(err) => Step::Ended(DrainState::Failed(err.failure())),
             })
         }
-        state if state.is_running() => None,
-        state => Some(Step::Ended(state)),
+        RecordVerdict::Running => None,
+        RecordVerdict::Ended(state) => Some(Step::Ended(state)),
+        RecordVerdict::Mismatch(mismatch) => {
+            tracing::warn!(%node, why = %mismatch.english(), "a node's drain record is not the plan's; nothing runs there");
+            progress.blocked = Some(mismatch.english());
+            None
+        }
     }
 }
 
@@ -332,4 +378,131 @@ async fn publish(plans: &Plans, plan: &MaintenancePlan, shown: &mut RolloutProgr
         status::event_about(plans, plan, node.as_deref(), warning, &reason, note).await;
     }
     *shown = progress.clone();
+}
+
+/// The plan as its runner acts on it: the spec's pinned fields as `pin` has them (pausing, cancelling and the
+/// reason stay as the spec has them), and the pin in its status.
+fn with_pin(mut plan: MaintenancePlan, pin: &PlanPin) -> MaintenancePlan {
+    let spec = &pin.spec;
+    plan.spec.nodes = spec.nodes.clone();
+    plan.spec.node_selector = spec.node_selector.clone();
+    plan.spec.max_parallel = spec.max_parallel;
+    plan.spec.one_per_zone = spec.one_per_zone;
+    plan.spec.stop_on_failure = spec.stop_on_failure;
+    plan.spec.uncordon_when_back = spec.uncordon_when_back;
+    plan.spec.drain = spec.drain.clone();
+    plan.spec.verify = spec.verify.clone();
+    plan.spec.settle_seconds = spec.settle_seconds;
+    plan.spec.window_override = spec.window_override.clone();
+    plan.spec.unattended = spec.unattended;
+    plan.status.get_or_insert_with(Default::default).pinned = Some(pin.clone());
+    plan
+}
+
+/// Who pins what this runner does: the person who started or continued the plan here (the generation they
+/// confirmed), the unattended identity for a plan whose every change the admission policy judged, or a pin a
+/// server sealed before (moved to the current generation when only what is not pinned changed). Written before
+/// anything is done; `Err` says why the plan may not act.
+async fn pinned(
+    plans: &Plans,
+    plan: &MaintenancePlan,
+    identity: &Identity,
+    confirmed: Option<i64>,
+) -> Result<PlanPin, Unpinned> {
+    let generation = plan.metadata.generation.unwrap_or_default();
+    let uid = plan.metadata.uid.clone().unwrap_or_default();
+    let maintenance = identity.kind == crate::access::Kind::Maintenance;
+    let by = match confirmed {
+        Some(asked) if asked == generation => Some(identity.user.clone()),
+        Some(asked) => {
+            let changes = plan.spec_changed().map(|c| c.changes).unwrap_or_default();
+            return Err(Unpinned::SpecChanged { pinned: asked, generation, changes });
+        }
+        // The policy judged whoever made or changed it (`plan::unattended`): each generation is theirs.
+        None if maintenance && plan.spec.unattended => Some(UNATTENDED.to_owned()),
+        None => None,
+    };
+    let sealed = |err: String| Unpinned::SealUnavailable { why: err };
+    if let Some(by) = by {
+        let pin = plans.seal().pin(&uid, generation, &by, plan.pinnable()).await.map_err(sealed)?;
+        return write_pin(plans, plan, pin).await;
+    }
+    let read = match plan.status.as_ref().and_then(|s| s.pinned.as_ref()) {
+        None => PinRead::None,
+        Some(pin) if plans.seal().genuine(&uid, pin).await.map_err(sealed)? => {
+            PinRead::Sealed { generation: pin.generation, pinned: pin.spec.to_domain(), by: pin.by.clone() }
+        }
+        Some(_) => PinRead::Forged,
+    };
+    match domain::pin::judge(&read, &plan.pinnable().to_domain(), generation) {
+        Verdict::Block(why) => Err(why),
+        Verdict::Act { repin } => {
+            let Some(pin) = plan.status.as_ref().and_then(|s| s.pinned.clone()) else {
+                return Err(Unpinned::NotPinned);
+            };
+            if !repin {
+                return Ok(pin);
+            }
+            let pin = plans.seal().pin(&uid, generation, &pin.by, pin.spec).await.map_err(sealed)?;
+            write_pin(plans, plan, pin).await
+        }
+    }
+}
+
+/// Who an unattended plan's pin names: the admission policy judged each change, as the person who made it.
+const UNATTENDED: &str = "(unattended: judged at admission)";
+
+async fn write_pin(plans: &Plans, plan: &MaintenancePlan, pin: PlanPin) -> Result<PlanPin, Unpinned> {
+    match status::write_pin(plans, &plan.name_any(), &pin).await {
+        Ok(()) => Ok(pin),
+        Err(err) => Err(Unpinned::SealUnavailable {
+            why: format!("the pin could not be written: {}", crate::kube_error::api_message(&err)),
+        }),
+    }
+}
+
+/// How the plan as the watch shows it now stands to the runner's pin.
+enum Check {
+    /// The watch has not seen the pinned generation yet: nothing to judge.
+    Stale,
+    /// Nothing pinned changed; the pin moved to the new generation when it was one.
+    Same(Option<PlanPin>),
+    Changed(Unpinned),
+}
+
+/// Whether `plan`'s every change was judged at admission, so that the unattended identity running it takes each
+/// generation as it comes: it is marked unattended, and run as that identity.
+fn admitted(identity: &Identity, plan: &MaintenancePlan) -> bool {
+    identity.kind == crate::access::Kind::Maintenance && plan.spec.unattended
+}
+
+async fn check_pin(plans: &Plans, plan: &MaintenancePlan, pin: &PlanPin, admitted: bool) -> Check {
+    let generation = plan.metadata.generation.unwrap_or_default();
+    if generation < pin.generation {
+        return Check::Stale;
+    }
+    let read = PinRead::Sealed { generation: pin.generation, pinned: pin.spec.to_domain(), by: pin.by.clone() };
+    let verdict = match domain::pin::judge(&read, &plan.pinnable().to_domain(), generation) {
+        Verdict::Block(Unpinned::SpecChanged { .. }) if admitted => Verdict::Act { repin: true },
+        verdict => verdict,
+    };
+    match verdict {
+        Verdict::Act { repin: false } => Check::Same(None),
+        Verdict::Act { repin: true } => {
+            let uid = plan.metadata.uid.clone().unwrap_or_default();
+            let (by, spec) = match admitted {
+                true => (UNATTENDED.to_owned(), plan.pinnable()),
+                false => (pin.by.clone(), pin.spec.clone()),
+            };
+            match plans.seal().pin(&uid, generation, &by, spec).await {
+                Ok(repinned) => match write_pin(plans, plan, repinned).await {
+                    Ok(repinned) => Check::Same(Some(repinned)),
+                    // Not moved this time: tried again at the next look.
+                    Err(_) => Check::Same(None),
+                },
+                Err(_) => Check::Same(None),
+            }
+        }
+        Verdict::Block(why) => Check::Changed(why),
+    }
 }

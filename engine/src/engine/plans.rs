@@ -81,18 +81,23 @@ impl Engine {
             }
             return;
         }
-        // A local server is its operator's: a plan they started (on this server or another of theirs) is theirs to
-        // go on with, with the same kubeconfig's credentials. Team mode holds none but those handed to it.
+        // A plan whose spec changed since a person confirmed it, or whose pin or drain records do not check out,
+        // waits for a person: no server takes it on by itself.
+        let for_a_person = status::waits_for_a_person(plan);
+        // A local server is its operator's: a plan their servers made (kept in their state folder) is theirs to go
+        // on with, with the same kubeconfig's credentials. A plan that merely names them is not: anyone who may
+        // create plans can write a name. Team mode holds none but those handed to it.
         if plans.hand(&name).is_none()
+            && !for_a_person
             && let Some(operator) = self.operator()
-            && plan.started_by() == operator.user
+            && plans.made_here(plan.metadata.uid.as_deref())
             && let Ok(client) = self.access.client_for(&operator)
         {
             plans.hold(&name, operator, client);
         }
         // An unattended plan runs as the server's maintenance identity, once the policy that guards it holds.
         let mut refused = None;
-        if plans.hand(&name).is_none() && plan.spec.unattended && !deleting {
+        if plans.hand(&name).is_none() && plan.spec.unattended && !deleting && !for_a_person {
             match plans.unattended_hand(Some(plan)).await {
                 Ok((identity, client)) => plans.hold(&name, identity, client),
                 Err(why) => refused = Some(why),

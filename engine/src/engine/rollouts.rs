@@ -187,6 +187,10 @@ impl Acting<'_> {
             .await
             .map_err(|err| not_installed(err, None))?;
         let name = kube::ResourceExt::name_any(&made);
+        // What the caller asked for is the plan's pin: its runner acts on this generation, and on no later edit
+        // nobody confirmed.
+        plans.confirm(&name, made.metadata.generation.unwrap_or_default());
+        plans.remember_origin(made.metadata.uid.as_deref());
         match unattended {
             Some((maintenance, client)) => plans.hold(&name, maintenance, client),
             None => plans.hold(&name, identity.clone(), self.client()?),
@@ -200,8 +204,23 @@ impl Acting<'_> {
     /// Continues a plan that no server runs (its server stopped, and none holds credentials for it) as the caller:
     /// this server runs it with the caller's credentials from now on. Needs the rights to drain, in team mode; the
     /// plan records who continued it.
-    pub async fn continue_plan(&self, id: &str) -> Result<()> {
-        let plan = self.held(id).await?;
+    ///
+    /// Continuing confirms the plan's spec as it is now (its pin, `domain::pin`). When it differs from what was
+    /// last confirmed, the caller must name the generation they saw (`generation`); a request that names another
+    /// generation, or none when the spec changed, is refused with the changes (409), and nothing runs.
+    pub async fn continue_plan(&self, id: &str, generation: Option<i64>) -> Result<()> {
+        self.held(id).await?;
+        // Read from the API server: the generation confirmed is the one checked.
+        let plan = self.plans()?.read(id).await.map_err(Error::Kube)?.ok_or_else(|| no_such(id))?;
+        let now = plan.metadata.generation.unwrap_or_default();
+        let changed = plan.spec_changed();
+        if generation.is_some_and(|asked| asked != now) || (generation.is_none() && changed.is_some()) {
+            return Err(Error::Conflict(Conflict::SpecUnconfirmed {
+                plan: id.to_owned(),
+                generation: now,
+                changes: changed.map(|c| c.changes).unwrap_or_default(),
+            }));
+        }
         if plan.ended() {
             return Err(Error::Invalid(format!("the maintenance plan {id} has ended; nothing is left to continue")));
         }
@@ -221,10 +240,14 @@ impl Acting<'_> {
             return Ok(());
         }
         plans.hold(id, self.identity().clone(), self.client()?);
+        plans.confirm(id, now);
         if self.engine().try_run(plans, id).await {
+            // A local operator who continued it goes on with it after a restart, as with one they made.
+            plans.remember_origin(plan.metadata.uid.as_deref());
             Ok(())
         } else {
             plans.let_hold_go(id);
+            plans.take_confirmed(id);
             Err(Error::Conflict(Conflict::PlanElsewhere { plan: id.to_owned() }))
         }
     }

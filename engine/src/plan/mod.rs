@@ -12,10 +12,14 @@
 //!   `plan_run` and `plans` rooms), since they act as people through it.
 //! - [`status`]: the phase, the conditions and the Events a plan's progress turns into.
 //! - [`unattended`]: plans run by the server's maintenance identity, and the admission policy they need.
+//! - [`seal`]: the key that vouches for a plan's pin (what a person confirmed), and [`origin`]: which plans a
+//!   local operator's servers made, the only ones a local server goes on with by itself.
 
 mod drain;
 mod node;
+pub mod origin;
 pub mod resource;
+pub(crate) mod seal;
 pub(crate) mod status;
 pub mod unattended;
 
@@ -65,6 +69,13 @@ pub struct Plans {
     hands: Arc<parking_lot::Mutex<HashMap<String, (Identity, kube::Client)>>>,
     /// With `--unattended-plans`: the maintenance identity unattended plans run as, and its client.
     unattended: Option<(Identity, kube::Client)>,
+    /// The key that seals each plan's pin.
+    seal: Arc<seal::Seal>,
+    /// In local mode: the plans the operator's servers made or the operator continued.
+    origins: Option<Arc<origin::Origins>>,
+    /// The generation a person confirmed of each plan handed to this server (started or continued here), for its
+    /// runner to pin.
+    confirmed: Arc<parking_lot::Mutex<HashMap<String, i64>>>,
 }
 
 impl Plans {
@@ -97,6 +108,9 @@ impl Plans {
             instance: Some(leases.holder().to_owned()),
         };
         Plans {
+            seal: Arc::new(seal::Seal::new(client.clone(), leases.namespace())),
+            origins: None,
+            confirmed: Default::default(),
             api,
             store,
             changes,
@@ -113,6 +127,45 @@ impl Plans {
     pub fn with_unattended(mut self, identity: Identity, client: Client) -> Self {
         self.unattended = Some((identity, client));
         self
+    }
+
+    /// The same, in local mode: the operator's plans are kept in the file `path` of their state folder.
+    pub fn with_origins(mut self, path: std::path::PathBuf) -> Self {
+        self.origins = Some(Arc::new(origin::Origins::new(path)));
+        self
+    }
+
+    /// Keeps `uid` as one of the local operator's plans (nothing in team mode).
+    pub(crate) fn remember_origin(&self, uid: Option<&str>) {
+        if let (Some(origins), Some(uid)) = (&self.origins, uid)
+            && let Err(err) = origins.remember(uid)
+        {
+            tracing::warn!(error = %err, "could not keep a plan as the operator's own; it waits for them to continue it after a restart");
+        }
+    }
+
+    /// Whether the local operator's servers made the plan `uid`, or the operator continued it.
+    pub(crate) fn made_here(&self, uid: Option<&str>) -> bool {
+        matches!((&self.origins, uid), (Some(origins), Some(uid)) if origins.holds(uid))
+    }
+
+    /// A person confirmed generation `generation` of `name` (started or continued it here).
+    pub(crate) fn confirm(&self, name: &str, generation: i64) {
+        self.confirmed.lock().insert(name.to_owned(), generation);
+    }
+
+    /// The generation a person confirmed of `name` here, once.
+    pub(crate) fn take_confirmed(&self, name: &str) -> Option<i64> {
+        self.confirmed.lock().remove(name)
+    }
+
+    pub(crate) fn seal(&self) -> &seal::Seal {
+        &self.seal
+    }
+
+    /// `name` read from the API server, not the watch: what a runner decides on at its start.
+    pub(crate) async fn read(&self, name: &str) -> Result<Option<MaintenancePlan>, kube::Error> {
+        self.api.get_opt(name).await
     }
 
     /// Whether this server runs unattended plans at all (started with `--unattended-plans`).

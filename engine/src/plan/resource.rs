@@ -144,6 +144,78 @@ pub struct PlanStatus {
     /// replica shows it in the reader's language. The `Blocked` condition says it in English.
     #[serde(default)]
     pub held_detail: Option<String>,
+    /// The spec a person with the rights started or last continued the plan with: the only spec its runner acts
+    /// on (`domain::pin`). Sealed by the servers' key, so a pin written by anyone else does not count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinned: Option<PlanPin>,
+}
+
+/// What a person confirmed of a plan, and when: written by the server that runs it, sealed with a key only the
+/// servers read (`super::seal`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanPin {
+    /// The spec's `metadata.generation` confirmed.
+    pub generation: i64,
+    /// Who confirmed it: the person who started or continued the plan, or the unattended identity for a plan whose
+    /// every change was judged at admission.
+    pub by: String,
+    #[schemars(with = "String")]
+    pub at: Timestamp,
+    pub spec: PinnedSpec,
+    /// HMAC-SHA256 of the plan's uid and the fields above, hex.
+    pub seal: String,
+}
+
+/// The spec's fields that decide what a plan drains and how (`domain::pin::Pinned`), as the spec names them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PinnedSpec {
+    #[serde(default)]
+    #[schemars(length(max = 500))]
+    pub nodes: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_selector: Option<String>,
+    #[schemars(with = "i32")]
+    pub max_parallel: u32,
+    #[serde(default)]
+    pub one_per_zone: bool,
+    #[serde(default)]
+    pub stop_on_failure: bool,
+    #[serde(default)]
+    pub uncordon_when_back: bool,
+    #[serde(default)]
+    pub drain: PlanDrain,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<PlanVerify>,
+    #[serde(default)]
+    #[schemars(with = "i32")]
+    pub settle_seconds: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_override: Option<String>,
+    #[serde(default)]
+    pub unattended: bool,
+}
+
+impl PinnedSpec {
+    /// The rule's view of it.
+    pub fn to_domain(&self) -> domain::pin::Pinned {
+        domain::pin::Pinned {
+            nodes: self.nodes.clone(),
+            node_selector: self.node_selector.clone(),
+            options: RolloutOptions {
+                max_parallel: self.max_parallel,
+                one_per_zone: self.one_per_zone,
+                stop_on_failure: self.stop_on_failure,
+                drain: (&self.drain).into(),
+                uncordon_when_back: self.uncordon_when_back,
+                verify: self.verify.as_ref().map(Into::into),
+                unattended: self.unattended,
+                settle_seconds: self.settle_seconds.into(),
+            },
+            window_override: self.window_override.clone(),
+        }
+    }
 }
 
 /// One node of a plan.
@@ -225,6 +297,33 @@ impl MaintenancePlan {
         }
     }
 
+    /// The fields of its spec a person confirms, as they are now.
+    pub fn pinnable(&self) -> PinnedSpec {
+        let spec = &self.spec;
+        PinnedSpec {
+            nodes: spec.nodes.clone(),
+            node_selector: spec.node_selector.clone(),
+            max_parallel: spec.max_parallel,
+            one_per_zone: spec.one_per_zone,
+            stop_on_failure: spec.stop_on_failure,
+            uncordon_when_back: spec.uncordon_when_back,
+            drain: spec.drain.clone(),
+            verify: spec.verify.clone(),
+            settle_seconds: spec.settle_seconds,
+            window_override: spec.window_override.clone(),
+            unattended: spec.unattended,
+        }
+    }
+
+    /// How its spec differs from its pin now, as the page shows it (whether the pin is genuine is the runner's
+    /// call, with the seal's key): `None` with no pin, or no difference.
+    pub fn spec_changed(&self) -> Option<domain::rollout::SpecChanged> {
+        let pin = self.status.as_ref()?.pinned.as_ref()?;
+        let changes = domain::pin::changes(&pin.spec.to_domain(), &self.pinnable().to_domain());
+        let generation = self.metadata.generation.unwrap_or_default();
+        (!changes.is_empty()).then(|| domain::rollout::SpecChanged { pinned: pin.generation, generation, changes })
+    }
+
     /// Who asked for it: the page's annotation, or, for a plan made otherwise, that it was made so.
     pub fn started_by(&self) -> String {
         self.status
@@ -283,6 +382,7 @@ impl MaintenancePlan {
             held,
             continued_by: status.continued_by,
             estimate: status.estimate.as_ref().map(Into::into),
+            spec_changed: self.spec_changed().filter(|_| !self.ended()),
         }
     }
 }

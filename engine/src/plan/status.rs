@@ -38,12 +38,39 @@ pub use super::resource::HELD_BY_WINDOW;
 
 /// The `Blocked` condition's machine-readable reason for the words `why`: an unattended plan this server may not run
 /// as itself (no maintenance identity, or no admission policy guarding it) is not the same wait as one for a person.
-fn blocked_reason(why: &str) -> &'static str {
-    if why.starts_with(super::unattended::OFF) || why.contains(super::unattended::POLICY) {
+fn blocked_reason(progress: &RolloutProgress, why: &str) -> &'static str {
+    use domain::pin::Unpinned;
+    if progress.spec_changed.is_some() {
+        "SpecChanged"
+    } else if why.starts_with(super::unattended::OFF) || why.contains(super::unattended::POLICY) {
         "UnattendedNotAllowed"
+    } else if why == Unpinned::NotPinned.english() {
+        Unpinned::NotPinned.reason()
+    } else if why == Unpinned::PinForged.english() {
+        Unpinned::PinForged.reason()
+    } else if why.starts_with("the spec changed since it was confirmed") {
+        "SpecChanged"
+    } else if why.starts_with("whether the plan's confirmed spec is genuine") {
+        "SealUnavailable"
+    } else if why.contains("drain record") {
+        "RecordMismatch"
     } else {
         "NeedsMaintainer"
     }
+}
+
+/// The `Blocked` reasons that only a person can lift, by continuing the plan: no server takes such a plan on by
+/// itself (as a local operator's, or an unattended one).
+pub const WAITS_FOR_A_PERSON: [&str; 5] = ["NotPinned", "PinForged", "SpecChanged", "SealUnavailable", "RecordMismatch"];
+
+/// Whether `plan` waits, blocked, for a person to continue it (one of [`WAITS_FOR_A_PERSON`]).
+pub fn waits_for_a_person(plan: &MaintenancePlan) -> bool {
+    plan.spec_changed().is_some()
+        || plan.status.as_ref().is_some_and(|s| {
+            s.conditions
+                .iter()
+                .any(|c| c.type_ == "Blocked" && c.status == "True" && WAITS_FOR_A_PERSON.contains(&c.reason.as_str()))
+        })
 }
 
 fn condition(type_: &str, on: bool, reason: &str, message: String, generation: Option<i64>) -> PlanCondition {
@@ -81,7 +108,9 @@ pub fn conditions(progress: &RolloutProgress, before: &[PlanCondition], generati
             generation,
         ),
         match (&progress.blocked, &progress.held) {
-            (Some(why), _) if !ended => condition("Blocked", true, blocked_reason(why), why.clone(), generation),
+            (Some(why), _) if !ended => {
+                condition("Blocked", true, blocked_reason(progress, why), why.clone(), generation)
+            }
             (None, Some(held)) if !ended && phase == "Blocked" => {
                 condition("Blocked", true, HELD_BY_WINDOW, format!("{}: {}", held.node, held.english()), generation)
             }
@@ -105,7 +134,8 @@ pub fn conditions(progress: &RolloutProgress, before: &[PlanCondition], generati
 /// The status `progress` is written as.
 pub fn of(progress: &RolloutProgress, plan: &MaintenancePlan, runner: Option<String>) -> PlanStatus {
     let before = plan.status.clone().unwrap_or_default();
-    let generation = plan.metadata.generation;
+    // The generation this status answers is the one pinned: a spec edit nobody confirmed is not acted on.
+    let generation = before.pinned.as_ref().map(|p| p.generation);
     let done = progress.nodes.iter().filter(|n| matches!(n.step, Step::Ended(_) | Step::NotStarted)).count();
     PlanStatus {
         observed_generation: generation,
@@ -121,7 +151,14 @@ pub fn of(progress: &RolloutProgress, plan: &MaintenancePlan, runner: Option<Str
         conditions: conditions(progress, &before.conditions, generation),
         estimate: progress.estimate.as_ref().map(Into::into),
         held_detail: progress.held.as_ref().and_then(|held| serde_json::to_string(held).ok()),
+        pinned: before.pinned,
     }
+}
+
+/// Writes `pin` as the plan's, and the generation it answers, before anything is done on it.
+pub async fn write_pin(plans: &Plans, name: &str, pin: &super::resource::PlanPin) -> Result<(), kube::Error> {
+    let patch = serde_json::json!({ "status": { "pinned": pin, "observedGeneration": pin.generation } });
+    plans.api.patch_status(name, &PatchParams::default(), &Patch::Merge(&patch)).await.map(|_| ())
 }
 
 /// Writes `status` on the plan.
@@ -331,5 +368,15 @@ mod tests {
             super::super::unattended::POLICY
         );
         assert_eq!(reason(&no_policy), "UnattendedNotAllowed");
+        use domain::pin::{RecordMismatch, Unpinned};
+        assert_eq!(reason(&Unpinned::NotPinned.english()), "NotPinned");
+        assert_eq!(reason(&Unpinned::PinForged.english()), "PinForged");
+        assert_eq!(reason(&Unpinned::SealUnavailable { why: "403".into() }.english()), "SealUnavailable");
+        let changed = Unpinned::SpecChanged { pinned: 1, generation: 2, changes: vec![] };
+        assert_eq!(reason(&changed.english()), "SpecChanged");
+        let forged = RecordMismatch::OtherOptions { node: "n1".into(), drain: "d1".into() };
+        assert_eq!(reason(&forged.english()), "RecordMismatch");
+        let other = RecordMismatch::OtherDrain { node: "n1".into(), expected: "d1".into(), found: "d2".into() };
+        assert_eq!(reason(&other.english()), "RecordMismatch");
     }
 }
