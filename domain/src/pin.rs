@@ -188,7 +188,11 @@ pub fn changes(pinned: &Pinned, now: &Pinned) -> Vec<SpecChange> {
     differ(Field::Unattended, a.unattended.to_string(), b.unattended.to_string());
     // Two specs that differ only where no field above looks (a dry run's mode, say) still differ.
     if out.is_empty() && pinned != now {
-        out.push(SpecChange { field: Field::Drain(DrainField::Force), pinned: "(other)".into(), now: "(other)".into() });
+        out.push(SpecChange {
+            field: Field::Drain(DrainField::Force),
+            pinned: "(other)".into(),
+            now: "(other)".into(),
+        });
     }
     out
 }
@@ -232,9 +236,11 @@ impl Unpinned {
 
     pub fn english(&self) -> String {
         match self {
-            Unpinned::NotPinned => "no person has confirmed what this plan drains: anyone with the rights to drain its \
+            Unpinned::NotPinned => {
+                "no person has confirmed what this plan drains: anyone with the rights to drain its \
                 nodes may continue it as themselves"
-                .into(),
+                    .into()
+            }
             Unpinned::PinForged => "the plan's confirmed spec in its status was not written by a Drainboard server: \
                 a person with the rights must continue it, seeing what it drains"
                 .into(),
@@ -244,7 +250,9 @@ impl Unpinned {
                  {generation}",
                 SpecChange::english_all(changes)
             ),
-            Unpinned::SealUnavailable { why } => format!("whether the plan's confirmed spec is genuine cannot be told: {why}"),
+            Unpinned::SealUnavailable { why } => {
+                format!("whether the plan's confirmed spec is genuine cannot be told: {why}")
+            }
         }
     }
 }
@@ -316,8 +324,17 @@ impl RecordMismatch {
 }
 
 /// Whether the drain recorded on `node` may be resumed by a plan that started drain `expected` there with
-/// `pinned` options. Only a drain interrupted, with the plan's id and the plan's options, is resumed.
-pub fn judge_record(node: &str, expected: &str, record: &DrainRecord, pinned: &DrainOptions) -> RecordVerdict {
+/// `pinned` options. Only the plan's own drain (its id) is resumed, and always with the pinned options. A record
+/// with other options than the pin's is a conflict, unless a person `confirmed` the pin just now, having been shown
+/// it: the plan's spec changed since that drain started (a confirmed change), and what the record asks for chooses
+/// nothing either way.
+pub fn judge_record(
+    node: &str,
+    expected: &str,
+    record: &DrainRecord,
+    pinned: &DrainOptions,
+    confirmed: bool,
+) -> RecordVerdict {
     if record.id != expected {
         return RecordVerdict::Mismatch(RecordMismatch::OtherDrain {
             node: node.to_owned(),
@@ -327,8 +344,11 @@ pub fn judge_record(node: &str, expected: &str, record: &DrainRecord, pinned: &D
     }
     let mut asked = record.options.clone();
     asked.dry_run = pinned.dry_run;
-    if &asked != pinned {
-        return RecordVerdict::Mismatch(RecordMismatch::OtherOptions { node: node.to_owned(), drain: record.id.clone() });
+    if &asked != pinned && !confirmed {
+        return RecordVerdict::Mismatch(RecordMismatch::OtherOptions {
+            node: node.to_owned(),
+            drain: record.id.clone(),
+        });
     }
     match &record.state {
         DrainState::Interrupted => RecordVerdict::Resume,
@@ -370,21 +390,63 @@ mod tests {
         let none: Edit = |_| {};
         let rows: Vec<(&str, PinRead, i64, Edit, Result<bool, &str>)> = vec![
             ("the pinned spec, unchanged", sealed(1, pinned()), 1, none, Ok(false)),
-            ("a pause or a new reason (a new generation, nothing pinned changed)", sealed(1, pinned()), 3, none, Ok(true)),
+            (
+                "a pause or a new reason (a new generation, nothing pinned changed)",
+                sealed(1, pinned()),
+                3,
+                none,
+                Ok(true),
+            ),
             ("no pin (made with kubectl)", PinRead::None, 1, none, Err("NotPinned")),
             ("a forged pin", PinRead::Forged, 1, none, Err("PinForged")),
-            ("disableEviction set", sealed(1, pinned()), 2, |p| p.options.drain.disable_eviction = true, Err("SpecChanged")),
+            (
+                "disableEviction set",
+                sealed(1, pinned()),
+                2,
+                |p| p.options.drain.disable_eviction = true,
+                Err("SpecChanged"),
+            ),
             ("force set", sealed(1, pinned()), 2, |p| p.options.drain.force = true, Err("SpecChanged")),
-            ("emptyDir data", sealed(1, pinned()), 2, |p| p.options.drain.delete_emptydir_data = true, Err("SpecChanged")),
-            ("a grace period", sealed(1, pinned()), 2, |p| p.options.drain.grace_period_seconds = Some(0), Err("SpecChanged")),
-            ("a pod selector", sealed(1, pinned()), 2, |p| p.options.drain.pod_selector = Some("a=b".into()), Err("SpecChanged")),
+            (
+                "emptyDir data",
+                sealed(1, pinned()),
+                2,
+                |p| p.options.drain.delete_emptydir_data = true,
+                Err("SpecChanged"),
+            ),
+            (
+                "a grace period",
+                sealed(1, pinned()),
+                2,
+                |p| p.options.drain.grace_period_seconds = Some(0),
+                Err("SpecChanged"),
+            ),
+            (
+                "a pod selector",
+                sealed(1, pinned()),
+                2,
+                |p| p.options.drain.pod_selector = Some("a=b".into()),
+                Err("SpecChanged"),
+            ),
             ("a node added", sealed(1, pinned()), 2, |p| p.nodes.push("n3".into()), Err("SpecChanged")),
             ("the nodes reordered", sealed(1, pinned()), 2, |p| p.nodes.reverse(), Err("SpecChanged")),
             ("a selector", sealed(1, pinned()), 2, |p| p.node_selector = Some("pool=a".into()), Err("SpecChanged")),
             ("more at once", sealed(1, pinned()), 2, |p| p.options.max_parallel = 50, Err("SpecChanged")),
-            ("a window override", sealed(1, pinned()), 2, |p| p.window_override = Some("mine".into()), Err("SpecChanged")),
+            (
+                "a window override",
+                sealed(1, pinned()),
+                2,
+                |p| p.window_override = Some("mine".into()),
+                Err("SpecChanged"),
+            ),
             ("unattended", sealed(1, pinned()), 2, |p| p.options.unattended = true, Err("SpecChanged")),
-            ("verification", sealed(1, pinned()), 2, |p| p.options.verify = Some(Verify::default()), Err("SpecChanged")),
+            (
+                "verification",
+                sealed(1, pinned()),
+                2,
+                |p| p.options.verify = Some(Verify::default()),
+                Err("SpecChanged"),
+            ),
             ("a settle time", sealed(1, pinned()), 2, |p| p.options.settle_seconds = 60, Err("SpecChanged")),
             ("uncordon once back", sealed(1, pinned()), 2, |p| p.options.uncordon_when_back = true, Err("SpecChanged")),
             ("stop on failure", sealed(1, pinned()), 2, |p| p.options.stop_on_failure = true, Err("SpecChanged")),
@@ -434,8 +496,16 @@ mod tests {
         let forged = DrainOptions { disable_eviction: true, force: true, ..options.clone() };
         let rows: Vec<(&str, DrainRecord, RecordVerdict)> = vec![
             ("its own, interrupted", record("d1", DrainState::Interrupted, options.clone()), RecordVerdict::Resume),
-            ("its own, still running elsewhere", record("d1", DrainState::Evicting, options.clone()), RecordVerdict::Running),
-            ("its own, drained", record("d1", DrainState::Drained, options.clone()), RecordVerdict::Ended(DrainState::Drained)),
+            (
+                "its own, still running elsewhere",
+                record("d1", DrainState::Evicting, options.clone()),
+                RecordVerdict::Running,
+            ),
+            (
+                "its own, drained",
+                record("d1", DrainState::Drained, options.clone()),
+                RecordVerdict::Ended(DrainState::Drained),
+            ),
             (
                 "its own id, forged options",
                 record("d1", DrainState::Interrupted, forged.clone()),
@@ -461,7 +531,15 @@ mod tests {
             ),
         ];
         for (what, record, expected) in rows {
-            assert_eq!(judge_record("n1", "d1", &record, &options), expected, "{what}");
+            assert_eq!(judge_record("n1", "d1", &record, &options, false), expected, "{what}");
         }
+        // A person who continued the plan just now, shown the conflict: its own drain resumes, with the pin's options.
+        let forged_own = record("d1", DrainState::Interrupted, forged.clone());
+        assert_eq!(judge_record("n1", "d1", &forged_own, &options, true), RecordVerdict::Resume);
+        let running_own = record("d1", DrainState::Evicting, forged);
+        assert_eq!(judge_record("n1", "d1", &running_own, &options, true), RecordVerdict::Running);
+        // Never another drain's.
+        let other = record("d9", DrainState::Interrupted, options.clone());
+        assert!(matches!(judge_record("n1", "d1", &other, &options, true), RecordVerdict::Mismatch(_)));
     }
 }

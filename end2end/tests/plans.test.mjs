@@ -3,56 +3,13 @@
 // where it is. Checked against the cluster's own record of each node's drain, not only the plan's report.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { apply, deletePlans, kwokNodes, kubectl, launchBrowser, startDrainboard, waitFor } from './support.mjs';
+import { apply, deletePlans, kubectl, launchBrowser, startDrainboard, waitFor } from './support.mjs';
+import { TAINT, call, hold, plan, pool as poolOf, reasons, record, step } from './plan-support.mjs';
 
-const TAINT = 'drainboard.dev/test';
 const cleanups = [];
 after(async () => { for (const c of cleanups.reverse()) await c(); deletePlans(); });
+const pool = (name, count) => poolOf(cleanups, name, count);
 
-const call = (server, path, body) => fetch(`${server.url}/api/${path}`, {
-  method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}),
-}).then(async (r) => ({ status: r.status, body: await r.json() }));
-
-/** `count` fresh kwok nodes, each running one pod of its own Deployment (`app-<i>`). */
-async function pool(name, count) {
-  const id = `${name}-${Math.random().toString(36).slice(2, 6)}`;
-  const nodes = [...Array(count).keys()].map((i) => `${id}-${i}`);
-  cleanups.push(kwokNodes(id, nodes));
-  kubectl('wait', '--for=condition=Ready', ...nodes.map((n) => `node/${n}`), '--timeout=60s');
-  kubectl('create', 'namespace', id);
-  await waitFor(`the default service account of ${id}`, 30_000, () => {
-    try { kubectl('get', 'serviceaccount', 'default', '-n', id); return true; } catch { return false; }
-  });
-  for (const [i, node] of nodes.entries()) {
-    apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: `app-${i}` },
-      spec: { replicas: 1, selector: { matchLabels: { app: `app-${i}` } },
-        template: { metadata: { labels: { app: `app-${i}` } }, spec: {
-          nodeSelector: { 'kubernetes.io/hostname': node },
-          tolerations: [{ key: TAINT, operator: 'Exists', effect: 'NoSchedule' }],
-          containers: [{ name: 'c', image: 'nginx:1.27' }],
-        } } } }, id);
-  }
-  await waitFor('a running pod on every node', 60_000, () => {
-    const out = kubectl('get', 'pods', '-n', id, '--field-selector', 'status.phase=Running', '-o', 'jsonpath={range .items[*]}{.spec.nodeName}{"\\n"}{end}');
-    return nodes.every((n) => out.split('\n').includes(n));
-  });
-  return { id, nodes };
-}
-
-/** A budget that allows no disruption of node `i`'s pod: its drain holds until the budget goes. */
-function hold(p, i) {
-  apply({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: `hold-${i}` },
-    spec: { minAvailable: 1, selector: { matchLabels: { app: `app-${i}` } } } }, p.id);
-  return () => kubectl('delete', 'pdb', `hold-${i}`, '-n', p.id);
-}
-
-const plan = (name) => JSON.parse(kubectl('get', 'maintenanceplan', name, '-o', 'json'));
-const step = (name, i) => plan(name).status?.nodes?.[i] ?? {};
-/** The drain recorded on the node by whoever drained it: its id and state, or null. */
-function record(node) {
-  const text = kubectl('get', 'node', node, '-o', 'jsonpath={.metadata.annotations.drainboard\\.dev/drain}').trim();
-  return text ? JSON.parse(text) : null;
-}
 /**
  * Follows `server`'s board stream; `latest()` is the last `plans` event's list (null before the first), and
  * `count()` how many arrived.
@@ -81,8 +38,6 @@ function plansStream(server) {
   }).catch(() => {});
   return { latest: () => latest, count: () => count, close: () => { controller.abort(); return done; } };
 }
-const reasons = (name) => kubectl('get', 'events', '-n', 'default', '--field-selector', `involvedObject.name=${name}`,
-  '-o', 'jsonpath={range .items[*]}{.reason}{"\\n"}{end}').split('\n').filter(Boolean);
 
 for (const signal of ['SIGTERM', 'SIGKILL']) {
   test(`a three-node plan whose server gets ${signal} mid-way is finished by the other: none drained twice, none skipped`, { timeout: 300_000 }, async () => {

@@ -26,11 +26,7 @@ use domain::pin::{PinRead, RecordVerdict, Unpinned, Verdict};
 use super::{Acting, Engine, plan_notices::Told, plan_silences::Silences};
 use crate::{
     Error, Identity,
-    plan::{
-        MaintenancePlan, Plans,
-        resource::PlanPin,
-        status,
-    },
+    plan::{MaintenancePlan, Plans, resource::PlanPin, status},
 };
 
 /// How often the loop looks without being woken: the Lease's renewal and the nodes awaited back.
@@ -147,7 +143,7 @@ pub(super) async fn run(
             // Someone took "unattended" off: the maintenance identity runs nothing it was not asked to.
             progress.blocked = Some(format!("no longer unattended: {}", status::NEEDS_MAINTAINER));
         }
-        follow_drains(engine, &acting, &mut progress).await;
+        follow_drains(engine, &acting, &mut progress, confirmed.is_some()).await;
         progress.state = if latest.spec.paused { RolloutState::Paused } else { RolloutState::Running };
         if cancelled || stop.is_cancelled() || shutdown.is_cancelled() || progress.settled() {
             break;
@@ -261,7 +257,8 @@ async fn begin(acting: &Acting<'_>, plan: &MaintenancePlan, progress: &mut Rollo
 }
 
 /// Where each draining node's drain is now.
-async fn follow_drains(engine: &Engine, acting: &Acting<'_>, progress: &mut RolloutProgress) {
+/// `confirmed`: a person confirmed the plan's pin as this runner started (see `domain::pin::judge_record`).
+async fn follow_drains(engine: &Engine, acting: &Acting<'_>, progress: &mut RolloutProgress, confirmed: bool) {
     let uncordon_when_back = progress.options.uncordon_when_back;
     for i in 0..progress.nodes.len() {
         let Step::Draining(id) = progress.nodes[i].step.clone() else { continue };
@@ -271,7 +268,7 @@ async fn follow_drains(engine: &Engine, acting: &Acting<'_>, progress: &mut Roll
             // the server that takes the plan over to resume.
             Ok(drain) if drain.state == DrainState::Interrupted && engine.shutdown_signal().is_cancelled() => continue,
             Ok(drain) if drain.state != DrainState::Interrupted => drain.state,
-            _ => match adopt(acting, &name, &id, &mut *progress).await {
+            _ => match adopt(acting, &name, &id, &mut *progress, confirmed).await {
                 Some(Step::Ended(state)) => state,
                 Some(step) => {
                     if let Step::Draining(id) = &step {
@@ -299,7 +296,13 @@ async fn follow_drains(engine: &Engine, acting: &Acting<'_>, progress: &mut Roll
 /// against what the plan's runner wrote (`domain::pin::judge_record`). `None` while another server still runs it,
 /// or, with the plan blocked, when the record is not the plan's drain with the plan's options: a record is
 /// whatever anyone who may patch the node wrote, and it chooses nothing.
-async fn adopt(acting: &Acting<'_>, node: &str, id: &str, progress: &mut RolloutProgress) -> Option<Step> {
+async fn adopt(
+    acting: &Acting<'_>,
+    node: &str,
+    id: &str,
+    progress: &mut RolloutProgress,
+    confirmed: bool,
+) -> Option<Step> {
     let record = match acting.recorded_drain(node).await {
         Ok(record) => record,
         // No record: the drain never wrote one; start it as a queued node would be.
@@ -314,7 +317,7 @@ async fn adopt(acting: &Acting<'_>, node: &str, id: &str, progress: &mut Rollout
         }
         Err(_) => return None,
     };
-    match domain::pin::judge_record(node, id, &record, &progress.options.drain) {
+    match domain::pin::judge_record(node, id, &record, &progress.options.drain, confirmed) {
         RecordVerdict::Resume => {
             tracing::info!(%node, drain = %id, "resuming the interrupted drain of a plan taken over");
             // The plan's own options and reason, never the record's.

@@ -105,7 +105,8 @@ impl Seal {
     pub(crate) async fn pin(&self, uid: &str, generation: i64, by: &str, spec: PinnedSpec) -> Result<PlanPin, String> {
         let key = self.key().await?;
         // Whole seconds: the time is sealed as written, and read back, in the same form.
-        let at = jiff::Timestamp::from_second(jiff::Timestamp::now().as_second()).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+        let at =
+            jiff::Timestamp::from_second(jiff::Timestamp::now().as_second()).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
         let seal = hex(hmac::sign(key, &message(uid, generation, by, &at, &spec)).as_ref());
         Ok(PlanPin { generation, by: by.to_owned(), at, spec, seal })
     }

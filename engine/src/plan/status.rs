@@ -61,7 +61,8 @@ fn blocked_reason(progress: &RolloutProgress, why: &str) -> &'static str {
 
 /// The `Blocked` reasons that only a person can lift, by continuing the plan: no server takes such a plan on by
 /// itself (as a local operator's, or an unattended one).
-pub const WAITS_FOR_A_PERSON: [&str; 5] = ["NotPinned", "PinForged", "SpecChanged", "SealUnavailable", "RecordMismatch"];
+pub const WAITS_FOR_A_PERSON: [&str; 5] =
+    ["NotPinned", "PinForged", "SpecChanged", "SealUnavailable", "RecordMismatch"];
 
 /// Whether `plan` waits, blocked, for a person to continue it (one of [`WAITS_FOR_A_PERSON`]).
 pub fn waits_for_a_person(plan: &MaintenancePlan) -> bool {

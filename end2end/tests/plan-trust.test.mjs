@@ -1,0 +1,229 @@
+// A plan acts only on what its person asked: the spec as a person with the rights started or last continued it
+// (its pin, sealed by the servers), and the drain records its own runner wrote. Each test is a way someone with a
+// small right (create plans, patch nodes, patch plans, patch their status) tried to make a plan act, with another
+// person's credentials, on what they wrote; each checks what the cluster itself shows happened.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { apply, deletePlans, kubectl, requireEnv, startDrainboard, userKubeconfig, waitFor } from './support.mjs';
+import { call, hold, plan, pool as poolOf, reasons, record, step } from './plan-support.mjs';
+
+const cleanups = [];
+after(async () => { for (const c of cleanups.reverse()) await c(); deletePlans(); });
+const pool = (name, count) => poolOf(cleanups, name, count);
+
+const READ_PLANS = { apiGroups: ['drainboard.dev'], resources: ['maintenanceplans'], verbs: ['get', 'list'] };
+/** Someone who may only create plans; someone who may only patch nodes; only patch plans; and their status too. */
+const creator = () => userKubeconfig('trust-creator', [{ ...READ_PLANS, verbs: ['get', 'list', 'create'] }]);
+const nodePatcher = () => userKubeconfig('trust-node-patcher', [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'patch'] }]);
+const planPatcher = () => userKubeconfig('trust-plan-patcher', [{ ...READ_PLANS, verbs: ['get', 'list', 'patch'] }]);
+const statusPatcher = () => userKubeconfig('trust-status-patcher', [
+  { ...READ_PLANS, verbs: ['get', 'list', 'patch'] },
+  { apiGroups: ['drainboard.dev'], resources: ['maintenanceplans/status'], verbs: ['get', 'patch'] },
+]);
+
+/** kubectl as the user of `kubeconfig`, with `input` on its standard input. */
+function as(kubeconfig, args, input) {
+  const bin = join(requireEnv('DRAINBOARD_CLUSTER_BIN'), 'kubectl');
+  return execFileSync(bin, ['--kubeconfig', kubeconfig, ...args], { encoding: 'utf8', input });
+}
+
+const blocked = (p) => p.status?.conditions?.find((c) => c.type === 'Blocked' && c.status === 'True');
+const cordoned = (node) => kubectl('get', 'node', node, '-o', 'jsonpath={.spec.unschedulable}').trim() === 'true';
+/** The pods of namespace `ns` that still exist. */
+const pods = (ns) => kubectl('get', 'pods', '-n', ns, '-o', 'name').split('\n').filter(Boolean);
+
+/** Waits until `name` is Blocked with `reason`; fails naming where it stood. */
+async function blockedWith(name, reason, timeoutMs) {
+  try {
+    return await waitFor(`plan ${name} Blocked (${reason})`, timeoutMs, () => {
+      const now = plan(name);
+      return blocked(now)?.reason === reason ? now : null;
+    });
+  } catch (err) {
+    const now = plan(name);
+    throw new Error(`${err.message}; it is ${now.status?.phase} with ${JSON.stringify(blocked(now) ?? null)}`);
+  }
+}
+
+/** The server of `servers` that runs plan `name` now (its status names its holder), and the others. */
+function runnerOf(name, servers) {
+  const holder = plan(name).status.runner.replace(/ as admin$/, '');
+  const runner = servers.find((s) => s.logs().includes(`holder=${holder}`));
+  assert.ok(runner, `one of the servers is ${holder}`);
+  return [runner, servers.filter((s) => s !== runner)];
+}
+
+test('a plan that merely names the operator is not run by their local server: it waits until they continue it', { timeout: 180_000 }, async () => {
+  const p = await pool('trust-local', 1);
+  const [node] = p.nodes;
+  const a = await startDrainboard();
+  cleanups.push(() => a.stop());
+  const name = `forged-${p.id}`;
+  // Written by someone who may create plans and nothing else, naming the operator's kubeconfig user ("admin").
+  as(creator(), ['create', '-f', '-'], JSON.stringify({
+    apiVersion: 'drainboard.dev/v1alpha1', kind: 'MaintenancePlan',
+    metadata: { name, annotations: { 'drainboard.dev/started-by': 'admin' } },
+    spec: { nodes: [node], drain: { ignoreDaemonsets: true, force: true } },
+  }));
+  const waiting = await blockedWith(name, 'NeedsMaintainer', 60_000);
+  assert.equal(waiting.status.runner, undefined, 'no server runs it');
+  assert.equal(cordoned(node), false, `${node} was not cordoned`);
+  assert.equal(record(node), null, `${node} has no drain record`);
+  assert.equal(waiting.status.pinned, undefined, 'nothing is pinned');
+  assert.equal(waiting.status.observedGeneration, undefined, 'no generation is taken as acted on');
+
+  // The operator continues it, seeing it: then it is theirs, pinned at the generation they confirmed.
+  const generation = waiting.metadata.generation;
+  const stale = await call(a, 'rollouts/continue', { id: name, generation: generation + 1 });
+  assert.equal(stale.status, 409, JSON.stringify(stale.body));
+  assert.equal(stale.body.Conflict.conflict.SpecUnconfirmed.generation, generation);
+  const continued = await call(a, 'rollouts/continue', { id: name, generation });
+  assert.equal(continued.status, 200, JSON.stringify(continued.body));
+  const done = await waitFor('the plan complete', 90_000, () => {
+    const now = plan(name);
+    return now.status?.phase === 'Complete' ? now : null;
+  });
+  assert.equal(done.status.pinned.by, 'admin');
+  assert.equal(done.status.pinned.generation, generation);
+  assert.equal(done.status.observedGeneration, generation);
+  assert.equal(record(node).state, 'Drained');
+});
+
+test('a takeover resumes only the plan\'s own drain with its own options: a rewritten record blocks it, and nothing is deleted', { timeout: 240_000 }, async () => {
+  const p = await pool('trust-record', 1);
+  const [node] = p.nodes;
+  const release = hold(p, 0);
+  cleanups.push(() => { try { release(); } catch {} });
+  const a = await startDrainboard();
+  const b = await startDrainboard();
+  cleanups.push(() => a.stop(), () => b.stop());
+  const started = await call(a, 'rollouts/start', { nodes: [node], options: { max_parallel: 1 }, reason: 'trust record' });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const id = started.body;
+  await waitFor('the node draining, held by its budget', 60_000, () =>
+    step(id, 0).step === 'Draining' && record(node)?.id === step(id, 0).drainId);
+  const [runner, [other]] = runnerOf(id, [a, b]);
+  // Someone who may only patch nodes rewrites the plan's drain record: no eviction, and force.
+  const forged = record(node);
+  forged.options = { ...forged.options, disable_eviction: true, force: true };
+  as(nodePatcher(), ['annotate', 'node', node, '--overwrite', `drainboard.dev/drain=${JSON.stringify(forged)}`]);
+  await runner.stop('SIGKILL');
+
+  const stopped = await blockedWith(id, 'RecordMismatch', 150_000);
+  assert.match(blocked(stopped).message, new RegExp(`${node}'s drain record`));
+  assert.ok(reasons(id).includes('TakenOver'), `the other server took it over: ${reasons(id)}`);
+  assert.equal(stopped.status.runner, undefined, 'and stopped running it');
+  assert.equal(pods(p.id).length, 1, 'the budget\'s pod was not deleted');
+  assert.equal(JSON.parse(kubectl('get', 'pdb', 'hold-0', '-n', p.id, '-o', 'json')).status.currentHealthy, 1);
+  // The page shows why.
+  const listed = (await call(other, 'rollouts')).body.find((r) => r.id === id);
+  assert.match(listed.blocked, /drain record/);
+});
+
+test('a spec edited by someone who may only patch plans blocks the plan, across a restart, until a person continues it confirming that generation', { timeout: 300_000 }, async () => {
+  const p = await pool('trust-spec', 2);
+  const release = hold(p, 0);
+  cleanups.push(() => { try { release(); } catch {} });
+  let a = await startDrainboard();
+  cleanups.push(() => a.stop());
+  const started = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 1 }, reason: 'trust spec' });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const id = started.body;
+  const running = await waitFor('node 0 draining', 60_000, () => {
+    const now = plan(id);
+    return now.status?.nodes?.[0]?.step === 'Draining' ? now : null;
+  });
+  const pinnedAt = running.status.pinned.generation;
+  assert.equal(running.status.observedGeneration, pinnedAt);
+  assert.equal(running.status.pinned.by, 'admin');
+
+  as(planPatcher(), ['patch', 'maintenanceplan', id, '--type', 'merge', '-p', JSON.stringify({ spec: { drain: { disableEviction: true } } })]);
+  const stopped = await blockedWith(id, 'SpecChanged', 30_000);
+  const generation = stopped.metadata.generation;
+  assert.ok(generation > pinnedAt);
+  assert.equal(stopped.status.observedGeneration, pinnedAt, 'the edit is not taken as acted on');
+  assert.match(blocked(stopped).message, /spec\.drain\.disableEviction: false → true/);
+  const shown = (await call(a, 'rollouts')).body.find((r) => r.id === id);
+  assert.deepEqual(shown.spec_changed.changes.map((c) => [c.field, c.pinned, c.now]), [[{ Drain: 'DisableEviction' }, 'false', 'true']]);
+  assert.equal(shown.spec_changed.generation, generation);
+
+  // A restart does not pick it up by itself.
+  await a.stop();
+  a = await startDrainboard();
+  await waitFor('the new server to list the plan', 20_000, async () => (await call(a, 'rollouts')).body.find?.((r) => r.id === id));
+  await new Promise((r) => setTimeout(r, 12_000));
+  assert.equal(blocked(plan(id))?.reason, 'SpecChanged', 'still waiting for a person');
+  assert.equal(cordoned(p.nodes[1]), false, `${p.nodes[1]} not started`);
+  assert.equal(record(p.nodes[1]), null);
+
+  const unconfirmed = await call(a, 'rollouts/continue', { id });
+  assert.equal(unconfirmed.status, 409, JSON.stringify(unconfirmed.body));
+  assert.equal(unconfirmed.body.Conflict.conflict.SpecUnconfirmed.changes[0].now, 'true');
+  const stale = await call(a, 'rollouts/continue', { id, generation: pinnedAt });
+  assert.equal(stale.status, 409, JSON.stringify(stale.body));
+  assert.equal(blocked(plan(id))?.reason, 'SpecChanged', 'a refused continue changes nothing');
+
+  const confirmed = await call(a, 'rollouts/continue', { id, generation });
+  assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
+  const done = await waitFor('the plan complete, as confirmed', 120_000, () => {
+    const now = plan(id);
+    return now.status?.phase === 'Complete' ? now : null;
+  });
+  assert.equal(done.status.pinned.generation, generation);
+  assert.equal(done.status.observedGeneration, generation);
+  assert.equal(done.status.pinned.spec.drain.disableEviction, true);
+  assert.deepEqual(p.nodes.map((n) => record(n).state), ['Drained', 'Drained']);
+});
+
+test('a window override written by someone who may only patch plans is not honoured: the plan blocks, and the frozen node is untouched', { timeout: 180_000 }, async () => {
+  const p = await pool('trust-override', 1);
+  const [node] = p.nodes;
+  const window = `trust-${p.id}`;
+  apply({ apiVersion: 'drainboard.dev/v1alpha1', kind: 'MaintenanceWindow', metadata: { name: window },
+    spec: { nodeSelector: `drainboard.dev/pool=${p.id}`, freezes: [{ start: '2000-01-01', end: '2999-12-31', reason: 'trust freeze' }] } });
+  cleanups.push(() => { try { kubectl('delete', 'maintenancewindow', window, '--ignore-not-found'); } catch {} });
+  const a = await startDrainboard();
+  cleanups.push(() => a.stop());
+  await waitFor(`the server knows ${window} covers the node`, 30_000, async () =>
+    (await call(a, 'windows')).body.nodes?.find((d) => d.node === node)?.windows?.includes(window));
+  const started = await call(a, 'rollouts/start', { nodes: [node], options: { max_parallel: 1 }, wait_for_window: true, reason: 'trust override' });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const id = started.body;
+  await blockedWith(id, 'MaintenanceWindow', 30_000);
+
+  as(planPatcher(), ['patch', 'maintenanceplan', id, '--type', 'merge', '-p', JSON.stringify({ spec: { windowOverride: 'sneaked in' } })]);
+  const stopped = await blockedWith(id, 'SpecChanged', 30_000);
+  assert.match(blocked(stopped).message, /spec\.windowOverride: none → sneaked in/);
+  await new Promise((r) => setTimeout(r, 5_000));
+  assert.equal(cordoned(node), false, 'the frozen node was not cordoned');
+  assert.equal(record(node), null);
+  const overrides = JSON.parse(kubectl('get', 'events.events.k8s.io', '-n', 'default', '--field-selector', `regarding.name=${node}`, '-o', 'json'))
+    .items.filter((e) => e.reason === 'DrainboardWindowOverride');
+  assert.deepEqual(overrides, [], 'no override recorded');
+});
+
+test('a pin forged in the status before a takeover does not check out: the plan blocks, and its drain is not resumed with the forged options', { timeout: 240_000 }, async () => {
+  const p = await pool('trust-pin', 1);
+  const [node] = p.nodes;
+  const release = hold(p, 0);
+  cleanups.push(() => { try { release(); } catch {} });
+  const a = await startDrainboard();
+  const b = await startDrainboard();
+  cleanups.push(() => a.stop(), () => b.stop());
+  const started = await call(a, 'rollouts/start', { nodes: [node], options: { max_parallel: 1 }, reason: 'trust pin' });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const id = started.body;
+  await waitFor('the node draining, held by its budget', 60_000, () => step(id, 0).step === 'Draining' && plan(id).status.pinned);
+  const [runner] = runnerOf(id, [a, b]);
+  await runner.stop('SIGKILL');
+  // Someone who may patch plans and their status writes a spec and a pin that agree.
+  const forger = statusPatcher();
+  as(forger, ['patch', 'maintenanceplan', id, '--type', 'merge', '-p', JSON.stringify({ spec: { drain: { disableEviction: true } } })]);
+  as(forger, ['patch', 'maintenanceplan', id, '--subresource=status', '--type', 'merge', '-p',
+    JSON.stringify({ status: { pinned: { spec: { drain: { disableEviction: true } } } } })]);
+  const stopped = await blockedWith(id, 'PinForged', 150_000);
+  assert.equal(stopped.status.runner, undefined);
+  assert.equal(pods(p.id).length, 1, 'the budget\'s pod was not deleted');
+});
