@@ -222,15 +222,21 @@ pub async fn recorded_drains() -> Result<Vec<NodeDrainRecord>, AppError> {
 /// Starts a drain of the node again with the options and reason of the drain recorded on it, for scripts. The
 /// record is a node annotation anyone who may patch nodes can write, so it is a claim: `confirm` must be the
 /// node's name whatever the recorded options, and they are checked as a new request's would be. The page's
-/// Resume opens the drain dialog pre-filled instead. `POST /api/drains/resume` with
-/// `{"node": "...", "confirm": "..."}`.
+/// Resume opens the drain dialog pre-filled instead. A maintenance window admits a resume as it does a start (the
+/// node's cordon already counts in its budget): 403 while one holds the node, unless `override_window` gives a
+/// reason and the person may override. `POST /api/drains/resume` with
+/// `{"node": "...", "confirm": "...", "override_window": "..."}`.
 #[server(prefix = "/api", endpoint = "drains/resume", input = Json)]
-pub async fn resume_drain(node: String, #[server(default)] confirm: Option<String>) -> Result<DrainStarted, AppError> {
-    respond(resume(node, confirm).await)
+pub async fn resume_drain(
+    node: String,
+    #[server(default)] confirm: Option<String>,
+    #[server(default)] override_window: Option<String>,
+) -> Result<DrainStarted, AppError> {
+    respond(resume(node, confirm, override_window).await)
 }
 
 #[cfg(feature = "ssr")]
-async fn resume(node: String, confirm: Option<String>) -> Result<DrainStarted, AppError> {
+async fn resume(node: String, confirm: Option<String>, override_window: Option<String>) -> Result<DrainStarted, AppError> {
     use domain::input;
     let node = self::input(input::node_name(node.trim()))?.to_string();
     if confirm.as_deref().map(str::trim) != Some(node.as_str()) {
@@ -243,6 +249,8 @@ async fn resume(node: String, confirm: Option<String>) -> Result<DrainStarted, A
     let record = acting.resumable_drain(&node).await?;
     self::input(input::drain_options(&record.options))?;
     let reason = self::input(input::reason(record.reason.as_deref()))?;
+    let overriding = self::input(input::reason(override_window.as_deref()))?;
+    acting.admit(&node, domain::audit::AuditAction::DrainResumed, overriding.as_deref()).await?;
     Ok(acting.resume_drain(node, record.options, reason).await?)
 }
 

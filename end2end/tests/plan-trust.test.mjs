@@ -227,3 +227,51 @@ test('a pin forged in the status before a takeover does not check out: the plan 
   assert.equal(stopped.status.runner, undefined);
   assert.equal(pods(p.id).length, 1, 'the budget\'s pod was not deleted');
 });
+
+test('a resume is admitted by the windows as a start is: a plan taken over into a freeze waits, and drains/resume is refused, until the freeze ends', { timeout: 300_000 }, async () => {
+  const p = await pool('trust-freeze', 2);
+  const [planned, single] = p.nodes;
+  const releases = [hold(p, 0), hold(p, 1)];
+  cleanups.push(() => { for (const r of releases) { try { r(); } catch {} } });
+  const servers = [await startDrainboard(), await startDrainboard()];
+  cleanups.push(() => Promise.all(servers.map((s) => s.stop())));
+  const started = await call(servers[0], 'rollouts/start', { nodes: [planned], options: { max_parallel: 1 }, reason: 'trust freeze' });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const id = started.body;
+  const person = await call(servers[0], 'drains/start', { node: single, options: { timeout_seconds: 900 }, reason: 'trust freeze single' });
+  assert.equal(person.status, 200, JSON.stringify(person.body));
+  await waitFor('both drains held by their budgets', 60_000, () =>
+    step(id, 0).step === 'Draining' && record(planned)?.id === step(id, 0).drainId && record(single)?.id === person.body.id);
+  // Both servers stop: each drain records itself interrupted, and the plan is left for whoever takes it over.
+  await Promise.all(servers.map((s) => s.stop()));
+  const interrupted = record(planned);
+  assert.equal(interrupted.state, 'Interrupted');
+  const window = `trust-freeze-${p.id}`;
+  apply({ apiVersion: 'drainboard.dev/v1alpha1', kind: 'MaintenanceWindow', metadata: { name: window },
+    spec: { nodeSelector: `drainboard.dev/pool=${p.id}`, freezes: [{ start: '2000-01-01', end: '2999-12-31', reason: 'trust freeze' }] } });
+  const removeWindow = () => { try { kubectl('delete', 'maintenancewindow', window, '--ignore-not-found'); } catch {} };
+  cleanups.push(removeWindow);
+
+  const c = await startDrainboard();
+  cleanups.push(() => c.stop());
+  await waitFor(`the server knows ${window} covers the nodes`, 30_000, async () =>
+    (await call(c, 'windows')).body.nodes?.filter((d) => d.windows?.includes(window)).length === 2);
+  const waiting = await blockedWith(id, 'MaintenanceWindow', 90_000);
+  assert.match(blocked(waiting).message, new RegExp(`${planned}: .*trust freeze`));
+  assert.equal(record(planned).id, interrupted.id, 'the plan\'s drain was not resumed into the freeze');
+  const refused = await call(c, 'drains/resume', { node: single, confirm: single });
+  assert.equal(refused.status, 403, JSON.stringify(refused.body));
+  assert.ok(refused.body.Refused, JSON.stringify(refused.body));
+  assert.equal(record(single).id, person.body.id, 'the person\'s drain was not resumed into the freeze');
+
+  removeWindow();
+  await waitFor('the plan\'s drain resumed once the freeze is gone', 60_000, () => record(planned)?.id !== interrupted.id);
+  const resumed = await waitFor('drains/resume to go through', 30_000, async () => {
+    const answer = await call(c, 'drains/resume', { node: single, confirm: single });
+    return answer.status === 200 ? answer : null;
+  });
+  for (const release of releases) release();
+  releases.length = 0;
+  await waitFor('the plan complete', 90_000, () => plan(id).status?.phase === 'Complete');
+  await waitFor('the person\'s resumed drain done', 60_000, () => record(single)?.id === resumed.body.id && record(single).state === 'Drained');
+});

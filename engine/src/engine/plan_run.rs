@@ -143,7 +143,13 @@ pub(super) async fn run(
             // Someone took "unattended" off: the maintenance identity runs nothing it was not asked to.
             progress.blocked = Some(format!("no longer unattended: {}", status::NEEDS_MAINTAINER));
         }
-        follow_drains(engine, &acting, &mut progress, confirmed.is_some()).await;
+        let plan_name = latest.name_any();
+        let resuming = Resuming {
+            confirmed: confirmed.is_some(),
+            window_override: latest.spec.window_override.as_deref(),
+            plan: &plan_name,
+        };
+        let resume_held = follow_drains(engine, &acting, &mut progress, &resuming).await;
         progress.state = if latest.spec.paused { RolloutState::Paused } else { RolloutState::Running };
         if cancelled || stop.is_cancelled() || shutdown.is_cancelled() || progress.settled() {
             break;
@@ -155,8 +161,9 @@ pub(super) async fn run(
             rollout::mark_done(&mut progress, now);
             Told::done(engine, &done_before, &progress);
             let settling = rollout::settling(&progress, now);
-            progress.held = None;
-            let mut held = None;
+            // A drain to resume that a window holds waits as a node to start would, and says so.
+            progress.held = resume_held.clone();
+            let mut held = resume_held.as_ref().map(|h| (h.node.clone(), h.english()));
             for i in rollout::startable(&progress).into_iter().filter(|_| !settling) {
                 // A maintenance window may hold it: it stays queued, and the plan says why until it may start.
                 let name = progress.nodes[i].name.clone();
@@ -257,8 +264,24 @@ async fn begin(acting: &Acting<'_>, plan: &MaintenancePlan, progress: &mut Rollo
 }
 
 /// Where each draining node's drain is now.
-/// `confirmed`: a person confirmed the plan's pin as this runner started (see `domain::pin::judge_record`).
-async fn follow_drains(engine: &Engine, acting: &Acting<'_>, progress: &mut RolloutProgress, confirmed: bool) {
+/// How a drain of the plan's is resumed after a takeover.
+struct Resuming<'a> {
+    /// A person confirmed the plan's pin as this runner started (see `domain::pin::judge_record`).
+    confirmed: bool,
+    /// The plan's pinned window override, and its name, for a resume a window holds.
+    window_override: Option<&'a str>,
+    plan: &'a str,
+}
+
+/// Where each draining node's drain is now. A drain to resume that a maintenance window holds is not resumed:
+/// the hold is answered, and the node waits.
+async fn follow_drains(
+    engine: &Engine,
+    acting: &Acting<'_>,
+    progress: &mut RolloutProgress,
+    resuming: &Resuming<'_>,
+) -> Option<domain::window::HeldNode> {
+    let mut held = None;
     let uncordon_when_back = progress.options.uncordon_when_back;
     for i in 0..progress.nodes.len() {
         let Step::Draining(id) = progress.nodes[i].step.clone() else { continue };
@@ -268,7 +291,7 @@ async fn follow_drains(engine: &Engine, acting: &Acting<'_>, progress: &mut Roll
             // the server that takes the plan over to resume.
             Ok(drain) if drain.state == DrainState::Interrupted && engine.shutdown_signal().is_cancelled() => continue,
             Ok(drain) if drain.state != DrainState::Interrupted => drain.state,
-            _ => match adopt(acting, &name, &id, &mut *progress, confirmed).await {
+            _ => match adopt(acting, &name, &id, &mut *progress, resuming, &mut held).await {
                 Some(Step::Ended(state)) => state,
                 Some(step) => {
                     if let Step::Draining(id) = &step {
@@ -290,6 +313,7 @@ async fn follow_drains(engine: &Engine, acting: &Acting<'_>, progress: &mut Roll
         }
         progress.nodes[i].step = Step::Ended(state);
     }
+    held
 }
 
 /// A node's drain this server does not hold (the plan was taken over): what its record on the node says, judged
@@ -301,7 +325,8 @@ async fn adopt(
     node: &str,
     id: &str,
     progress: &mut RolloutProgress,
-    confirmed: bool,
+    resuming: &Resuming<'_>,
+    held: &mut Option<domain::window::HeldNode>,
 ) -> Option<Step> {
     let record = match acting.recorded_drain(node).await {
         Ok(record) => record,
@@ -317,8 +342,22 @@ async fn adopt(
         }
         Err(_) => return None,
     };
-    match domain::pin::judge_record(node, id, &record, &progress.options.drain, confirmed) {
+    match domain::pin::judge_record(node, id, &record, &progress.options.drain, resuming.confirmed) {
         RecordVerdict::Resume => {
+            // Admitted by the windows as any start is; the node's cordon already counts in their budgets.
+            let decision = acting.engine().admit(node).await;
+            if !decision.may_start() {
+                let overridden = match resuming.window_override {
+                    Some(reason) => acting.override_for_plan(&decision, reason, resuming.plan, true).await,
+                    None => false,
+                };
+                if !overridden {
+                    if let Some(hold) = decision.held(jiff::Timestamp::now()) {
+                        held.get_or_insert(hold);
+                    }
+                    return None;
+                }
+            }
             tracing::info!(%node, drain = %id, "resuming the interrupted drain of a plan taken over");
             // The plan's own options and reason, never the record's.
             let (options, reason) = (progress.options.drain.clone(), progress.reason.clone());
