@@ -236,7 +236,11 @@ pub async fn resume_drain(
 }
 
 #[cfg(feature = "ssr")]
-async fn resume(node: String, confirm: Option<String>, override_window: Option<String>) -> Result<DrainStarted, AppError> {
+async fn resume(
+    node: String,
+    confirm: Option<String>,
+    override_window: Option<String>,
+) -> Result<DrainStarted, AppError> {
     use domain::input;
     let node = self::input(input::node_name(node.trim()))?.to_string();
     if confirm.as_deref().map(str::trim) != Some(node.as_str()) {

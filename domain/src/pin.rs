@@ -357,6 +357,25 @@ pub fn judge_record(
     }
 }
 
+/// Why a server that runs `running` plans, `theirs` of them as `user`, may not run one more as `user`: over its
+/// cap in all (`total`) or per person (`per_person`). `None` when it may. The words are the `Blocked` condition's
+/// (reason `TooMany`).
+pub fn over_cap(running: usize, theirs: usize, user: &str, total: usize, per_person: usize) -> Option<String> {
+    if running >= total {
+        Some(format!(
+            "too many plans: this server runs {running}, the most it runs at once ({total}); this one waits for \
+             one of them to end"
+        ))
+    } else if theirs >= per_person {
+        Some(format!(
+            "too many plans: this server runs {theirs} as {user}, the most it runs as one person ({per_person}); \
+             this one waits for one of them to end"
+        ))
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -460,6 +479,24 @@ mod tests {
                 (Ok(repin), Verdict::Act { repin: got }) => assert_eq!(repin, got, "{what}"),
                 (Err(reason), Verdict::Block(why)) => assert_eq!(why.reason(), reason, "{what}"),
                 (expected, got) => panic!("{what}: expected {expected:?}, got {got:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_server_runs_at_most_its_caps() {
+        let rows = [
+            (0, 0, None),
+            (199, 9, None),
+            (200, 0, Some("runs 200, the most it runs at once (200)")),
+            (5, 10, Some("runs 10 as alice, the most it runs as one person (10)")),
+            (250, 12, Some("runs 250")),
+        ];
+        for (running, theirs, expected) in rows {
+            let why = over_cap(running, theirs, "alice", 200, 10);
+            match expected {
+                None => assert_eq!(why, None, "{running} {theirs}"),
+                Some(words) => assert!(why.as_deref().is_some_and(|w| w.contains(words)), "{why:?}"),
             }
         }
     }

@@ -2,7 +2,7 @@
 // (its pin, sealed by the servers), and the drain records its own runner wrote. Each test is a way someone with a
 // small right (create plans, patch nodes, patch plans, patch their status) tried to make a plan act, with another
 // person's credentials, on what they wrote; each checks what the cluster itself shows happened.
-import { test, after } from 'node:test';
+import { test, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -12,6 +12,17 @@ import { call, hold, plan, pool as poolOf, reasons, record, step } from './plan-
 const cleanups = [];
 after(async () => { for (const c of cleanups.reverse()) await c(); deletePlans(); });
 const pool = (name, count) => poolOf(cleanups, name, count);
+/** The servers the running test started: each test stops its own at its end, so that none takes the next one's plans. */
+let servers = [];
+const server = async (args) => { const s = await startDrainboard(args); servers.push(s); return s; };
+afterEach(async (t) => {
+  await Promise.all(servers.map((s) => s.stop()));
+  // A failed test ends with what its servers said last, so that the log names what broke.
+  if (t.passed === false) for (const s of servers) console.error(`--- ${s.url}:\n${s.logs().split('\n').slice(-40).join('\n')}`);
+  servers = [];
+  // No plan outlives its test: a later test's local server would go on with it (the operator's servers made it).
+  deletePlans();
+});
 
 const READ_PLANS = { apiGroups: ['drainboard.dev'], resources: ['maintenanceplans'], verbs: ['get', 'list'] };
 /** Someone who may only create plans; someone who may only patch nodes; only patch plans; and their status too. */
@@ -47,19 +58,18 @@ async function blockedWith(name, reason, timeoutMs) {
   }
 }
 
-/** The server of `servers` that runs plan `name` now (its status names its holder), and the others. */
-function runnerOf(name, servers) {
+/** The server of `among` that runs plan `name` now (its status names its holder), and the others. */
+function runnerOf(name, among) {
   const holder = plan(name).status.runner.replace(/ as admin$/, '');
-  const runner = servers.find((s) => s.logs().includes(`holder=${holder}`));
+  const runner = among.find((s) => s.logs().includes(`holder=${holder}`));
   assert.ok(runner, `one of the servers is ${holder}`);
-  return [runner, servers.filter((s) => s !== runner)];
+  return [runner, among.filter((s) => s !== runner)];
 }
 
 test('a plan that merely names the operator is not run by their local server: it waits until they continue it', { timeout: 180_000 }, async () => {
   const p = await pool('trust-local', 1);
   const [node] = p.nodes;
-  const a = await startDrainboard();
-  cleanups.push(() => a.stop());
+  const a = await server();
   const name = `forged-${p.id}`;
   // Written by someone who may create plans and nothing else, naming the operator's kubeconfig user ("admin").
   as(creator(), ['create', '-f', '-'], JSON.stringify({
@@ -96,9 +106,8 @@ test('a takeover resumes only the plan\'s own drain with its own options: a rewr
   const [node] = p.nodes;
   const release = hold(p, 0);
   cleanups.push(() => { try { release(); } catch {} });
-  const a = await startDrainboard();
-  const b = await startDrainboard();
-  cleanups.push(() => a.stop(), () => b.stop());
+  const a = await server();
+  const b = await server();
   const started = await call(a, 'rollouts/start', { nodes: [node], options: { max_parallel: 1 }, reason: 'trust record' });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
@@ -126,8 +135,7 @@ test('a spec edited by someone who may only patch plans blocks the plan, across 
   const p = await pool('trust-spec', 2);
   const release = hold(p, 0);
   cleanups.push(() => { try { release(); } catch {} });
-  let a = await startDrainboard();
-  cleanups.push(() => a.stop());
+  let a = await server();
   const started = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 1 }, reason: 'trust spec' });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
@@ -151,7 +159,7 @@ test('a spec edited by someone who may only patch plans blocks the plan, across 
 
   // A restart does not pick it up by itself.
   await a.stop();
-  a = await startDrainboard();
+  a = await server();
   await waitFor('the new server to list the plan', 20_000, async () => (await call(a, 'rollouts')).body.find?.((r) => r.id === id));
   await new Promise((r) => setTimeout(r, 12_000));
   assert.equal(blocked(plan(id))?.reason, 'SpecChanged', 'still waiting for a person');
@@ -184,8 +192,7 @@ test('a window override written by someone who may only patch plans is not honou
   apply({ apiVersion: 'drainboard.dev/v1alpha1', kind: 'MaintenanceWindow', metadata: { name: window },
     spec: { nodeSelector: `drainboard.dev/pool=${p.id}`, freezes: [{ start: '2000-01-01', end: '2999-12-31', reason: 'trust freeze' }] } });
   cleanups.push(() => { try { kubectl('delete', 'maintenancewindow', window, '--ignore-not-found'); } catch {} });
-  const a = await startDrainboard();
-  cleanups.push(() => a.stop());
+  const a = await server();
   await waitFor(`the server knows ${window} covers the node`, 30_000, async () =>
     (await call(a, 'windows')).body.nodes?.find((d) => d.node === node)?.windows?.includes(window));
   const started = await call(a, 'rollouts/start', { nodes: [node], options: { max_parallel: 1 }, wait_for_window: true, reason: 'trust override' });
@@ -209,9 +216,8 @@ test('a pin forged in the status before a takeover does not check out: the plan 
   const [node] = p.nodes;
   const release = hold(p, 0);
   cleanups.push(() => { try { release(); } catch {} });
-  const a = await startDrainboard();
-  const b = await startDrainboard();
-  cleanups.push(() => a.stop(), () => b.stop());
+  const a = await server();
+  const b = await server();
   const started = await call(a, 'rollouts/start', { nodes: [node], options: { max_parallel: 1 }, reason: 'trust pin' });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
@@ -233,17 +239,16 @@ test('a resume is admitted by the windows as a start is: a plan taken over into 
   const [planned, single] = p.nodes;
   const releases = [hold(p, 0), hold(p, 1)];
   cleanups.push(() => { for (const r of releases) { try { r(); } catch {} } });
-  const servers = [await startDrainboard(), await startDrainboard()];
-  cleanups.push(() => Promise.all(servers.map((s) => s.stop())));
-  const started = await call(servers[0], 'rollouts/start', { nodes: [planned], options: { max_parallel: 1 }, reason: 'trust freeze' });
+  const pair = [await server(), await server()];
+  const started = await call(pair[0], 'rollouts/start', { nodes: [planned], options: { max_parallel: 1 }, reason: 'trust freeze' });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
-  const person = await call(servers[0], 'drains/start', { node: single, options: { timeout_seconds: 900 }, reason: 'trust freeze single' });
+  const person = await call(pair[0], 'drains/start', { node: single, options: { timeout_seconds: 900 }, reason: 'trust freeze single' });
   assert.equal(person.status, 200, JSON.stringify(person.body));
   await waitFor('both drains held by their budgets', 60_000, () =>
     step(id, 0).step === 'Draining' && record(planned)?.id === step(id, 0).drainId && record(single)?.id === person.body.id);
   // Both servers stop: each drain records itself interrupted, and the plan is left for whoever takes it over.
-  await Promise.all(servers.map((s) => s.stop()));
+  await Promise.all(pair.map((s) => s.stop()));
   const interrupted = record(planned);
   assert.equal(interrupted.state, 'Interrupted');
   const window = `trust-freeze-${p.id}`;
@@ -252,8 +257,7 @@ test('a resume is admitted by the windows as a start is: a plan taken over into 
   const removeWindow = () => { try { kubectl('delete', 'maintenancewindow', window, '--ignore-not-found'); } catch {} };
   cleanups.push(removeWindow);
 
-  const c = await startDrainboard();
-  cleanups.push(() => c.stop());
+  const c = await server();
   await waitFor(`the server knows ${window} covers the nodes`, 30_000, async () =>
     (await call(c, 'windows')).body.nodes?.filter((d) => d.windows?.includes(window)).length === 2);
   const waiting = await blockedWith(id, 'MaintenanceWindow', 90_000);
@@ -274,4 +278,22 @@ test('a resume is admitted by the windows as a start is: a plan taken over into 
   releases.length = 0;
   await waitFor('the plan complete', 90_000, () => plan(id).status?.phase === 'Complete');
   await waitFor('the person\'s resumed drain done', 60_000, () => record(single)?.id === resumed.body.id && record(single).state === 'Drained');
+});
+
+test('a server runs at most --max-plans plans at once: the next waits Blocked (TooMany) with the numbers, and goes on once one ends', { timeout: 180_000 }, async () => {
+  const p = await pool('trust-caps', 2);
+  const release = hold(p, 0);
+  cleanups.push(() => { try { release(); } catch {} });
+  const a = await server(['--max-plans', '1']);
+  const first = await call(a, 'rollouts/start', { nodes: [p.nodes[0]], options: { max_parallel: 1 }, reason: 'caps first' });
+  assert.equal(first.status, 200, JSON.stringify(first.body));
+  await waitFor('the first plan draining', 60_000, () => step(first.body, 0).step === 'Draining');
+  const second = await call(a, 'rollouts/start', { nodes: [p.nodes[1]], options: { max_parallel: 1 }, reason: 'caps second' });
+  assert.equal(second.status, 200, JSON.stringify(second.body));
+  const waiting = await blockedWith(second.body, 'TooMany', 60_000);
+  assert.match(blocked(waiting).message, /this server runs 1, the most it runs at once \(1\)/);
+  assert.equal(record(p.nodes[1]), null, 'the second plan started nothing');
+  release();
+  await waitFor('both plans complete, the second once the first ended', 120_000, () =>
+    plan(first.body).status?.phase === 'Complete' && plan(second.body).status?.phase === 'Complete');
 });

@@ -54,6 +54,15 @@ pub struct Args {
     #[arg(long, requires = "team")]
     pub unattended_plans: bool,
 
+    /// The most maintenance plans this server runs at once as one person; the rest wait `Blocked` (`TooMany`),
+    /// the oldest going on first as places free.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub max_plans_per_person: u16,
+
+    /// The most maintenance plans this server runs at once in all; the rest wait `Blocked` (`TooMany`).
+    #[arg(long, value_name = "N", default_value_t = 200, value_parser = clap::value_parser!(u16).range(1..=10_000))]
+    pub max_plans: u16,
+
     /// Alertmanager's root URL (as http://alertmanager:9093), which the maintenance windows' alert gates ask every
     /// two seconds. Without it, a window with alert gates holds every node it covers.
     #[arg(long, env = "DRAINBOARD_ALERTMANAGER_URL", value_name = "URL")]

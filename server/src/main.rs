@@ -299,6 +299,10 @@ fn build_engine(args: &cli::Args, tasks: &Tasks, connected: access::Connected) -
             .with_windows(alertmanager, args.alertmanager_fail_open),
         None => engine,
     };
+    let engine = engine.with_plan_caps(engine::plan::Caps {
+        per_person: args.max_plans_per_person.into(),
+        total: args.max_plans.into(),
+    });
     let engine = if args.unattended_plans {
         tracing::warn!("unattended plans on: plans marked unattended run as this server's own identity");
         engine.with_unattended_plans()

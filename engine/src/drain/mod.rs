@@ -15,6 +15,7 @@ pub mod preview;
 mod record;
 pub mod recorded;
 mod renew;
+pub(crate) use renew::AbortOnDrop;
 mod task;
 mod volumes;
 mod wait;

@@ -174,6 +174,12 @@ impl Engine {
         self
     }
 
+    /// The same engine, running at most `caps` plans at once (per person, and in all).
+    pub fn with_plan_caps(mut self, caps: crate::plan::Caps) -> Self {
+        self.plans = self.plans.take().map(|plans| plans.with_caps(caps));
+        self
+    }
+
     /// The same engine, in local mode: the plans this operator's servers make are kept in the file `path` of
     /// their state folder, and a local server goes on by itself with those alone.
     pub fn with_plan_origins(mut self, path: std::path::PathBuf) -> Self {

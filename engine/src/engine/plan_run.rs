@@ -12,7 +12,7 @@
 //! is resumed with the plan's pinned options; one another server still holds is waited for until that server's
 //! node Lease expires; any other record blocks the plan, and nothing runs on that node.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use domain::{
     progress::DrainState,
@@ -42,6 +42,20 @@ pub(super) async fn run(
 ) {
     let acting = engine.acting_with(identity, client);
     let runner = format!("{} as {}", plans.holder(), identity.user);
+    // The plan's Lease, renewed by the engine's one guard; once it gives up, nothing more is done or written here.
+    let lost = CancellationToken::new();
+    let _guard = {
+        let (leases, plan, lost) = (plans.leases().clone(), name.to_owned(), lost.clone());
+        crate::drain::AbortOnDrop(tokio::spawn(async move {
+            let what = format!("plan {plan}");
+            crate::lease::guard(&what, || {
+                let (leases, plan) = (leases.clone(), plan.clone());
+                async move { leases.renew_plan(&plan).await }
+            })
+            .await;
+            lost.cancel();
+        }))
+    };
     // Read from the API server, not the watch: what the runner may act on is decided on the plan as it is.
     let Ok(Some(plan)) = plans.read(name).await else {
         tracing::warn!("the plan is gone before it ran");
@@ -98,25 +112,15 @@ pub(super) async fn run(
     let shutdown = engine.shutdown_signal();
     let mut drains = engine.drain_changes();
     let mut changes = plans.changes();
-    let mut renewed = Instant::now();
     let mut cancelled = false;
     let mut latest = plan;
     let mut told = Told::default();
     let mut silences = Silences::default();
     loop {
-        if renewed.elapsed() >= crate::lease::RENEW_EVERY {
-            match plans.leases().renew_plan(name).await {
-                Ok(true) => renewed = Instant::now(),
-                Ok(false) => {
-                    tracing::warn!("another server holds the plan's Lease now; this one stops running it");
-                    return;
-                }
-                Err(err) if renewed.elapsed() > crate::lease::GIVE_UP_AFTER => {
-                    tracing::warn!(error = %crate::kube_error::api_message(&err), "could not renew the plan's Lease; stopping");
-                    return;
-                }
-                Err(_) => {}
-            }
+        if lost.is_cancelled() {
+            // Another server may run it now: this one writes nothing more of it.
+            tracing::warn!("the plan's Lease is lost; this server stops running it");
+            return;
         }
         match plans.get(name).await {
             Ok(Some(plan)) => match check_pin(plans, &plan, &pin, admitted(identity, &plan)).await {
@@ -177,7 +181,7 @@ pub(super) async fn run(
                         let let_go = acting.override_for_plan(&decision, reason, &plan, first).await;
                         if let_go && first {
                             progress.nodes[i].overridden_at = Some(now);
-                            publish(plans, &latest, &mut shown, &progress).await;
+                            publish(plans, &latest, &mut shown, &progress, &lost).await;
                         }
                         let_go
                     }
@@ -188,9 +192,12 @@ pub(super) async fn run(
                     progress.held.get_or_insert(hold);
                     continue;
                 }
+                if lost.is_cancelled() {
+                    break;
+                }
                 start(&acting, &mut progress, i).await;
                 // Written at once, so that a server that takes over never starts this node a second time.
-                publish(plans, &latest, &mut shown, &progress).await;
+                publish(plans, &latest, &mut shown, &progress, &lost).await;
             }
             told.held(engine, &progress, held);
             silences.keep(engine, &progress, false).await;
@@ -198,23 +205,24 @@ pub(super) async fn run(
         if progress.blocked.is_some() {
             // Nothing more can be done as this person: the plan is left for whoever continues it.
             progress.runner = None;
-            publish(plans, &latest, &mut shown, &progress).await;
+            publish(plans, &latest, &mut shown, &progress, &lost).await;
             plans.let_hold_go(name);
             return;
         }
-        publish(plans, &latest, &mut shown, &progress).await;
+        publish(plans, &latest, &mut shown, &progress, &lost).await;
         tokio::select! {
             _ = tokio::time::sleep(LOOK_EVERY) => {}
             _ = drains.changed() => {}
             _ = changes.changed() => {}
             () = stop.cancelled() => {}
             () = shutdown.cancelled() => {}
+            () = lost.cancelled() => {}
         }
     }
     if !cancelled && (stop.is_cancelled() || shutdown.is_cancelled()) {
         // Stopping: the drains record themselves as interrupted, and whoever takes the plan over resumes them.
         progress.runner = None;
-        publish(plans, &latest, &mut shown, &progress).await;
+        publish(plans, &latest, &mut shown, &progress, &lost).await;
         tracing::info!("the server stops; the plan is left for another to take over");
         return;
     }
@@ -228,7 +236,7 @@ pub(super) async fn run(
     super::plan_end::finish(engine, &mut progress, cancelled);
     Told::ended(engine, &progress);
     silences.keep(engine, &progress, true).await;
-    publish(plans, &latest, &mut shown, &progress).await;
+    publish(plans, &latest, &mut shown, &progress, &lost).await;
     if latest.metadata.deletion_timestamp.is_some() {
         plans.let_go(name).await;
     }
@@ -406,7 +414,17 @@ async fn start(acting: &Acting<'_>, progress: &mut RolloutProgress, i: usize) {
 }
 
 /// Writes the status and tells the story when the progress changed since it was last shown.
-async fn publish(plans: &Plans, plan: &MaintenancePlan, shown: &mut RolloutProgress, progress: &RolloutProgress) {
+/// Nothing once the plan's Lease is `lost`: another server may run it now, and its status is that server's.
+async fn publish(
+    plans: &Plans,
+    plan: &MaintenancePlan,
+    shown: &mut RolloutProgress,
+    progress: &RolloutProgress,
+    lost: &CancellationToken,
+) {
+    if lost.is_cancelled() {
+        return;
+    }
     let generation_seen = plan.status.as_ref().and_then(|s| s.observed_generation) == plan.metadata.generation;
     if shown == progress && generation_seen {
         return;
@@ -454,8 +472,14 @@ async fn pinned(
     let generation = plan.metadata.generation.unwrap_or_default();
     let uid = plan.metadata.uid.clone().unwrap_or_default();
     let maintenance = identity.kind == crate::access::Kind::Maintenance;
+    // A plan the local operator's server made, that no runner pinned yet (it could not start: over the caps, say),
+    // was confirmed by its operator as made: at its first generation, and only that.
+    let made_unpinned = plans.made_here(plan.metadata.uid.as_deref())
+        && generation == 1
+        && plan.status.as_ref().is_none_or(|s| s.pinned.is_none());
     let by = match confirmed {
         Some(asked) if asked == generation => Some(identity.user.clone()),
+        None if made_unpinned => Some(identity.user.clone()),
         Some(asked) => {
             let changes = plan.spec_changed().map(|c| c.changes).unwrap_or_default();
             return Err(Unpinned::SpecChanged { pinned: asked, generation, changes });

@@ -8,6 +8,16 @@ use kube::ResourceExt;
 use tokio_util::sync::CancellationToken;
 
 use super::{Engine, plan_run};
+
+/// Whether a plan runs here after [`Engine::try_run`].
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Run {
+    Runs,
+    /// It does not: another server runs it, or this one holds no credentials for it.
+    Not,
+    /// This server runs as many plans as it may (in all, or as that person): why, in words.
+    Capped(String),
+}
 use crate::{
     lease::Claim,
     plan::{MaintenancePlan, Plans, status},
@@ -18,24 +28,27 @@ use crate::{
 const GRACE: Duration = Duration::from_secs(10);
 
 impl Engine {
-    /// Takes plan `name`'s Lease and runs it here, if this server holds credentials for it and no one else runs
-    /// it. True when it runs here (now or already).
-    pub(crate) async fn try_run(&self, plans: &Plans, name: &str) -> bool {
-        let Some((identity, client)) = plans.hand(name) else { return false };
+    /// Takes plan `name`'s Lease and runs it here, if this server holds credentials for it, no one else runs it,
+    /// and this server runs fewer than its caps. [`Run::Runs`] when it runs here (now or already).
+    pub(crate) async fn try_run(&self, plans: &Plans, name: &str) -> Run {
+        let Some((identity, client)) = plans.hand(name) else { return Run::Not };
         if plans.runs(name) {
-            return true;
+            return Run::Runs;
+        }
+        if let Some(why) = plans.over_cap(&identity.user) {
+            return Run::Capped(why);
         }
         match plans.leases().acquire_plan(name).await {
             Ok(Claim::Acquired) => {}
-            Ok(Claim::HeldBy(_)) => return false,
+            Ok(Claim::HeldBy(_)) => return Run::Not,
             Err(err) => {
                 tracing::warn!(plan = %name, error = %crate::kube_error::api_message(&err), "could not take a plan's Lease");
-                return false;
+                return Run::Not;
             }
         }
         let stop = CancellationToken::new();
-        if !plans.claim(name, stop.clone()) {
-            return true;
+        if !plans.claim(name, stop.clone(), &identity.user) {
+            return Run::Runs;
         }
         let span = tracing::info_span!("plan", plan = %name, by = %identity.user);
         let (engine, plans, name) = (self.clone(), plans.clone(), name.to_owned());
@@ -46,7 +59,7 @@ impl Engine {
             },
             span,
         ));
-        true
+        Run::Runs
     }
 
     /// Looks at every plan on each change and every few seconds, for as long as the server runs.
@@ -62,7 +75,12 @@ impl Engine {
                     changed = changes.changed() => if changed.is_err() { break },
                     _ = tick.tick() => {}
                 }
-                for plan in plans.all() {
+                // Oldest first: as places free under the caps, the plans that waited longest go on first.
+                let mut all = plans.all();
+                all.sort_by(|a, b| {
+                    a.creation_timestamp().cmp(&b.creation_timestamp()).then(a.name_any().cmp(&b.name_any()))
+                });
+                for plan in all {
                     engine.look_at(&plans, &plan).await;
                 }
             }
@@ -103,8 +121,12 @@ impl Engine {
                 Err(why) => refused = Some(why),
             }
         }
-        if !deleting && self.try_run(plans, &name).await {
-            return;
+        if !deleting {
+            match self.try_run(plans, &name).await {
+                Run::Runs => return,
+                Run::Capped(why) => refused = Some(why),
+                Run::Not => {}
+            }
         }
         match plans.leases().plan_runner(&name).await {
             Ok(None) => {}

@@ -195,8 +195,12 @@ impl Acting<'_> {
             Some((maintenance, client)) => plans.hold(&name, maintenance, client),
             None => plans.hold(&name, identity.clone(), self.client()?),
         }
-        if !self.engine().try_run(plans, &name).await {
-            tracing::warn!(plan = %name, "could not take the new plan's Lease now; the coordinator will try again");
+        match self.engine().try_run(plans, &name).await {
+            super::plans::Run::Runs => {}
+            super::plans::Run::Capped(why) => tracing::warn!(plan = %name, %why, "the new plan waits for a place"),
+            super::plans::Run::Not => {
+                tracing::warn!(plan = %name, "could not take the new plan's Lease now; the coordinator will try again")
+            }
         }
         Ok(name)
     }
@@ -241,7 +245,13 @@ impl Acting<'_> {
         }
         plans.hold(id, self.identity().clone(), self.client()?);
         plans.confirm(id, now);
-        if self.engine().try_run(plans, id).await {
+        let run = self.engine().try_run(plans, id).await;
+        if let super::plans::Run::Capped(why) = run {
+            plans.let_hold_go(id);
+            plans.take_confirmed(id);
+            return Err(Error::TooMany(why));
+        }
+        if run == super::plans::Run::Runs {
             // A local operator who continued it goes on with it after a restart, as with one they made.
             plans.remember_origin(plan.metadata.uid.as_deref());
             Ok(())

@@ -53,6 +53,20 @@ pub fn crd_yaml() -> String {
     serde_yaml::to_string(&MaintenancePlan::crd()).unwrap_or_default()
 }
 
+/// The most plans one server runs at once: per person it runs them as, and in all. The rest wait `Blocked`
+/// (`TooMany`), oldest first to go on as places free.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Caps {
+    pub per_person: usize,
+    pub total: usize,
+}
+
+impl Default for Caps {
+    fn default() -> Self {
+        Caps { per_person: domain::rollout::MAX_PLANS_PER_PERSON, total: 200 }
+    }
+}
+
 /// Every plan of the cluster as this server sees them, and those it runs.
 #[derive(Clone)]
 pub struct Plans {
@@ -63,7 +77,9 @@ pub struct Plans {
     leases: Leases,
     recorder: Arc<kube::runtime::events::Recorder>,
     /// The plans this server runs now, each with the token that stops its loop.
-    running: Arc<parking_lot::Mutex<HashMap<String, CancellationToken>>>,
+    running: Arc<parking_lot::Mutex<HashMap<String, (CancellationToken, String)>>>,
+    /// The most plans this server runs at once, per person it runs them as and in all (`Caps`).
+    caps: Caps,
     /// Who this server runs each plan as, and the client it acts with: the person who started or continued it
     /// here, with the client of their session then (kept, so that the plan goes on after they sign out).
     hands: Arc<parking_lot::Mutex<HashMap<String, (Identity, kube::Client)>>>,
@@ -117,6 +133,7 @@ impl Plans {
             recorder: Arc::new(kube::runtime::events::Recorder::new(client, reporter)),
             leases,
             running: Default::default(),
+            caps: Caps::default(),
             hands: Default::default(),
             unattended: None,
         }
@@ -127,6 +144,19 @@ impl Plans {
     pub fn with_unattended(mut self, identity: Identity, client: Client) -> Self {
         self.unattended = Some((identity, client));
         self
+    }
+
+    /// The same, running at most `caps` plans at once.
+    pub fn with_caps(mut self, caps: Caps) -> Self {
+        self.caps = caps;
+        self
+    }
+
+    /// Whether this server may run one more plan as `user` now: why not, in words, when it may not.
+    pub(crate) fn over_cap(&self, user: &str) -> Option<String> {
+        let running = self.running.lock();
+        let theirs = running.values().filter(|(_, by)| by == user).count();
+        domain::pin::over_cap(running.len(), theirs, user, self.caps.total, self.caps.per_person)
     }
 
     /// The same, in local mode: the operator's plans are kept in the file `path` of their state folder.
@@ -242,12 +272,12 @@ impl Plans {
     }
 
     /// Marks `name` as run here, with the token that stops its loop; false if it already is.
-    pub(crate) fn claim(&self, name: &str, stop: CancellationToken) -> bool {
+    pub(crate) fn claim(&self, name: &str, stop: CancellationToken, user: &str) -> bool {
         let mut running = self.running.lock();
         if running.contains_key(name) {
             return false;
         }
-        running.insert(name.to_owned(), stop);
+        running.insert(name.to_owned(), (stop, user.to_owned()));
         true
     }
 

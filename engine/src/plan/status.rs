@@ -54,6 +54,8 @@ fn blocked_reason(progress: &RolloutProgress, why: &str) -> &'static str {
         "SealUnavailable"
     } else if why.contains("drain record") {
         "RecordMismatch"
+    } else if why.starts_with("too many plans") {
+        "TooMany"
     } else {
         "NeedsMaintainer"
     }
@@ -379,5 +381,7 @@ mod tests {
         assert_eq!(reason(&forged.english()), "RecordMismatch");
         let other = RecordMismatch::OtherDrain { node: "n1".into(), expected: "d1".into(), found: "d2".into() };
         assert_eq!(reason(&other.english()), "RecordMismatch");
+        let capped = domain::pin::over_cap(200, 0, "alice", 200, 10).unwrap();
+        assert_eq!(reason(&capped), "TooMany");
     }
 }
