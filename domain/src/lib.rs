@@ -31,6 +31,7 @@ pub mod ready;
 pub mod recovery;
 pub mod rollout;
 pub mod selector;
+pub mod spec_change;
 pub mod tense;
 pub mod timeline;
 pub mod undo;

@@ -13,6 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::spec_change::{DrainField, Field, SpecChange, SpecChanged};
 use crate::{
     drain::DrainOptions,
     progress::{DrainRecord, DrainState},
@@ -29,84 +30,6 @@ pub struct Pinned {
     /// Start nodes past their maintenance windows, for this reason (honoured only with the right to override).
     #[serde(default)]
     pub window_override: Option<String>,
-}
-
-/// A pinned field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Field {
-    Nodes,
-    NodeSelector,
-    MaxParallel,
-    OnePerZone,
-    StopOnFailure,
-    UncordonWhenBack,
-    /// One of the drain options, named as the spec names it (`drain.disableEviction`).
-    Drain(DrainField),
-    Verify,
-    SettleSeconds,
-    WindowOverride,
-    Unattended,
-}
-
-/// A drain option, as the plan's spec names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum DrainField {
-    Force,
-    IgnoreDaemonsets,
-    DeleteEmptydirData,
-    GracePeriodSeconds,
-    TimeoutSeconds,
-    PodSelector,
-    DisableEviction,
-    SkipWaitForDeleteTimeoutSeconds,
-    RespectDoNotDisrupt,
-}
-
-impl Field {
-    /// The field's path in the plan's spec, as `kubectl` shows it.
-    pub fn path(&self) -> &'static str {
-        match self {
-            Field::Nodes => "spec.nodes",
-            Field::NodeSelector => "spec.nodeSelector",
-            Field::MaxParallel => "spec.maxParallel",
-            Field::OnePerZone => "spec.onePerZone",
-            Field::StopOnFailure => "spec.stopOnFailure",
-            Field::UncordonWhenBack => "spec.uncordonWhenBack",
-            Field::Drain(DrainField::Force) => "spec.drain.force",
-            Field::Drain(DrainField::IgnoreDaemonsets) => "spec.drain.ignoreDaemonsets",
-            Field::Drain(DrainField::DeleteEmptydirData) => "spec.drain.deleteEmptydirData",
-            Field::Drain(DrainField::GracePeriodSeconds) => "spec.drain.gracePeriodSeconds",
-            Field::Drain(DrainField::TimeoutSeconds) => "spec.drain.timeoutSeconds",
-            Field::Drain(DrainField::PodSelector) => "spec.drain.podSelector",
-            Field::Drain(DrainField::DisableEviction) => "spec.drain.disableEviction",
-            Field::Drain(DrainField::SkipWaitForDeleteTimeoutSeconds) => "spec.drain.skipWaitForDeleteTimeoutSeconds",
-            Field::Drain(DrainField::RespectDoNotDisrupt) => "spec.drain.respectDoNotDisrupt",
-            Field::Verify => "spec.verify",
-            Field::SettleSeconds => "spec.settleSeconds",
-            Field::WindowOverride => "spec.windowOverride",
-            Field::Unattended => "spec.unattended",
-        }
-    }
-}
-
-/// One pinned field that differs now: its value as pinned and as it is, each in short words ("none" when unset).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SpecChange {
-    pub field: Field,
-    pub pinned: String,
-    pub now: String,
-}
-
-impl SpecChange {
-    /// "spec.drain.disableEviction: false → true".
-    pub fn english(&self) -> String {
-        format!("{}: {} → {}", self.field.path(), self.pinned, self.now)
-    }
-
-    /// Every change, on one line.
-    pub fn english_all(changes: &[SpecChange]) -> String {
-        changes.iter().map(SpecChange::english).collect::<Vec<_>>().join("; ")
-    }
 }
 
 fn shown<T: std::fmt::Display>(value: &Option<T>) -> String {
@@ -205,7 +128,7 @@ pub enum PinRead {
     /// A pin whose seal does not check out: written by someone other than a Drainboard server.
     Forged,
     /// A pin the server's seal vouches for: this spec, at this generation, by this person.
-    Sealed { generation: i64, pinned: Pinned, by: String },
+    Sealed { generation: i64, pinned: Box<Pinned>, by: String },
 }
 
 /// Why a plan may not act.
@@ -400,14 +323,16 @@ mod tests {
     }
 
     fn sealed(generation: i64, pinned: Pinned) -> PinRead {
-        PinRead::Sealed { generation, pinned, by: "alice".into() }
+        PinRead::Sealed { generation, pinned: Box::new(pinned), by: "alice".into() }
     }
 
     #[test]
     fn the_runner_acts_only_on_what_was_pinned() {
         type Edit = fn(&mut Pinned);
+        /// What, the pin read, the generation now, the edit since, and the verdict (`Ok(repin)` or the reason).
+        type Row = (&'static str, PinRead, i64, Edit, Result<bool, &'static str>);
         let none: Edit = |_| {};
-        let rows: Vec<(&str, PinRead, i64, Edit, Result<bool, &str>)> = vec![
+        let rows: Vec<Row> = vec![
             ("the pinned spec, unchanged", sealed(1, pinned()), 1, none, Ok(false)),
             (
                 "a pause or a new reason (a new generation, nothing pinned changed)",

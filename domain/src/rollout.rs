@@ -224,15 +224,7 @@ pub struct RolloutProgress {
     /// While its spec differs from what a person confirmed: what changed, and the generation to confirm when
     /// continuing it (`crate::pin`). Nothing more starts meanwhile.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spec_changed: Option<SpecChanged>,
-}
-
-/// A plan's spec as it differs from its pin: the generation a person confirms by continuing it, and each change.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SpecChanged {
-    pub pinned: i64,
-    pub generation: i64,
-    pub changes: Vec<crate::pin::SpecChange>,
+    pub spec_changed: Option<crate::spec_change::SpecChanged>,
 }
 
 impl RolloutProgress {

@@ -6,7 +6,7 @@ import { test, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { apply, deletePlans, kubectl, requireEnv, startDrainboard, userKubeconfig, waitFor } from './support.mjs';
+import { apply, deletePlans, kubectl, launchBrowser, requireEnv, startDrainboard, userKubeconfig, waitFor } from './support.mjs';
 import { call, hold, plan, pool as poolOf, reasons, record, step } from './plan-support.mjs';
 
 const cleanups = [];
@@ -173,8 +173,23 @@ test('a spec edited by someone who may only patch plans blocks the plan, across 
   assert.equal(stale.status, 409, JSON.stringify(stale.body));
   assert.equal(blocked(plan(id))?.reason, 'SpecChanged', 'a refused continue changes nothing');
 
-  const confirmed = await call(a, 'rollouts/continue', { id, generation });
-  assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
+  // The page shows each change and confirms the generation it shows.
+  const browser = await launchBrowser();
+  try {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${a.url}/`);
+    const panel = page.locator(`[data-testid="rollout"][data-id="${id}"]`);
+    const change = panel.locator('[data-testid="plan-spec-change"][data-field="spec.drain.disableEviction"]');
+    await change.waitFor({ timeout: 30_000 });
+    assert.match(await change.textContent(), /spec\.drain\.disableEviction: false → true/);
+    assert.equal(await panel.locator('[data-testid="plan-spec-changed"]').getAttribute('data-generation'), String(generation));
+    const button = panel.locator('[data-testid="plan-continue"]');
+    assert.match(await button.textContent(), new RegExp(`generation ${generation}`));
+    await button.click();
+    await waitFor('the page\'s continue to pin the generation it showed', 30_000, () => plan(id).status?.pinned?.generation === generation);
+  } finally {
+    await browser.close();
+  }
   const done = await waitFor('the plan complete, as confirmed', 120_000, () => {
     const now = plan(id);
     return now.status?.phase === 'Complete' ? now : null;

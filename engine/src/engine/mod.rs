@@ -16,6 +16,7 @@ mod plan_back;
 mod plan_checks;
 mod plan_end;
 mod plan_notices;
+mod plan_resume;
 mod plan_run;
 mod plan_silences;
 mod plans;

@@ -16,17 +16,24 @@ use std::time::Duration;
 
 use domain::{
     progress::DrainState,
-    rollout::{self, Back, RolloutProgress, RolloutState, Step},
+    rollout::{self, RolloutProgress, RolloutState, Step},
 };
 use kube::ResourceExt;
 use tokio_util::sync::CancellationToken;
 
-use domain::pin::{PinRead, RecordVerdict, Unpinned, Verdict};
-
-use super::{Acting, Engine, plan_notices::Told, plan_silences::Silences};
+use super::{
+    Acting, Engine,
+    plan_notices::Told,
+    plan_resume::{Resuming, follow_drains},
+    plan_silences::Silences,
+};
 use crate::{
     Error, Identity,
-    plan::{MaintenancePlan, Plans, resource::PlanPin, status},
+    plan::{
+        MaintenancePlan, Plans,
+        pin::{Check, admitted, check_pin, pinned, with_pin},
+        status,
+    },
 };
 
 /// How often the loop looks without being woken: the Lease's renewal and the nodes awaited back.
@@ -127,7 +134,7 @@ pub(super) async fn run(
                 Check::Stale => {}
                 Check::Same(repinned) => {
                     if let Some(repinned) = repinned {
-                        pin = repinned;
+                        pin = *repinned;
                     }
                     latest = with_pin(plan, &pin);
                 }
@@ -272,119 +279,6 @@ async fn begin(acting: &Acting<'_>, plan: &MaintenancePlan, progress: &mut Rollo
 }
 
 /// Where each draining node's drain is now.
-/// How a drain of the plan's is resumed after a takeover.
-struct Resuming<'a> {
-    /// A person confirmed the plan's pin as this runner started (see `domain::pin::judge_record`).
-    confirmed: bool,
-    /// The plan's pinned window override, and its name, for a resume a window holds.
-    window_override: Option<&'a str>,
-    plan: &'a str,
-}
-
-/// Where each draining node's drain is now. A drain to resume that a maintenance window holds is not resumed:
-/// the hold is answered, and the node waits.
-async fn follow_drains(
-    engine: &Engine,
-    acting: &Acting<'_>,
-    progress: &mut RolloutProgress,
-    resuming: &Resuming<'_>,
-) -> Option<domain::window::HeldNode> {
-    let mut held = None;
-    let uncordon_when_back = progress.options.uncordon_when_back;
-    for i in 0..progress.nodes.len() {
-        let Step::Draining(id) = progress.nodes[i].step.clone() else { continue };
-        let name = progress.nodes[i].name.clone();
-        let state = match engine.drain_progress(&id) {
-            // Interrupted (this server stops, or lost the node's Lease): the node stays draining, for this loop or
-            // the server that takes the plan over to resume.
-            Ok(drain) if drain.state == DrainState::Interrupted && engine.shutdown_signal().is_cancelled() => continue,
-            Ok(drain) if drain.state != DrainState::Interrupted => drain.state,
-            _ => match adopt(acting, &name, &id, &mut *progress, resuming, &mut held).await {
-                Some(Step::Ended(state)) => state,
-                Some(step) => {
-                    if let Step::Draining(id) = &step {
-                        progress.nodes[i].drain_id = Some(id.clone());
-                    }
-                    progress.nodes[i].step = step;
-                    continue;
-                }
-                None => continue,
-            },
-        };
-        if state.is_running() {
-            continue;
-        }
-        if uncordon_when_back && state.is_drained() {
-            let boot = acting.cache().await.ok().and_then(|c| c.node_card(&name)).and_then(|c| c.boot_id);
-            progress.nodes[i].back = Some(Back::Waiting(boot));
-            progress.nodes[i].waiting_since = Some(jiff::Timestamp::now());
-        }
-        progress.nodes[i].step = Step::Ended(state);
-    }
-    held
-}
-
-/// A node's drain this server does not hold (the plan was taken over): what its record on the node says, judged
-/// against what the plan's runner wrote (`domain::pin::judge_record`). `None` while another server still runs it,
-/// or, with the plan blocked, when the record is not the plan's drain with the plan's options: a record is
-/// whatever anyone who may patch the node wrote, and it chooses nothing.
-async fn adopt(
-    acting: &Acting<'_>,
-    node: &str,
-    id: &str,
-    progress: &mut RolloutProgress,
-    resuming: &Resuming<'_>,
-    held: &mut Option<domain::window::HeldNode>,
-) -> Option<Step> {
-    let record = match acting.recorded_drain(node).await {
-        Ok(record) => record,
-        // No record: the drain never wrote one; start it as a queued node would be.
-        Err(Error::NotFound(_)) => {
-            return Some(
-                match acting.start_drain(node.into(), progress.options.drain.clone(), progress.reason.clone()).await {
-                    Ok(started) => Step::Draining(started.id),
-                    Err(Error::Conflict(_)) => return None,
-                    Err(err) => Step::Ended(DrainState::Failed(err.failure())),
-                },
-            );
-        }
-        Err(_) => return None,
-    };
-    match domain::pin::judge_record(node, id, &record, &progress.options.drain, resuming.confirmed) {
-        RecordVerdict::Resume => {
-            // Admitted by the windows as any start is; the node's cordon already counts in their budgets.
-            let decision = acting.engine().admit(node).await;
-            if !decision.may_start() {
-                let overridden = match resuming.window_override {
-                    Some(reason) => acting.override_for_plan(&decision, reason, resuming.plan, true).await,
-                    None => false,
-                };
-                if !overridden {
-                    if let Some(hold) = decision.held(jiff::Timestamp::now()) {
-                        held.get_or_insert(hold);
-                    }
-                    return None;
-                }
-            }
-            tracing::info!(%node, drain = %id, "resuming the interrupted drain of a plan taken over");
-            // The plan's own options and reason, never the record's.
-            let (options, reason) = (progress.options.drain.clone(), progress.reason.clone());
-            Some(match acting.resume_drain(node.into(), options, reason).await {
-                Ok(started) => Step::Draining(started.id),
-                Err(Error::Conflict(_)) => return None,
-                Err(err) => Step::Ended(DrainState::Failed(err.failure())),
-            })
-        }
-        RecordVerdict::Running => None,
-        RecordVerdict::Ended(state) => Some(Step::Ended(state)),
-        RecordVerdict::Mismatch(mismatch) => {
-            tracing::warn!(%node, why = %mismatch.english(), "a node's drain record is not the plan's; nothing runs there");
-            progress.blocked = Some(mismatch.english());
-            None
-        }
-    }
-}
-
 /// Starts node `i`'s drain. A node whose Lease another server holds stays queued, to be tried again.
 async fn start(acting: &Acting<'_>, progress: &mut RolloutProgress, i: usize) {
     let node = progress.nodes[i].name.clone();
@@ -438,137 +332,4 @@ async fn publish(
         status::event_about(plans, plan, node.as_deref(), warning, &reason, note).await;
     }
     *shown = progress.clone();
-}
-
-/// The plan as its runner acts on it: the spec's pinned fields as `pin` has them (pausing, cancelling and the
-/// reason stay as the spec has them), and the pin in its status.
-fn with_pin(mut plan: MaintenancePlan, pin: &PlanPin) -> MaintenancePlan {
-    let spec = &pin.spec;
-    plan.spec.nodes = spec.nodes.clone();
-    plan.spec.node_selector = spec.node_selector.clone();
-    plan.spec.max_parallel = spec.max_parallel;
-    plan.spec.one_per_zone = spec.one_per_zone;
-    plan.spec.stop_on_failure = spec.stop_on_failure;
-    plan.spec.uncordon_when_back = spec.uncordon_when_back;
-    plan.spec.drain = spec.drain.clone();
-    plan.spec.verify = spec.verify.clone();
-    plan.spec.settle_seconds = spec.settle_seconds;
-    plan.spec.window_override = spec.window_override.clone();
-    plan.spec.unattended = spec.unattended;
-    plan.status.get_or_insert_with(Default::default).pinned = Some(pin.clone());
-    plan
-}
-
-/// Who pins what this runner does: the person who started or continued the plan here (the generation they
-/// confirmed), the unattended identity for a plan whose every change the admission policy judged, or a pin a
-/// server sealed before (moved to the current generation when only what is not pinned changed). Written before
-/// anything is done; `Err` says why the plan may not act.
-async fn pinned(
-    plans: &Plans,
-    plan: &MaintenancePlan,
-    identity: &Identity,
-    confirmed: Option<i64>,
-) -> Result<PlanPin, Unpinned> {
-    let generation = plan.metadata.generation.unwrap_or_default();
-    let uid = plan.metadata.uid.clone().unwrap_or_default();
-    let maintenance = identity.kind == crate::access::Kind::Maintenance;
-    // A plan the local operator's server made, that no runner pinned yet (it could not start: over the caps, say),
-    // was confirmed by its operator as made: at its first generation, and only that.
-    let made_unpinned = plans.made_here(plan.metadata.uid.as_deref())
-        && generation == 1
-        && plan.status.as_ref().is_none_or(|s| s.pinned.is_none());
-    let by = match confirmed {
-        Some(asked) if asked == generation => Some(identity.user.clone()),
-        None if made_unpinned => Some(identity.user.clone()),
-        Some(asked) => {
-            let changes = plan.spec_changed().map(|c| c.changes).unwrap_or_default();
-            return Err(Unpinned::SpecChanged { pinned: asked, generation, changes });
-        }
-        // The policy judged whoever made or changed it (`plan::unattended`): each generation is theirs.
-        None if maintenance && plan.spec.unattended => Some(UNATTENDED.to_owned()),
-        None => None,
-    };
-    let sealed = |err: String| Unpinned::SealUnavailable { why: err };
-    if let Some(by) = by {
-        let pin = plans.seal().pin(&uid, generation, &by, plan.pinnable()).await.map_err(sealed)?;
-        return write_pin(plans, plan, pin).await;
-    }
-    let read = match plan.status.as_ref().and_then(|s| s.pinned.as_ref()) {
-        None => PinRead::None,
-        Some(pin) if plans.seal().genuine(&uid, pin).await.map_err(sealed)? => {
-            PinRead::Sealed { generation: pin.generation, pinned: pin.spec.to_domain(), by: pin.by.clone() }
-        }
-        Some(_) => PinRead::Forged,
-    };
-    match domain::pin::judge(&read, &plan.pinnable().to_domain(), generation) {
-        Verdict::Block(why) => Err(why),
-        Verdict::Act { repin } => {
-            let Some(pin) = plan.status.as_ref().and_then(|s| s.pinned.clone()) else {
-                return Err(Unpinned::NotPinned);
-            };
-            if !repin {
-                return Ok(pin);
-            }
-            let pin = plans.seal().pin(&uid, generation, &pin.by, pin.spec).await.map_err(sealed)?;
-            write_pin(plans, plan, pin).await
-        }
-    }
-}
-
-/// Who an unattended plan's pin names: the admission policy judged each change, as the person who made it.
-const UNATTENDED: &str = "(unattended: judged at admission)";
-
-async fn write_pin(plans: &Plans, plan: &MaintenancePlan, pin: PlanPin) -> Result<PlanPin, Unpinned> {
-    match status::write_pin(plans, &plan.name_any(), &pin).await {
-        Ok(()) => Ok(pin),
-        Err(err) => Err(Unpinned::SealUnavailable {
-            why: format!("the pin could not be written: {}", crate::kube_error::api_message(&err)),
-        }),
-    }
-}
-
-/// How the plan as the watch shows it now stands to the runner's pin.
-enum Check {
-    /// The watch has not seen the pinned generation yet: nothing to judge.
-    Stale,
-    /// Nothing pinned changed; the pin moved to the new generation when it was one.
-    Same(Option<PlanPin>),
-    Changed(Unpinned),
-}
-
-/// Whether `plan`'s every change was judged at admission, so that the unattended identity running it takes each
-/// generation as it comes: it is marked unattended, and run as that identity.
-fn admitted(identity: &Identity, plan: &MaintenancePlan) -> bool {
-    identity.kind == crate::access::Kind::Maintenance && plan.spec.unattended
-}
-
-async fn check_pin(plans: &Plans, plan: &MaintenancePlan, pin: &PlanPin, admitted: bool) -> Check {
-    let generation = plan.metadata.generation.unwrap_or_default();
-    if generation < pin.generation {
-        return Check::Stale;
-    }
-    let read = PinRead::Sealed { generation: pin.generation, pinned: pin.spec.to_domain(), by: pin.by.clone() };
-    let verdict = match domain::pin::judge(&read, &plan.pinnable().to_domain(), generation) {
-        Verdict::Block(Unpinned::SpecChanged { .. }) if admitted => Verdict::Act { repin: true },
-        verdict => verdict,
-    };
-    match verdict {
-        Verdict::Act { repin: false } => Check::Same(None),
-        Verdict::Act { repin: true } => {
-            let uid = plan.metadata.uid.clone().unwrap_or_default();
-            let (by, spec) = match admitted {
-                true => (UNATTENDED.to_owned(), plan.pinnable()),
-                false => (pin.by.clone(), pin.spec.clone()),
-            };
-            match plans.seal().pin(&uid, generation, &by, spec).await {
-                Ok(repinned) => match write_pin(plans, plan, repinned).await {
-                    Ok(repinned) => Check::Same(Some(repinned)),
-                    // Not moved this time: tried again at the next look.
-                    Err(_) => Check::Same(None),
-                },
-                Err(_) => Check::Same(None),
-            }
-        }
-        Verdict::Block(why) => Check::Changed(why),
-    }
 }

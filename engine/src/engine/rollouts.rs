@@ -199,6 +199,9 @@ impl Acting<'_> {
             super::plans::Run::Runs => {}
             super::plans::Run::Capped(why) => tracing::warn!(plan = %name, %why, "the new plan waits for a place"),
             super::plans::Run::Not => {
+                // Another of the operator's servers took it on first, and pins it there: a confirmation kept here
+                // would outlive what it confirmed.
+                plans.take_confirmed(&name);
                 tracing::warn!(plan = %name, "could not take the new plan's Lease now; the coordinator will try again")
             }
         }

@@ -18,6 +18,7 @@
 mod drain;
 mod node;
 pub mod origin;
+pub(crate) mod pin;
 pub mod resource;
 pub(crate) mod seal;
 pub(crate) mod status;

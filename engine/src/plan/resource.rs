@@ -317,11 +317,11 @@ impl MaintenancePlan {
 
     /// How its spec differs from its pin now, as the page shows it (whether the pin is genuine is the runner's
     /// call, with the seal's key): `None` with no pin, or no difference.
-    pub fn spec_changed(&self) -> Option<domain::rollout::SpecChanged> {
+    pub fn spec_changed(&self) -> Option<domain::pin::SpecChanged> {
         let pin = self.status.as_ref()?.pinned.as_ref()?;
         let changes = domain::pin::changes(&pin.spec.to_domain(), &self.pinnable().to_domain());
         let generation = self.metadata.generation.unwrap_or_default();
-        (!changes.is_empty()).then(|| domain::rollout::SpecChanged { pinned: pin.generation, generation, changes })
+        (!changes.is_empty()).then_some(domain::pin::SpecChanged { pinned: pin.generation, generation, changes })
     }
 
     /// Who asked for it: the page's annotation, or, for a plan made otherwise, that it was made so.
