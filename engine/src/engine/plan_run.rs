@@ -136,11 +136,19 @@ pub(super) async fn run(
                     if let Some(repinned) = repinned {
                         pin = *repinned;
                     }
+                    if progress.spec_changed.take().is_some() {
+                        // Put back as it was confirmed: it goes on.
+                        progress.blocked = None;
+                    }
                     latest = with_pin(plan, &pin);
                 }
                 Check::Changed(why) => {
-                    // Nothing more starts: the drains running go on with the options they were started with.
-                    tracing::warn!(why = %why.english(), "the plan's spec changed since it was confirmed");
+                    // Nothing more starts until a person confirms the change (continuing it, which stops this loop
+                    // and runs it as them); this loop stays, so that the drains running, pausing, cancelling and
+                    // deleting are still followed.
+                    if progress.spec_changed.is_none() {
+                        tracing::warn!(why = %why.english(), "the plan's spec changed since it was confirmed");
+                    }
                     progress.spec_changed = with_pin(plan.clone(), &pin).spec_changed();
                     progress.blocked = Some(why.english());
                     latest = with_pin(plan, &pin);
@@ -209,7 +217,7 @@ pub(super) async fn run(
             told.held(engine, &progress, held);
             silences.keep(engine, &progress, false).await;
         }
-        if progress.blocked.is_some() {
+        if progress.blocked.is_some() && progress.spec_changed.is_none() {
             // Nothing more can be done as this person: the plan is left for whoever continues it.
             progress.runner = None;
             publish(plans, &latest, &mut shown, &progress, &lost).await;

@@ -139,6 +139,11 @@ impl Engine {
             plans.let_go(&name).await;
             return;
         }
+        if plan.spec.cancelled {
+            // Cancelling needs no one's rights: a plan nobody runs ends so, starting nothing more.
+            status::ended_without_runner(plans, plan, "Cancelled", "cancelled while no server ran it").await;
+            return;
+        }
         let young = plan
             .creation_timestamp()
             .and_then(|t| Duration::try_from(jiff::Timestamp::now().duration_since(t.0)).ok())

@@ -243,11 +243,18 @@ impl Acting<'_> {
             }
         }
         let plans = self.plans()?;
-        if plans.runs(id) {
+        if plans.runs(id) && changed.is_none() {
             return Ok(());
         }
         plans.hold(id, self.identity().clone(), self.client()?);
         plans.confirm(id, now);
+        // It runs here, waiting for a person to confirm its changed spec: its loop stops (its drains go on), and
+        // it runs on as this person, pinned at the generation they confirmed (whichever loop starts next here
+        // takes their hand and confirmation).
+        if plans.runs(id) && !plans.stop_running(id, std::time::Duration::from_secs(10)).await {
+            plans.take_confirmed(id);
+            return Err(Error::Conflict(Conflict::PlanElsewhere { plan: id.to_owned() }));
+        }
         let run = self.engine().try_run(plans, id).await;
         if let super::plans::Run::Capped(why) = run {
             plans.let_hold_go(id);

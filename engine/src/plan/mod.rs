@@ -257,6 +257,21 @@ impl Plans {
         self.hands.lock().remove(name);
     }
 
+    /// Stops this server's loop of `name` (its drains go on), and waits up to `limit` for it to end; whether it did.
+    pub(crate) async fn stop_running(&self, name: &str, limit: std::time::Duration) -> bool {
+        if let Some((stop, _)) = self.running.lock().get(name) {
+            stop.cancel();
+        }
+        let deadline = tokio::time::Instant::now() + limit;
+        while self.runs(name) {
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        true
+    }
+
     /// Whether this server runs `name` now.
     pub fn runs(&self, name: &str) -> bool {
         self.running.lock().contains_key(name)
