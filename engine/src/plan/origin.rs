@@ -17,7 +17,22 @@ const MAX_BYTES: u64 = 200_000;
 /// The operator's plans, as their state folder keeps them.
 pub struct Origins {
     path: PathBuf,
-    lock: parking_lot::Mutex<()>,
+    /// The uids as last read, and the file's length and time of change then: the coordinator asks about each plan
+    /// every few seconds, so the file is read again only when it changed (another of the operator's servers
+    /// appended), and a uid known is answered from memory.
+    known: parking_lot::Mutex<Known>,
+}
+
+#[derive(Default)]
+struct Known {
+    stamp: Option<(u64, std::time::SystemTime)>,
+    uids: std::collections::HashSet<String>,
+}
+
+/// The file's length and time of change, or `None` when it cannot be read.
+fn stamp(path: &Path) -> Option<(u64, std::time::SystemTime)> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.len(), meta.modified().ok()?))
 }
 
 fn uid_like(line: &str) -> bool {
@@ -27,7 +42,7 @@ fn uid_like(line: &str) -> bool {
 impl Origins {
     /// The plans kept in `path` (made when first written).
     pub fn new(path: PathBuf) -> Self {
-        Origins { path, lock: parking_lot::Mutex::new(()) }
+        Origins { path, known: parking_lot::Mutex::new(Known::default()) }
     }
 
     fn read(path: &Path) -> Vec<String> {
@@ -42,8 +57,16 @@ impl Origins {
 
     /// Whether the operator's servers made, or the operator continued, the plan `uid`.
     pub fn holds(&self, uid: &str) -> bool {
-        let _guard = self.lock.lock();
-        Self::read(&self.path).iter().any(|u| u == uid)
+        let mut known = self.known.lock();
+        if known.uids.contains(uid) {
+            return true;
+        }
+        let now = stamp(&self.path);
+        if now != known.stamp {
+            known.uids = Self::read(&self.path).into_iter().collect();
+            known.stamp = now;
+        }
+        known.uids.contains(uid)
     }
 
     /// Keeps `uid` as the operator's: written to a temporary file of mode 0600 and renamed into place.
@@ -52,7 +75,7 @@ impl Origins {
         if !uid_like(uid) {
             return Err(std::io::Error::other("not a plan uid"));
         }
-        let _guard = self.lock.lock();
+        let mut known = self.known.lock();
         let uids = Self::read(&self.path);
         if uids.iter().any(|u| u == uid) {
             return Ok(());
@@ -75,7 +98,9 @@ impl Origins {
         let mut file = std::fs::OpenOptions::new().append(true).create(true).mode(0o600).open(&self.path)?;
         std::fs::set_permissions(&self.path, std::fs::Permissions::from_mode(0o600))?;
         file.write_all(format!("{uid}\n").as_bytes())?;
-        file.sync_all()
+        file.sync_all()?;
+        known.uids.insert(uid.to_owned());
+        Ok(())
     }
 }
 
@@ -95,9 +120,13 @@ mod tests {
         origins.remember("77aa-2").unwrap();
         assert!(origins.holds("5f0c-1") && origins.holds("77aa-2"));
         assert!(!origins.holds("5f0c"), "a prefix is not a uid");
+        // Another of the operator's servers appends: the file is read again, since it changed.
+        let other = Origins::new(dir.join("state").join("plans"));
+        other.remember("99bb-3").unwrap();
+        assert!(origins.holds("99bb-3"), "a uid another server kept");
         assert!(origins.remember("../x\nsneaky").is_err(), "only uid-like text is written");
         let text = std::fs::read_to_string(dir.join("state").join("plans")).unwrap();
-        assert_eq!(text, "5f0c-1\n77aa-2\n");
+        assert_eq!(text, "5f0c-1\n77aa-2\n99bb-3\n");
         let mode = std::fs::metadata(dir.join("state").join("plans")).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
         let mode = std::fs::metadata(dir.join("state")).unwrap().permissions().mode() & 0o777;
