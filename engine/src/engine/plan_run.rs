@@ -286,7 +286,6 @@ async fn begin(acting: &Acting<'_>, plan: &MaintenancePlan, progress: &mut Rollo
     Ok(())
 }
 
-/// Where each draining node's drain is now.
 /// Starts node `i`'s drain. A node whose Lease another server holds stays queued, to be tried again.
 async fn start(acting: &Acting<'_>, progress: &mut RolloutProgress, i: usize) {
     let node = progress.nodes[i].name.clone();
