@@ -24,6 +24,7 @@ pub mod moving;
 pub mod node;
 pub mod notice;
 pub mod pin;
+pub mod plan_step;
 pub mod pod;
 pub mod preview;
 pub mod progress;

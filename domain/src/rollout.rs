@@ -246,6 +246,21 @@ impl RolloutProgress {
             || (verify_stops && self.nodes.iter().any(RolloutNode::unverified))
     }
 
+    /// The phase it reads as, in the plan's status and its notices: `Complete` only when some node drained and
+    /// none failed; an ended plan with no node drained could not start, which is no success.
+    pub fn phase(&self) -> &'static str {
+        match self.state {
+            RolloutState::Cancelled => "Cancelled",
+            RolloutState::Finished if self.nodes.iter().any(RolloutNode::failed) => "Failed",
+            RolloutState::Finished if !self.nodes.iter().any(|n| matches!(n.step, Step::Ended(_))) => "Failed",
+            RolloutState::Finished => "Complete",
+            _ if self.blocked.is_some() => "Blocked",
+            RolloutState::Paused => "Paused",
+            _ if self.held.is_some() => "Blocked",
+            RolloutState::Running => "Running",
+        }
+    }
+
     /// Whether nothing runs, nothing more will start, and no drained node is still awaited back.
     pub fn settled(&self) -> bool {
         let draining =

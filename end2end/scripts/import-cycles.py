@@ -101,7 +101,10 @@ def item_end(code, i):
 
 
 def drop_tests(code):
-    """Blanks every item under `#[cfg(test)]` (a test module, a test-only `use` or function)."""
+    """Blanks every item under `#[cfg(test)]` (a test module, a test-only `use` or function), and the whole of a
+    file that says `#![cfg(test)]` first (a module of tests in a file of its own)."""
+    if re.match(r"\s*#!\s*\[\s*cfg\s*\(\s*test\s*\)\s*\]", code):
+        return re.sub(r"[^\n]", " ", code)
     while True:
         m = re.search(r"#\s*\[\s*cfg\s*\(\s*test\s*\)\s*\]", code)
         if not m:
@@ -369,8 +372,9 @@ def cycles(graph):
 
 SELF_TEST = {
     # Four circles: a parent and its child, across two levels of `mod.rs`, through an inline module, and through a
-    # re-export at the root; and a file that only re-exports, or imports in its tests, which is in none.
-    "lib.rs": "pub mod a; pub mod c; mod w; mod x; mod y; mod z; mod door; pub use x::X;",
+    # re-export at the root; and a file that only re-exports, or imports in its tests, or is all tests, which is in
+    # none.
+    "lib.rs": "pub mod a; pub mod c; mod w; mod x; mod y; mod z; mod door; mod k; mod v; pub use x::X;",
     "a/mod.rs": "pub mod b; pub fn f() { b::g() }",
     "a/b.rs": "pub fn g() { super::f() }",
     "c/mod.rs": 'pub mod d; pub fn f() { let s = "{"; d::e::g() }',
@@ -381,6 +385,8 @@ SELF_TEST = {
     "x.rs": "pub struct X; fn h(_: crate::y::Y) {}",
     "y.rs": "use crate::X; pub struct Y;",
     "door.rs": "// crate::a::f\npub use crate::y::Y;\n#[cfg(test)]\nmod tests { use crate::z::Z; }",
+    "k.rs": "#![cfg(test)]\nuse crate::v::V; pub struct K;",
+    "v.rs": "pub struct V; fn f(_: crate::k::K) {}",
 }
 
 

@@ -6,7 +6,7 @@ use domain::{
     drain::DrainOptions,
     estimate::{Estimate, Forecast, NoEstimate, PlanEstimate, Shape},
     preview::{Timing, preview},
-    rollout::{RolloutOptions, RolloutProgress, Step},
+    rollout::RolloutOptions,
 };
 
 use super::{Acting, Engine};
@@ -55,20 +55,6 @@ impl Acting<'_> {
         let forecast = self.forecasts(&[node], options).await.ok()?.pop()?;
         let timing = self.timing(&[node]).await;
         domain::estimate::drain(&forecast, timing.pace, timing.learned.as_ref()).ok()
-    }
-
-    /// The plan's estimate, made once, before its first node starts: each node's drain keeps its part.
-    pub(crate) async fn estimate_plan_once(&self, progress: &mut RolloutProgress) {
-        if progress.estimate.is_some() || progress.nodes.iter().any(|n| n.step != Step::Queued) {
-            return;
-        }
-        let names: Vec<String> = progress.nodes.iter().map(|n| n.name.clone()).collect();
-        if let Ok(Ok(estimate)) = self.estimate_plan(&names, &progress.options).await {
-            for (n, e) in progress.nodes.iter_mut().zip(estimate.nodes) {
-                n.estimate = Some(e);
-            }
-            progress.estimate = Some(estimate.total);
-        }
     }
 
     /// A plan's estimate over `nodes` in their order, as the caller sees the cluster: what the plan dialog shows,

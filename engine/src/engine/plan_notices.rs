@@ -24,21 +24,6 @@ impl Told {
         });
     }
 
-    /// Which nodes were done before a round: what [`Self::done`] compares with.
-    pub(super) fn done_before(progress: &RolloutProgress) -> Vec<bool> {
-        progress.nodes.iter().map(|n| n.done_at.is_some()).collect()
-    }
-
-    /// Tells each node done since `before`.
-    pub(super) fn done(engine: &Engine, before: &[bool], progress: &RolloutProgress) {
-        let verified = progress.options.verify.is_some();
-        for (node, was) in progress.nodes.iter().zip(before) {
-            if node.done_at.is_some() && !was {
-                engine.notify(Notice::NodeDone { plan: progress.id.clone(), node: node.name.clone(), verified });
-            }
-        }
-    }
-
     /// The node a window holds now, and why (`None`: none): told once it has been held longer than the threshold.
     pub(super) fn held(&mut self, engine: &Engine, progress: &RolloutProgress, now: Option<(String, String)>) {
         let Some(after) = engine.notify_blocked_after() else { return };
@@ -59,13 +44,5 @@ impl Told {
             let seconds = since.elapsed().as_secs();
             engine.notify(Notice::NodeBlocked { plan: progress.id.clone(), node: node.clone(), why, seconds });
         }
-    }
-
-    pub(super) fn ended(engine: &Engine, progress: &RolloutProgress) {
-        engine.notify(Notice::PlanEnded {
-            plan: progress.id.clone(),
-            phase: crate::plan::status::phase(progress).into(),
-            failed: progress.nodes.iter().filter(|n| n.failed()).map(|n| n.name.clone()).collect(),
-        });
     }
 }

@@ -19,19 +19,9 @@ use super::{
 pub const NEEDS_MAINTAINER: &str = "needs a maintainer to continue: the server that ran it stopped, and no server \
     holds credentials for it; anyone with the rights to drain its remaining nodes may continue it as themselves";
 
-/// The phase a plan's progress reads as.
+/// The phase a plan's progress reads as (`domain::rollout::RolloutProgress::phase`).
 pub fn phase(progress: &RolloutProgress) -> &'static str {
-    match progress.state {
-        RolloutState::Cancelled => "Cancelled",
-        RolloutState::Finished if progress.nodes.iter().any(|n| n.failed()) => "Failed",
-        // Ended with no node drained: it could not start (a node gone, a selector that names none). Not a success.
-        RolloutState::Finished if !progress.nodes.iter().any(|n| matches!(n.step, Step::Ended(_))) => "Failed",
-        RolloutState::Finished => "Complete",
-        _ if progress.blocked.is_some() => "Blocked",
-        RolloutState::Paused => "Paused",
-        _ if progress.held.is_some() => "Blocked",
-        RolloutState::Running => "Running",
-    }
+    progress.phase()
 }
 
 pub use super::resource::HELD_BY_WINDOW;
@@ -168,6 +158,21 @@ pub async fn write_pin(plans: &Plans, name: &str, pin: &super::resource::PlanPin
 pub async fn write(plans: &Plans, name: &str, status: &PlanStatus) -> Result<(), kube::Error> {
     let patch = serde_json::json!({ "status": status });
     plans.api.patch_status(name, &PatchParams::default(), &Patch::Merge(&patch)).await.map(|_| ())
+}
+
+/// Writes the status of `name` only while the plan is at `version` (its `resourceVersion`; any version without
+/// one): the API server answers 409 when anyone wrote the plan since. The plan as written.
+pub async fn write_on(
+    plans: &Plans,
+    name: &str,
+    status: &PlanStatus,
+    version: Option<&str>,
+) -> Result<MaintenancePlan, kube::Error> {
+    let mut patch = serde_json::json!({ "status": status });
+    if let Some(version) = version {
+        patch["metadata"] = serde_json::json!({ "resourceVersion": version });
+    }
+    plans.api.patch_status(name, &PatchParams::default(), &Patch::Merge(&patch)).await
 }
 
 /// Publishes an Event on the plan; a failure to is logged, never fatal.

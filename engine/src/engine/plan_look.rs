@@ -1,0 +1,86 @@
+//! What a plan's runner sees at one look (`domain::plan_step::Look`), gathered from this server's drains, the
+//! nodes' drain records and the cluster cache. Only reads: every decision on what was read is the pure step's.
+
+use std::collections::BTreeMap;
+
+use domain::{
+    plan_step::{DrainSeen, Look, PlanSeen},
+    progress::DrainState,
+    rollout::{RolloutProgress, Step},
+};
+
+use super::{Acting, Engine};
+use crate::Error;
+
+/// What the look needs besides what it reads.
+pub(super) struct Seeing {
+    pub(super) plan: PlanSeen,
+    pub(super) lease_lost: bool,
+    pub(super) stopping: bool,
+    pub(super) maintenance: bool,
+    pub(super) confirmed: bool,
+}
+
+/// The look at `progress` now.
+pub(super) async fn look(engine: &Engine, acting: &Acting<'_>, progress: &RolloutProgress, seeing: Seeing) -> Look {
+    let mut look = Look {
+        now: jiff::Timestamp::now(),
+        plan: seeing.plan,
+        lease_lost: seeing.lease_lost,
+        stopping: seeing.stopping,
+        maintenance: seeing.maintenance,
+        confirmed: seeing.confirmed,
+        drains: BTreeMap::new(),
+        cards: BTreeMap::new(),
+        unrecovered: BTreeMap::new(),
+    };
+    if look.lease_lost {
+        return look;
+    }
+    let stopping = engine.shutdown_signal().is_cancelled();
+    for node in &progress.nodes {
+        let Step::Draining(id) = &node.step else { continue };
+        let seen = match engine.drain_progress(id) {
+            // Interrupted as this server stops: left for whoever takes the plan over.
+            Ok(drain) if drain.state == DrainState::Interrupted && stopping => DrainSeen::Here(drain.state),
+            Ok(drain) if drain.state != DrainState::Interrupted => DrainSeen::Here(drain.state),
+            // Not run here (a plan taken over), or interrupted here (its node Lease lost): its record says.
+            _ => match acting.recorded_drain(&node.name).await {
+                Ok(record) => DrainSeen::Recorded(record),
+                Err(Error::NotFound(_)) => DrainSeen::NoRecord,
+                Err(_) => DrainSeen::Unread,
+            },
+        };
+        look.drains.insert(node.name.clone(), seen);
+    }
+    let out = |n: &&domain::rollout::RolloutNode| matches!(n.step, Step::Draining(_)) || n.waiting_back();
+    if progress.nodes.iter().any(|n| out(&n))
+        && let Ok(cache) = acting.cache().await
+    {
+        for node in progress.nodes.iter().filter(out) {
+            if let Some(card) = super::plan_back::card_now(&cache, &node.name) {
+                look.cards.insert(node.name.clone(), card);
+            }
+        }
+    }
+    for node in progress.nodes.iter().filter(|n| n.recovering()) {
+        if let Some(touched) = &node.touched {
+            let failed = super::plan_checks::failures(acting, &node.name, touched).await;
+            look.unrecovered.insert(node.name.clone(), failed);
+        }
+    }
+    look
+}
+
+/// The drains of `progress` that still run on this server, as [`domain::plan_step::finish`] reads them.
+pub(super) fn drains_here(engine: &Engine, progress: &RolloutProgress, look: &mut Look) {
+    look.drains.clear();
+    for node in &progress.nodes {
+        if let Step::Draining(id) = &node.step
+            && let Ok(drain) = engine.drain_progress(id)
+        {
+            look.drains.insert(node.name.clone(), DrainSeen::Here(drain.state));
+        }
+    }
+    look.now = jiff::Timestamp::now();
+}
