@@ -8,12 +8,12 @@ use crate::AppError;
 
 /// Starts draining `nodes`, at most `options.max_parallel` at once (one per zone with `one_per_zone`), each as a
 /// single drain with `options.drain`, and answers with the rollout's id. With force, delete-emptydir-data or
-/// disable-eviction, `confirm` must be the number of nodes, as "6 nodes". `POST /api/rollouts/start` with
+/// disable-eviction, `confirm` must be the number of nodes, as "6 nodes". `POST /api/plans/start` with
 /// `{"nodes": [...], "options": {...}, "reason": "...", "confirm": "..."}`. A maintenance window that holds one of
 /// the nodes now refuses it (403) unless `wait_for_window` is true: then the plan starts, and each node waits until
 /// its windows allow. With `override_window` (a reason), a person who may override starts the plan past its
 /// windows: each node a window holds as the plan reaches it starts anyway, and that override is recorded.
-#[server(prefix = "/api", endpoint = "rollouts/start", input = Json)]
+#[server(prefix = "/api", endpoint = "plans/start", input = Json)]
 pub async fn start_rollout(
     nodes: Vec<String>,
     options: RolloutOptions,
@@ -58,9 +58,9 @@ async fn start(
 }
 
 /// How long a plan of `nodes` with `options` should take (`domain::estimate::plan`), as the caller sees the
-/// cluster: the plan dialog's estimate, the same that a plan records as it starts. `POST /api/rollouts/estimate`
+/// cluster: the plan dialog's estimate, the same that a plan records as it starts. `POST /api/plans/estimate`
 /// with `{"nodes": [...], "options": {...}}`; changes nothing.
-#[server(prefix = "/api", endpoint = "rollouts/estimate", input = Json)]
+#[server(prefix = "/api", endpoint = "plans/estimate", input = Json)]
 pub async fn estimate_rollout(
     nodes: Vec<String>,
     options: RolloutOptions,
@@ -78,8 +78,8 @@ pub async fn estimate_rollout(
 }
 
 /// A rollout's progress: each node's step (queued, draining with its drain's id, ended, not started) and the
-/// rollout's state. `POST /api/rollouts/status` with `{"id": "..."}`.
-#[server(prefix = "/api", endpoint = "rollouts/status", input = Json)]
+/// rollout's state. `POST /api/plans/status` with `{"id": "..."}`.
+#[server(prefix = "/api", endpoint = "plans/status", input = Json)]
 pub async fn rollout_status(id: String) -> Result<RolloutProgress, AppError> {
     crate::api::respond(
         async {
@@ -91,22 +91,22 @@ pub async fn rollout_status(id: String) -> Result<RolloutProgress, AppError> {
 }
 
 /// Stops a rollout: no node starts any more, and its running drains are cancelled (their nodes stay cordoned).
-/// Stopping needs the same rights as cancelling each drain. `POST /api/rollouts/cancel` with `{"id": "..."}`.
-#[server(prefix = "/api", endpoint = "rollouts/cancel", input = Json)]
+/// Stopping needs the same rights as cancelling each drain. `POST /api/plans/cancel` with `{"id": "..."}`.
+#[server(prefix = "/api", endpoint = "plans/cancel", input = Json)]
 pub async fn cancel_rollout(id: String) -> Result<(), AppError> {
     crate::api::respond(change(id, engine::plan::Change::Cancel).await)
 }
 
 /// Pauses a rollout (`"paused": true`: no node starts; those draining go on) or resumes it. `POST
-/// /api/rollouts/pause` with `{"id": "...", "paused": true}`.
-#[server(prefix = "/api", endpoint = "rollouts/pause", input = Json)]
+/// /api/plans/pause` with `{"id": "...", "paused": true}`.
+#[server(prefix = "/api", endpoint = "plans/pause", input = Json)]
 pub async fn pause_rollout(id: String, paused: bool) -> Result<(), AppError> {
     crate::api::respond(change(id, engine::plan::Change::Pause(paused)).await)
 }
 
 /// Every rollout this server holds, the latest first (the server keeps the last 50 that ended). `POST
-/// /api/rollouts`.
-#[server(prefix = "/api", endpoint = "rollouts")]
+/// /api/plans`.
+#[server(prefix = "/api", endpoint = "plans")]
 pub async fn list_rollouts() -> Result<Vec<RolloutProgress>, AppError> {
     crate::api::respond(
         async {
@@ -118,9 +118,9 @@ pub async fn list_rollouts() -> Result<Vec<RolloutProgress>, AppError> {
 }
 
 /// Says a node drained by a rollout with `uncordon_when_back` is back from its maintenance: it is uncordoned now,
-/// as the person who says so, instead of when its boot id changes. `POST /api/rollouts/back` with `{"id": "...",
+/// as the person who says so, instead of when its boot id changes. `POST /api/plans/back` with `{"id": "...",
 /// "node": "..."}`.
-#[server(prefix = "/api", endpoint = "rollouts/back", input = Json)]
+#[server(prefix = "/api", endpoint = "plans/back", input = Json)]
 pub async fn rollout_node_back(id: String, node: String) -> Result<(), AppError> {
     crate::api::respond(
         async {
@@ -134,10 +134,10 @@ pub async fn rollout_node_back(id: String, node: String) -> Result<(), AppError>
 
 /// Continues a plan no server runs (the one that ran it stopped, and none holds credentials for it) as the person
 /// who asks: this server runs it with their credentials from now on, and the plan records who continued it. Needs
-/// the rights to drain (team mode). `POST /api/rollouts/continue` with `{"id": "...", "generation": N}`: continuing
+/// the rights to drain (team mode). `POST /api/plans/continue` with `{"id": "...", "generation": N}`: continuing
 /// confirms the plan's spec at generation N, which the page shows with what changed since it was last confirmed;
 /// without `generation`, a plan whose spec changed is refused (409, with the changes).
-#[server(prefix = "/api", endpoint = "rollouts/continue", input = Json)]
+#[server(prefix = "/api", endpoint = "plans/continue", input = Json)]
 pub async fn continue_rollout(id: String, #[server(default)] generation: Option<i64>) -> Result<(), AppError> {
     crate::api::respond(
         async {
@@ -150,9 +150,9 @@ pub async fn continue_rollout(id: String, #[server(default)] generation: Option<
 
 /// Undoes a plan that has ended (finished, stopped or failed): uncordons, as the person who asks, exactly the nodes
 /// the plan cordoned that are still cordoned by it, and answers each node's step, with why a node was left alone
-/// (cordoned before the plan, drained or cordoned since by someone else). `POST /api/rollouts/undo` with
+/// (cordoned before the plan, drained or cordoned since by someone else). `POST /api/plans/undo` with
 /// `{"id": "..."}`.
-#[server(prefix = "/api", endpoint = "rollouts/undo", input = Json)]
+#[server(prefix = "/api", endpoint = "plans/undo", input = Json)]
 pub async fn undo_rollout(id: String) -> Result<Vec<domain::undo::UndoNode>, AppError> {
     crate::api::respond(
         async {

@@ -23,8 +23,8 @@ impl Change {
     fn english(self) -> &'static str {
         match self {
             Change::StopDrain => "stop a drain",
-            Change::ChangeRollout => "change a rollout",
-            Change::UndoRollout => "undo a rollout",
+            Change::ChangeRollout => "change a plan",
+            Change::UndoRollout => "undo a plan",
             Change::MovePods => "move pods for a drain",
             Change::Unblock => "unblock a drain",
         }
@@ -68,7 +68,7 @@ impl Denial {
                  cluster; ask a cluster administrator for a role that grants them"
                 .to_owned(),
             Self::MayNotStartPlan { user, lacks, role } => {
-                format!("{user} may not start a rollout: lacks {lacks}, which draining takes; ask for the {role} role")
+                format!("{user} may not start a plan: lacks {lacks}, which draining takes; ask for the {role} role")
             }
             Self::MayNotContinuePlan { user, plan, lacks, role } => {
                 format!("{user} may not continue the maintenance plan {plan}: lacks {lacks}; ask for the {role} role")
@@ -99,7 +99,7 @@ mod tests {
             (Denial::NoSight, vec!["list and watch of nodes"]),
             (
                 Denial::MayNotStartPlan { user: "bob".into(), lacks: "patch nodes".into(), role: "r".into() },
-                vec!["bob may not start a rollout: lacks patch nodes", "the r role"],
+                vec!["bob may not start a plan: lacks patch nodes", "the r role"],
             ),
             (
                 Denial::MayNotContinuePlan {

@@ -238,11 +238,11 @@ run_rollout() { # run_rollout URL MAX_PARALLEL
   local url=$1 n=$2 t0 id status
   local nodes; nodes=$(printf '"%s",' "${drain_nodes[@]}"); nodes=[${nodes%,}]
   t0=$(now)
-  id=$(curl -sf -X POST -H @"$work/auth" -H 'content-type: application/json' "$url/api/rollouts/start" \
+  id=$(curl -sf -X POST -H @"$work/auth" -H 'content-type: application/json' "$url/api/plans/start" \
     -d "{\"nodes\":$nodes,\"options\":{\"max_parallel\":$n,\"one_per_zone\":false,\"stop_on_failure\":true,\"drain\":{\"ignore_daemonsets\":true,\"timeout_seconds\":900}},\"reason\":\"benchmark\"}" |
     python3 -c 'import json,sys; print(json.load(sys.stdin))')
   while :; do
-    status=$(curl -sf -X POST -H @"$work/auth" -H 'content-type: application/json' "$url/api/rollouts/status" -d "{\"id\":\"$id\"}")
+    status=$(curl -sf -X POST -H @"$work/auth" -H 'content-type: application/json' "$url/api/plans/status" -d "{\"id\":\"$id\"}")
     case $status in *'"state":"Finished"'* | *'"state":"Cancelled"'*) break ;; esac
     sleep 0.2
   done

@@ -61,7 +61,7 @@ async function round(signal, i) {
     kc('get', 'pods', '-n', id, '--field-selector', 'status.phase=Running', '-o', 'jsonpath={.items[0].metadata.name}').trim());
   const [a, b] = [await start(), await start()];
   try {
-    const res = await fetch(`${a.url}/api/rollouts/start`, authorized({ method: 'POST', headers: { 'content-type': 'application/json' },
+    const res = await fetch(`${a.url}/api/plans/start`, authorized({ method: 'POST', headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ nodes, options: { max_parallel: 1 }, reason: 'takeover bench' }) }));
     const plan = await res.json();
     if (res.status !== 200) throw new Error(JSON.stringify(plan));

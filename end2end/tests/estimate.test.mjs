@@ -2,7 +2,7 @@
 // pods of one Deployment under a budget that allows one; kwok deletes each 6 s after its eviction (a pod that takes
 // 6 s of its 20 s grace period to stop). The drain dialog shows a range, the drain's end in the history shows the
 // real time beside the estimate that was shown, and the next drain's estimate has learned from the first. The
-// plan dialog and `rollouts/estimate` give a plan's total, and a plan records it, node by node, as it starts.
+// plan dialog and `plans/estimate` give a plan's total, and a plan records it, node by node, as it starts.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { apply, kubectl, scenario, useServerAndBrowser, waitFor, openBoard as openBoardOf } from './support.mjs';
@@ -122,7 +122,7 @@ test('the drain dialog estimates, the history shows the real time beside it, and
   await context.close();
 });
 
-test('a plan\'s estimate: the dialog and rollouts/estimate give its total, and the plan records it node by node', async () => {
+test('a plan\'s estimate: the dialog and plans/estimate give its total, and the plan records it node by node', async () => {
   const s = await setUp('plan-estimate');
   const options = { max_parallel: 1, stop_on_failure: true, drain: { ignore_daemonsets: true } };
 
@@ -133,16 +133,16 @@ test('a plan\'s estimate: the dialog and rollouts/estimate give its total, and t
     [{ nodes: [s.node], options: { ...options, max_parallel: 0 } }, /at most 1 to 50/],
     [{ nodes: [s.node], options: { ...options, drain: { timeout_seconds: -1 } } }, /cannot be read/],
   ]) {
-    const res = await call('rollouts/estimate', body);
+    const res = await call('plans/estimate', body);
     assert.equal(res.status, 400, `${JSON.stringify(body)}: ${JSON.stringify(res.json)}`);
     assert.match(JSON.stringify(res.json), why);
   }
-  const missing = await call('rollouts/estimate', { nodes: ['no-such-node-here'], options });
+  const missing = await call('plans/estimate', { nodes: ['no-such-node-here'], options });
   assert.equal(missing.status, 404, JSON.stringify(missing.json));
-  const foreign = await call('rollouts/estimate', { nodes: [s.node], options }, { origin: 'http://evil.example' });
+  const foreign = await call('plans/estimate', { nodes: [s.node], options }, { origin: 'http://evil.example' });
   assert.equal(foreign.status, 403, JSON.stringify(foreign.json));
 
-  const asked = await call('rollouts/estimate', { nodes: [s.node], options });
+  const asked = await call('plans/estimate', { nodes: [s.node], options });
   assert.equal(asked.status, 200, JSON.stringify(asked.json));
   const total = asked.json.Ok.total;
   assert.equal(asked.json.Ok.nodes.length, 1);
@@ -162,7 +162,7 @@ test('a plan\'s estimate: the dialog and rollouts/estimate give its total, and t
   await context.close();
 
   // Started, the plan records its estimate and each node's, and the node's drain keeps its part.
-  const started = await call('rollouts/start', { nodes: [s.node], options, reason: 'estimate test' });
+  const started = await call('plans/start', { nodes: [s.node], options, reason: 'estimate test' });
   assert.equal(started.status, 200, JSON.stringify(started.json));
   const plan = started.json;
   const jsonpath = (path) => kubectl('get', 'maintenanceplan', plan, '-o', `jsonpath=${path}`).trim();

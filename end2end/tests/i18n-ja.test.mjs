@@ -291,7 +291,7 @@ test('a plan\'s node that Drainboard itself refuses to drain says why in Japanes
   s.deployment('web', 1);
   s.pdb('web-pdb', 'web', 1);
   await s.running(1);
-  const started = await fetch(`${ctx.server.url}/api/rollouts/start`, {
+  const started = await fetch(`${ctx.server.url}/api/plans/start`, {
     method: 'POST', headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ nodes: [s.node, s.spare], options: { max_parallel: 1 } }),
   });

@@ -5,10 +5,10 @@ import { apply, kwokNodes, kubectl, waitFor } from './support.mjs';
 /** The taint of the test pools' nodes, which only the tests' own pods tolerate. */
 export const TAINT = 'drainboard.dev/test';
 
-/** POST `path` of `server`'s API with `body`; the answer's status and JSON body. */
+/** POST `path` of `server`'s API with `body`; the answer's status, headers and JSON body. */
 export const call = (server, path, body) => fetch(`${server.url}/api/${path}`, {
   method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}),
-}).then(async (r) => ({ status: r.status, body: await r.json() }));
+}).then(async (r) => ({ status: r.status, headers: r.headers, body: await r.json() }));
 
 /** `count` fresh kwok nodes, each running one pod of its own Deployment (`app-<i>`); their removal goes to `cleanups`. */
 export async function pool(cleanups, name, count) {

@@ -86,10 +86,10 @@ test('a plan that merely names the operator is not run by their local server: it
 
   // The operator continues it, seeing it: then it is theirs, pinned at the generation they confirmed.
   const generation = waiting.metadata.generation;
-  const stale = await call(a, 'rollouts/continue', { id: name, generation: generation + 1 });
+  const stale = await call(a, 'plans/continue', { id: name, generation: generation + 1 });
   assert.equal(stale.status, 409, JSON.stringify(stale.body));
   assert.equal(stale.body.Conflict.conflict.SpecUnconfirmed.generation, generation);
-  const continued = await call(a, 'rollouts/continue', { id: name, generation });
+  const continued = await call(a, 'plans/continue', { id: name, generation });
   assert.equal(continued.status, 200, JSON.stringify(continued.body));
   const done = await waitFor('the plan complete', 90_000, () => {
     const now = plan(name);
@@ -108,7 +108,7 @@ test('a takeover resumes only the plan\'s own drain with its own options: a rewr
   cleanups.push(() => { try { release(); } catch {} });
   const a = await server();
   const b = await server();
-  const started = await call(a, 'rollouts/start', { nodes: [node], options: { max_parallel: 1 }, reason: 'trust record' });
+  const started = await call(a, 'plans/start', { nodes: [node], options: { max_parallel: 1 }, reason: 'trust record' });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
   await waitFor('the node draining, held by its budget', 60_000, () =>
@@ -127,8 +127,14 @@ test('a takeover resumes only the plan\'s own drain with its own options: a rewr
   assert.equal(pods(p.id).length, 1, 'the budget\'s pod was not deleted');
   assert.equal(JSON.parse(kubectl('get', 'pdb', 'hold-0', '-n', p.id, '-o', 'json')).status.currentHealthy, 1);
   // The page shows why.
-  const listed = (await call(other, 'rollouts')).body.find((r) => r.id === id);
+  const listed = (await call(other, 'plans')).body.find((r) => r.id === id);
   assert.match(listed.blocked, /drain record/);
+  // The plans' former address still answers, as an alias marked deprecated.
+  const former = await call(other, 'rollouts');
+  assert.equal(former.status, 200);
+  assert.equal(former.headers.get('deprecation'), 'true');
+  assert.equal(former.headers.get('link'), '</api/plans>; rel="successor-version"');
+  assert.equal(former.body.find((r) => r.id === id)?.blocked, listed.blocked);
 });
 
 test('a spec edited by someone who may only patch plans blocks the plan, across a restart, until a person continues it confirming that generation', { timeout: 300_000 }, async () => {
@@ -136,7 +142,7 @@ test('a spec edited by someone who may only patch plans blocks the plan, across 
   const release = hold(p, 0);
   cleanups.push(() => { try { release(); } catch {} });
   let a = await server();
-  const started = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 1 }, reason: 'trust spec' });
+  const started = await call(a, 'plans/start', { nodes: p.nodes, options: { max_parallel: 1 }, reason: 'trust spec' });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
   const running = await waitFor('node 0 draining', 60_000, () => {
@@ -153,23 +159,23 @@ test('a spec edited by someone who may only patch plans blocks the plan, across 
   assert.ok(generation > pinnedAt);
   assert.equal(stopped.status.observedGeneration, pinnedAt, 'the edit is not taken as acted on');
   assert.match(blocked(stopped).message, /spec\.drain\.disableEviction: false → true/);
-  const shown = (await call(a, 'rollouts')).body.find((r) => r.id === id);
+  const shown = (await call(a, 'plans')).body.find((r) => r.id === id);
   assert.deepEqual(shown.spec_changed.changes.map((c) => [c.field, c.pinned, c.now]), [[{ Drain: 'DisableEviction' }, 'false', 'true']]);
   assert.equal(shown.spec_changed.generation, generation);
 
   // A restart does not pick it up by itself.
   await a.stop();
   a = await server();
-  await waitFor('the new server to list the plan', 20_000, async () => (await call(a, 'rollouts')).body.find?.((r) => r.id === id));
+  await waitFor('the new server to list the plan', 20_000, async () => (await call(a, 'plans')).body.find?.((r) => r.id === id));
   await new Promise((r) => setTimeout(r, 12_000));
   assert.equal(blocked(plan(id))?.reason, 'SpecChanged', 'still waiting for a person');
   assert.equal(cordoned(p.nodes[1]), false, `${p.nodes[1]} not started`);
   assert.equal(record(p.nodes[1]), null);
 
-  const unconfirmed = await call(a, 'rollouts/continue', { id });
+  const unconfirmed = await call(a, 'plans/continue', { id });
   assert.equal(unconfirmed.status, 409, JSON.stringify(unconfirmed.body));
   assert.equal(unconfirmed.body.Conflict.conflict.SpecUnconfirmed.changes[0].now, 'true');
-  const stale = await call(a, 'rollouts/continue', { id, generation: pinnedAt });
+  const stale = await call(a, 'plans/continue', { id, generation: pinnedAt });
   assert.equal(stale.status, 409, JSON.stringify(stale.body));
   assert.equal(blocked(plan(id))?.reason, 'SpecChanged', 'a refused continue changes nothing');
 
@@ -210,7 +216,7 @@ test('a window override written by someone who may only patch plans is not honou
   const a = await server();
   await waitFor(`the server knows ${window} covers the node`, 30_000, async () =>
     (await call(a, 'windows')).body.nodes?.find((d) => d.node === node)?.windows?.includes(window));
-  const started = await call(a, 'rollouts/start', { nodes: [node], options: { max_parallel: 1 }, wait_for_window: true, reason: 'trust override' });
+  const started = await call(a, 'plans/start', { nodes: [node], options: { max_parallel: 1 }, wait_for_window: true, reason: 'trust override' });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
   await blockedWith(id, 'MaintenanceWindow', 30_000);
@@ -233,7 +239,7 @@ test('a pin forged in the status before a takeover does not check out: the plan 
   cleanups.push(() => { try { release(); } catch {} });
   const a = await server();
   const b = await server();
-  const started = await call(a, 'rollouts/start', { nodes: [node], options: { max_parallel: 1 }, reason: 'trust pin' });
+  const started = await call(a, 'plans/start', { nodes: [node], options: { max_parallel: 1 }, reason: 'trust pin' });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
   await waitFor('the node draining, held by its budget', 60_000, () => step(id, 0).step === 'Draining' && plan(id).status.pinned);
@@ -255,7 +261,7 @@ test('a resume is admitted by the windows as a start is: a plan taken over into 
   const releases = [hold(p, 0), hold(p, 1)];
   cleanups.push(() => { for (const r of releases) { try { r(); } catch {} } });
   const pair = [await server(), await server()];
-  const started = await call(pair[0], 'rollouts/start', { nodes: [planned], options: { max_parallel: 1 }, reason: 'trust freeze' });
+  const started = await call(pair[0], 'plans/start', { nodes: [planned], options: { max_parallel: 1 }, reason: 'trust freeze' });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
   const person = await call(pair[0], 'drains/start', { node: single, options: { timeout_seconds: 900 }, reason: 'trust freeze single' });
@@ -300,10 +306,10 @@ test('a server runs at most --max-plans plans at once: the next waits Blocked (T
   const release = hold(p, 0);
   cleanups.push(() => { try { release(); } catch {} });
   const a = await server(['--max-plans', '1']);
-  const first = await call(a, 'rollouts/start', { nodes: [p.nodes[0]], options: { max_parallel: 1 }, reason: 'caps first' });
+  const first = await call(a, 'plans/start', { nodes: [p.nodes[0]], options: { max_parallel: 1 }, reason: 'caps first' });
   assert.equal(first.status, 200, JSON.stringify(first.body));
   await waitFor('the first plan draining', 60_000, () => step(first.body, 0).step === 'Draining');
-  const second = await call(a, 'rollouts/start', { nodes: [p.nodes[1]], options: { max_parallel: 1 }, reason: 'caps second' });
+  const second = await call(a, 'plans/start', { nodes: [p.nodes[1]], options: { max_parallel: 1 }, reason: 'caps second' });
   assert.equal(second.status, 200, JSON.stringify(second.body));
   const waiting = await blockedWith(second.body, 'TooMany', 60_000);
   assert.match(blocked(waiting).message, /this server runs 1, the most it runs at once \(1\)/);

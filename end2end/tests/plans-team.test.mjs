@@ -62,7 +62,7 @@ test('after its server dies, a person\'s plan waits Blocked; a viewer cannot con
   const b = await startDrainboard(['--team', '--insecure-http']);
   cleanups.push(() => a.stop(), () => b.stop());
   const alice = await signIn(a, inlineKubeconfig('pt-alice', MAINTAIN));
-  const started = await call(a, 'rollouts/start', alice, { nodes, options: { max_parallel: 1 }, reason: 'pt kernel' });
+  const started = await call(a, 'plans/start', alice, { nodes, options: { max_parallel: 1 }, reason: 'pt kernel' });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const name = started.body;
   await waitFor('node 0 draining as alice', 60_000, () => plan(name).status?.nodes?.[0]?.step === 'Draining');
@@ -83,9 +83,9 @@ test('after its server dies, a person\'s plan waits Blocked; a viewer cannot con
   assert.equal(blocked.status.runner, undefined, 'nobody runs it');
 
   const viewer = await signIn(b, inlineKubeconfig('pt-viewer', READ));
-  const page = (await call(b, 'rollouts/status', viewer, { id: name })).body;
+  const page = (await call(b, 'plans/status', viewer, { id: name })).body;
   assert.match(page.blocked, /needs a maintainer/, 'the page says why it waits');
-  const refused = await call(b, 'rollouts/continue', viewer, { id: name });
+  const refused = await call(b, 'plans/continue', viewer, { id: name });
   assert.equal(refused.status, 403, JSON.stringify(refused.body));
   assert.match(refused.body.Denied.message, /pt-viewer may not continue .* lacks/);
   assert.equal(plan(name).status.phase, 'Blocked', 'still waiting');
@@ -93,7 +93,7 @@ test('after its server dies, a person\'s plan waits Blocked; a viewer cannot con
 
   release();
   const dave = await signIn(b, inlineKubeconfig('pt-dave', MAINTAIN));
-  const continued = await call(b, 'rollouts/continue', dave, { id: name });
+  const continued = await call(b, 'plans/continue', dave, { id: name });
   assert.equal(continued.status, 200, JSON.stringify(continued.body));
   const done = await waitFor('the plan to complete', 90_000, () => {
     const now = plan(name);
@@ -111,13 +111,13 @@ test('a person\'s plan goes on after they sign out, as their drains do, with the
   const a = await startDrainboard(['--team', '--insecure-http']);
   cleanups.push(() => a.stop());
   const erin = await signIn(a, inlineKubeconfig('ps-erin', MAINTAIN));
-  const started = await call(a, 'rollouts/start', erin, { nodes, options: { max_parallel: 1 }, reason: 'ps kernel' });
+  const started = await call(a, 'plans/start', erin, { nodes, options: { max_parallel: 1 }, reason: 'ps kernel' });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const name = started.body;
   await waitFor('node 0 draining', 60_000, () => plan(name).status?.nodes?.[0]?.step === 'Draining');
   const out = await call(a, 'session/sign-out', erin, {});
   assert.equal(out.status, 200, JSON.stringify(out.body));
-  assert.equal((await call(a, 'rollouts', erin)).status, 401, 'her session is gone');
+  assert.equal((await call(a, 'plans', erin)).status, 401, 'her session is gone');
   release();
   const done = await waitFor('the plan to complete', 90_000, () => {
     const now = plan(name);
@@ -158,7 +158,7 @@ test('an unattended plan: waits while no admission policy guards it, is refused 
   // A maintainer without the explicit permission asks the page for one: the API server's admission refuses it.
   const frank = await signIn(a, inlineKubeconfig('pu-frank', MAINTAIN));
   const refused = await waitFor('the policy to refuse frank', 30_000, async () => {
-    const r = await call(a, 'rollouts/start', frank, { nodes, options: { max_parallel: 1, unattended: true }, reason: 'pu' });
+    const r = await call(a, 'plans/start', frank, { nodes, options: { max_parallel: 1, unattended: true }, reason: 'pu' });
     return r.status === 200 ? (kubectl('delete', 'maintenanceplan', r.body), null) : r;
   });
   assert.equal(refused.status, 403, JSON.stringify(refused.body));
@@ -201,29 +201,29 @@ test('a rollout checks the starter\'s rights once before it makes anything, and 
   // May make plans, may not drain: refused before any plan exists.
   const maker = await signIn(a, inlineKubeconfig('pc-maker', [...READ,
     { apiGroups: ['drainboard.dev'], resources: ['maintenanceplans'], verbs: ['create', 'patch'] }]));
-  const refused = await call(a, 'rollouts/start', maker, { nodes, options: { max_parallel: 1 }, reason: `${id} refused` });
+  const refused = await call(a, 'plans/start', maker, { nodes, options: { max_parallel: 1 }, reason: `${id} refused` });
   assert.equal(refused.status, 403, JSON.stringify(refused.body));
-  assert.match(refused.body.Denied.message, /pc-maker may not start a rollout: lacks .*patch nodes/);
+  assert.match(refused.body.Denied.message, /pc-maker may not start a plan: lacks .*patch nodes/);
   assert.equal(mine().length, 0, 'no plan was made');
 
   // Ten plans of one person wait on the held node; the eleventh is refused, and a colleague is not held by it.
   const gail = await signIn(a, inlineKubeconfig('pc-gail', MAINTAIN));
   for (let i = 0; i < 10; i += 1) {
-    const r = await call(a, 'rollouts/start', gail, { nodes: [nodes[0]], options: { max_parallel: 1 }, reason: `${id} ${i}` });
+    const r = await call(a, 'plans/start', gail, { nodes: [nodes[0]], options: { max_parallel: 1 }, reason: `${id} ${i}` });
     assert.equal(r.status, 200, `plan ${i}: ${JSON.stringify(r.body)}`);
   }
   await waitFor('the watch to see all ten', 15_000, () => mine().length === 10);
-  const over = await call(a, 'rollouts/start', gail, { nodes: [nodes[1]], options: { max_parallel: 1 }, reason: `${id} 11` });
+  const over = await call(a, 'plans/start', gail, { nodes: [nodes[1]], options: { max_parallel: 1 }, reason: `${id} 11` });
   assert.equal(over.status, 429, JSON.stringify(over.body));
   assert.match(over.body.TooMany, /pc-gail has 10 plans that have not ended/);
   const hank = await signIn(a, inlineKubeconfig('pc-hank', MAINTAIN));
-  const other = await call(a, 'rollouts/start', hank, { nodes: [nodes[1]], options: { max_parallel: 1 }, reason: `${id} hank` });
+  const other = await call(a, 'plans/start', hank, { nodes: [nodes[1]], options: { max_parallel: 1 }, reason: `${id} hank` });
   assert.equal(other.status, 200, JSON.stringify(other.body));
   // Once one of hers ends, she may start another.
   const first = mine().find((p) => p.spec.reason === `${id} 0`).metadata.name;
-  assert.equal((await call(a, 'rollouts/cancel', gail, { id: first })).status, 200);
+  assert.equal((await call(a, 'plans/cancel', gail, { id: first })).status, 200);
   await waitFor('her first plan to end', 30_000, () => plan(first).status?.phase === 'Cancelled');
-  const again = await call(a, 'rollouts/start', gail, { nodes: [nodes[1]], options: { max_parallel: 1 }, reason: `${id} again` });
+  const again = await call(a, 'plans/start', gail, { nodes: [nodes[1]], options: { max_parallel: 1 }, reason: `${id} again` });
   assert.equal(again.status, 200, JSON.stringify(again.body));
   release();
   for (const p of mine()) kubectl('patch', 'maintenanceplan', p.metadata.name, '--type=merge', '-p', '{"spec":{"cancelled":true}}');

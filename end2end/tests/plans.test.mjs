@@ -46,7 +46,7 @@ for (const signal of ['SIGTERM', 'SIGKILL']) {
     const a = await startDrainboard();
     const b = await startDrainboard();
     cleanups.push(() => a.stop(), () => b.stop());
-    const started = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 1 }, reason: `takeover ${signal}` });
+    const started = await call(a, 'plans/start', { nodes: p.nodes, options: { max_parallel: 1 }, reason: `takeover ${signal}` });
     assert.equal(started.status, 200, JSON.stringify(started.body));
     const id = started.body;
 
@@ -65,7 +65,7 @@ for (const signal of ['SIGTERM', 'SIGKILL']) {
     assert.equal(before.status.observedGeneration, before.metadata.generation);
     // Every replica shows every plan, from its watch.
     const seen = await waitFor('the other server to list the plan', 10_000, async () =>
-      (await call(other, 'rollouts')).body.find?.((r) => r.id === id));
+      (await call(other, 'plans')).body.find?.((r) => r.id === id));
     assert.equal(seen.nodes[1].step.Draining !== undefined, true, JSON.stringify(seen.nodes[1]));
 
     await runner.stop(signal);
@@ -91,7 +91,7 @@ for (const signal of ['SIGTERM', 'SIGKILL']) {
     const c = await startDrainboard();
     cleanups.push(() => c.stop());
     const listed = await waitFor('a new server to list the ended plan', 10_000, async () =>
-      (await call(c, 'rollouts')).body.find?.((r) => r.id === id));
+      (await call(c, 'plans')).body.find?.((r) => r.id === id));
     assert.equal(listed.state, 'Finished');
     assert.deepEqual(listed.nodes.map((n) => n.step), p.nodes.map(() => ({ Ended: 'Drained' })));
     assert.equal(listed.started_by, done.metadata.annotations['drainboard.dev/started-by']);
@@ -119,7 +119,7 @@ test('a plan that overrides a window records each node\'s override once, even wh
   // A person's drain, past the window, that the budget keeps running: the plan's drain (other options) must wait.
   const person = await call(a, 'drains/start', { node, options: { timeout_seconds: 900 }, override_window: 'person first', reason: 'person' });
   assert.equal(person.status, 200, JSON.stringify(person.body));
-  const started = await call(a, 'rollouts/start', { nodes: [node], options: { max_parallel: 1 }, override_window: 'kernel CVE, change 5150', reason: 'override takeover' });
+  const started = await call(a, 'plans/start', { nodes: [node], options: { max_parallel: 1 }, override_window: 'kernel CVE, change 5150', reason: 'override takeover' });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
   /** The overrides of the node recorded as the plan's: the audit Events on the node that name the plan. */
@@ -159,7 +159,7 @@ test('kubectl patch pauses a plan and resumes it: no node starts while it is pau
   cleanups.push(() => a.stop(), () => b.stop());
   const [onA, onB] = [plansStream(a), plansStream(b)];
   cleanups.push(() => onA.close(), () => onB.close());
-  const started = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 1 } });
+  const started = await call(a, 'plans/start', { nodes: p.nodes, options: { max_parallel: 1 } });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
   await waitFor('node 0 draining', 60_000, () => step(id, 0).step === 'Draining');
@@ -179,7 +179,7 @@ test('kubectl patch pauses a plan and resumes it: no node starts while it is pau
   const paused = plan(id);
   assert.equal(paused.status.conditions.find((c) => c.type === 'Paused').status, 'True');
   assert.equal(paused.status.observedGeneration, paused.metadata.generation);
-  const page = (await call(a, 'rollouts/status', { id })).body;
+  const page = (await call(a, 'plans/status', { id })).body;
   assert.equal(page.state, 'Paused', 'the page reads the spec kubectl changed');
 
   release();
@@ -199,7 +199,7 @@ test('deleting a plan cancels its running drain, and the plan goes', { timeout: 
   hold(p, 0);
   const a = await startDrainboard();
   cleanups.push(() => a.stop());
-  const started = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 1 } });
+  const started = await call(a, 'plans/start', { nodes: p.nodes, options: { max_parallel: 1 } });
   const id = started.body;
   await waitFor('node 0 draining', 60_000, () => step(id, 0).step === 'Draining');
   kubectl('delete', 'maintenanceplan', id, '--wait=false');
@@ -216,17 +216,17 @@ test('undo uncordons exactly the nodes the plan cordoned and still holds, and li
   const release = hold(p, 0);
   const a = await startDrainboard();
   cleanups.push(() => a.stop());
-  const started = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 3, drain: { ignore_daemonsets: true } } });
+  const started = await call(a, 'plans/start', { nodes: p.nodes, options: { max_parallel: 3, drain: { ignore_daemonsets: true } } });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
   await waitFor('node 0 draining', 60_000, () => step(id, 0).step === 'Draining');
   assert.deepEqual(plan(id).status.nodes.map((n) => n.cordonedBefore), [false, false, true]);
 
   // Bad input and other sites: refused, nothing changes.
-  const running = await call(a, 'rollouts/undo', { id });
+  const running = await call(a, 'plans/undo', { id });
   assert.equal(running.status, 400, JSON.stringify(running.body));
   assert.match(running.body.Invalid, /still runs: stop it first/);
-  for (const path of ['rollouts/undo', 'rollouts/continue']) {
+  for (const path of ['plans/undo', 'plans/continue']) {
     assert.equal((await call(a, path, { id: 'no-such-plan' })).status, 404, path);
     assert.equal((await call(a, path, { id: 'Not A Name!' })).status, 404, path);
     assert.equal((await call(a, path, { nope: 1 })).status, 400, path);
@@ -249,7 +249,7 @@ test('undo uncordons exactly the nodes the plan cordoned and still holds, and li
     return board.upsert?.find((c) => c.name === p.nodes[1])?.cordon_record?.reason === 'disk check';
   });
 
-  const undone = await call(a, 'rollouts/undo', { id });
+  const undone = await call(a, 'plans/undo', { id });
   assert.equal(undone.status, 200, JSON.stringify(undone.body));
   const by = Object.fromEntries(undone.body.map((n) => [n.node, n.step]));
   assert.equal(by[p.nodes[0]], 'Uncordon');
@@ -272,20 +272,20 @@ test('verification: a node that never comes back, and one back on an unexpected 
   cleanups.push(() => a.stop());
   const verify = { deadline_seconds: 20, kubelet_version: 'v1.36', continue_on_failure: true };
   // Verification without uncordoning once back is refused: it checks a node that is back.
-  const refused = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 3, verify } });
+  const refused = await call(a, 'plans/start', { nodes: p.nodes, options: { max_parallel: 3, verify } });
   assert.equal(refused.status, 400, JSON.stringify(refused.body));
   assert.match(refused.body.Invalid, /needs uncordon_when_back/);
-  const bad = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 3, uncordon_when_back: true, verify: { ...verify, deadline_seconds: 0 } } });
+  const bad = await call(a, 'plans/start', { nodes: p.nodes, options: { max_parallel: 3, uncordon_when_back: true, verify: { ...verify, deadline_seconds: 0 } } });
   assert.equal(bad.status, 400, JSON.stringify(bad.body));
 
-  const started = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 3, uncordon_when_back: true, verify } });
+  const started = await call(a, 'plans/start', { nodes: p.nodes, options: { max_parallel: 3, uncordon_when_back: true, verify } });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
   assert.equal(plan(id).spec.verify.kubeletVersion, 'v1.36', 'the plan carries what it verifies');
   await waitFor('every node drained and awaited back', 60_000, () =>
     plan(id).status?.nodes?.every((n) => n.back === 'Waiting'));
   // A person's word that node 0 is back is not taken for its checks: it still runs the old kubelet.
-  const word = await call(a, 'rollouts/back', { id, node: p.nodes[0] });
+  const word = await call(a, 'plans/back', { id, node: p.nodes[0] });
   assert.equal(word.status, 409, JSON.stringify(word.body));
   assert.match(JSON.stringify(word.body), new RegExp(`${p.nodes[0]} does not check out yet, so it stays cordoned: .*${p.nodes[0]} came back on kubelet \\S+, expected v1\\.36`));
   assert.equal(kubectl('get', 'node', p.nodes[0], '-o', 'jsonpath={.spec.unschedulable}').trim(), 'true');
@@ -347,11 +347,11 @@ test('a plan made with kubectl apply and a node selector waits for someone to co
   });
   assert.match(blocked.status.conditions.find((c) => c.type === 'Blocked').message, /needs a maintainer to continue/);
   assert.equal(record(p.nodes[0]), null, 'nothing drained meanwhile');
-  const listed = (await call(a, 'rollouts/status', { id: name })).body;
+  const listed = (await call(a, 'plans/status', { id: name })).body;
   assert.equal(listed.started_by, '(made with kubectl)');
   assert.match(listed.blocked, /needs a maintainer/);
 
-  const continued = await call(a, 'rollouts/continue', { id: name });
+  const continued = await call(a, 'plans/continue', { id: name });
   assert.equal(continued.status, 200, JSON.stringify(continued.body));
   const done = await waitFor('the plan to complete', 60_000, () => {
     const now = plan(name);
@@ -387,7 +387,7 @@ test('verification: a workload kept from becoming Ready and its budget fail the 
   const a = await startDrainboard();
   cleanups.push(() => a.stop());
   const verify = { deadline_seconds: 25 };
-  const started = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 1, uncordon_when_back: true, verify } });
+  const started = await call(a, 'plans/start', { nodes: p.nodes, options: { max_parallel: 1, uncordon_when_back: true, verify } });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
   await waitFor('node 0 drained and awaited back', 60_000, () => step(id, 0).back === 'Waiting');
@@ -421,10 +421,10 @@ test('a settle time holds the next node after one is done', { timeout: 120_000 }
   const p = await pool('plan-settle', 2);
   const a = await startDrainboard();
   cleanups.push(() => a.stop());
-  const bad = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 1, settle_seconds: 3601 } });
+  const bad = await call(a, 'plans/start', { nodes: p.nodes, options: { max_parallel: 1, settle_seconds: 3601 } });
   assert.equal(bad.status, 400, JSON.stringify(bad.body));
   assert.match(bad.body.Invalid, /settle time between nodes is 0 to 3600 seconds/);
-  const started = await call(a, 'rollouts/start', { nodes: p.nodes, options: { max_parallel: 1, settle_seconds: 8 } });
+  const started = await call(a, 'plans/start', { nodes: p.nodes, options: { max_parallel: 1, settle_seconds: 8 } });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
   const done = await waitFor('the plan to complete', 60_000, () => {

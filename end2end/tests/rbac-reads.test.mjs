@@ -111,12 +111,12 @@ test('drains, their pods, the history, the timeline and rollouts are shown by th
     return p.pods?.some((pod) => pod.namespace === otherNs && pod.state.Blocked) && p.pods.some((pod) => pod.namespace === s.ns) ? p : null;
   });
   assert.deepEqual(whole.pods.map((p) => p.namespace).sort(), [s.ns, otherNs].sort(), 'alice sees both namespaces');
-  const rollout = await call('rollouts/start', alice, { nodes: [s.spare], options: { max_parallel: 1, drain: { ignore_daemonsets: true } }, reason: 'rr spare' });
+  const rollout = await call('plans/start', alice, { nodes: [s.spare], options: { max_parallel: 1, drain: { ignore_daemonsets: true } }, reason: 'rr spare' });
   assert.equal(rollout.status, 200, JSON.stringify(rollout.body));
 
   // Nobody: 403 for each, naming what it takes, and the board stream carries no drain and no history.
   for (const [path, body] of [['drains', {}], ['drains/status', { id }], ['nodes/history', { node: s.node }],
-    ['history/recent', {}], ['rollouts', {}], ['rollouts/status', { id: rollout.body }]]) {
+    ['history/recent', {}], ['rollouts', {}], ['plans/status', { id: rollout.body }]]) {
     const res = await call(path, nobody, body);
     assert.equal(res.status, 403, `${path}: ${JSON.stringify(res.body)}`);
     assert.match(res.body.Denied.message, /list and watch of nodes/, path);

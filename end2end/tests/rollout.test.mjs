@@ -84,7 +84,7 @@ function maxOverlap(intervals) {
 
 async function finished(id) {
   return waitFor('the rollout to finish', 120_000, async () => {
-    const p = (await call('rollouts/status', { id })).body;
+    const p = (await call('plans/status', { id })).body;
     return p.finished_at ? p : null;
   });
 }
@@ -101,13 +101,13 @@ test('bad rollout requests are refused with what to fix, and change nothing', { 
     [{ nodes: ['no-such-node-xyz'], options: opts() }, 404, /does not exist/],
     [{ nodes: ['node-1', 'node-2'], options: opts({ drain: { force: true } }) }, 400, /send "confirm": "2 nodes"/],
   ]) {
-    const res = await call('rollouts/start', body);
+    const res = await call('plans/start', body);
     assert.equal(res.status, status, `${JSON.stringify(body)}: ${JSON.stringify(res.body)}`);
     assert.match(said(res.body), pattern);
   }
-  assert.equal((await call('rollouts/status', { id: 'nope' })).status, 404);
+  assert.equal((await call('plans/status', { id: 'nope' })).status, 404);
   // A foreign page cannot start one.
-  const foreign = await call('rollouts/start', { nodes: ['node-1'], options: opts() },
+  const foreign = await call('plans/start', { nodes: ['node-1'], options: opts() },
     { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' });
   assert.equal(foreign.status, 403);
   assert.equal(kubectl('get', 'node', 'node-1', '-o', 'jsonpath={.spec.unschedulable}').trim(), '', 'node-1 untouched');
@@ -115,11 +115,11 @@ test('bad rollout requests are refused with what to fix, and change nothing', { 
 
 test('six nodes with at most two at once: never more than two draining, as the cluster recorded it', { timeout: 180_000 }, async () => {
   const p = await pool('ro-par', ['a', 'a', 'b', 'b', 'c', 'c']);
-  const started = await call('rollouts/start', { nodes: p.nodes.map((n) => n.name), options: { max_parallel: 2 }, reason: 'kernel' });
+  const started = await call('plans/start', { nodes: p.nodes.map((n) => n.name), options: { max_parallel: 2 }, reason: 'kernel' });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const seen = [];
   const done = await waitFor('the rollout to finish', 120_000, async () => {
-    const r = (await call('rollouts/status', { id: started.body })).body;
+    const r = (await call('plans/status', { id: started.body })).body;
     seen.push(r.nodes.filter((n) => stepName(n.step) === 'Draining').length);
     return r.finished_at ? r : null;
   });
@@ -136,7 +136,7 @@ test('six nodes with at most two at once: never more than two draining, as the c
 
 test('one per zone: two nodes of a zone never drain together', { timeout: 180_000 }, async () => {
   const p = await pool('ro-zone', ['a', 'a', 'b', 'b', 'c', 'c']);
-  const started = await call('rollouts/start', { nodes: p.nodes.map((n) => n.name), options: { max_parallel: 6, one_per_zone: true } });
+  const started = await call('plans/start', { nodes: p.nodes.map((n) => n.name), options: { max_parallel: 6, one_per_zone: true } });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const done = await finished(started.body);
   assert.ok(done.nodes.every((n) => stepName(n.step) === 'Ended' && n.step.Ended === 'Drained'), JSON.stringify(done.nodes));
@@ -150,7 +150,7 @@ test('one per zone: two nodes of a zone never drain together', { timeout: 180_00
 test('stop at the first failure leaves the other nodes untouched', { timeout: 180_000 }, async () => {
   // The first node's pod keeps data in an emptyDir, and the rollout does not allow deleting it: its drain is refused.
   const p = await pool('ro-stop', ['a', 'b', 'c'], { emptyDirOn: [0] });
-  const started = await call('rollouts/start', { nodes: p.nodes.map((n) => n.name), options: { max_parallel: 1, stop_on_failure: true } });
+  const started = await call('plans/start', { nodes: p.nodes.map((n) => n.name), options: { max_parallel: 1, stop_on_failure: true } });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const done = await finished(started.body);
   assert.deepEqual(done.nodes.map((n) => stepName(n.step)), ['Ended', 'NotStarted', 'NotStarted']);
@@ -197,7 +197,7 @@ test('no budget goes below its minimum along the way, watched throughout', { tim
   });
   cleanups.push(() => watch.kill());
 
-  const started = await call('rollouts/start', { nodes: p.nodes.map((n) => n.name), options: { max_parallel: 2 } });
+  const started = await call('plans/start', { nodes: p.nodes.map((n) => n.name), options: { max_parallel: 2 } });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const done = await finished(started.body);
   assert.ok(done.nodes.every((n) => stepName(n.step) === 'Ended' && n.step.Ended === 'Drained'), JSON.stringify(done.nodes));
@@ -221,11 +221,11 @@ const bootId = (node, id) => kubectl('patch', 'node', node, '--subresource=statu
 test('uncordon when back: a node that reboots is uncordoned, and one a person says is back', { timeout: 180_000 }, async () => {
   const p = await pool('ro-back', ['a', 'b']);
   for (const n of p.nodes) bootId(n.name, `${n.name}-boot-1`);
-  const started = await call('rollouts/start', { nodes: p.nodes.map((n) => n.name), options: { max_parallel: 2, uncordon_when_back: true } });
+  const started = await call('plans/start', { nodes: p.nodes.map((n) => n.name), options: { max_parallel: 2, uncordon_when_back: true } });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
   const waiting = await waitFor('both nodes drained and awaited back', 90_000, async () => {
-    const r = (await call('rollouts/status', { id })).body;
+    const r = (await call('plans/status', { id })).body;
     return r.nodes.every((n) => n.back && Object.keys(n.back)[0] === 'Waiting') ? r : null;
   });
   assert.equal(waiting.state, 'Running', 'a rollout awaiting its nodes has not finished');
@@ -243,14 +243,14 @@ test('uncordon when back: a node that reboots is uncordoned, and one a person sa
     [{ id, node: 'Not_A_Node!' }, 400, /not a node name/],
     [{ id, node: p.nodes[0].name }, 400, /not awaited back/],
   ]) {
-    const res = await call('rollouts/back', body);
+    const res = await call('plans/back', body);
     assert.equal(res.status, status, `${JSON.stringify(body)}: ${JSON.stringify(res.body)}`);
     assert.match(said(res.body), pattern);
   }
-  const foreign = await call('rollouts/back', { id, node: p.nodes[1].name }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' });
+  const foreign = await call('plans/back', { id, node: p.nodes[1].name }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' });
   assert.equal(foreign.status, 403);
   assert.ok(unschedulable(p.nodes[1].name), 'a refused request changes nothing');
-  const back = await call('rollouts/back', { id, node: p.nodes[1].name });
+  const back = await call('plans/back', { id, node: p.nodes[1].name });
   assert.equal(back.status, 200, JSON.stringify(back.body));
   assert.ok(!unschedulable(p.nodes[1].name), 'uncordoned when the answer came');
   const done = await finished(id);
@@ -264,7 +264,7 @@ test('one per zone with uncordon when back keeps a zone serving: its next node w
   const p = await pool('ro-serve', ['a', 'a', 'b']);
   for (const n of p.nodes) bootId(n.name, `${n.name}-boot-1`);
   const [a0, a1, b0] = p.nodes.map((n) => n.name);
-  const started = await call('rollouts/start', { nodes: [a0, a1, b0], options: { max_parallel: 3, one_per_zone: true, uncordon_when_back: true } });
+  const started = await call('plans/start', { nodes: [a0, a1, b0], options: { max_parallel: 3, one_per_zone: true, uncordon_when_back: true } });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
   // Zone a never has both its nodes cordoned, watched from the cluster throughout.
@@ -279,28 +279,28 @@ test('one per zone with uncordon when back keeps a zone serving: its next node w
   })();
   try {
     const waiting = await waitFor(`${a0} and ${b0} drained and awaited back`, 90_000, async () => {
-      const r = (await call('rollouts/status', { id })).body;
+      const r = (await call('plans/status', { id })).body;
       const back = (name) => r.nodes.find((n) => n.name === name).back;
       return back(a0)?.Waiting && back(b0)?.Waiting ? r : null;
     });
     await new Promise((r) => setTimeout(r, 3000));
-    const still = (await call('rollouts/status', { id })).body;
+    const still = (await call('plans/status', { id })).body;
     assert.equal(stepName(still.nodes.find((n) => n.name === a1).step), 'Queued', `${a1} waits for ${a0}: ${JSON.stringify(still.nodes)}`);
     assert.equal(waiting.state, 'Running');
     assert.ok(!unschedulable(a1), `${a1} still serves zone a`);
     // a0 reboots: it is uncordoned, and only then does a1 start.
     bootId(a0, `${a0}-boot-2`);
     await waitFor(`${a1} to start once ${a0} is back`, 60_000, async () => {
-      const r = (await call('rollouts/status', { id })).body;
+      const r = (await call('plans/status', { id })).body;
       return stepName(r.nodes.find((n) => n.name === a1).step) !== 'Queued';
     });
     assert.ok(!unschedulable(a0), `${a0} was uncordoned first`);
     await waitFor(`${a1} awaited back`, 90_000, async () => {
-      const r = (await call('rollouts/status', { id })).body;
+      const r = (await call('plans/status', { id })).body;
       return r.nodes.find((n) => n.name === a1).back?.Waiting;
     }).catch(async (e) => {
       // What the plan and the server said of it, for whoever reads a failure.
-      const r = (await call('rollouts/status', { id })).body;
+      const r = (await call('plans/status', { id })).body;
       const said = server.logs().split('\n').filter((l) => l.includes(a1)).slice(-30).join('\n');
       throw new Error(`${e.message}\n${JSON.stringify(r.nodes.find((n) => n.name === a1))}\n${said}`);
     });

@@ -17,7 +17,7 @@ const node = 'node-2';
 const ENDPOINTS = [
   'board', 'permissions', 'nodes/cordon', 'nodes/uncordon', 'drains', 'drains/start', 'drains/status',
   'drains/cancel', 'drains/resume', 'drains/recorded', 'drains/preview', 'drains/preview-inputs', 'nodes/history', 'history/recent',
-  'rollouts/start', 'rollouts/status', 'rollouts/cancel', 'rollouts/pause', 'rollouts/back', 'rollouts/continue', 'rollouts/undo', 'rollouts', 'capacity', 'windows',
+  'plans/start', 'plans/status', 'plans/cancel', 'plans/pause', 'plans/back', 'plans/continue', 'plans/undo', 'rollouts', 'capacity', 'windows',
 ];
 
 // The wall screen's secret, random per run.

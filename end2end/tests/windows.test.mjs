@@ -155,7 +155,7 @@ test('a freeze refuses a cordon and a drain with its reason; an override with a 
   }
   assert.ok(!unschedulable(node), 'a refused cordon changes nothing');
   // A plan too, unless made to wait for its window.
-  const plan403 = await call('rollouts/start', { nodes: [node], options: { max_parallel: 1 } });
+  const plan403 = await call('plans/start', { nodes: [node], options: { max_parallel: 1 } });
   assert.equal(plan403.status, 403, JSON.stringify(plan403.body));
   assert.match(JSON.stringify(plan403.body), /frozen \(year-end freeze\)/);
   // A dry run changes nothing, so no window holds it.
@@ -235,7 +235,7 @@ test('the dialogs: a held node\'s cordon says what holds it and waits for a reas
     assert.match(jaText, new RegExp(`ウィンドウ ${name}を待っています`));
     assert.doesNotMatch(jaText.replaceAll(name, '').replaceAll(p.id, ''), /frozen|until|window|waits/, jaText);
     await ja.close();
-    assert.equal((await call('rollouts/cancel', { id: waitingId })).status, 200);
+    assert.equal((await call('plans/cancel', { id: waitingId })).status, 200);
     await waitFor('the waiting plan cancelled', 30_000, () => plan(waitingId).status?.phase === 'Cancelled');
 
     // The wall's map marks each held node, naming the window.
@@ -290,22 +290,22 @@ test('a plan\'s override needs the right to override, held or not, and excludes 
   assert.equal(res.status, 200, await res.text());
   const dan = { url: team.url, headers: { cookie: res.headers.get('set-cookie').split(';')[0] } };
   const options = { max_parallel: 1 };
-  const refused = await call('rollouts/start', { nodes: [node], options, override_window: 'because' }, dan);
+  const refused = await call('plans/start', { nodes: [node], options, override_window: 'because' }, dan);
   assert.equal(refused.status, 403, JSON.stringify(refused.body));
   assert.match(refused.body.Refused.message, /may not override a maintenance window: lacks update maintenancewindows\/override/);
   assert.deepEqual(Object.keys(refused.body.Refused.refusal), ['MayNotOverride'], 'the reason crosses as data');
-  const plain = await call('rollouts/start', { nodes: [node], options }, dan);
+  const plain = await call('plans/start', { nodes: [node], options }, dan);
   assert.equal(plain.status, 403, JSON.stringify(plain.body));
   assert.equal(plain.body.Refused.refusal.Held.window, name);
   assert.equal(plain.body.Refused.refusal.Held.hold.Frozen.reason, 'plan freeze');
-  const both = await call('rollouts/start', { nodes: [node], options, override_window: 'x', wait_for_window: true });
+  const both = await call('plans/start', { nodes: [node], options, override_window: 'x', wait_for_window: true });
   assert.equal(both.status, 400, JSON.stringify(both.body));
-  assert.equal((await call('rollouts/start', { nodes: [node], options, override_window: 'x'.repeat(600) })).status, 400);
-  const foreign = await call('rollouts/start', { nodes: [node], options, override_window: 'ok' },
+  assert.equal((await call('plans/start', { nodes: [node], options, override_window: 'x'.repeat(600) })).status, 400);
+  const foreign = await call('plans/start', { nodes: [node], options, override_window: 'ok' },
     { headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } });
   assert.equal(foreign.status, 403);
   // A plan that waits, with an override written into it afterwards: its runner may not override, so it still waits.
-  const waits = await call('rollouts/start', { nodes: [node], options, wait_for_window: true }, dan);
+  const waits = await call('plans/start', { nodes: [node], options, wait_for_window: true }, dan);
   assert.equal(waits.status, 200, JSON.stringify(waits.body));
   kubectl('patch', 'maintenanceplan', waits.body, '--type=merge', '-p', JSON.stringify({ spec: { windowOverride: 'sneaked in' } }));
   await waitFor('the plan Blocked by the window', 20_000, () => plan(waits.body).status?.phase === 'Blocked');
@@ -331,7 +331,7 @@ test('a plan\'s estimate is set against the first of its windows to close: the A
   kubectl('patch', 'deployment', 'app-1', '-n', p.id, '--type=merge', '-p', JSON.stringify({ spec: { template: { spec: { terminationGracePeriodSeconds: 600 } } } }));
   kubectl('rollout', 'status', 'deployment/app-1', '-n', p.id, '--timeout=60s');
   const options = { max_parallel: 1 };
-  const asked = await call('rollouts/estimate', { nodes: p.nodes, options });
+  const asked = await call('plans/estimate', { nodes: p.nodes, options });
   assert.equal(asked.status, 200, JSON.stringify(asked.body));
   const { total, window } = asked.body.Ok;
   assert.equal(window.window, name);
@@ -377,10 +377,10 @@ test('a plan made outside its window waits Blocked with when it opens, in the wi
     schedules: [{ days: [day], start: hhmm(local), end: hhmm(new Date(local.getTime() + 1_800_000)) }] });
 
   const options = { max_parallel: 2 };
-  const refused = await call('rollouts/start', { nodes: p.nodes, options });
+  const refused = await call('plans/start', { nodes: p.nodes, options });
   assert.equal(refused.status, 403, JSON.stringify(refused.body));
   assert.match(JSON.stringify(refused.body), new RegExp(`outside window; opens ${day} ${hhmm(local)} Pacific/Kiritimati, in`));
-  const started = await call('rollouts/start', { nodes: p.nodes, options, wait_for_window: true });
+  const started = await call('plans/start', { nodes: p.nodes, options, wait_for_window: true });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
   const held = await waitFor('the plan Blocked by the window', 20_000, () => (plan(id).status?.phase === 'Blocked' ? plan(id) : null));
@@ -402,7 +402,7 @@ test('a pod gate pauses a running plan\'s next node within seconds, and lets it 
   const p = await pool('wg', 3);
   const name = `gate-${p.id}`;
   await windowOf(name, { nodeSelector: p.selector, gates: { pods: [{ selector: 'app=backup', namespace: p.id, anywhere: true }] } });
-  const started = await call('rollouts/start', { nodes: p.nodes, options: { max_parallel: 1, settle_seconds: 8 } });
+  const started = await call('plans/start', { nodes: p.nodes, options: { max_parallel: 1, settle_seconds: 8 } });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
   await waitFor('the first node drained', 60_000, () => record(p.nodes[0])?.state === 'Drained');
@@ -435,8 +435,8 @@ test('a budget of one: two plans and a person together never have more than one 
     }
   })();
   try {
-    const a = await call('rollouts/start', { nodes: p.nodes.slice(0, 2), options: { max_parallel: 2 }, wait_for_window: true });
-    const b = await call('rollouts/start', { nodes: [p.nodes[2]], options: { max_parallel: 1 }, wait_for_window: true });
+    const a = await call('plans/start', { nodes: p.nodes.slice(0, 2), options: { max_parallel: 2 }, wait_for_window: true });
+    const b = await call('plans/start', { nodes: [p.nodes[2]], options: { max_parallel: 1 }, wait_for_window: true });
     assert.equal(a.status, 200, JSON.stringify(a.body));
     assert.equal(b.status, 200, JSON.stringify(b.body));
     const uncordoned = new Set();
@@ -569,7 +569,7 @@ test('an alert gate with the real Alertmanager: a firing alert holds the next no
 
   // An alert of another pool holds nothing here.
   await post('alerts', [{ labels: { ...labels, pool: 'elsewhere' }, endsAt: new Date(Date.now() + 600_000).toISOString() }]);
-  const started = await call('rollouts/start', { nodes: p.nodes, options: { max_parallel: 1, settle_seconds: 6 } }, { url: gated.url });
+  const started = await call('plans/start', { nodes: p.nodes, options: { max_parallel: 1, settle_seconds: 6 } }, { url: gated.url });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
   await waitFor('the first node drained', 60_000, () => record(p.nodes[0])?.state === 'Drained')
@@ -629,7 +629,7 @@ test('notices: each event reaches the webhooks once, as a CloudEvent and a Slack
   apply({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'backup', labels: { app: 'backup' } }, spec: {
     nodeName: second, tolerations: [{ key: TAINT, operator: 'Exists', effect: 'NoSchedule' }], containers: [{ name: 'c', image: 'busybox' }] } }, p.id);
   await waitFor('the backup running', 30_000, () => kubectl('get', 'pod', 'backup', '-n', p.id, '-o', 'jsonpath={.status.phase}') === 'Running');
-  const started = await call('rollouts/start', { nodes: [first, second], options: { max_parallel: 2 }, reason: 'notice test', wait_for_window: true });
+  const started = await call('plans/start', { nodes: [first, second], options: { max_parallel: 2 }, reason: 'notice test', wait_for_window: true });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
   const ce = (type, subject) => received.filter((r) => r.path === '/ok-ce' && r.body.type === type && r.body.subject === subject);
@@ -695,7 +695,7 @@ test('silences: kept in Alertmanager for the node in maintenance only, expired o
   await windowOf(`silent-${p.id}`, { nodeSelector: p.selector, silence: { label: 'node', marginSeconds: 60 } });
   const live = async () => (await (await fetch(`${am}/api/v2/silences`)).json())
     .filter((s) => s.createdBy === 'drainboard' && s.status.state !== 'expired' && s.comment.endsWith(` of plan ${id}`));
-  const started = await call('rollouts/start', { nodes: p.nodes, options: { max_parallel: 1, uncordon_when_back: true } });
+  const started = await call('plans/start', { nodes: p.nodes, options: { max_parallel: 1, uncordon_when_back: true } });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
 
@@ -737,7 +737,7 @@ test('silences: an Alertmanager that is down is asked again with a growing wait,
   const [node] = p.nodes;
   kubectl('patch', 'node', node, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { nodeInfo: { bootID: `${node}-boot-1` } } }));
   await windowOf(`silent-down-${p.id}`, { nodeSelector: p.selector, silence: { label: 'node', marginSeconds: 60 } });
-  const started = await call('rollouts/start', { nodes: [node], options: { max_parallel: 1, uncordon_when_back: true } });
+  const started = await call('plans/start', { nodes: [node], options: { max_parallel: 1, uncordon_when_back: true } });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;
   const live = async () => (await (await fetch(`${am}/api/v2/silences`)).json())

@@ -146,7 +146,7 @@ impl Streams {
 /// Alongside, `drains` events carry every drain of the cluster the cards show (who started it, why, how far),
 /// first at once and then after each change, so everyone sees the drains anyone starts. A `history` event carries
 /// a number that moves whenever any node's durable history changes, for pages that show the timeline. A `plans`
-/// event carries every maintenance plan (as `POST /api/rollouts` answers), at once and after each change the
+/// event carries every maintenance plan (as `POST /api/plans` answers), at once and after each change the
 /// server's watch of them sees, so no page polls for them.
 pub async fn board_events(
     State(streams): State<Streams>,
@@ -211,7 +211,7 @@ struct BoardFeed {
     /// Whether the plans may have changed since they were last sent.
     plans_due: bool,
     plans_sent: Option<Vec<domain::rollout::RolloutProgress>>,
-    /// Whom the plans are read for: each list is judged by the caller's sight, as `POST /api/rollouts` is.
+    /// Whom the plans are read for: each list is judged by the caller's sight, as `POST /api/plans` is.
     engine: Engine,
     caller: Caller,
     _viewer: Viewer,
@@ -238,7 +238,7 @@ impl BoardFeed {
                 }
             }
             if !self.first && self.plans.is_some() && std::mem::take(&mut self.plans_due) {
-                // A viewer who may not read the nodes gets no plans, as from `POST /api/rollouts`.
+                // A viewer who may not read the nodes gets no plans, as from `POST /api/plans`.
                 if let Ok(list) = self.engine.acting_as(&self.caller).rollouts().await
                     && self.plans_sent.as_ref() != Some(&list)
                 {

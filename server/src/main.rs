@@ -4,6 +4,7 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+mod aliases;
 mod cli;
 mod compress;
 mod contexts;

@@ -86,7 +86,7 @@ fn wall_may(method: &Method, path: &str) -> bool {
                 "POST",
                 "/api/board"
                     | "/api/history/recent"
-                    | "/api/rollouts"
+                    | "/api/plans"
                     | "/api/windows"
                     | "/api/session/me"
                     | "/api/session/sign-out"
@@ -164,12 +164,12 @@ fn is_activity(method: &Method, path: &str, headers: &HeaderMap) -> bool {
         "/api/drains/resume",
         "/api/drains/preview",
         "/api/drains/preview-inputs",
-        "/api/rollouts/start",
-        "/api/rollouts/cancel",
-        "/api/rollouts/pause",
-        "/api/rollouts/back",
-        "/api/rollouts/continue",
-        "/api/rollouts/undo",
+        "/api/plans/start",
+        "/api/plans/cancel",
+        "/api/plans/pause",
+        "/api/plans/back",
+        "/api/plans/continue",
+        "/api/plans/undo",
         "/api/capacity",
     ];
     match *method {
@@ -285,11 +285,11 @@ mod tests {
         assert!(is_activity(&Method::GET, "/nodes/n1", &page));
         assert!(!is_activity(&Method::GET, "/api/board/events", &page), "a stream");
         assert!(!is_activity(&Method::GET, "/pkg/drainboard.js", &html), "a site file");
-        for action in ["/api/drains/start", "/api/nodes/cordon", "/api/rollouts/pause", "/api/drains/preview-inputs"] {
+        for action in ["/api/drains/start", "/api/nodes/cordon", "/api/plans/pause", "/api/drains/preview-inputs"] {
             assert!(is_activity(&Method::POST, action, &html), "{action}");
         }
         for poll in [
-            "/api/rollouts",
+            "/api/plans",
             "/api/board",
             "/api/permissions",
             "/api/drains/status",
@@ -319,7 +319,7 @@ mod tests {
             (Method::GET, "/api/board/events"),
             (Method::POST, "/api/board"),
             (Method::POST, "/api/history/recent"),
-            (Method::POST, "/api/rollouts"),
+            (Method::POST, "/api/plans"),
             (Method::POST, "/api/windows"),
             (Method::POST, "/api/session/me"),
             (Method::GET, "/pkg/drainboard.wasm"),
@@ -331,9 +331,9 @@ mod tests {
             (Method::GET, "/nodes/n1"),
             (Method::POST, "/api/nodes/cordon"),
             (Method::POST, "/api/drains/start"),
-            (Method::POST, "/api/rollouts/start"),
-            (Method::POST, "/api/rollouts/continue"),
-            (Method::POST, "/api/rollouts/undo"),
+            (Method::POST, "/api/plans/start"),
+            (Method::POST, "/api/plans/continue"),
+            (Method::POST, "/api/plans/undo"),
             (Method::POST, "/api/wall"),
             (Method::GET, "/api/board"),
             (Method::GET, "/metrics"),

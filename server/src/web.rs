@@ -158,6 +158,8 @@ pub fn router(
         .layer(axum::middleware::from_fn_with_state(sessions, session::layer))
         // How long each answer took, by route: outermost of the routed layers, so that it times them all.
         .layer(axum::middleware::from_fn(timed));
+    // The plans' former addresses, rewritten to their own before anything reads the path (`aliases`).
+    let app = tower::Layer::layer(&axum::middleware::from_fn(crate::aliases::layer), app);
     // Which cluster the request is for: around the routes, since it takes the context's prefix off API addresses
     // before they are routed.
     let app = tower::Layer::layer(&axum::middleware::from_fn_with_state(contexts, contexts::layer), app);
