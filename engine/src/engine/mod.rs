@@ -2,9 +2,9 @@
 //!
 //! The rooms: this file builds the engine and answers what is the server's own (its mode, its sessions, its
 //! readiness); [`Acting`] is the engine bound to one caller, through which every read ([`acting`]) and every
-//! action ([`actions`]; rollouts, as maintenance plans, in [`rollouts`] and [`crate::plan`]) is made as that caller.
+//! action ([`actions`]; plans, as `MaintenancePlan` objects, in [`crate::plan`]) is made as that caller.
 //! No method takes an identity as an argument: a handle is made for the caller once, so a call cannot be made as
-//! someone else by mistake, and the registries (drains, caches, rollouts) stay inside. Whether a caller may read
+//! someone else by mistake, and the registries (drains, caches, plans) stay inside. Whether a caller may read
 //! or do something is asked in [`crate::authz`].
 
 mod acting;
@@ -12,15 +12,6 @@ mod actions;
 mod estimates;
 mod holds;
 mod move_first;
-mod plan_back;
-mod plan_checks;
-mod plan_effects;
-mod plan_look;
-mod plan_notices;
-mod plan_run;
-mod plan_silences;
-mod plans;
-mod rollouts;
 mod unblock;
 
 use std::{sync::Arc, time::Duration};
@@ -43,13 +34,13 @@ use crate::{
 /// Everything the server acts through. Cheap to clone; every clone is the same engine.
 #[derive(Clone)]
 pub struct Engine {
-    access: KubeAccess,
+    pub(crate) access: KubeAccess,
     caches: ClusterCaches,
     drains: DrainRegistry,
     /// Rolling maintenance: the plans every replica follows, and runs when it holds their Lease.
     plans: Option<crate::plan::Plans>,
     /// Maintenance windows, followed with the server's own identity: they hold people and plans alike.
-    windows: Option<crate::windows::Windows>,
+    pub(crate) windows: Option<crate::windows::Windows>,
     /// Where notices go (webhooks), when any are configured.
     notifier: Option<crate::notices::Notifier>,
     /// Who is admitted into maintenance here, one at a time, and who was lately (see `holds`).
@@ -60,7 +51,7 @@ pub struct Engine {
     /// The cache that starts with the server and lives as long, so that even the first page finds it listed and
     /// every stream shares it: the operator's in single-user mode; in team mode the server's own, read-only, which
     /// every person who may read the whole board shares (so that watches do not grow with viewers).
-    shared: Option<(Identity, Arc<ClusterCache>)>,
+    pub(crate) shared: Option<(Identity, Arc<ClusterCache>)>,
     /// Team mode: what each person may read of the shared cache, and may do, as the API server answered lately.
     authz: Authz,
     /// Capacity checks running at once: each walks every cached pod, off the async workers.

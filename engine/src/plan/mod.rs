@@ -7,20 +7,35 @@
 //! and holds no credentials for it does not run it: it marks it `Blocked` ("needs a maintainer to continue"), and
 //! the first person with the rights to drain who continues it hands this server their credentials.
 //!
-//! - [`resource`]: the resource, and how it reads as the page's `RolloutProgress`.
-//! - the loop of the replica that runs a plan, and the one that looks after every plan, are the engine's (its
-//!   `plan_run` and `plans` rooms), since they act as people through it.
-//! - [`status`]: the phase, the conditions and the Events a plan's progress turns into.
+//! The whole plan controller is here, one concern a room:
+//! - [`resource`]: the resource, and how it reads as the page's `RolloutProgress`; [`status`]: the phase, the
+//!   conditions and the Events a plan's progress turns into.
+//! - `actions`: what people do to plans (make, pause, cancel, continue, undo, say a node is back), as themselves.
+//! - `coordinator`: the loop that looks after every plan on this replica (take over, cap, mark blocked, let a
+//!   deleted one go), and `run`: the loop of the replica that runs one. Each look of `run` is gathered by `look`,
+//!   decided by the pure step (`domain::plan_step`), and carried out by `effects` as the person the plan runs as,
+//!   with `back` and `checks` (a node's card, and what its drain touched), `notices` (the webhooks) and `silences`
+//!   (Alertmanager).
+//! - [`pin`]: the spec a person confirmed, which is all a runner acts on, sealed by [`seal`]; [`origin`]: which
+//!   plans a local operator's servers made, the only ones a local server goes on with by itself.
 //! - [`unattended`]: plans run by the server's maintenance identity, and the admission policy they need.
-//! - [`seal`]: the key that vouches for a plan's pin (what a person confirmed), and [`origin`]: which plans a
-//!   local operator's servers made, the only ones a local server goes on with by itself.
+//! - `drain`, `node`: the status's drain options and nodes, as the resource stores them.
 
+mod actions;
+mod back;
+mod checks;
+mod coordinator;
 mod drain;
+mod effects;
+mod look;
 mod node;
+mod notices;
 pub mod origin;
 pub(crate) mod pin;
 pub mod resource;
+mod run;
 pub(crate) mod seal;
+mod silences;
 pub(crate) mod status;
 pub mod unattended;
 

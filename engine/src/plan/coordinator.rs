@@ -7,7 +7,8 @@ use std::time::Duration;
 use kube::ResourceExt;
 use tokio_util::sync::CancellationToken;
 
-use super::{Engine, plan_run};
+use super::run;
+use crate::engine::Engine;
 
 /// Whether a plan runs here after [`Engine::try_run`].
 #[derive(Debug, PartialEq, Eq)]
@@ -54,7 +55,7 @@ impl Engine {
         let (engine, plans, name) = (self.clone(), plans.clone(), name.to_owned());
         self.tasks().clone().spawn(tracing::Instrument::instrument(
             async move {
-                plan_run::run(&engine, &plans, &identity, &client, &name, stop).await;
+                run::run(&engine, &plans, &identity, &client, &name, stop).await;
                 plans.release(&name).await;
             },
             span,

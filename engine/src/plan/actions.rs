@@ -17,7 +17,7 @@ use kube::{
     api::{ObjectMeta, Patch, PatchParams, PostParams},
 };
 
-use super::Acting;
+use crate::engine::Acting;
 use crate::{
     Error, Result,
     plan::{
@@ -98,7 +98,7 @@ impl Acting<'_> {
         };
         self.may_change(&plan.started_by(), denial::Change::ChangeRollout).await?;
         // A plan that verifies takes a person's word that the node is back, not that it checks out.
-        let failed = super::plan_back::not_yet_back(self, awaited, progress.options.verify.as_ref()).await?;
+        let failed = super::back::not_yet_back(self, awaited, progress.options.verify.as_ref()).await?;
         if !failed.is_empty() {
             return Err(Error::Conflict(Conflict::NotCheckedOut { node: node.to_owned(), failed }));
         }
@@ -196,9 +196,11 @@ impl Acting<'_> {
             None => plans.hold(&name, identity.clone(), self.client()?),
         }
         match self.engine().try_run(plans, &name).await {
-            super::plans::Run::Runs => {}
-            super::plans::Run::Capped(why) => tracing::warn!(plan = %name, %why, "the new plan waits for a place"),
-            super::plans::Run::Not => {
+            super::coordinator::Run::Runs => {}
+            super::coordinator::Run::Capped(why) => {
+                tracing::warn!(plan = %name, %why, "the new plan waits for a place")
+            }
+            super::coordinator::Run::Not => {
                 // Another of the operator's servers took it on first, and pins it there: a confirmation kept here
                 // would outlive what it confirmed.
                 plans.take_confirmed(&name);
@@ -256,12 +258,12 @@ impl Acting<'_> {
             return Err(Error::Conflict(Conflict::PlanElsewhere { plan: id.to_owned() }));
         }
         let run = self.engine().try_run(plans, id).await;
-        if let super::plans::Run::Capped(why) = run {
+        if let super::coordinator::Run::Capped(why) = run {
             plans.let_hold_go(id);
             plans.take_confirmed(id);
             return Err(Error::TooMany(why));
         }
-        if run == super::plans::Run::Runs {
+        if run == super::coordinator::Run::Runs {
             // A local operator who continued it goes on with it after a restart, as with one they made.
             plans.remember_origin(plan.metadata.uid.as_deref());
             Ok(())

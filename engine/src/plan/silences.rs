@@ -14,7 +14,7 @@ use jiff::{Timestamp, ToSpan};
 
 use kube::runtime::{utils::Backoff, watcher::ExponentialBackoff};
 
-use super::Engine;
+use crate::engine::Engine;
 use crate::windows::silences::comment;
 
 /// How often the silences are looked at with nothing changed.

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use domain::{notice::Notice, rollout::RolloutProgress};
 
-use super::Engine;
+use crate::engine::Engine;
 
 /// The hold being watched: the node, since when, and whether it was told.
 #[derive(Default)]

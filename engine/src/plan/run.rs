@@ -22,12 +22,12 @@ use kube::ResourceExt;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    Acting, Engine,
-    plan_effects::{self, Doing, Shown},
-    plan_look::{self, Seeing},
-    plan_notices::Told,
-    plan_silences::Silences,
+    effects::{self, Doing, Shown},
+    look::{self, Seeing},
+    notices::Told,
+    silences::Silences,
 };
+use crate::engine::{Acting, Engine};
 use crate::{
     Error, Identity,
     plan::{
@@ -165,7 +165,7 @@ pub(super) async fn run(
             maintenance: identity.kind == crate::access::Kind::Maintenance,
             confirmed: confirmed.is_some(),
         };
-        let mut look = plan_look::look(engine, &acting, &progress, seeing).await;
+        let mut look = look::look(engine, &acting, &progress, seeing).await;
         let stepped = plan_step::step(&progress, &look);
         progress = stepped.status;
         let plan_name = latest.name_any();
@@ -188,23 +188,23 @@ pub(super) async fn run(
             Next::Handover => {
                 // Stopping: the drains record themselves as interrupted, and whoever takes the plan over resumes
                 // them.
-                plan_effects::publish(plans, &latest, &mut shown, &progress, &lost).await;
+                effects::publish(plans, &latest, &mut shown, &progress, &lost).await;
                 tracing::info!("the server stops; the plan is left for another to take over");
                 return;
             }
             Next::Leave => {
                 // Nothing more can be done as this person: the plan is left for whoever continues it.
-                plan_effects::publish(plans, &latest, &mut shown, &progress, &lost).await;
+                effects::publish(plans, &latest, &mut shown, &progress, &lost).await;
                 plans.let_hold_go(name);
                 return;
             }
             Next::End { cancelled } => {
-                plan_effects::carry_out(&mut doing, &mut progress, stepped.effects).await;
-                plan_look::drains_here(engine, &progress, &mut look);
+                effects::carry_out(&mut doing, &mut progress, stepped.effects).await;
+                look::drains_here(engine, &progress, &mut look);
                 let ended = plan_step::finish(&progress, &look, cancelled);
                 progress = ended.status;
-                plan_effects::carry_out(&mut doing, &mut progress, ended.effects).await;
-                plan_effects::publish(plans, &latest, &mut shown, &progress, &lost).await;
+                effects::carry_out(&mut doing, &mut progress, ended.effects).await;
+                effects::publish(plans, &latest, &mut shown, &progress, &lost).await;
                 if latest.metadata.deletion_timestamp.is_some() {
                     plans.let_go(name).await;
                 }
@@ -212,13 +212,13 @@ pub(super) async fn run(
                 return;
             }
             Next::Look => {
-                let held = plan_effects::carry_out(&mut doing, &mut progress, stepped.effects).await;
+                let held = effects::carry_out(&mut doing, &mut progress, stepped.effects).await;
                 if progress.blocked.is_none() {
                     told.held(engine, &progress, held);
                 }
             }
         }
-        plan_effects::publish(plans, &latest, &mut shown, &progress, &lost).await;
+        effects::publish(plans, &latest, &mut shown, &progress, &lost).await;
         tokio::select! {
             _ = tokio::time::sleep(LOOK_EVERY) => {}
             _ = drains.changed() => {}

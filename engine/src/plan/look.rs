@@ -9,8 +9,8 @@ use domain::{
     rollout::{RolloutProgress, Step},
 };
 
-use super::{Acting, Engine};
 use crate::Error;
+use crate::engine::{Acting, Engine};
 
 /// What the look needs besides what it reads.
 pub(super) struct Seeing {
@@ -58,14 +58,14 @@ pub(super) async fn look(engine: &Engine, acting: &Acting<'_>, progress: &Rollou
         && let Ok(cache) = acting.cache().await
     {
         for node in progress.nodes.iter().filter(out) {
-            if let Some(card) = super::plan_back::card_now(&cache, &node.name) {
+            if let Some(card) = super::back::card_now(&cache, &node.name) {
                 look.cards.insert(node.name.clone(), card);
             }
         }
     }
     for node in progress.nodes.iter().filter(|n| n.recovering()) {
         if let Some(touched) = &node.touched {
-            let failed = super::plan_checks::failures(acting, &node.name, touched).await;
+            let failed = super::checks::failures(acting, &node.name, touched).await;
             look.unrecovered.insert(node.name.clone(), failed);
         }
     }

@@ -12,7 +12,8 @@ use domain::{
 use kube::ResourceExt;
 use tokio_util::sync::CancellationToken;
 
-use super::{Acting, Engine, plan_silences::Silences};
+use super::silences::Silences;
+use crate::engine::{Acting, Engine};
 use crate::{
     Error,
     plan::{MaintenancePlan, Plans, status},
@@ -142,7 +143,7 @@ async fn start(acting: &Acting<'_>, progress: &RolloutProgress, node: &str) -> V
     let mut progress = progress.clone();
     if progress.options.verify.is_some()
         && progress.nodes[i].touched.is_none()
-        && let Some(touched) = super::plan_checks::touched(acting, node, &progress.options.drain).await
+        && let Some(touched) = super::checks::touched(acting, node, &progress.options.drain).await
     {
         progress.nodes[i].touched = Some(touched.clone());
         outcomes.push(Outcome::Touched { node: node.into(), touched });

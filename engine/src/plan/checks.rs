@@ -15,7 +15,7 @@ use k8s_openapi::api::{
 };
 use kube::{Api, Client};
 
-use super::Acting;
+use crate::engine::Acting;
 
 /// What draining `node` with `options` touches now: the pods it would evict (not a DaemonSet's, a mirror's or a
 /// finished one; only those the pod selector picks) and the budgets covering them. `None` when the cache cannot

@@ -6,7 +6,7 @@ use domain::{
     verify::{self, CheckFailure},
 };
 
-use super::Acting;
+use crate::engine::Acting;
 
 /// `name`'s card now, with its node Lease's renewal (the live cards carry it; a card made from the Node alone does
 /// not).
