@@ -24,6 +24,8 @@ pub mod moving;
 pub mod node;
 pub mod notice;
 pub mod pin;
+pub mod plan_block;
+pub mod plan_feed;
 pub mod plan_step;
 pub mod pod;
 pub mod preview;

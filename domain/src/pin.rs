@@ -13,6 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::plan_block::{RecordMismatch, TooMany, Unpinned, over_cap};
 pub use crate::spec_change::{DrainField, Field, SpecChange, SpecChanged};
 use crate::{
     drain::DrainOptions,
@@ -131,55 +132,6 @@ pub enum PinRead {
     Sealed { generation: i64, pinned: Box<Pinned>, by: String },
 }
 
-/// Why a plan may not act.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Unpinned {
-    /// No person with the rights has confirmed its spec: it waits for someone to continue it.
-    NotPinned,
-    /// Its pin was not written by a Drainboard server (its seal does not check out).
-    PinForged,
-    /// Its spec changed since it was pinned at generation `pinned`; a person must see `changes` and confirm
-    /// `generation`.
-    SpecChanged { pinned: i64, generation: i64, changes: Vec<SpecChange> },
-    /// Whether its pin is genuine cannot be told now (the servers' key could not be read: the API's words), so
-    /// it acts on nothing until it can.
-    SealUnavailable { why: String },
-}
-
-impl Unpinned {
-    /// The `Blocked` condition's reason.
-    pub fn reason(&self) -> &'static str {
-        match self {
-            Unpinned::NotPinned => "NotPinned",
-            Unpinned::PinForged => "PinForged",
-            Unpinned::SpecChanged { .. } => "SpecChanged",
-            Unpinned::SealUnavailable { .. } => "SealUnavailable",
-        }
-    }
-
-    pub fn english(&self) -> String {
-        match self {
-            Unpinned::NotPinned => {
-                "no person has confirmed what this plan drains: anyone with the rights to drain its \
-                nodes may continue it as themselves"
-                    .into()
-            }
-            Unpinned::PinForged => "the plan's confirmed spec in its status was not written by a Drainboard server: \
-                a person with the rights must continue it, seeing what it drains"
-                .into(),
-            Unpinned::SpecChanged { pinned, generation, changes } => format!(
-                "the spec changed since it was confirmed (generation {pinned} → {generation}: {}); nothing more \
-                 starts until a person with the rights for the new spec continues it, confirming generation \
-                 {generation}",
-                SpecChange::english_all(changes)
-            ),
-            Unpinned::SealUnavailable { why } => {
-                format!("whether the plan's confirmed spec is genuine cannot be told: {why}")
-            }
-        }
-    }
-}
-
 /// What the runner may do with a plan now.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -221,31 +173,6 @@ pub enum RecordVerdict {
     Mismatch(RecordMismatch),
 }
 
-/// How a node's record differs from what the plan's runner wrote.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RecordMismatch {
-    /// Another drain's record (its id is not the plan's).
-    OtherDrain { node: String, expected: String, found: String },
-    /// The plan's drain, recorded with other options than the plan's.
-    OtherOptions { node: String, drain: String },
-}
-
-impl RecordMismatch {
-    pub fn english(&self) -> String {
-        match self {
-            RecordMismatch::OtherDrain { node, expected, found } => format!(
-                "{node}'s drain record names drain {found}, not this plan's drain {expected}: someone else drained or \
-                 rewrote it, so the plan resumes nothing there; look at the node, then cancel the plan or continue it"
-            ),
-            RecordMismatch::OtherOptions { node, drain } => format!(
-                "{node}'s drain record (drain {drain}) asks for other drain options than the plan's: it was rewritten \
-                 after the plan started it, so the plan resumes nothing there; look at the node, then cancel the plan \
-                 or continue it"
-            ),
-        }
-    }
-}
-
 /// Whether the drain recorded on `node` may be resumed by a plan that started drain `expected` there with
 /// `pinned` options. Only the plan's own drain (its id) is resumed, and always with the pinned options. A record
 /// with other options than the pin's is a conflict, unless a person `confirmed` the pin just now, having been shown
@@ -277,25 +204,6 @@ pub fn judge_record(
         DrainState::Interrupted => RecordVerdict::Resume,
         state if state.is_running() => RecordVerdict::Running,
         state => RecordVerdict::Ended(state.clone()),
-    }
-}
-
-/// Why a server that runs `running` plans, `theirs` of them as `user`, may not run one more as `user`: over its
-/// cap in all (`total`) or per person (`per_person`). `None` when it may. The words are the `Blocked` condition's
-/// (reason `TooMany`).
-pub fn over_cap(running: usize, theirs: usize, user: &str, total: usize, per_person: usize) -> Option<String> {
-    if running >= total {
-        Some(format!(
-            "too many plans: this server runs {running}, the most it runs at once ({total}); this one waits for \
-             one of them to end"
-        ))
-    } else if theirs >= per_person {
-        Some(format!(
-            "too many plans: this server runs {theirs} as {user}, the most it runs as one person ({per_person}); \
-             this one waits for one of them to end"
-        ))
-    } else {
-        None
     }
 }
 
@@ -404,24 +312,6 @@ mod tests {
                 (Ok(repin), Verdict::Act { repin: got }) => assert_eq!(repin, got, "{what}"),
                 (Err(reason), Verdict::Block(why)) => assert_eq!(why.reason(), reason, "{what}"),
                 (expected, got) => panic!("{what}: expected {expected:?}, got {got:?}"),
-            }
-        }
-    }
-
-    #[test]
-    fn a_server_runs_at_most_its_caps() {
-        let rows = [
-            (0, 0, None),
-            (199, 9, None),
-            (200, 0, Some("runs 200, the most it runs at once (200)")),
-            (5, 10, Some("runs 10 as alice, the most it runs as one person (10)")),
-            (250, 12, Some("runs 250")),
-        ];
-        for (running, theirs, expected) in rows {
-            let why = over_cap(running, theirs, "alice", 200, 10);
-            match expected {
-                None => assert_eq!(why, None, "{running} {theirs}"),
-                Some(words) => assert!(why.as_deref().is_some_and(|w| w.contains(words)), "{why:?}"),
             }
         }
     }

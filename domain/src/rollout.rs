@@ -208,9 +208,9 @@ pub struct RolloutProgress {
     /// Which server runs it now, and as whom ("replica-a/1f2e as alice"); `None` while none does.
     #[serde(default)]
     pub runner: Option<String>,
-    /// Why no node starts now, in words (a plan that needs a maintainer to continue it, say).
+    /// Why no node starts now (a plan that needs a maintainer to continue it, say).
     #[serde(default)]
-    pub blocked: Option<String>,
+    pub blocked: Option<crate::plan_block::Blocked>,
     /// Why a node that the limits would start waits instead: a maintenance window holds it (`crate::window`), with
     /// when it next opens. The plan goes on by itself once it may.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -576,7 +576,7 @@ mod tests {
     #[test]
     fn a_blocked_plan_starts_nothing_until_it_is_unblocked() {
         let mut r = rollout(&["a", "b"], options(2, false, false));
-        r.blocked = Some("needs a maintainer to continue".into());
+        r.blocked = Some(crate::plan_block::Blocked::NeedsMaintainer);
         assert!(startable(&r).is_empty());
         r.blocked = None;
         assert_eq!(startable(&r), vec![0, 1]);

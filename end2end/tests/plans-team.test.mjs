@@ -84,7 +84,7 @@ test('after its server dies, a person\'s plan waits Blocked; a viewer cannot con
 
   const viewer = await signIn(b, inlineKubeconfig('pt-viewer', READ));
   const page = (await call(b, 'plans/status', viewer, { id: name })).body;
-  assert.match(page.blocked, /needs a maintainer/, 'the page says why it waits');
+  assert.equal(page.blocked, 'NeedsMaintainer', 'the page says why it waits');
   const refused = await call(b, 'plans/continue', viewer, { id: name });
   assert.equal(refused.status, 403, JSON.stringify(refused.body));
   assert.match(refused.body.Denied.message, /pt-viewer may not continue .* lacks/);

@@ -11,8 +11,8 @@ after(async () => { for (const c of cleanups.reverse()) await c(); deletePlans()
 const pool = (name, count) => poolOf(cleanups, name, count);
 
 /**
- * Follows `server`'s board stream; `latest()` is the last `plans` event's list (null before the first), and
- * `count()` how many arrived.
+ * Follows `server`'s board stream; `latest()` is the list of plans as its `plans` event (every plan) and the
+ * `plans-changed` events after it (what changed) make it (null before the first), and `count()` how many arrived.
  */
 function plansStream(server) {
   const controller = new AbortController();
@@ -29,8 +29,17 @@ function plansStream(server) {
       while ((cut = buffer.indexOf('\n\n')) >= 0) {
         const event = buffer.slice(0, cut);
         buffer = buffer.slice(cut + 2);
+        const data = () => JSON.parse(event.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5)).join('\n'));
         if (event.startsWith('event: plans\n')) {
-          latest = JSON.parse(event.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5)).join('\n'));
+          latest = data();
+          count += 1;
+        } else if (event.startsWith('event: plans-changed\n')) {
+          // Only what changed: put into the list as the page does (domain::plan_feed::apply).
+          const { changed, removed, order } = data();
+          const byId = new Map((latest ?? []).map((p) => [p.id, p]));
+          for (const id of removed) byId.delete(id);
+          for (const p of changed) byId.set(p.id, p);
+          latest = order.map((id) => byId.get(id)).filter(Boolean);
           count += 1;
         }
       }
@@ -346,10 +355,11 @@ test('a plan made with kubectl apply and a node selector waits for someone to co
     return now.status?.phase === 'Blocked' ? now : null;
   });
   assert.match(blocked.status.conditions.find((c) => c.type === 'Blocked').message, /needs a maintainer to continue/);
+  assert.equal(blocked.status.blocked, 'NeedsMaintainer', 'the status keeps why as data, beside the words');
   assert.equal(record(p.nodes[0]), null, 'nothing drained meanwhile');
   const listed = (await call(a, 'plans/status', { id: name })).body;
   assert.equal(listed.started_by, '(made with kubectl)');
-  assert.match(listed.blocked, /needs a maintainer/);
+  assert.equal(listed.blocked, 'NeedsMaintainer');
 
   const continued = await call(a, 'plans/continue', { id: name });
   assert.equal(continued.status, 200, JSON.stringify(continued.body));

@@ -146,8 +146,8 @@ impl Streams {
 /// Alongside, `drains` events carry every drain of the cluster the cards show (who started it, why, how far),
 /// first at once and then after each change, so everyone sees the drains anyone starts. A `history` event carries
 /// a number that moves whenever any node's durable history changes, for pages that show the timeline. A `plans`
-/// event carries every maintenance plan (as `POST /api/plans` answers), at once and after each change the
-/// server's watch of them sees, so no page polls for them.
+/// event carries every maintenance plan (as `POST /api/plans` answers) at once, and a `plans-changed` event what
+/// changed after each change the server's watch of them sees (`domain::plan_feed`), so no page polls for them.
 pub async fn board_events(
     State(streams): State<Streams>,
     Extension(engine): Extension<Engine>,
@@ -239,12 +239,18 @@ impl BoardFeed {
             }
             if !self.first && self.plans.is_some() && std::mem::take(&mut self.plans_due) {
                 // A viewer who may not read the nodes gets no plans, as from `POST /api/plans`.
-                if let Ok(list) = self.engine.acting_as(&self.caller).rollouts().await
-                    && self.plans_sent.as_ref() != Some(&list)
-                {
-                    let event = Event::default().event("plans").json_data(&list).unwrap_or_default();
-                    self.plans_sent = Some(list);
-                    return Some(event);
+                // Every plan once; then what changed, so that one plan's step does not send them all again.
+                if let Ok(list) = self.engine.acting_as(&self.caller).rollouts().await {
+                    let event = match &self.plans_sent {
+                        None => Some(Event::default().event("plans").json_data(&list).unwrap_or_default()),
+                        Some(sent) => domain::plan_feed::diff(sent, &list).map(|changed| {
+                            Event::default().event("plans-changed").json_data(&changed).unwrap_or_default()
+                        }),
+                    };
+                    if let Some(event) = event {
+                        self.plans_sent = Some(list);
+                        return Some(event);
+                    }
                 }
             }
             // Waiting for a change (below) marks it seen, so the wait sets `history_due`: asking `has_changed` alone

@@ -76,8 +76,8 @@ pub fn PlanRunner(id: StoredValue<String>, rollout: Memo<Option<RolloutProgress>
             <p class="plan-continued" data-testid="plan-continued-by">{t_string!(i18n, rollout.continued_by, by = by)}</p>
         })}
         {move || blocked().map(|why| view! {
-            <p class="plan-blocked" role="status" data-testid="plan-blocked">
-                {t_string!(i18n, rollout.blocked, why = why)} " "
+            <p class="plan-blocked" role="status" data-testid="plan-blocked" data-reason=why.reason()>
+                {t_string!(i18n, rollout.blocked, why = crate::i18n::plan_blocked_text(i18n, &why))} " "
                 <button
                     type="button"
                     class="primary"

@@ -199,11 +199,18 @@ mod stream {
         let pending = Pending::new();
         let listening = dom::listen(
             &crate::context::api("/api/board/events"),
-            &["board", "drains", "health", "history", "plans"],
+            &["board", "drains", "health", "history", "plans", "plans-changed"],
             move |kind, text| {
                 if kind == "plans" {
                     if let Ok(list) = serde_json::from_str::<Vec<domain::rollout::RolloutProgress>>(&text) {
                         live.plans.set(Some(list));
+                    }
+                    return;
+                }
+                if kind == "plans-changed" {
+                    if let Ok(changed) = serde_json::from_str::<domain::plan_feed::PlansChanged>(&text) {
+                        live.plans
+                            .update(|plans| domain::plan_feed::apply(plans.get_or_insert_with(Vec::new), changed));
                     }
                     return;
                 }

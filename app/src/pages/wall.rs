@@ -104,7 +104,7 @@ fn Plans(plans: RwSignal<Option<Vec<RolloutProgress>>>) -> impl IntoView {
                                     <span>{text.clone()}</span>
                                     <progress max=total.max(1) value=done aria-label=text></progress>
                                     {p.blocked.map(|why| view! {
-                                        <span class="plan-blocked" data-testid="wall-plan-blocked">{t_string!(i18n, rollout.blocked, why = why)}</span>
+                                        <span class="plan-blocked" data-testid="wall-plan-blocked">{t_string!(i18n, rollout.blocked, why = crate::i18n::plan_blocked_text(i18n, &why))}</span>
                                     })}
                                 </li>
                             }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use jiff::Timestamp;
 
+pub use crate::plan_block::NEEDS_MAINTAINER;
 use crate::{
     failure::Failure,
     node::NodeCard,
@@ -16,10 +17,6 @@ use crate::{
     verify::CheckFailure,
     window::HeldNode,
 };
-
-/// Why a plan nobody may run waits.
-pub const NEEDS_MAINTAINER: &str = "needs a maintainer to continue: the server that ran it stopped, and no server \
-    holds credentials for it; anyone with the rights to drain its remaining nodes may continue it as themselves";
 
 /// What the runner sees at one look.
 #[derive(Clone, Debug)]

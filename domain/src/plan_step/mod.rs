@@ -21,6 +21,7 @@ pub use facts::{DrainSeen, Effect, Look, NEEDS_MAINTAINER, Next, Outcome, PlanSe
 use crate::{
     notice::Notice,
     pin::RecordVerdict,
+    plan_block::Blocked,
     progress::DrainState,
     rollout::{self, Back, RolloutProgress, RolloutState, Step},
     verify::CheckFailure,
@@ -44,14 +45,14 @@ pub fn step(status: &RolloutProgress, look: &Look) -> Stepped {
         SpecSeen::Changed { why, diff } => {
             // Nothing more starts until a person confirms it; the drains running are still followed.
             p.spec_changed = diff.clone();
-            p.blocked = Some(why.english());
+            p.blocked = Some(Blocked::Unpinned(why.clone()));
         }
     }
     let plan = &look.plan;
     let cancelled = plan.gone || plan.cancelled || plan.deleting;
     if look.maintenance && !plan.unattended {
         // Someone took "unattended" off: the maintenance identity runs nothing it was not asked to.
-        p.blocked = Some(format!("no longer unattended: {NEEDS_MAINTAINER}"));
+        p.blocked = Some(Blocked::NoLongerUnattended);
     }
     follow(&mut p, look, &mut effects);
     p.state = if plan.paused { RolloutState::Paused } else { RolloutState::Running };
@@ -119,7 +120,7 @@ fn follow(p: &mut RolloutProgress, look: &Look, effects: &mut Vec<Effect>) {
                     RecordVerdict::Running => continue,
                     RecordVerdict::Ended(state) => state,
                     RecordVerdict::Mismatch(mismatch) => {
-                        p.blocked = Some(mismatch.english());
+                        p.blocked = Some(Blocked::RecordMismatch(mismatch));
                         continue;
                     }
                 }
@@ -225,9 +226,7 @@ pub fn absorb(p: &mut RolloutProgress, outcome: Outcome, now: Timestamp) {
             }
         }
         Outcome::CredentialsRefused { user } => {
-            p.blocked = Some(format!(
-                "the credentials of {user} are no longer accepted (expired or revoked): {NEEDS_MAINTAINER}"
-            ));
+            p.blocked = Some(Blocked::CredentialsRefused { user });
         }
         Outcome::Touched { node, touched } => {
             if let Some(i) = index(p, &node) {

@@ -149,7 +149,7 @@ impl Acting<'_> {
         // An unattended plan runs as the server's maintenance identity: refused here when this server has none or
         // the policy that guards them is not in force; whether this person may ask for one is the policy's call.
         let unattended = match options.unattended {
-            true => Some(plans.unattended_hand(None).await.map_err(Error::Invalid)?),
+            true => Some(plans.unattended_hand(None).await.map_err(|why| Error::Invalid(why.english()))?),
             false => None,
         };
         let known: HashSet<String> = self.cards().await?.into_iter().map(|c| c.name).collect();
@@ -198,7 +198,7 @@ impl Acting<'_> {
         match self.engine().try_run(plans, &name).await {
             super::coordinator::Run::Runs => {}
             super::coordinator::Run::Capped(why) => {
-                tracing::warn!(plan = %name, %why, "the new plan waits for a place")
+                tracing::warn!(plan = %name, why = %why.english(), "the new plan waits for a place")
             }
             super::coordinator::Run::Not => {
                 // Another of the operator's servers took it on first, and pins it there: a confirmation kept here
@@ -261,7 +261,7 @@ impl Acting<'_> {
         if let super::coordinator::Run::Capped(why) = run {
             plans.let_hold_go(id);
             plans.take_confirmed(id);
-            return Err(Error::TooMany(why));
+            return Err(Error::TooMany(why.english()));
         }
         if run == super::coordinator::Run::Runs {
             // A local operator who continued it goes on with it after a restart, as with one they made.

@@ -17,8 +17,10 @@ pub(crate) enum Run {
     /// It does not: another server runs it, or this one holds no credentials for it.
     Not,
     /// This server runs as many plans as it may (in all, or as that person): why, in words.
-    Capped(String),
+    Capped(Blocked),
 }
+use domain::plan_block::Blocked;
+
 use crate::{
     lease::Claim,
     plan::{MaintenancePlan, Plans, status},
@@ -150,7 +152,7 @@ impl Engine {
             .and_then(|t| Duration::try_from(jiff::Timestamp::now().duration_since(t.0)).ok())
             .is_some_and(|age| age < GRACE);
         if !young {
-            status::blocked(plans, plan, refused.as_deref().unwrap_or(status::NEEDS_MAINTAINER)).await;
+            status::blocked(plans, plan, &refused.unwrap_or(Blocked::NeedsMaintainer)).await;
         }
     }
 }

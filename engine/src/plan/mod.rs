@@ -32,6 +32,7 @@ mod node;
 mod notices;
 pub mod origin;
 pub(crate) mod pin;
+mod pinned;
 pub mod resource;
 mod run;
 pub(crate) mod seal;
@@ -169,7 +170,7 @@ impl Plans {
     }
 
     /// Whether this server may run one more plan as `user` now: why not, in words, when it may not.
-    pub(crate) fn over_cap(&self, user: &str) -> Option<String> {
+    pub(crate) fn over_cap(&self, user: &str) -> Option<domain::plan_block::Blocked> {
         let running = self.running.lock();
         let theirs = running.values().filter(|(_, by)| by == user).count();
         domain::pin::over_cap(running.len(), theirs, user, self.caps.total, self.caps.per_person)
@@ -224,11 +225,13 @@ impl Plans {
     pub(crate) async fn unattended_hand(
         &self,
         plan: Option<&MaintenancePlan>,
-    ) -> Result<(Identity, kube::Client), String> {
-        let Some((identity, client)) = &self.unattended else { return Err(unattended::OFF.into()) };
-        let since = unattended::policy_in_force(client).await?;
+    ) -> Result<(Identity, kube::Client), domain::plan_block::Blocked> {
+        use domain::plan_block::Blocked;
+        let Some((identity, client)) = &self.unattended else { return Err(Blocked::UnattendedOff) };
+        let not_allowed = |why: String| Blocked::UnattendedNotAllowed { why };
+        let since = unattended::policy_in_force(client).await.map_err(not_allowed)?;
         if let Some(plan) = plan {
-            unattended::judged(plan.metadata.creation_timestamp.as_ref().map(|t| t.0), since)?;
+            unattended::judged(plan.metadata.creation_timestamp.as_ref().map(|t| t.0), since).map_err(not_allowed)?;
         }
         Ok((identity.clone(), client.clone()))
     }

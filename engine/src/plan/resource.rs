@@ -13,6 +13,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use super::drain::{PlanCondition, PlanDrain, PlanEstimate, PlanVerify};
+pub use super::pinned::{PinnedSpec, PlanPin};
 
 /// The `Blocked` condition's reason while a maintenance window holds the next node: the plan waits, and goes on by
 /// itself once the window allows.
@@ -140,6 +141,11 @@ pub struct PlanStatus {
     /// How long the whole plan should take, estimated as it started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimate: Option<PlanEstimate>,
+    /// Why no node starts now, as data (the `Blocked` condition says it in English): any replica shows it in the
+    /// reader's language, and nothing reads the words back.
+    #[serde(default)]
+    #[schemars(schema_with = "any_value")]
+    pub blocked: Option<domain::plan_block::Blocked>,
     /// While a maintenance window holds the next node: the hold as JSON (`domain::window::HeldNode`), so that any
     /// replica shows it in the reader's language. The `Blocked` condition says it in English.
     #[serde(default)]
@@ -148,74 +154,6 @@ pub struct PlanStatus {
     /// on (`domain::pin`). Sealed by the servers' key, so a pin written by anyone else does not count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pinned: Option<PlanPin>,
-}
-
-/// What a person confirmed of a plan, and when: written by the server that runs it, sealed with a key only the
-/// servers read (`super::seal`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct PlanPin {
-    /// The spec's `metadata.generation` confirmed.
-    pub generation: i64,
-    /// Who confirmed it: the person who started or continued the plan, or the unattended identity for a plan whose
-    /// every change was judged at admission.
-    pub by: String,
-    #[schemars(with = "String")]
-    pub at: Timestamp,
-    pub spec: PinnedSpec,
-    /// HMAC-SHA256 of the plan's uid and the fields above, hex.
-    pub seal: String,
-}
-
-/// The spec's fields that decide what a plan drains and how (`domain::pin::Pinned`), as the spec names them.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct PinnedSpec {
-    #[serde(default)]
-    #[schemars(length(max = 500))]
-    pub nodes: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub node_selector: Option<String>,
-    #[schemars(with = "i32")]
-    pub max_parallel: u32,
-    #[serde(default)]
-    pub one_per_zone: bool,
-    #[serde(default)]
-    pub stop_on_failure: bool,
-    #[serde(default)]
-    pub uncordon_when_back: bool,
-    #[serde(default)]
-    pub drain: PlanDrain,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verify: Option<PlanVerify>,
-    #[serde(default)]
-    #[schemars(with = "i32")]
-    pub settle_seconds: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub window_override: Option<String>,
-    #[serde(default)]
-    pub unattended: bool,
-}
-
-impl PinnedSpec {
-    /// The rule's view of it.
-    pub fn to_domain(&self) -> domain::pin::Pinned {
-        domain::pin::Pinned {
-            nodes: self.nodes.clone(),
-            node_selector: self.node_selector.clone(),
-            options: RolloutOptions {
-                max_parallel: self.max_parallel,
-                one_per_zone: self.one_per_zone,
-                stop_on_failure: self.stop_on_failure,
-                drain: (&self.drain).into(),
-                uncordon_when_back: self.uncordon_when_back,
-                verify: self.verify.as_ref().map(Into::into),
-                unattended: self.unattended,
-                settle_seconds: self.settle_seconds.into(),
-            },
-            window_override: self.window_override.clone(),
-        }
-    }
 }
 
 /// One node of a plan.
@@ -361,7 +299,17 @@ impl MaintenancePlan {
                 .map(|c| c.message.clone())
                 .filter(|_| !self.ended())
         };
-        let blocked = blocked_by(false);
+        // Kept as data; a status written before it was names only the condition's reason.
+        let blocked = status
+            .blocked
+            .clone()
+            .or_else(|| {
+                let condition = status.conditions.iter().find(|c| c.type_ == "Blocked" && c.status == "True");
+                condition
+                    .filter(|c| c.reason != HELD_BY_WINDOW)
+                    .map(|c| domain::plan_block::Blocked::from_reason(&c.reason))
+            })
+            .filter(|_| !self.ended());
         let held = blocked_by(true)
             .and(status.held_detail.as_deref())
             .and_then(|json| serde_json::from_str::<domain::window::HeldNode>(json).ok());
@@ -385,6 +333,13 @@ impl MaintenancePlan {
             spec_changed: self.spec_changed().filter(|_| !self.ended()),
         }
     }
+}
+
+/// A status field kept as a domain type's own JSON (`domain::plan_block::Blocked`, a mix of bare names and objects
+/// that a structural schema cannot spell): the API server keeps it as written, and the reader checks it, since
+/// anyone who may patch the status may write it (it is shown, never acted on).
+fn any_value(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "x-kubernetes-preserve-unknown-fields": true })
 }
 
 #[cfg(test)]
@@ -412,7 +367,10 @@ mod tests {
             if let Some(props) = schema.get("properties").and_then(|p| p.as_object()) {
                 for (name, prop) in props {
                     let here = format!("{path}.{name}");
-                    if prop.get("type").is_none() && prop.get("x-kubernetes-int-or-string").is_none() {
+                    // Kubernetes' structural rule: a type everywhere, but for int-or-string and kept-as-written
+                    // values.
+                    let open = ["x-kubernetes-int-or-string", "x-kubernetes-preserve-unknown-fields"];
+                    if prop.get("type").is_none() && !open.iter().any(|o| prop.get(*o).is_some()) {
                         missing.push(here.clone());
                     }
                     typed(prop, &here, missing);

@@ -74,7 +74,7 @@ pub(super) async fn run(
         Ok(pin) => pin,
         Err(why) => {
             tracing::warn!(why = %why.english(), "the plan may not act on its spec; it waits for a person");
-            status::blocked(plans, &plan, &why.english()).await;
+            status::blocked(plans, &plan, &domain::plan_block::Blocked::Unpinned(why)).await;
             plans.let_hold_go(name);
             return;
         }

@@ -15,10 +15,6 @@ use super::{
     resource::{MaintenancePlan, PlanCondition, PlanNode, PlanStatus},
 };
 
-/// Why a plan nobody may run waits.
-pub const NEEDS_MAINTAINER: &str = "needs a maintainer to continue: the server that ran it stopped, and no server \
-    holds credentials for it; anyone with the rights to drain its remaining nodes may continue it as themselves";
-
 /// The phase a plan's progress reads as (`domain::rollout::RolloutProgress::phase`).
 pub fn phase(progress: &RolloutProgress) -> &'static str {
     progress.phase()
@@ -26,44 +22,10 @@ pub fn phase(progress: &RolloutProgress) -> &'static str {
 
 pub use super::resource::HELD_BY_WINDOW;
 
-/// The `Blocked` condition's machine-readable reason for the words `why`: an unattended plan this server may not run
-/// as itself (no maintenance identity, or no admission policy guarding it) is not the same wait as one for a person.
-fn blocked_reason(progress: &RolloutProgress, why: &str) -> &'static str {
-    use domain::pin::Unpinned;
-    if progress.spec_changed.is_some() {
-        "SpecChanged"
-    } else if why.starts_with(super::unattended::OFF) || why.contains(super::unattended::POLICY) {
-        "UnattendedNotAllowed"
-    } else if why == Unpinned::NotPinned.english() {
-        Unpinned::NotPinned.reason()
-    } else if why == Unpinned::PinForged.english() {
-        Unpinned::PinForged.reason()
-    } else if why.starts_with("the spec changed since it was confirmed") {
-        "SpecChanged"
-    } else if why.starts_with("whether the plan's confirmed spec is genuine") {
-        "SealUnavailable"
-    } else if why.contains("drain record") {
-        "RecordMismatch"
-    } else if why.starts_with("too many plans") {
-        "TooMany"
-    } else {
-        "NeedsMaintainer"
-    }
-}
-
-/// The `Blocked` reasons that only a person can lift, by continuing the plan: no server takes such a plan on by
-/// itself (as a local operator's, or an unattended one).
-pub const WAITS_FOR_A_PERSON: [&str; 5] =
-    ["NotPinned", "PinForged", "SpecChanged", "SealUnavailable", "RecordMismatch"];
-
-/// Whether `plan` waits, blocked, for a person to continue it (one of [`WAITS_FOR_A_PERSON`]).
+/// Whether `plan` waits, blocked, for a person to continue it (`domain::plan_block::Blocked::waits_for_a_person`):
+/// no server takes such a plan on by itself.
 pub fn waits_for_a_person(plan: &MaintenancePlan) -> bool {
-    plan.spec_changed().is_some()
-        || plan.status.as_ref().is_some_and(|s| {
-            s.conditions
-                .iter()
-                .any(|c| c.type_ == "Blocked" && c.status == "True" && WAITS_FOR_A_PERSON.contains(&c.reason.as_str()))
-        })
+    plan.spec_changed().is_some() || plan.progress().blocked.is_some_and(|b| b.waits_for_a_person())
 }
 
 fn condition(type_: &str, on: bool, reason: &str, message: String, generation: Option<i64>) -> PlanCondition {
@@ -101,9 +63,7 @@ pub fn conditions(progress: &RolloutProgress, before: &[PlanCondition], generati
             generation,
         ),
         match (&progress.blocked, &progress.held) {
-            (Some(why), _) if !ended => {
-                condition("Blocked", true, blocked_reason(progress, why), why.clone(), generation)
-            }
+            (Some(why), _) if !ended => condition("Blocked", true, why.reason(), why.english(), generation),
             (None, Some(held)) if !ended && phase == "Blocked" => {
                 condition("Blocked", true, HELD_BY_WINDOW, format!("{}: {}", held.node, held.english()), generation)
             }
@@ -143,6 +103,7 @@ pub fn of(progress: &RolloutProgress, plan: &MaintenancePlan, runner: Option<Str
         nodes: progress.nodes.iter().map(PlanNode::from_rollout).collect(),
         conditions: conditions(progress, &before.conditions, generation),
         estimate: progress.estimate.as_ref().map(Into::into),
+        blocked: progress.blocked.clone(),
         held_detail: progress.held.as_ref().and_then(|held| serde_json::to_string(held).ok()),
         pinned: before.pinned,
     }
@@ -258,7 +219,8 @@ pub fn story(before: &RolloutProgress, after: &RolloutProgress) -> Vec<(Option<S
         let note = match is {
             "Blocked" => after
                 .blocked
-                .clone()
+                .as_ref()
+                .map(domain::plan_block::Blocked::english)
                 .or_else(|| after.held.as_ref().map(|h| format!("{}: {}", h.node, h.english())))
                 .unwrap_or_default(),
             _ => format!("{was} → {is}"),
@@ -278,20 +240,19 @@ fn unstarted(mut status: PlanStatus, plan: &MaintenancePlan) -> PlanStatus {
     status
 }
 
-/// Writes that a plan nobody runs is blocked, `why` ([`NEEDS_MAINTAINER`] unless something more precise holds
-/// it), once.
-pub async fn blocked(plans: &Plans, plan: &MaintenancePlan, why: &str) {
+/// Writes that a plan nobody runs is blocked, `why` (needing a maintainer, unless something more precise holds it),
+/// once.
+pub async fn blocked(plans: &Plans, plan: &MaintenancePlan, why: &domain::plan_block::Blocked) {
     let mut progress = plan.progress();
     // Already waiting, with this reason, or a more precise one than needing a maintainer (the credentials it ran
     // with were refused, say). "Unattended plans are off here" is as weak: a replica started without
     // `--unattended-plans` beside one started with it (a rolling update adding the component) must not flip the
     // reason the other gave back and forth.
-    let weak = why == NEEDS_MAINTAINER || why == super::unattended::OFF;
-    if progress.blocked.as_deref() == Some(why) || (weak && progress.blocked.is_some()) {
+    if progress.blocked.as_ref() == Some(why) || (why.weak() && progress.blocked.is_some()) {
         return;
     }
     let before = progress.clone();
-    progress.blocked = Some(why.into());
+    progress.blocked = Some(why.clone());
     let status = unstarted(of(&progress, plan, None), plan);
     if let Err(err) = write(plans, &plan.name_any(), &status).await {
         tracing::warn!(plan = %plan.name_any(), error = %crate::kube_error::api_message(&err), "could not mark a plan blocked");
@@ -359,34 +320,33 @@ mod tests {
     }
 
     #[test]
-    fn a_blocked_plan_names_what_it_waits_for() {
+    fn a_blocked_plan_names_what_it_waits_for_as_its_reason_and_in_words() {
+        use domain::{
+            pin::{RecordMismatch, Unpinned},
+            plan_block::Blocked,
+        };
         let mut waiting = ended(vec![Step::NotStarted]);
         waiting.state = RolloutState::Running;
-        let mut reason = |why: &str| {
-            waiting.blocked = Some(why.into());
+        let changed = Unpinned::SpecChanged { pinned: 1, generation: 2, changes: vec![] };
+        let rows = [
+            (Blocked::NeedsMaintainer, "NeedsMaintainer"),
+            (Blocked::UnattendedOff, "UnattendedNotAllowed"),
+            (Blocked::UnattendedNotAllowed { why: "the policy is not installed".into() }, "UnattendedNotAllowed"),
+            (Blocked::Unpinned(Unpinned::NotPinned), "NotPinned"),
+            (Blocked::Unpinned(Unpinned::SealUnavailable { why: "403".into() }), "SealUnavailable"),
+            (Blocked::Unpinned(changed), "SpecChanged"),
+            (
+                Blocked::RecordMismatch(RecordMismatch::OtherOptions { node: "n1".into(), drain: "d1".into() }),
+                "RecordMismatch",
+            ),
+            (domain::pin::over_cap(200, 0, "alice", 200, 10).unwrap(), "TooMany"),
+        ];
+        for (why, reason) in rows {
+            waiting.blocked = Some(why.clone());
             let now = conditions(&waiting, &[], Some(1));
             let blocked = now.iter().find(|c| c.type_ == "Blocked").unwrap().clone();
-            assert_eq!((blocked.status.as_str(), blocked.message.as_str()), ("True", why));
-            blocked.reason
-        };
-        assert_eq!(reason(NEEDS_MAINTAINER), "NeedsMaintainer");
-        assert_eq!(reason(super::super::unattended::OFF), "UnattendedNotAllowed");
-        let no_policy = format!(
-            "unattended plans need the admission policy {} (it is not installed)",
-            super::super::unattended::POLICY
-        );
-        assert_eq!(reason(&no_policy), "UnattendedNotAllowed");
-        use domain::pin::{RecordMismatch, Unpinned};
-        assert_eq!(reason(&Unpinned::NotPinned.english()), "NotPinned");
-        assert_eq!(reason(&Unpinned::PinForged.english()), "PinForged");
-        assert_eq!(reason(&Unpinned::SealUnavailable { why: "403".into() }.english()), "SealUnavailable");
-        let changed = Unpinned::SpecChanged { pinned: 1, generation: 2, changes: vec![] };
-        assert_eq!(reason(&changed.english()), "SpecChanged");
-        let forged = RecordMismatch::OtherOptions { node: "n1".into(), drain: "d1".into() };
-        assert_eq!(reason(&forged.english()), "RecordMismatch");
-        let other = RecordMismatch::OtherDrain { node: "n1".into(), expected: "d1".into(), found: "d2".into() };
-        assert_eq!(reason(&other.english()), "RecordMismatch");
-        let capped = domain::pin::over_cap(200, 0, "alice", 200, 10).unwrap();
-        assert_eq!(reason(&capped), "TooMany");
+            assert_eq!(blocked.status, "True");
+            assert_eq!((blocked.reason.as_str(), blocked.message), (reason, why.english()));
+        }
     }
 }

@@ -17,10 +17,6 @@ use kube::{Api, Client};
 /// The admission policy (and its binding) that guards unattended plans.
 pub const POLICY: &str = "drainboard-unattended-plans";
 
-/// Why a plan marked unattended is not run here, in words, with what would change it.
-pub const OFF: &str = "unattended plans are off on this server: the operator has not given it a maintenance identity \
-     (deploy/components/unattended, --unattended-plans); a maintainer may continue it as themselves";
-
 /// Whether the admission policy that guards unattended plans is in force: installed, failing closed, and bound to
 /// deny. `Ok` holds since when (the later of the policy's and its binding's creation): a plan made before then was
 /// never judged by it. `Err` says what is missing.
