@@ -61,8 +61,11 @@ async function round(signal, i) {
     kc('get', 'pods', '-n', id, '--field-selector', 'status.phase=Running', '-o', 'jsonpath={.items[0].metadata.name}').trim());
   const [a, b] = [await start(), await start()];
   try {
-    const res = await fetch(`${a.url}/api/plans/start`, authorized({ method: 'POST', headers: { 'content-type': 'application/json' },
+    const ask = (path) => fetch(`${a.url}${path}`, authorized({ method: 'POST', headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ nodes, options: { max_parallel: 1 }, reason: 'takeover bench' }) }));
+    // A build from before the plans had one name serves them under /api/rollouts only.
+    let res = await ask('/api/plans/start');
+    if (res.status === 404) res = await ask('/api/rollouts/start');
     const plan = await res.json();
     if (res.status !== 200) throw new Error(JSON.stringify(plan));
     const runner = await until('node 0 draining', 60_000, () => {

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
  * only needs to be roughly right, and a wrong figure costs time, never a test.
  */
 const SECONDS = {
-  'plans.test.mjs': 170, 'plan-trust.test.mjs': 160, 'faults-more.test.mjs': 130, 'real-faults.test.mjs': 128, 'drain-ui.test.mjs': 94,
+  'plans.test.mjs': 170, 'plan-trust.test.mjs': 160, 'plan-partition.test.mjs': 150, 'faults-more.test.mjs': 130, 'real-faults.test.mjs': 128, 'drain-ui.test.mjs': 94,
   'plans-team.test.mjs': 94, 'replicas.test.mjs': 85, 'fleet.test.mjs': 78, 'taint-timing.test.mjs': 77,
   'expiry.test.mjs': 65, 'a11y.test.mjs': 59, 'cards.test.mjs': 46, 'team.test.mjs': 43, 'rollout.test.mjs': 42,
   'i18n-ja.test.mjs': 40, 'wall.test.mjs': 22, 'deploy.test.mjs': 20, 'faults.test.mjs': 18, 'eta.test.mjs': 17,

@@ -225,7 +225,8 @@ impl DrainRegistry {
             changes.send_modify(|n| *n += 1);
         });
 
-        let supervisor = (client.clone(), node.clone(), tx.clone());
+        let written = std::sync::Arc::new(parking_lot::Mutex::new(None));
+        let supervisor = (client.clone(), node.clone(), tx.clone(), written.clone());
         let drain = task::Drain {
             client,
             node,
@@ -241,6 +242,7 @@ impl DrainRegistry {
             audit: self.audit.clone(),
             lease: self.leases.clone().filter(|_| real),
             lost_lease: Default::default(),
+            written,
         };
         let registry = self.clone();
         let finished_id = id.clone();
@@ -253,8 +255,9 @@ impl DrainRegistry {
                 if let Err(panic) = AssertUnwindSafe(drain.run()).catch_unwind().await {
                     let why = crate::tasks::panic_message(panic.as_ref());
                     tracing::error!(node = %supervisor.1, %why, "drain task panicked");
-                    let (client, node, progress) = supervisor;
-                    record::fail(&client, &node, &progress, Failure::Internal { detail: why }).await;
+                    let (client, node, progress, written) = supervisor;
+                    let last = written.lock().clone();
+                    record::fail(&client, &node, &progress, last, Failure::Internal { detail: why }).await;
                     if let Some(leases) = &registry.leases {
                         leases.release(&node).await;
                     }

@@ -54,6 +54,9 @@ pub(super) struct Drain {
     /// Set when the Lease could not be renewed in time: the drain stops as interrupted, since another server may
     /// take the node over once the Lease expires.
     pub lost_lease: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// The record this drain last wrote on the node: each later write lands only while the node still carries it
+    /// (`super::record::record`). Shared with the supervisor that records a panic.
+    pub written: std::sync::Arc<parking_lot::Mutex<Option<String>>>,
 }
 
 impl Drain {
@@ -284,6 +287,8 @@ impl Drain {
     /// Writes the drain's record on the Node. Dry runs change nothing, so they write nothing. A failed write is
     /// logged, not fatal: the drain itself is what matters, and its progress stays visible here.
     async fn record(&self) {
-        super::record::record(&self.client, &self.node, &self.progress).await;
+        let last = self.written.lock().clone();
+        let now = super::record::record(&self.client, &self.node, &self.progress, last).await;
+        *self.written.lock() = now;
     }
 }
