@@ -234,15 +234,22 @@ run_kubectl() {
   echo "$t0 $(now)"
 }
 
+plans_api() { # plans_api URL: where URL's server serves plans (plans; a build from before their one name: rollouts)
+  local code
+  code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H @"$work/auth" -H 'content-type: application/json' "$1/api/plans" -d '{}')
+  if [ "$code" = 404 ]; then echo rollouts; else echo plans; fi
+}
+
 run_rollout() { # run_rollout URL MAX_PARALLEL
-  local url=$1 n=$2 t0 id status
+  local url=$1 n=$2 t0 id status api
+  api=$(plans_api "$url")
   local nodes; nodes=$(printf '"%s",' "${drain_nodes[@]}"); nodes=[${nodes%,}]
   t0=$(now)
-  id=$(curl -sf -X POST -H @"$work/auth" -H 'content-type: application/json' "$url/api/plans/start" \
+  id=$(curl -sf -X POST -H @"$work/auth" -H 'content-type: application/json' "$url/api/$api/start" \
     -d "{\"nodes\":$nodes,\"options\":{\"max_parallel\":$n,\"one_per_zone\":false,\"stop_on_failure\":true,\"drain\":{\"ignore_daemonsets\":true,\"timeout_seconds\":900}},\"reason\":\"benchmark\"}" |
     python3 -c 'import json,sys; print(json.load(sys.stdin))')
   while :; do
-    status=$(curl -sf -X POST -H @"$work/auth" -H 'content-type: application/json' "$url/api/plans/status" -d "{\"id\":\"$id\"}")
+    status=$(curl -sf -X POST -H @"$work/auth" -H 'content-type: application/json' "$url/api/$api/status" -d "{\"id\":\"$id\"}")
     case $status in *'"state":"Finished"'* | *'"state":"Cancelled"'*) break ;; esac
     sleep 0.2
   done

@@ -3,7 +3,7 @@
 // the plan drains. The other server takes the plan over; once the relay passes bytes again, including whatever the
 // cut-off server had sent meanwhile, the first writes nothing more of that plan, and never are more of its nodes
 // draining than its max_parallel. Everything is read from the cluster itself.
-import { test, after } from 'node:test';
+import { test, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
@@ -46,6 +46,13 @@ function planLeaseHolder(name) {
   return lease?.spec?.holderIdentity ?? null;
 }
 
+let servers = [];
+afterEach((t) => {
+  // A failed test ends with what its servers said last, so that the log names what broke.
+  if (t.passed === false) for (const s of servers) console.error(`--- ${s.url}:\n${s.logs().split('\n').slice(-60).join('\n')}`);
+  servers = [];
+});
+
 test('a runner cut off from the API server past its Lease writes nothing more once the other took over, and the plan never drains more than max_parallel at once', { timeout: 420_000 }, async () => {
   const p = await poolOf(cleanups, 'partition', 3);
   const release = hold(p, 0);
@@ -58,10 +65,11 @@ test('a runner cut off from the API server past its Lease writes nothing more on
   const dir = mkdtempSync(join(tmpdir(), 'drainboard-partition-'));
   const relayed = join(dir, 'kubeconfig');
   writeFileSync(relayed, kubeconfig.replace(/server:\s*https:\/\/[^:\s]+:\d+/, `server: https://${apiHost}:${cut.port}`));
+  // a alone first, so that a runs the plan (a local server goes on with any plan its operator's servers made:
+  // started together, either could take it); b joins once a runs it.
   const a = await startDrainboard([], { kubeconfig: relayed });
   cleanups.push(() => a.stop());
-  const b = await startDrainboard();
-  cleanups.push(() => b.stop());
+  servers = [a];
 
   const started = await call(a, 'plans/start', { nodes: p.nodes, options: { max_parallel: 1 }, reason: 'partition' });
   assert.equal(started.status, 200, JSON.stringify(started.body));
@@ -73,10 +81,13 @@ test('a runner cut off from the API server past its Lease writes nothing more on
   const runnerA = first.status.runner;
   const holderA = planLeaseHolder(id);
   assert.ok(holderA && runnerA.startsWith(holderA), `a runs it: ${runnerA}, Lease ${holderA}`);
+  const b = await startDrainboard();
+  cleanups.push(() => b.stop());
+  servers = [a, b];
 
   // What the cluster shows from here on, every 250 ms: who runs the plan, its Lease, and how many of its nodes
   // drain at once, by its status and by the nodes' own drain records.
-  const seen = { runners: [], holders: [], mostDraining: 0, mostRecordsRunning: 0 };
+  const seen = { runners: [], holders: [], records: [], mostDraining: 0, mostRecordsRunning: 0 };
   let watching = true;
   const watcher = (async () => {
     while (watching) {
@@ -88,6 +99,9 @@ test('a runner cut off from the API server past its Lease writes nothing more on
         if (holder && seen.holders.at(-1) !== holder) seen.holders.push(holder);
         const draining = (now.status?.nodes ?? []).filter((n) => n.step === 'Draining').length;
         seen.mostDraining = Math.max(seen.mostDraining, draining);
+        const r0 = record(p.nodes[0]);
+        const said = r0 && `${r0.id.slice(0, 8)} ${typeof r0.state === 'string' ? r0.state : Object.keys(r0.state)[0]}`;
+        if (said && seen.records.at(-1) !== said) seen.records.push(said);
         const running = p.nodes.map(record).filter((r) => r && ['Cordoning', 'Planning', 'Evicting'].includes(
           typeof r.state === 'string' ? r.state : Object.keys(r.state)[0])).length;
         seen.mostRecordsRunning = Math.max(seen.mostRecordsRunning, running);
@@ -96,6 +110,7 @@ test('a runner cut off from the API server past its Lease writes nothing more on
     }
   })();
 
+  cleanups.push(async () => { watching = false; await watcher; });
   cut.hold();
   const cutAt = Date.now();
   const takenOver = await waitFor('b to take the plan over', 150_000, () => {
@@ -130,5 +145,7 @@ test('a runner cut off from the API server past its Lease writes nothing more on
   assert.equal(seen.mostDraining, 1, `at most max_parallel nodes draining by the status (${seen.mostDraining})`);
   assert.ok(seen.mostRecordsRunning <= 1, `at most max_parallel drains running by the nodes' records (${seen.mostRecordsRunning})`);
   assert.match(a.logs(), /the plan's Lease is lost; this server stops running it/, 'a knew it lost the plan');
-  for (const node of p.nodes) assert.equal(record(node).state, 'Drained', `${node} drained once, to the end`);
+  for (const node of p.nodes) {
+    assert.equal(record(node).state, 'Drained', `${node} drained once, to the end (node 0's records: ${seen.records.join(' → ')})`);
+  }
 });

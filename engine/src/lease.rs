@@ -25,7 +25,7 @@ use k8s_openapi::{
 };
 use kube::{
     Api, Client,
-    api::{ObjectMeta, PostParams},
+    api::{DeleteParams, ObjectMeta, PostParams, Preconditions},
 };
 
 /// How long a Lease stands without renewal: as long as a node's own Lease, so that an API server restart (tens of
@@ -229,7 +229,9 @@ impl Leases {
     async fn release_named(&self, name: String) {
         if let Ok(Some(lease)) = self.api.get_opt(&name).await
             && lease.spec.as_ref().and_then(|s| s.holder_identity.as_deref()) == Some(self.holder.as_str())
-            && let Err(err) = self.api.delete(&name, &Default::default()).await
+            // Only the Lease as read, still this server's: a delete that arrives late (held in the network) never
+            // takes away the Lease another server has taken since.
+            && let Err(err) = self.api.delete(&name, &on_version(&lease)).await
         {
             tracing::warn!(lease = %name, error = %crate::kube_error::api_message(&err), "could not release a Lease");
         }
@@ -386,6 +388,17 @@ fn live(spec: &LeaseSpec, now: Timestamp) -> bool {
     let plausible = now.checked_add(skew).is_ok_and(|latest| renewed.0 <= latest);
     plausible
         && renewed.0.checked_add(jiff::SignedDuration::from_secs(seconds.max(0).into())).is_ok_and(|until| until > now)
+}
+
+/// A delete of `lease` only as it was read: refused (409) once anyone wrote it since.
+fn on_version(lease: &Lease) -> DeleteParams {
+    DeleteParams {
+        preconditions: Some(Preconditions {
+            resource_version: lease.metadata.resource_version.clone(),
+            uid: lease.metadata.uid.clone(),
+        }),
+        ..DeleteParams::default()
+    }
 }
 
 #[cfg(test)]

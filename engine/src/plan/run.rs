@@ -69,6 +69,12 @@ pub(super) async fn run(
         tracing::warn!("the plan is gone before it ran");
         return;
     };
+    if plan.ended() {
+        // This server's watch had not seen it end (a server cut off from the API server, say, whose watch comes
+        // back late): another server ended it, and nothing more is written of it here.
+        tracing::info!("the plan has ended already; nothing to run");
+        return;
+    }
     let confirmed = plans.take_confirmed(name);
     let mut pin = match pinned(plans, &plan, identity, confirmed).await {
         Ok(pin) => pin,
