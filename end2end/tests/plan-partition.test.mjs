@@ -6,7 +6,7 @@
 import { test, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deletePlans, kubectl, requireEnv, startDrainboard, waitFor } from './support.mjs';
@@ -63,6 +63,7 @@ test('a runner cut off from the API server past its Lease writes nothing more on
   const cut = await relay(apiHost, Number(apiPort));
   cleanups.push(() => cut.close());
   const dir = mkdtempSync(join(tmpdir(), 'drainboard-partition-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const relayed = join(dir, 'kubeconfig');
   writeFileSync(relayed, kubeconfig.replace(/server:\s*https:\/\/[^:\s]+:\d+/, `server: https://${apiHost}:${cut.port}`));
   // a alone first, so that a runs the plan (a local server goes on with any plan its operator's servers made:
