@@ -392,13 +392,8 @@ fn live(spec: &LeaseSpec, now: Timestamp) -> bool {
 
 /// A delete of `lease` only as it was read: refused (409) once anyone wrote it since.
 fn on_version(lease: &Lease) -> DeleteParams {
-    DeleteParams {
-        preconditions: Some(Preconditions {
-            resource_version: lease.metadata.resource_version.clone(),
-            uid: lease.metadata.uid.clone(),
-        }),
-        ..DeleteParams::default()
-    }
+    let (resource_version, uid) = (lease.metadata.resource_version.clone(), lease.metadata.uid.clone());
+    DeleteParams { preconditions: Some(Preconditions { resource_version, uid }), ..DeleteParams::default() }
 }
 
 #[cfg(test)]
