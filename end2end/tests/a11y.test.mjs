@@ -51,14 +51,17 @@ async function violations(page) {
     const result = await window.axe.run(document);
     return {
       passed: result.passes.map((p) => p.id),
+      inapplicable: result.inapplicable.map((p) => p.id),
       violations: result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
         nodes: v.nodes.slice(0, 5).map((n) => `${n.target.join(' ')}: ${n.failureSummary}`) })),
     };
   });
-  // The check ran: contrast and names were among the rules that passed.
-  for (const rule of ['color-contrast', 'aria-allowed-attr']) {
-    assert.ok(found.passed.includes(rule), `axe ran ${rule}: ${found.passed.join(', ')}`);
-  }
+  // The check ran: contrast was among the rules that passed, and the ARIA attributes were checked, or there were
+  // none to check (the wall has some only while a plan, a drain or a countdown shows, which depends on what the
+  // tests before it left running).
+  assert.ok(found.passed.includes('color-contrast'), `axe ran color-contrast: ${found.passed.join(', ')}`);
+  assert.ok(found.passed.includes('aria-allowed-attr') || found.inapplicable.includes('aria-allowed-attr'),
+    `axe ran aria-allowed-attr: ${found.passed.join(', ')}`);
   return found.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
