@@ -107,7 +107,8 @@ pub(super) async fn run(
             }
             progress.state = RolloutState::Finished;
             progress.finished_at = Some(jiff::Timestamp::now());
-            let _ = status::write(plans, name, &status::of(&progress, &plan, None)).await;
+            let version = plan.resource_version();
+            let _ = status::write_on(plans, name, &status::of(&progress, &plan, None), version.as_deref()).await;
             status::event(plans, &plan, true, "Failed", format!("the plan could not start: {err}")).await;
             return;
         }

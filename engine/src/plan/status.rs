@@ -115,12 +115,6 @@ pub async fn write_pin(plans: &Plans, name: &str, pin: &super::resource::PlanPin
     plans.api.patch_status(name, &PatchParams::default(), &Patch::Merge(&patch)).await.map(|_| ())
 }
 
-/// Writes `status` on the plan.
-pub async fn write(plans: &Plans, name: &str, status: &PlanStatus) -> Result<(), kube::Error> {
-    let patch = serde_json::json!({ "status": status });
-    plans.api.patch_status(name, &PatchParams::default(), &Patch::Merge(&patch)).await.map(|_| ())
-}
-
 /// Writes the status of `name` only while the plan is at `version` (its `resourceVersion`; any version without
 /// one): the API server answers 409 when anyone wrote the plan since. The plan as written.
 pub async fn write_on(
@@ -254,7 +248,9 @@ pub async fn blocked(plans: &Plans, plan: &MaintenancePlan, why: &domain::plan_b
     let before = progress.clone();
     progress.blocked = Some(why.clone());
     let status = unstarted(of(&progress, plan, None), plan);
-    if let Err(err) = write(plans, &plan.name_any(), &status).await {
+    // On the version this was decided on: a server whose view is late (cut off, say), or whose write arrives late,
+    // never writes over what the plan's runner wrote since.
+    if let Err(err) = write_on(plans, &plan.name_any(), &status, plan.resource_version().as_deref()).await {
         tracing::warn!(plan = %plan.name_any(), error = %crate::kube_error::api_message(&err), "could not mark a plan blocked");
         return;
     }
@@ -275,7 +271,7 @@ pub async fn ended_without_runner(plans: &Plans, plan: &MaintenancePlan, phase: 
     progress.finished_at = Some(Timestamp::now());
     progress.blocked = None;
     let status = unstarted(of(&progress, plan, None), plan);
-    if write(plans, &plan.name_any(), &status).await.is_ok() {
+    if write_on(plans, &plan.name_any(), &status, plan.resource_version().as_deref()).await.is_ok() {
         event(plans, plan, false, phase, why.into()).await;
     }
 }
