@@ -276,6 +276,18 @@ impl MaintenancePlan {
         is_final(self.status.as_ref().and_then(|s| s.phase.as_deref()))
     }
 
+    /// Why it waits, while it has not ended: kept as data; a status written before it was names only the
+    /// condition's reason. Read alone, without the whole progress, by the coordinator at each look.
+    pub fn blocked(&self) -> Option<domain::plan_block::Blocked> {
+        let status = self.status.as_ref().filter(|_| !self.ended())?;
+        status.blocked.clone().or_else(|| {
+            let condition = status.conditions.iter().find(|c| c.type_ == "Blocked" && c.status == "True");
+            condition
+                .filter(|c| c.reason != HELD_BY_WINDOW)
+                .map(|c| domain::plan_block::Blocked::from_reason(&c.reason))
+        })
+    }
+
     /// The plan as the page shows it.
     pub fn progress(&self) -> RolloutProgress {
         let status = self.status.clone().unwrap_or_default();
@@ -299,17 +311,7 @@ impl MaintenancePlan {
                 .map(|c| c.message.clone())
                 .filter(|_| !self.ended())
         };
-        // Kept as data; a status written before it was names only the condition's reason.
-        let blocked = status
-            .blocked
-            .clone()
-            .or_else(|| {
-                let condition = status.conditions.iter().find(|c| c.type_ == "Blocked" && c.status == "True");
-                condition
-                    .filter(|c| c.reason != HELD_BY_WINDOW)
-                    .map(|c| domain::plan_block::Blocked::from_reason(&c.reason))
-            })
-            .filter(|_| !self.ended());
+        let blocked = self.blocked();
         let held = blocked_by(true)
             .and(status.held_detail.as_deref())
             .and_then(|json| serde_json::from_str::<domain::window::HeldNode>(json).ok());

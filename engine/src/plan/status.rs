@@ -25,7 +25,7 @@ pub use super::resource::HELD_BY_WINDOW;
 /// Whether `plan` waits, blocked, for a person to continue it (`domain::plan_block::Blocked::waits_for_a_person`):
 /// no server takes such a plan on by itself.
 pub fn waits_for_a_person(plan: &MaintenancePlan) -> bool {
-    plan.spec_changed().is_some() || plan.progress().blocked.is_some_and(|b| b.waits_for_a_person())
+    plan.spec_changed().is_some() || plan.blocked().is_some_and(|b| b.waits_for_a_person())
 }
 
 fn condition(type_: &str, on: bool, reason: &str, message: String, generation: Option<i64>) -> PlanCondition {
