@@ -41,6 +41,8 @@ pub const GIVE_UP_AFTER: Duration = Duration::from_secs(30);
 pub const SUMMARY_ANNOTATION: &str = "drainboard.dev/progress";
 /// The label every drain Lease carries, so that a server can watch them and nothing else.
 const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "drainboard");
+/// The same, as a label selector.
+pub(crate) const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by=drainboard";
 
 /// Who holds a node's Lease, when someone else does.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -134,9 +136,10 @@ impl Leases {
         self.release_named(named(PLAN_PREFIX, plan)).await
     }
 
-    /// The server that holds a live Lease on plan `plan`, this one included: from the watch of the Leases once
-    /// it has listed them (a plan another server runs costs no request per look), asked before that.
-    pub async fn plan_runner(&self, plan: &str) -> Result<Option<String>, kube::Error> {
+    /// The server that holds a live Lease on plan `plan`, this one included, and how long its Lease stands unless
+    /// renewed: from the watch of the Leases once it has listed them (a plan another server runs costs no request
+    /// per look), asked before that.
+    pub async fn plan_runner(&self, plan: &str) -> Result<Option<(String, Duration)>, kube::Error> {
         use futures::FutureExt;
         let name = named(PLAN_PREFIX, plan);
         let listed = self.store.get().filter(|store| store.wait_until_ready().now_or_never().is_some());
@@ -148,7 +151,15 @@ impl Leases {
             return Ok(None);
         };
         let spec = lease.spec.unwrap_or_default();
-        Ok(spec.holder_identity.clone().filter(|h| !h.is_empty()).filter(|_| live(&spec, Timestamp::now())))
+        let now = Timestamp::now();
+        let holder = spec.holder_identity.clone().filter(|h| !h.is_empty()).filter(|_| live(&spec, now));
+        Ok(holder.map(|holder| (holder, left(&spec, now))))
+    }
+
+    /// The plan a plan Lease named `lease` is for: a trigger to look at it, never more (a name cut to fit reads as
+    /// the plan named so, if any, which then merely looks once more).
+    pub fn plan_of(lease: &str) -> Option<&str> {
+        lease.strip_prefix(PLAN_PREFIX)
     }
 
     async fn acquire_named(&self, name: String) -> Result<Claim, kube::Error> {
@@ -267,7 +278,7 @@ impl Leases {
         let (tx, rx) = watch::channel(Arc::new(Vec::new()));
         let (store, writer) = reflector::store();
         let _ = self.store.set(store.clone());
-        let config = watcher::Config::default().labels(&format!("{}={}", MANAGED_BY.0, MANAGED_BY.1));
+        let config = watcher::Config::default().labels(MANAGED_BY_LABEL);
         let events = watcher(self.api.clone(), config)
             .default_backoff()
             .modify(|lease: &mut Lease| lease.metadata.managed_fields = None)
@@ -390,6 +401,16 @@ fn live(spec: &LeaseSpec, now: Timestamp) -> bool {
         && renewed.0.checked_add(jiff::SignedDuration::from_secs(seconds.max(0).into())).is_ok_and(|until| until > now)
 }
 
+/// How long a live Lease stands at `now` unless renewed (none left once it lapsed).
+fn left(spec: &LeaseSpec, now: Timestamp) -> Duration {
+    let (Some(renewed), Some(seconds)) = (spec.renew_time.as_ref(), spec.lease_duration_seconds) else {
+        return Duration::ZERO;
+    };
+    let until = renewed.0.checked_add(jiff::SignedDuration::from_secs(seconds.max(0).into())).unwrap_or(now);
+    let most = Duration::from_secs(u64::try_from(seconds.max(0)).unwrap_or(0));
+    Duration::try_from(until.duration_since(now)).unwrap_or(Duration::ZERO).min(most)
+}
+
 /// A delete of `lease` only as it was read: refused (409) once anyone wrote it since.
 fn on_version(lease: &Lease) -> DeleteParams {
     let (resource_version, uid) = (lease.metadata.resource_version.clone(), lease.metadata.uid.clone());
@@ -460,6 +481,21 @@ mod tests {
         assert!(!live(&spec("2027-01-01T00:00:00Z", 15), now), "a renewal dated in the future is forged");
         let late = LeaseSpec { renew_time: Some(MicroTime(jiff::Timestamp::MAX)), ..spec("2026-11-30T12:00:00Z", 15) };
         assert!(!live(&late, now), "a renewal past the calendar's end reads as no lease, without a panic");
+        assert_eq!(left(&spec("2026-11-30T11:59:50Z", 15), now), Duration::from_secs(5));
+        assert_eq!(left(&spec("2026-11-30T11:59:40Z", 15), now), Duration::ZERO, "a lapsed Lease has none left");
+        assert_eq!(left(&spec("2026-11-30T12:00:00Z", i32::MAX), now).as_secs(), u64::from(i32::MAX.unsigned_abs()));
+    }
+
+    #[test]
+    fn a_plan_lease_names_its_plan_unless_cut_to_fit() {
+        assert_eq!(Leases::plan_of("drainboard-plan.night"), Some("night"));
+        assert_eq!(Leases::plan_of("drainboard-drain.node-1"), None);
+        let long = "p".repeat(250);
+        assert_ne!(
+            Leases::plan_of(&named(PLAN_PREFIX, &long)),
+            Some(long.as_str()),
+            "a name cut to fit is not the plan's"
+        );
     }
 
     #[test]

@@ -13,10 +13,12 @@ mod back;
 mod facts;
 #[cfg(test)]
 mod tests;
+mod wake;
 
 use jiff::Timestamp;
 
 pub use facts::{DrainSeen, Effect, Look, NEEDS_MAINTAINER, Next, Outcome, PlanSeen, SpecSeen, Stepped};
+pub use wake::{Wake, wake};
 
 use crate::{
     notice::Notice,

@@ -574,3 +574,43 @@ fn a_step_is_the_same_for_the_same_look() {
     assert_eq!(a.status, b.status);
     assert_eq!(a.effects, b.effects);
 }
+
+#[test]
+fn a_runner_looks_again_by_itself_only_while_time_or_a_node_decides() {
+    type Change = fn(&mut RolloutProgress);
+    let rows: Vec<(&str, &str, Change, Wake)> = vec![
+        ("a node awaited back", "n1:w n2:q", |_| {}, Wake::Soon),
+        ("a node recovering", "n1:r n2:e", |_| {}, Wake::Soon),
+        ("awaited back while paused", "n1:w", |p| p.state = RolloutState::Paused, Wake::Soon),
+        ("a window holds the next node", "n1:e n2:q", |p| p.held = Some(held("n2")), Wake::Soon),
+        ("settling after a node, the next draining", "n1:e n2:d n3:q", |p| p.options.settle_seconds = 600, Wake::Soon),
+        ("queued, none draining, nothing said why", "n1:q", |_| {}, Wake::Soon),
+        ("a drain runs", "n1:d n2:q", |_| {}, Wake::Later),
+        ("a drain runs while paused", "n1:d n2:q", |p| p.state = RolloutState::Paused, Wake::Later),
+        ("paused with nodes queued", "n1:e n2:q", |p| p.state = RolloutState::Paused, Wake::OnChange),
+        ("blocked for a person", "n1:e n2:q", |p| p.blocked = Some(Blocked::NeedsMaintainer), Wake::OnChange),
+        (
+            "a held node of a paused plan",
+            "n1:q",
+            |p| {
+                p.state = RolloutState::Paused;
+                p.held = Some(held("n1"));
+            },
+            Wake::OnChange,
+        ),
+        ("settled long ago, the next draining", "n1:e n2:d n3:q", |p| p.options.settle_seconds = 30, Wake::Later),
+        ("stopped at a failure, none draining", "n1:t n2:q", |p| p.options.stop_on_failure = true, Wake::OnChange),
+        ("ended", "n1:w", |p| p.state = RolloutState::Finished, Wake::OnChange),
+        ("every node done, not yet ended", "n1:e n2:u", |_| {}, Wake::OnChange),
+    ];
+    let mut failed = Vec::new();
+    for (name, nodes, change, wanted) in &rows {
+        let mut p = given(nodes);
+        change(&mut p);
+        let got = wake(&p, now());
+        if got != *wanted {
+            failed.push(format!("{name}: {got:?} (wanted {wanted:?})"));
+        }
+    }
+    assert!(failed.is_empty(), "{} of {} rows failed:\n{}", failed.len(), rows.len(), failed.join("\n"));
+}

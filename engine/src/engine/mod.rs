@@ -184,7 +184,7 @@ impl Engine {
     pub fn run_plans(&self) {
         if let Some(plans) = &self.plans {
             tracing::info!(holder = %plans.holder(), "looking after maintenance plans; this server runs them as its holder");
-            self.coordinate(plans);
+            self.control(plans);
         }
     }
 

@@ -1,14 +1,19 @@
-//! How this server looks after every maintenance plan: it runs those it holds credentials for when nobody else
-//! does (taking the plan's Lease), marks those nobody runs and it may not run as needing a maintainer, and lets a
-//! deleted plan go once nobody runs it. The plans themselves, and their watch, are [`crate::plan`]'s.
+//! What this server does with a plan it does not run, at each of its reconciles (`controller`): runs it when it
+//! holds credentials for it and nobody else does (taking the plan's Lease), marks it as needing a maintainer when
+//! nobody runs it and it may not, and says when to look at it again. A plan someone runs costs a look at the
+//! watched Lease, not a request.
 
 use std::time::Duration;
 
+use domain::plan_block::Blocked;
 use kube::ResourceExt;
 use tokio_util::sync::CancellationToken;
 
-use super::run;
-use crate::engine::Engine;
+use crate::{
+    engine::Engine,
+    lease::Claim,
+    plan::{MaintenancePlan, Plans, status},
+};
 
 /// Whether a plan runs here after [`Engine::try_run`].
 #[derive(Debug, PartialEq, Eq)]
@@ -19,22 +24,33 @@ pub(crate) enum Run {
     /// This server runs as many plans as it may (in all, or as that person): why, in words.
     Capped(Blocked),
 }
-use domain::plan_block::Blocked;
 
-use crate::{
-    lease::Claim,
-    plan::{MaintenancePlan, Plans, status},
-};
+/// What a look at a plan not run here leaves.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Looked {
+    /// It runs here now: its runner takes it on.
+    Runs,
+    /// Look again after this long, event or not (another server's Lease that may lapse, a place under the caps).
+    After(Duration),
+    /// Look again on a change only (ended, or waiting for a person, whose continue wakes it).
+    OnChange,
+}
 
 /// How long after its creation a plan nobody runs is left alone before a replica without its credentials says it
 /// needs a maintainer: the replica that created it takes its Lease well within this.
 const GRACE: Duration = Duration::from_secs(10);
 
+/// How often a plan that waits for the unattended policy is looked at again; one that waits for a place under the
+/// caps is woken when a place frees (the oldest first), and looked at again now and then besides.
+const RETRY: Duration = crate::lease::RENEW_EVERY;
+const RETRY_CAPPED: Duration = Duration::from_secs(60);
+
 impl Engine {
-    /// Takes plan `name`'s Lease and runs it here, if this server holds credentials for it, no one else runs it,
-    /// and this server runs fewer than its caps. [`Run::Runs`] when it runs here (now or already).
+    /// Takes plan `name`'s Lease and marks it run here, if this server holds credentials for it, no one else runs
+    /// it, and this server runs fewer than its caps; its runner starts at the reconcile this wakes. [`Run::Runs`]
+    /// when it runs here (now or already).
     pub(crate) async fn try_run(&self, plans: &Plans, name: &str) -> Run {
-        let Some((identity, client)) = plans.hand(name) else { return Run::Not };
+        let Some((identity, _)) = plans.hand(name) else { return Run::Not };
         if plans.runs(name) {
             return Run::Runs;
         }
@@ -49,58 +65,26 @@ impl Engine {
                 return Run::Not;
             }
         }
-        let stop = CancellationToken::new();
-        if !plans.claim(name, stop.clone(), &identity.user) {
-            return Run::Runs;
-        }
-        let span = tracing::info_span!("plan", plan = %name, by = %identity.user);
-        let (engine, plans, name) = (self.clone(), plans.clone(), name.to_owned());
-        self.tasks().clone().spawn(tracing::Instrument::instrument(
-            async move {
-                run::run(&engine, &plans, &identity, &client, &name, stop).await;
-                plans.release(&name).await;
-            },
-            span,
-        ));
+        plans.claim(name, CancellationToken::new(), &identity.user);
+        plans.wake(name);
         Run::Runs
     }
 
-    /// Looks at every plan on each change and every few seconds, for as long as the server runs.
-    pub(crate) fn coordinate(&self, plans: &Plans) {
-        let (plans, engine) = (plans.clone(), self.clone());
-        let shutdown = engine.shutdown_signal();
-        self.tasks().clone().spawn(async move {
-            let mut changes = plans.changes();
-            let mut tick = tokio::time::interval(crate::lease::RENEW_EVERY);
-            loop {
-                tokio::select! {
-                    () = shutdown.cancelled() => break,
-                    changed = changes.changed() => if changed.is_err() { break },
-                    _ = tick.tick() => {}
-                }
-                // Oldest first: as places free under the caps, the plans that waited longest go on first.
-                let mut all = plans.all();
-                all.sort_by(|a, b| {
-                    a.creation_timestamp().cmp(&b.creation_timestamp()).then(a.name_any().cmp(&b.name_any()))
-                });
-                for plan in all {
-                    engine.look_at(&plans, &plan).await;
-                }
-            }
-        });
-    }
-
-    async fn look_at(&self, plans: &Plans, plan: &MaintenancePlan) {
+    /// Looks at `plan`, which this server does not run.
+    pub(super) async fn look_at(&self, plans: &Plans, plan: &MaintenancePlan) -> Result<Looked, kube::Error> {
         let name = plan.name_any();
         if plans.runs(&name) {
-            return;
+            return Ok(Looked::Runs);
         }
-        let deleting = plan.metadata.deletion_timestamp.is_some();
         if plan.ended() {
-            if deleting {
-                plans.let_go(&name).await;
-            }
-            return;
+            return Ok(Looked::OnChange);
+        }
+        // Someone runs it: looked at again when its Lease would lapse unless renewed (each renewal is an event of
+        // the Lease's watch, which looks sooner).
+        if let Some((holder, left)) = plans.leases().plan_runner(&name).await?
+            && holder != plans.holder()
+        {
+            return Ok(Looked::After(left + Duration::from_secs(1)));
         }
         // A plan whose spec changed since a person confirmed it, or whose pin or drain records do not check out,
         // waits for a person: no server takes it on by itself.
@@ -118,41 +102,54 @@ impl Engine {
         }
         // An unattended plan runs as the server's maintenance identity, once the policy that guards it holds.
         let mut refused = None;
-        if plans.hand(&name).is_none() && plan.spec.unattended && !deleting && !for_a_person {
+        if plans.hand(&name).is_none() && plan.spec.unattended && !for_a_person {
             match plans.unattended_hand(Some(plan)).await {
                 Ok((identity, client)) => plans.hold(&name, identity, client),
                 Err(why) => refused = Some(why),
             }
         }
-        if !deleting {
-            match self.try_run(plans, &name).await {
-                Run::Runs => return,
-                Run::Capped(why) => refused = Some(why),
-                Run::Not => {}
-            }
+        match self.try_run(plans, &name).await {
+            Run::Runs => return Ok(Looked::Runs),
+            Run::Capped(why) => refused = Some(why),
+            Run::Not => {}
         }
-        match plans.leases().plan_runner(&name).await {
-            Ok(None) => {}
-            // Someone runs it (or its Lease cannot be read: leave it be).
-            _ => return,
-        }
-        if deleting {
-            // Its runner is gone, and the drains it ran stopped with it: nothing of it runs to stop.
-            status::ended_without_runner(plans, plan, "Cancelled", "deleted while no server ran it").await;
-            plans.let_go(&name).await;
-            return;
+        if let Some((_, left)) = plans.leases().plan_runner(&name).await? {
+            // Taken by another at the same moment.
+            return Ok(Looked::After(left + Duration::from_secs(1)));
         }
         if plan.spec.cancelled {
             // Cancelling needs no one's rights: a plan nobody runs ends so, starting nothing more.
             status::ended_without_runner(plans, plan, "Cancelled", "cancelled while no server ran it").await;
-            return;
+            return Ok(Looked::OnChange);
         }
-        let young = plan
+        let age = plan
             .creation_timestamp()
             .and_then(|t| Duration::try_from(jiff::Timestamp::now().duration_since(t.0)).ok())
-            .is_some_and(|age| age < GRACE);
-        if !young {
-            status::blocked(plans, plan, &refused.unwrap_or(Blocked::NeedsMaintainer)).await;
+            .unwrap_or(GRACE);
+        if age < GRACE {
+            return Ok(Looked::After(GRACE - age));
         }
+        let retry = match &refused {
+            None => None,
+            Some(Blocked::TooMany(_)) => Some(RETRY_CAPPED),
+            Some(_) => Some(RETRY),
+        };
+        status::blocked(plans, plan, &refused.unwrap_or(Blocked::NeedsMaintainer)).await;
+        // A policy comes into force with no event on the plan.
+        Ok(retry.map_or(Looked::OnChange, Looked::After))
+    }
+
+    /// A deleted plan this server does not run: ended as cancelled when nobody runs it. `Ok(false)` while another
+    /// server runs it (that server lets it go).
+    pub(super) async fn let_deleted_go(&self, plans: &Plans, plan: &MaintenancePlan) -> Result<bool, kube::Error> {
+        if plan.ended() {
+            return Ok(true);
+        }
+        if plans.leases().plan_runner(&plan.name_any()).await?.is_some() {
+            return Ok(false);
+        }
+        // Its runner is gone, and the drains it ran stopped with it: nothing of it runs to stop.
+        status::ended_without_runner(plans, plan, "Cancelled", "deleted while no server ran it").await;
+        Ok(true)
     }
 }

@@ -24,6 +24,7 @@
 mod actions;
 mod back;
 mod checks;
+mod controller;
 mod coordinator;
 mod drain;
 mod effects;
@@ -34,7 +35,7 @@ pub mod origin;
 pub(crate) mod pin;
 mod pinned;
 pub mod resource;
-mod run;
+mod runner;
 pub(crate) mod seal;
 mod silences;
 pub(crate) mod status;
@@ -60,6 +61,9 @@ pub enum Change {
     Cancel,
     Pause(bool),
 }
+
+/// How many of the plans' watch events wait for the controller to take them before the watch waits for it.
+const SHARED_BUFFER: usize = 256;
 
 /// How many ended plans the page lists (the newest); the objects stay in the cluster until someone deletes them.
 pub const LIST_ENDED: usize = 50;
@@ -109,18 +113,26 @@ pub struct Plans {
     /// The generation a person confirmed of each plan handed to this server (started or continued here), for its
     /// runner to pin.
     confirmed: Arc<parking_lot::Mutex<HashMap<String, i64>>>,
+    /// The plans to reconcile now, besides the watches' events: one taken on here, a runner's Lease lost or its
+    /// stop asked for, a drain of a plan run here that moved (`controller`).
+    wakes: tokio::sync::mpsc::UnboundedSender<String>,
+    /// The store's events, for the controller (taken once, when it starts).
+    subscribed: Arc<parking_lot::Mutex<Option<reflector::ReflectHandle<MaintenancePlan>>>>,
+    woken: Arc<parking_lot::Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<String>>>>,
 }
 
 impl Plans {
     /// Follows every plan with `client` (the server's own) under `tasks`; runs them holding Leases in `leases`.
     pub fn new(client: Client, leases: Leases, tasks: &crate::tasks::Tasks) -> Self {
         let api: Api<MaintenancePlan> = Api::all(client.clone());
-        let (store, writer) = reflector::store();
+        // One watch for the page and the controller alike: the controller reconciles from this store's events.
+        let (store, writer) = reflector::store_shared(SHARED_BUFFER);
+        let subscribed = writer.subscribe();
         let (tx, changes) = watch::channel(0u64);
         let events = watcher(api.clone(), watcher::Config::default())
             .default_backoff()
             .modify(|plan: &mut MaintenancePlan| plan.metadata.managed_fields = None)
-            .reflect(writer)
+            .reflect_shared(writer)
             .touched_objects();
         let shutdown = tasks.shutdown_signal().clone();
         tasks.spawn(async move {
@@ -140,7 +152,11 @@ impl Plans {
             controller: "drainboard".into(),
             instance: Some(leases.holder().to_owned()),
         };
+        let (wakes, woken) = tokio::sync::mpsc::unbounded_channel();
         Plans {
+            subscribed: Arc::new(parking_lot::Mutex::new(subscribed)),
+            wakes,
+            woken: Arc::new(parking_lot::Mutex::new(Some(woken))),
             seal: Arc::new(seal::Seal::new(client.clone(), leases.namespace())),
             origins: None,
             confirmed: Default::default(),
@@ -280,6 +296,7 @@ impl Plans {
         if let Some((stop, _)) = self.running.lock().get(name) {
             stop.cancel();
         }
+        self.wake(name);
         let deadline = tokio::time::Instant::now() + limit;
         while self.runs(name) {
             if tokio::time::Instant::now() >= deadline {
@@ -329,24 +346,32 @@ impl Plans {
         &self.leases
     }
 
-    /// Every plan the watch holds now.
-    pub(crate) fn all(&self) -> Vec<Arc<MaintenancePlan>> {
-        self.store.state()
+    /// The plan that waits longest for a place under the caps and may run here now: when a place frees, it goes
+    /// on first (oldest first, then by name).
+    pub(crate) fn next_waiting(&self) -> Option<String> {
+        let mut waiting: Vec<Arc<MaintenancePlan>> = self
+            .store
+            .state()
+            .into_iter()
+            .filter(|p| !p.ended() && matches!(p.blocked(), Some(domain::plan_block::Blocked::TooMany(_))))
+            .filter(|p| !self.runs(&p.name_any()))
+            .collect();
+        waiting
+            .sort_by(|a, b| a.creation_timestamp().cmp(&b.creation_timestamp()).then(a.name_any().cmp(&b.name_any())));
+        waiting
+            .into_iter()
+            .map(|p| p.name_any())
+            .find(|name| self.hand(name).is_some_and(|(identity, _)| self.over_cap(&identity.user).is_none()))
     }
 
-    /// Removes this server's finalizer (and only it), so that a deleted plan goes.
-    pub(crate) async fn let_go(&self, name: &str) {
-        let Ok(Some(plan)) = self.api.get_opt(name).await else { return };
-        let kept: Vec<String> = plan.finalizers().iter().filter(|f| *f != resource::FINALIZER).cloned().collect();
-        if kept.len() == plan.finalizers().len() {
-            return;
-        }
-        // The resource version makes it a compare-and-swap: a finalizer someone adds meanwhile is not dropped.
-        let patch = serde_json::json!({"metadata": {"finalizers": kept, "resourceVersion": plan.resource_version()}});
-        if let Err(err) =
-            self.api.patch(name, &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&patch)).await
-        {
-            tracing::warn!(plan = %name, error = %crate::kube_error::api_message(&err), "could not let a deleted plan go");
-        }
+    /// Reconciles `name` now (`controller`).
+    pub(crate) fn wake(&self, name: &str) {
+        // Closed only once the controller has stopped, when there is nothing left to wake.
+        let _ = self.wakes.send(name.to_owned());
+    }
+
+    /// The token that stops this server's runner of `name`, while it runs here.
+    pub(crate) fn stop_token(&self, name: &str) -> Option<CancellationToken> {
+        self.running.lock().get(name).map(|(stop, _)| stop.clone())
     }
 }
