@@ -9,7 +9,6 @@ use domain::{
     recovery::{BudgetBefore, MAX_TOUCHED, Touched, WorkloadRef},
     verify::Verify,
 };
-use jiff::Timestamp;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -244,19 +243,5 @@ impl From<&PlanEstimate> for Estimate {
     }
 }
 
-/// A condition in Kubernetes' form (`metav1.Condition`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct PlanCondition {
-    #[serde(rename = "type")]
-    pub type_: String,
-    /// `True`, `False` or `Unknown`.
-    pub status: String,
-    pub reason: String,
-    #[serde(default)]
-    pub message: String,
-    #[schemars(with = "String")]
-    pub last_transition_time: Timestamp,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
-}
+/// A condition, in Kubernetes' own type (`metav1.Condition`), schema and all.
+pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition as PlanCondition;

@@ -11,11 +11,12 @@
 //! - [`resource`]: the resource, and how it reads as the page's `RolloutProgress`; [`status`]: the phase, the
 //!   conditions and the Events a plan's progress turns into.
 //! - `actions`: what people do to plans (make, pause, cancel, continue, undo, say a node is back), as themselves.
-//! - `coordinator`: the loop that looks after every plan on this replica (take over, cap, mark blocked, let a
-//!   deleted one go), and `run`: the loop of the replica that runs one. Each look of `run` is gathered by `look`,
-//!   decided by the pure step (`domain::plan_step`), and carried out by `effects` as the person the plan runs as,
-//!   with `back` and `checks` (a node's card, and what its drain touched), `notices` (the webhooks) and `silences`
-//!   (Alertmanager).
+//! - `controller`: kube-runtime's `Controller` over every plan, with its `finalizer` helper: each reconcile takes
+//!   one look of the plan's runner when it runs here (`runner`), or the coordinator's look otherwise
+//!   (`coordinator`: take it on, cap, mark it blocked, or leave it to the server that runs it). Each look of a
+//!   runner is gathered by `look`, decided by the pure step (`domain::plan_step`), and carried out by `effects` as
+//!   the person the plan runs as, with `back` and `checks` (a node's card, and what its drain touched), `notices`
+//!   (the webhooks) and `silences` (Alertmanager).
 //! - [`pin`]: the spec a person confirmed, which is all a runner acts on, sealed by [`seal`]; [`origin`]: which
 //!   plans a local operator's servers made, the only ones a local server goes on with by itself.
 //! - [`unattended`]: plans run by the server's maintenance identity, and the admission policy they need.

@@ -1,4 +1,4 @@
-//! What the loop that runs a plan (`plan_run`) tells the webhooks (`crate::notices`): the plan started, a node done,
+//! What the runner of a plan (`runner`) tells the webhooks (`crate::notices`): the plan started, a node done,
 //! a node held longer than the threshold (once per hold), the plan ended. Only the replica that runs a plan tells,
 //! so each is told once; a plan taken over does not start again, and a node already done is not done again.
 

@@ -146,8 +146,13 @@ pub struct PlanStatus {
     #[serde(default)]
     #[schemars(schema_with = "any_value")]
     pub blocked: Option<domain::plan_block::Blocked>,
-    /// While a maintenance window holds the next node: the hold as JSON (`domain::window::HeldNode`), so that any
-    /// replica shows it in the reader's language. The `Blocked` condition says it in English.
+    /// While a maintenance window holds the next node: the hold, as data, so that any replica shows it in the
+    /// reader's language. The `Blocked` condition says it in English.
+    #[serde(default)]
+    #[schemars(schema_with = "any_value")]
+    pub held: Option<domain::window::HeldNode>,
+    /// The same as JSON inside a string, as statuses written before `held` keep it: read when `held` is absent,
+    /// and written empty (a merge patch's null), so that it goes.
     #[serde(default)]
     pub held_detail: Option<String>,
     /// The spec a person with the rights started or last continued the plan with: the only spec its runner acts
@@ -277,7 +282,7 @@ impl MaintenancePlan {
     }
 
     /// Why it waits, while it has not ended: kept as data; a status written before it was names only the
-    /// condition's reason. Read alone, without the whole progress, by the coordinator at each look.
+    /// condition's reason. Read alone, without the whole progress, by the coordinator at each reconcile.
     pub fn blocked(&self) -> Option<domain::plan_block::Blocked> {
         let status = self.status.as_ref().filter(|_| !self.ended())?;
         status.blocked.clone().or_else(|| {
@@ -312,9 +317,12 @@ impl MaintenancePlan {
                 .filter(|_| !self.ended())
         };
         let blocked = self.blocked();
-        let held = blocked_by(true)
-            .and(status.held_detail.as_deref())
-            .and_then(|json| serde_json::from_str::<domain::window::HeldNode>(json).ok());
+        let held = blocked_by(true).and_then(|_| {
+            status.held.clone().or_else(|| {
+                let json = status.held_detail.as_deref()?;
+                serde_json::from_str::<domain::window::HeldNode>(json).ok()
+            })
+        });
         RolloutProgress {
             id: self.name_any(),
             started_by: self.started_by(),

@@ -1,10 +1,10 @@
-//! The Alertmanager silences a plan keeps (`crate::windows::silences`), reconciled from its loop (`plan_run`):
+//! The Alertmanager silences a plan keeps (`crate::windows::silences`), kept by its runner (`runner`):
 //! each node in maintenance (draining, awaited back, recovering) whose window asks for one has a live silence,
 //! extended while it stays; a node done has none; a plan that ends leaves none. A silence lasts [`AHEAD`] plus the
 //! window's margin past each extension, so one a stopped server leaves ends by itself soon after.
 //!
 //! An Alertmanager that cannot be asked is asked again at the pace of [`crate::retry::watch_backoff`], from
-//! [`RETRY_FIRST`] doubling to [`RETRY_MOST`] (jittered): the plan's loop looks every second, and one that asked each
+//! [`RETRY_FIRST`] doubling to [`RETRY_MOST`] (jittered): the plan's runner looks every second while a node is awaited back, and one that asked each
 //! time would wait out the client's timeout on every look (and log each) for as long as Alertmanager is down.
 
 use std::time::{Duration, Instant};

@@ -34,7 +34,7 @@ fn condition(type_: &str, on: bool, reason: &str, message: String, generation: O
         status: if on { "True" } else { "False" }.into(),
         reason: reason.into(),
         message,
-        last_transition_time: Timestamp::now(),
+        last_transition_time: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(Timestamp::now()),
         observed_generation: generation,
     }
 }
@@ -78,7 +78,7 @@ pub fn conditions(progress: &RolloutProgress, before: &[PlanCondition], generati
     ];
     for c in &mut now {
         if let Some(old) = before.iter().find(|o| o.type_ == c.type_ && o.status == c.status) {
-            c.last_transition_time = old.last_transition_time;
+            c.last_transition_time = old.last_transition_time.clone();
         }
     }
     now
@@ -104,7 +104,8 @@ pub fn of(progress: &RolloutProgress, plan: &MaintenancePlan, runner: Option<Str
         conditions: conditions(progress, &before.conditions, generation),
         estimate: progress.estimate.as_ref().map(Into::into),
         blocked: progress.blocked.clone(),
-        held_detail: progress.held.as_ref().and_then(|held| serde_json::to_string(held).ok()),
+        held: progress.held.clone(),
+        held_detail: None,
         pinned: before.pinned,
     }
 }
@@ -344,5 +345,36 @@ mod tests {
             assert_eq!(blocked.status, "True");
             assert_eq!((blocked.reason.as_str(), blocked.message), (reason, why.english()));
         }
+    }
+
+    #[test]
+    fn a_window_hold_is_kept_as_data_and_an_older_status_string_still_reads() {
+        let plan: MaintenancePlan = serde_json::from_value(serde_json::json!({
+            "apiVersion": "drainboard.dev/v1alpha1", "kind": "MaintenancePlan",
+            "metadata": {"name": "p"}, "spec": {"nodes": ["a", "b"]}
+        }))
+        .unwrap();
+        let mut progress = plan.progress();
+        progress.nodes = vec![RolloutNode::queued("a".into(), None)];
+        let until: Timestamp = "2026-12-06T20:00:00Z".parse().unwrap();
+        let held = domain::window::HeldNode {
+            node: "a".into(),
+            window: "nights".into(),
+            hold: domain::window::Hold::Frozen { reason: "release".into(), until },
+            at: "2026-12-06T10:00:00Z".parse().unwrap(),
+        };
+        progress.held = Some(held.clone());
+        let status = of(&progress, &plan, None);
+        let json = serde_json::to_value(&status).unwrap();
+        assert_eq!(json["held"]["window"], "nights", "the hold is an object, not JSON in a string");
+        assert!(json["heldDetail"].is_null(), "the older string is written as null, so that a merge patch drops it");
+        let mut written = plan.clone();
+        written.status = Some(serde_json::from_value(json).unwrap());
+        assert_eq!(written.progress().held, Some(held.clone()));
+        // A status an older server wrote: the hold as JSON in `heldDetail`.
+        let status = written.status.as_mut().unwrap();
+        status.held = None;
+        status.held_detail = Some(serde_json::to_string(&held).unwrap());
+        assert_eq!(written.progress().held, Some(held));
     }
 }

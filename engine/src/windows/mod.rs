@@ -268,7 +268,7 @@ async fn write_status(api: &Api<MaintenanceWindow>, w: &MaintenanceWindow) {
         status: status.into(),
         reason: reason.into(),
         message,
-        last_transition_time: jiff::Timestamp::now(),
+        last_transition_time: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(jiff::Timestamp::now()),
         observed_generation: generation,
     };
     let body = WindowStatus { observed_generation: generation, conditions: vec![condition] };
