@@ -15,10 +15,12 @@ use std::{collections::BTreeMap, sync::Arc, time::Duration};
 
 use domain::progress::{DrainSummary, MAX_SUMMARY_BYTES};
 use futures::StreamExt;
+use kube::ResourceExt;
 use kube::runtime::{WatchStreamExt, reflector, watcher};
 use tokio::sync::watch;
 
 mod guard;
+mod seen;
 
 pub(crate) use guard::guard;
 pub use guard::{GIVE_UP_AFTER, RENEW_EVERY};
@@ -59,6 +61,9 @@ pub struct Leases {
     /// Every drain Lease, from [`Self::follow`]'s watch once it has listed them: what [`Self::held_elsewhere`]
     /// reads instead of asking the API server.
     store: Arc<std::sync::OnceLock<reflector::Store<Lease>>>,
+    /// When this server saw each Lease last change, by its own clock: a Lease lapses only once unchanged for its
+    /// duration by it, as well as by its renewal time.
+    seen: Arc<seen::Seen>,
 }
 
 /// The start of every drain Lease's name.
@@ -101,7 +106,16 @@ impl Leases {
             namespace: namespace.to_owned(),
             holder,
             store: Default::default(),
+            seen: Default::default(),
         }
+    }
+
+    /// Whether Lease `name` (`spec`) stands at `now`: renewed within its duration, by its renewal time and by
+    /// this server's own clock since it last saw it change ([`seen`]). Lapsed only when both say so.
+    fn stands(&self, name: &str, spec: &LeaseSpec, now: Timestamp) -> bool {
+        // Both are asked, so that each sighting is noted.
+        let seen = self.seen.stands(name, spec);
+        live(spec, now) || seen
     }
 
     /// The namespace the Leases are kept in.
@@ -151,7 +165,7 @@ impl Leases {
         };
         let spec = lease.spec.unwrap_or_default();
         let now = Timestamp::now();
-        let holder = spec.holder_identity.clone().filter(|h| !h.is_empty()).filter(|_| live(&spec, now));
+        let holder = spec.holder_identity.clone().filter(|h| !h.is_empty()).filter(|_| self.stands(&name, &spec, now));
         Ok(holder.map(|holder| (holder, left(&spec, now))))
     }
 
@@ -180,7 +194,7 @@ impl Leases {
                 Some(mut lease) => {
                     let spec = lease.spec.clone().unwrap_or_default();
                     let other = spec.holder_identity.clone().filter(|h| !h.is_empty() && *h != self.holder);
-                    if let Some(other) = other.filter(|_| live(&spec, now)) {
+                    if let Some(other) = other.filter(|_| self.stands(&name, &spec, now)) {
                         return Ok(Claim::HeldBy(other));
                     }
                     let transitions = spec.lease_transitions.unwrap_or(0).saturating_add(1);
@@ -266,7 +280,7 @@ impl Leases {
             .holder_identity
             .clone()
             .filter(|h| !h.is_empty() && *h != self.holder)
-            .filter(|_| live(&spec, Timestamp::now())))
+            .filter(|_| self.stands(&name, &spec, Timestamp::now())))
     }
 
     /// Follows every drain Lease in the namespace under `tasks`, with one watch: the receiver holds the drains
@@ -284,6 +298,7 @@ impl Leases {
             .reflect(writer)
             .applied_objects();
         let holder = self.holder.clone();
+        let seen = self.seen.clone();
         let shutdown = tasks.shutdown_signal().clone();
         tasks.spawn(async move {
             let mut events = std::pin::pin!(events);
@@ -291,10 +306,17 @@ impl Leases {
             loop {
                 tokio::select! {
                     () = shutdown.cancelled() => break,
-                    event = events.next() => {
-                        if event.is_none() { break; }
+                    event = events.next() => match event {
+                        None => break,
+                        // Each change is seen as it comes, by this server's clock.
+                        Some(Ok(lease)) => {
+                            let _ = seen.stands(&lease.name_any(), &lease.spec.clone().unwrap_or_default());
+                        }
+                        Some(Err(_)) => {}
+                    },
+                    _ = tick.tick() => {
+                        seen.keep_only(&store.state().iter().map(|l| l.name_any()).collect());
                     }
-                    _ = tick.tick() => {}
                 }
                 let now = Timestamp::now();
                 let mut drains: Vec<DrainSummary> =
