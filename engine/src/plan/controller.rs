@@ -4,8 +4,9 @@
 //! leave it to the server that runs it). kube-runtime's `finalizer` helper keeps the plan until the server that
 //! runs it has cancelled its drains (or, when none does, until it is marked cancelled).
 //!
-//! What wakes a reconcile: the plans' watch (the page's own, shared), the plan Leases' watch (a renewal, a release),
-//! and this server's own wakes (a plan taken on, a runner's Lease lost or its stop asked for, a drain of a plan run
+//! What wakes a reconcile: the plans' watch (the page's own, shared), the Leases' watch (a plan's renewal or
+//! release; a node's drain Lease, which a drain's record changes with, for the plans run here), and this server's
+//! own wakes (a plan taken on, a runner's Lease lost or its stop asked for, a drain of a plan run
 //! here that moved). Besides those, a plan looks again only when the step says time or a node decides
 //! (`domain::plan_step::wake`), when another server's Lease would lapse, or after an error, backing off.
 
@@ -115,15 +116,26 @@ impl Engine {
             });
         }
         let leases: Api<Lease> = Api::namespaced(plans.api.clone().into_client(), plans.leases().namespace());
+        let woken_by = context.clone();
         let controller = Controller::for_shared_stream(subscribed, plans.store.clone())
-            .watches(leases, watcher::Config::default().labels(crate::lease::MANAGED_BY_LABEL), |lease: Lease| {
-                Leases::plan_of(&lease.name_any()).map(ObjectRef::new)
+            .watches(leases, watcher::Config::default().labels(crate::lease::MANAGED_BY_LABEL), move |lease: Lease| {
+                lease_wakes(&woken_by, &lease.name_any())
             })
             .reconcile_on(triggers)
             .graceful_shutdown_on(async move { shutdown.cancelled().await })
             .run(reconcile, error_policy, context)
             .for_each(|_| futures::future::ready(()));
         self.tasks().spawn(controller);
+    }
+}
+
+/// The plans a change of Lease `name` wakes: a plan's own Lease wakes that plan (taken, renewed, let go); a node's
+/// drain Lease wakes every plan run here, since a drain another server interrupted or ended on a node of theirs
+/// writes its record and lets its Lease go (the plans run here are few: at most the caps).
+fn lease_wakes(context: &Context, name: &str) -> Vec<ObjectRef<MaintenancePlan>> {
+    match Leases::plan_of(name) {
+        Some(plan) => vec![ObjectRef::new(plan)],
+        None => context.runners.lock().keys().map(|plan| ObjectRef::new(plan)).collect(),
     }
 }
 
