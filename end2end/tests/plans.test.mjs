@@ -319,8 +319,10 @@ test('verification: a node that never comes back, and one back on an unexpected 
   const failed = done.status.conditions.find((c) => c.type === 'Failed');
   assert.equal(failed.status, 'True');
   assert.match(failed.message, new RegExp(p.nodes[1]));
-  // The failed checks are data in the status (backChecks), so a Japanese page words them in Japanese.
-  assert.deepEqual(JSON.parse(never.backChecks), [{ NotBack: { node: p.nodes[0], seconds: 20 } }]);
+  // The failed checks are data in the status (failedChecks, an object, not JSON in a string), so a Japanese page
+  // words them in Japanese.
+  assert.deepEqual(never.failedChecks, [{ NotBack: { node: p.nodes[0], seconds: 20 } }]);
+  assert.equal(never.backChecks, undefined, 'no JSON inside a string is written');
   const browser = await launchBrowser();
   try {
     const page = await (await browser.newContext({ locale: 'ja-JP' })).newPage();

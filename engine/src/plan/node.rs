@@ -1,5 +1,6 @@
 //! A plan's node as the status keeps it ([`PlanNode`]), to and from the page's view (`domain::rollout::RolloutNode`):
-//! steps and outcomes by name, what carries more as JSON beside it, and English words where `kubectl` shows them.
+//! steps and outcomes by name, what carries more as data beside it, and English words where `kubectl` shows them.
+//! A status an older build wrote, with that data as JSON inside strings, still reads.
 
 use domain::{
     progress::DrainState,
@@ -9,7 +10,7 @@ use domain::{
 
 use super::resource::PlanNode;
 
-/// A drain state from its name and, when it carries more, its JSON.
+/// A drain state from its name and, when it carries more, its JSON (as an older build wrote it).
 fn state_from(outcome: Option<&str>, detail: Option<&str>) -> Option<DrainState> {
     if let Some(state) = detail.and_then(|d| serde_json::from_str(d).ok()) {
         return Some(state);
@@ -26,26 +27,16 @@ impl PlanNode {
             Step::Ended(state) => ("Ended", node.drain_id.clone(), Some(state)),
             Step::NotStarted => ("NotStarted", node.drain_id.clone(), None),
         };
-        let detail = outcome
-            .filter(|s| {
-                matches!(
-                    s,
-                    DrainState::Failed(_)
-                        | DrainState::DrainedExceptTerminating(_)
-                        | DrainState::DrainedVolumesAttached(_)
-                        | DrainState::DrainedVolumesUnknown(_)
-                )
-            })
-            .and_then(|s| serde_json::to_string(s).ok());
-        let checks =
-            |failed: &[CheckFailure]| (Some(CheckFailure::english_all(failed)), serde_json::to_string(failed).ok());
-        let (back, boot_id_before, (back_detail, back_checks)) = match &node.back {
-            None => (None, None, (None, None)),
-            Some(Back::Waiting(boot)) => (Some("Waiting"), boot.clone(), (None, None)),
-            Some(Back::Uncordoned) => (Some("Uncordoned"), None, (None, None)),
-            Some(Back::Failed(failure)) => (Some("Failed"), None, (serde_json::to_string(failure).ok(), None)),
-            Some(Back::Left) => (Some("Left"), None, (None, None)),
-            Some(Back::Recovering) => (Some("Recovering"), None, (None, None)),
+        let checks = |failed: &[CheckFailure]| (Some(CheckFailure::english_all(failed)), None, Some(failed.to_vec()));
+        let (back, boot_id_before, (back_detail, back_failure, failed_checks)) = match &node.back {
+            None => (None, None, (None, None, None)),
+            Some(Back::Waiting(boot)) => (Some("Waiting"), boot.clone(), (None, None, None)),
+            Some(Back::Uncordoned) => (Some("Uncordoned"), None, (None, None, None)),
+            Some(Back::Failed(failure)) => {
+                (Some("Failed"), None, (Some(failure.english()), Some(failure.clone()), None))
+            }
+            Some(Back::Left) => (Some("Left"), None, (None, None, None)),
+            Some(Back::Recovering) => (Some("Recovering"), None, (None, None, None)),
             Some(Back::Unrecovered(failed)) => (Some("Unrecovered"), None, checks(failed)),
             Some(Back::Unverified(failed)) => (Some("Unverified"), None, checks(failed)),
         };
@@ -55,12 +46,15 @@ impl PlanNode {
             step: step.to_owned(),
             drain_id,
             outcome: outcome.map(|s| s.label().to_owned()),
-            outcome_detail: detail,
+            ended: outcome.cloned(),
+            outcome_detail: None,
             cordoned_before: node.cordoned_before,
             back: back.map(str::to_owned),
             boot_id_before,
             back_detail,
-            back_checks,
+            back_failure,
+            failed_checks,
+            back_checks: None,
             waiting_since: node.waiting_since,
             back_seen: node.back_seen,
             touched: node.touched.as_ref().map(Into::into),
@@ -70,8 +64,12 @@ impl PlanNode {
         }
     }
 
-    /// The checks it failed: as the status keeps them, or, written by an older build, its words.
+    /// The checks it failed: as the status keeps them, or, written by an older build, as JSON in a string or as
+    /// its words.
     fn failed_checks(&self) -> Vec<CheckFailure> {
+        if let Some(failed) = &self.failed_checks {
+            return failed.clone();
+        }
         match self.back_checks.as_deref().and_then(|json| serde_json::from_str(json).ok()) {
             Some(failed) => failed,
             None => self.back_detail.iter().map(|text| CheckFailure::Text(text.clone())).collect(),
@@ -83,7 +81,10 @@ impl PlanNode {
         let step = match (self.step.as_str(), &self.drain_id) {
             ("Draining", Some(id)) => Step::Draining(id.clone()),
             ("Ended", _) => Step::Ended(
-                state_from(self.outcome.as_deref(), self.outcome_detail.as_deref()).unwrap_or(DrainState::Interrupted),
+                self.ended
+                    .clone()
+                    .or_else(|| state_from(self.outcome.as_deref(), self.outcome_detail.as_deref()))
+                    .unwrap_or(DrainState::Interrupted),
             ),
             ("NotStarted", _) => Step::NotStarted,
             _ => Step::Queued,
@@ -92,9 +93,9 @@ impl PlanNode {
             Some("Waiting") => Some(Back::Waiting(self.boot_id_before.clone())),
             Some("Uncordoned") => Some(Back::Uncordoned),
             Some("Failed") => Some(Back::Failed(
-                self.back_detail
-                    .as_deref()
-                    .and_then(|d| serde_json::from_str(d).ok())
+                self.back_failure
+                    .clone()
+                    .or_else(|| self.back_detail.as_deref().and_then(|d| serde_json::from_str(d).ok()))
                     .unwrap_or(domain::failure::Failure::Internal { detail: "the uncordon failed".into() }),
             )),
             Some("Left") => Some(Back::Left),

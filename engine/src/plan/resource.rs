@@ -175,7 +175,11 @@ pub struct PlanNode {
     /// How its drain ended (`Drained`, `Failed`, `Cancelled`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<String>,
-    /// The outcome whole, as JSON, when it carries more than its name (a failure's answer, say).
+    /// How its drain ended, whole, as data (a failure's answer, say); `outcome` is its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "any_value")]
+    pub ended: Option<domain::progress::DrainState>,
+    /// The same as JSON inside a string, as statuses written before `ended` keep it: read when `ended` is absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome_detail: Option<String>,
     /// Whether it was cordoned before the plan touched it.
@@ -187,12 +191,20 @@ pub struct PlanNode {
     /// Its boot id when its drain ended, while it is awaited back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub boot_id_before: Option<String>,
-    /// The failure of the uncordon once back, as JSON; or, `Unverified` and `Unrecovered`, the checks it failed,
-    /// in English words.
+    /// In English words, for `kubectl describe`: the failure of the uncordon once back, or, `Unverified` and
+    /// `Unrecovered`, the checks it failed. No code reads them back but to show a status an older build wrote.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub back_detail: Option<String>,
-    /// `Unverified` and `Unrecovered`: the checks it failed, as JSON (`domain::verify::CheckFailure`), so that any
-    /// replica's page words them in the reader's language.
+    /// `Failed`: the uncordon's failure, as data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "any_value")]
+    pub back_failure: Option<domain::failure::Failure>,
+    /// `Unverified` and `Unrecovered`: the checks it failed, as data, so that any replica's page words them in the
+    /// reader's language.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "any_value")]
+    pub failed_checks: Option<Vec<domain::verify::CheckFailure>>,
+    /// The same as JSON inside a string, as statuses written before `failedChecks` keep it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub back_checks: Option<String>,
     /// When it began to be awaited back: the verification's deadline counts from here.
@@ -479,6 +491,37 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(older.to_rollout().back, Some(Back::Unverified(vec![CheckFailure::Text("i is not Ready".into())])));
+        // What carries more than a name is an object in the status, not JSON inside a string.
+        let failure = domain::failure::Failure::NotEvicted { failed: 1, of: 3 };
+        let json = serde_json::to_value(PlanNode::from_rollout(&RolloutNode {
+            step: Step::Ended(DrainState::Failed(failure.clone())),
+            back: Some(Back::Failed(failure.clone())),
+            ..RolloutNode::queued("j".into(), None)
+        }))
+        .unwrap();
+        assert!(json["ended"].is_object() && json["backFailure"].is_object(), "{json}");
+        assert!(json.get("outcomeDetail").is_none() && json.get("backChecks").is_none(), "{json}");
+        assert_eq!(json["backDetail"], failure.english(), "the words are for kubectl describe");
+        // A status an older build wrote, with that data as JSON inside strings, reads the same.
+        let older = PlanNode {
+            name: "k".into(),
+            step: "Ended".into(),
+            outcome: Some("Failed".into()),
+            outcome_detail: serde_json::to_string(&DrainState::Failed(failure.clone())).ok(),
+            back: Some("Failed".into()),
+            back_detail: serde_json::to_string(&failure).ok(),
+            ..Default::default()
+        };
+        let read = older.to_rollout();
+        assert_eq!(read.step, Step::Ended(DrainState::Failed(failure.clone())));
+        assert_eq!(read.back, Some(Back::Failed(failure)));
+        let older = PlanNode {
+            name: "l".into(),
+            back: Some("Unrecovered".into()),
+            back_checks: serde_json::to_string(&[CheckFailure::PlanEnded]).ok(),
+            ..Default::default()
+        };
+        assert_eq!(older.to_rollout().back, Some(Back::Unrecovered(vec![CheckFailure::PlanEnded])));
     }
 
     #[test]
