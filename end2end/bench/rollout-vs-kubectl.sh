@@ -157,14 +157,22 @@ DRAINBOARD_LOCAL_TOKEN=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n'); export DR
 (umask 077 && printf 'Authorization: Bearer %s\n' "$DRAINBOARD_LOCAL_TOKEN" > "$work/auth")
 start_server() { # start_server NAME ARGS...: prints the URL of a Drainboard server started with ARGS ($bin, or --server)
   local name=$1; shift
-  "${bin:-$server}" --kubeconfig "$kubeconfig" --addr 127.0.0.1:0 "$@" > "$work/server-$name.out" 2>/dev/null &
+  "${bin:-$server}" --kubeconfig "${config:-$kubeconfig}" --addr 127.0.0.1:0 "$@" > "$work/server-$name.out" 2>/dev/null &
   echo $! >> "$work/pids"
   for _ in $(seq 1 100); do grep -q "serving on" "$work/server-$name.out" && break; sleep 0.1; done
   sed -n 's|.*serving on \(http://[^/ ]*\).*|\1|p' "$work/server-$name.out"
 }
 polite_url=$(start_server polite --api-qps 5 --api-burst 10)
 [ "$default_pace" = 1 ] && fast_url=$(start_server default)
-[ -n "$previous" ] && previous_url=$(bin=$previous start_server previous --api-qps 5 --api-burst 10)
+# Both builds follow every plan of the cluster. A build from before issue 46 goes on in local mode with any plan that
+# names its operator, so the other build's server would take on this one's plans (and run their drains, whose
+# progress this one then does not know): it runs as an operator of another name, from a copy of the kubeconfig whose
+# user entry is renamed (the same credentials).
+if [ -n "$previous" ]; then
+  sed -e 's/^- name: admin$/- name: bench-previous/' -e 's/user: admin}/user: bench-previous}/' "$kubeconfig" > "$work/previous.kubeconfig"
+  grep -q 'bench-previous}' "$work/previous.kubeconfig" || { echo "could not rename the kubeconfig's user for --previous" >&2; exit 1; }
+  previous_url=$(bin=$previous config=$work/previous.kubeconfig start_server previous --api-qps 5 --api-burst 10)
+fi
 
 pods_json() { kc get pods -n "$ns" -o json; }
 

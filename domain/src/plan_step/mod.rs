@@ -10,6 +10,7 @@
 //! drain and pinned options (`crate::pin::judge_record`), and a spec that differs from its pin blocks the plan.
 
 mod back;
+mod elsewhere;
 mod facts;
 #[cfg(test)]
 mod tests;
@@ -17,6 +18,7 @@ mod wake;
 
 use jiff::Timestamp;
 
+pub use elsewhere::{GRACE, RETRY_CAPPED, RETRY_REFUSED, Unrun, Unrunning, unrun};
 pub use facts::{DrainSeen, Effect, Look, NEEDS_MAINTAINER, Next, Outcome, PlanSeen, SpecSeen, Stepped};
 pub use wake::{Wake, wake};
 

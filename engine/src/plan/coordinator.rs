@@ -1,11 +1,14 @@
 //! What this server does with a plan it does not run, at each of its reconciles (`controller`): runs it when it
 //! holds credentials for it and nobody else does (taking the plan's Lease), marks it as needing a maintainer when
-//! nobody runs it and it may not, and says when to look at it again. A plan someone runs costs a look at the
-//! watched Lease, not a request.
+//! nobody runs it and it may not, and says when to look at it again; each decision is the pure
+//! `domain::plan_step::unrun`'s. A plan someone runs costs a look at the watched Lease, not a request.
 
 use std::time::Duration;
 
-use domain::plan_block::Blocked;
+use domain::{
+    plan_block::Blocked,
+    plan_step::{GRACE, RETRY_CAPPED, Unrun, Unrunning, unrun},
+};
 use kube::ResourceExt;
 use tokio_util::sync::CancellationToken;
 
@@ -36,15 +39,6 @@ pub(super) enum Looked {
     OnChange,
 }
 
-/// How long after its creation a plan nobody runs is left alone before a replica without its credentials says it
-/// needs a maintainer: the replica that created it takes its Lease well within this.
-const GRACE: Duration = Duration::from_secs(10);
-
-/// How often a plan that waits for the unattended policy is looked at again; one that waits for a place under the
-/// caps is woken when a place frees (the oldest first), and looked at again now and then besides.
-const RETRY: Duration = crate::lease::RENEW_EVERY;
-const RETRY_CAPPED: Duration = Duration::from_secs(60);
-
 impl Engine {
     /// Takes plan `name`'s Lease and marks it run here, if this server holds credentials for it, no one else runs
     /// it, and this server runs fewer than its caps; its runner starts at the reconcile this wakes. [`Run::Runs`]
@@ -70,73 +64,87 @@ impl Engine {
         Run::Runs
     }
 
-    /// Looks at `plan`, which this server does not run.
+    /// Looks at `plan`, which this server does not run: gathers what it sees, lets the pure decision
+    /// (`domain::plan_step::unrun`) say what to do, and does it.
     pub(super) async fn look_at(&self, plans: &Plans, plan: &MaintenancePlan) -> Result<Looked, kube::Error> {
         let name = plan.name_any();
         if plans.runs(&name) {
             return Ok(Looked::Runs);
         }
-        if plan.ended() {
-            return Ok(Looked::OnChange);
-        }
-        // Someone runs it: looked at again when its Lease would lapse unless renewed (each renewal is an event of
-        // the Lease's watch, which looks sooner).
-        if let Some((holder, left)) = plans.leases().plan_runner(&name).await?
-            && holder != plans.holder()
-        {
-            return Ok(Looked::After(left + Duration::from_secs(1)));
-        }
-        // A plan whose spec changed since a person confirmed it, or whose pin or drain records do not check out,
-        // waits for a person: no server takes it on by itself.
-        let for_a_person = status::waits_for_a_person(plan);
-        // A local server is its operator's: a plan their servers made (kept in their state folder) is theirs to go
-        // on with, with the same kubeconfig's credentials. A plan that merely names them is not: anyone who may
-        // create plans can write a name. Team mode holds none but those handed to it.
-        if plans.hand(&name).is_none()
-            && !for_a_person
-            && let Some(operator) = self.operator()
-            && plans.made_here(plan.metadata.uid.as_deref())
-            && let Ok(client) = self.access.client_for(&operator)
-        {
-            plans.hold(&name, operator, client);
-        }
-        // An unattended plan runs as the server's maintenance identity, once the policy that guards it holds.
-        let mut refused = None;
-        if plans.hand(&name).is_none() && plan.spec.unattended && !for_a_person {
-            match plans.unattended_hand(Some(plan)).await {
-                Ok((identity, client)) => plans.hold(&name, identity, client),
-                Err(why) => refused = Some(why),
-            }
-        }
-        match self.try_run(plans, &name).await {
-            Run::Runs => return Ok(Looked::Runs),
-            Run::Capped(why) => refused = Some(why),
-            Run::Not => {}
-        }
-        if let Some((_, left)) = plans.leases().plan_runner(&name).await? {
-            // Taken by another at the same moment.
-            return Ok(Looked::After(left + Duration::from_secs(1)));
-        }
-        if plan.spec.cancelled {
-            // Cancelling needs no one's rights: a plan nobody runs ends so, starting nothing more.
-            status::ended_without_runner(plans, plan, "Cancelled", "cancelled while no server ran it").await;
-            return Ok(Looked::OnChange);
-        }
         let age = plan
             .creation_timestamp()
             .and_then(|t| Duration::try_from(jiff::Timestamp::now().duration_since(t.0)).ok())
             .unwrap_or(GRACE);
-        if age < GRACE {
-            return Ok(Looked::After(GRACE - age));
+        let mut seen = Unrun { ended: plan.ended(), cancelled: plan.spec.cancelled, age, ..Unrun::default() };
+        if !seen.ended {
+            // Someone runs it: looked at again when its Lease would lapse unless renewed (each renewal is an event
+            // of the Leases' watch, which looks sooner).
+            seen.run_elsewhere = match plans.leases().plan_runner(&name).await? {
+                Some((holder, left)) if holder != plans.holder() => Some(left),
+                _ => None,
+            };
         }
-        let retry = match &refused {
-            None => None,
-            Some(Blocked::TooMany(_)) => Some(RETRY_CAPPED),
-            Some(_) => Some(RETRY),
-        };
-        status::blocked(plans, plan, &refused.unwrap_or(Blocked::NeedsMaintainer)).await;
-        // A policy comes into force with no event on the plan.
-        Ok(retry.map_or(Looked::OnChange, Looked::After))
+        if !seen.ended && seen.run_elsewhere.is_none() {
+            seen.refused = self.find_hand(plans, plan).await;
+            let hand = plans.hand(&name);
+            seen.hand = hand.is_some();
+            seen.capped = hand.and_then(|(identity, _)| plans.over_cap(&identity.user));
+        }
+        Ok(match unrun(&seen) {
+            Unrunning::OnChange => Looked::OnChange,
+            Unrunning::After(wait) => Looked::After(wait),
+            Unrunning::Take => match self.try_run(plans, &name).await {
+                Run::Runs => Looked::Runs,
+                Run::Capped(why) => {
+                    status::blocked(plans, plan, &why).await;
+                    Looked::After(RETRY_CAPPED)
+                }
+                // Another server took its Lease at the same moment: the Lease's watch brings it.
+                Run::Not => Looked::After(crate::lease::RENEW_EVERY),
+            },
+            Unrunning::End => {
+                // Cancelling needs no one's rights: a plan nobody runs ends so, starting nothing more.
+                status::ended_without_runner(plans, plan, "Cancelled", "cancelled while no server ran it").await;
+                Looked::OnChange
+            }
+            Unrunning::Block { why, again } => {
+                status::blocked(plans, plan, &why).await;
+                again.map_or(Looked::OnChange, Looked::After)
+            }
+        })
+    }
+
+    /// Hands this server credentials for `plan` when it may run it by itself: the local operator's for a plan
+    /// their servers made, the maintenance identity's for an unattended plan under the policy. Why not, for an
+    /// unattended plan it may not run.
+    async fn find_hand(&self, plans: &Plans, plan: &MaintenancePlan) -> Option<Blocked> {
+        let name = plan.name_any();
+        // A plan whose spec changed since a person confirmed it, or whose pin or drain records do not check out,
+        // waits for a person: no server takes it on by itself.
+        if plans.hand(&name).is_some() || status::waits_for_a_person(plan) {
+            return None;
+        }
+        // A local server is its operator's: a plan their servers made (kept in their state folder) is theirs to go
+        // on with, with the same kubeconfig's credentials. A plan that merely names them is not: anyone who may
+        // create plans can write a name. Team mode holds none but those handed to it.
+        if let Some(operator) = self.operator()
+            && plans.made_here(plan.metadata.uid.as_deref())
+            && let Ok(client) = self.access.client_for(&operator)
+        {
+            plans.hold(&name, operator, client);
+            return None;
+        }
+        // An unattended plan runs as the server's maintenance identity, once the policy that guards it holds.
+        if !plan.spec.unattended {
+            return None;
+        }
+        match plans.unattended_hand(Some(plan)).await {
+            Ok((identity, client)) => {
+                plans.hold(&name, identity, client);
+                None
+            }
+            Err(why) => Some(why),
+        }
     }
 
     /// A deleted plan this server does not run: ended as cancelled when nobody runs it. `Ok(false)` while another
