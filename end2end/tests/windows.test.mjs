@@ -564,7 +564,9 @@ test('an alert gate with the real Alertmanager: a firing alert holds the next no
     return text ? JSON.parse(text) : null;
   };
   const labels = { alertname: 'EtcdLatencyHigh', severity: 'critical', pool: p.id };
-  const fire = (endsAt) => post('alerts', [{ labels, startsAt: new Date().toISOString(), endsAt }]);
+  // Resolving sends an end of now: the start is put a second before it, since a start read a millisecond later
+  // than the end is refused ("start time must be before end time").
+  const fire = (endsAt) => post('alerts', [{ labels, startsAt: new Date(Math.min(Date.now(), Date.parse(endsAt) - 1000)).toISOString(), endsAt }]);
   const holdOf = async (node) => (await call('windows', {}, { url: gated.url })).body.nodes.find((d) => d.node === node)?.holds ?? [];
 
   // An alert of another pool holds nothing here.
@@ -695,6 +697,13 @@ test('silences: kept in Alertmanager for the node in maintenance only, expired o
   await windowOf(`silent-${p.id}`, { nodeSelector: p.selector, silence: { label: 'node', marginSeconds: 60 } });
   const live = async () => (await (await fetch(`${am}/api/v2/silences`)).json())
     .filter((s) => s.createdBy === 'drainboard' && s.status.state !== 'expired' && s.comment.endsWith(` of plan ${id}`));
+  // The plan compares each node's boot id with the one its cache saw as its drain ended: a boot id written a moment
+  // before the start, not yet seen, would read as a reboot once seen (these nodes have no pods, so their drains end
+  // at once).
+  await waitFor('the server to see the boot ids', 10_000, async () => {
+    const cards = (await call('board', {})).body?.upsert ?? [];
+    return p.nodes.every((n) => cards.find((c) => c.name === n)?.boot_id === `${n}-boot-1`);
+  });
   const started = await call('plans/start', { nodes: p.nodes, options: { max_parallel: 1, uncordon_when_back: true } });
   assert.equal(started.status, 200, JSON.stringify(started.body));
   const id = started.body;

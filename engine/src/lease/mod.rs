@@ -175,6 +175,11 @@ impl Leases {
         lease.strip_prefix(PLAN_PREFIX)
     }
 
+    /// The node a drain Lease named `lease` is for, on the same terms.
+    pub fn node_of(lease: &str) -> Option<&str> {
+        lease.strip_prefix(PREFIX)
+    }
+
     async fn acquire_named(&self, name: String) -> Result<Claim, kube::Error> {
         for _ in 0..3 {
             let now = Timestamp::now();
@@ -428,6 +433,8 @@ mod tests {
     fn a_plan_lease_names_its_plan_unless_cut_to_fit() {
         assert_eq!(Leases::plan_of("drainboard-plan.night"), Some("night"));
         assert_eq!(Leases::plan_of("drainboard-drain.node-1"), None);
+        assert_eq!(Leases::node_of("drainboard-drain.node-1"), Some("node-1"));
+        assert_eq!(Leases::node_of("drainboard-plan.night"), None);
         let long = "p".repeat(250);
         assert_ne!(
             Leases::plan_of(&named(PLAN_PREFIX, &long)),

@@ -60,6 +60,8 @@ struct Context {
     plans: Plans,
     /// The runners of the plans this server runs, each looked at by one reconcile at a time.
     runners: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Runner>>>>,
+    /// The nodes of each plan run here, so that a node's drain Lease wakes only the plans it is part of.
+    nodes: Mutex<HashMap<String, Vec<String>>>,
     /// Reconciles that failed in a row, per plan: how long the error policy waits.
     failures: Mutex<HashMap<String, u32>>,
 }
@@ -73,6 +75,7 @@ impl Engine {
             engine: self.clone(),
             plans: plans.clone(),
             runners: Mutex::default(),
+            nodes: Mutex::default(),
             failures: Mutex::default(),
         });
         let shutdown = self.shutdown_signal();
@@ -130,13 +133,15 @@ impl Engine {
 }
 
 /// The plans a change of Lease `name` wakes: a plan's own Lease wakes that plan (taken, renewed, let go); a node's
-/// drain Lease wakes every plan run here, since a drain another server interrupted or ended on a node of theirs
-/// writes its record and lets its Lease go (the plans run here are few: at most the caps).
+/// drain Lease wakes the plans run here that the node is part of, since a drain another server interrupted or
+/// ended on it writes its record and lets its Lease go.
 fn lease_wakes(context: &Context, name: &str) -> Vec<ObjectRef<MaintenancePlan>> {
-    match Leases::plan_of(name) {
-        Some(plan) => vec![ObjectRef::new(plan)],
-        None => context.runners.lock().keys().map(|plan| ObjectRef::new(plan)).collect(),
+    if let Some(plan) = Leases::plan_of(name) {
+        return vec![ObjectRef::new(plan)];
     }
+    let Some(node) = Leases::node_of(name) else { return Vec::new() };
+    let nodes = context.nodes.lock();
+    nodes.iter().filter(|(_, of)| of.iter().any(|n| n == node)).map(|(plan, _)| ObjectRef::new(plan)).collect()
 }
 
 async fn reconcile(plan: Arc<MaintenancePlan>, context: Arc<Context>) -> Result<Action, Failed> {
@@ -206,6 +211,7 @@ async fn turn(context: &Context, name: &str) -> Action {
                 plans.release(name).await;
                 return Action::await_change();
             };
+            context.nodes.lock().insert(name.to_owned(), runner.nodes());
             let runner = Arc::new(tokio::sync::Mutex::new(runner));
             context.runners.lock().insert(name.to_owned(), runner.clone());
             runner
@@ -220,6 +226,7 @@ async fn turn(context: &Context, name: &str) -> Action {
         Turn::Over => {
             drop(runner);
             context.runners.lock().remove(name);
+            context.nodes.lock().remove(name);
             plans.release(name).await;
             // A place under the caps is free: the plan that waited longest for one goes on.
             if let Some(next) = plans.next_waiting() {

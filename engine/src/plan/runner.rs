@@ -162,6 +162,11 @@ impl Runner {
         })
     }
 
+    /// The plan's nodes, fixed once it began.
+    pub(super) fn nodes(&self) -> Vec<String> {
+        self.progress.nodes.iter().map(|n| n.name.clone()).collect()
+    }
+
     /// Who it runs as.
     pub(super) fn by(&self) -> &str {
         &self.identity.user
