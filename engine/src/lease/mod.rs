@@ -153,20 +153,27 @@ impl Leases {
     /// renewed: from the watch of the Leases once it has listed them (a plan another server runs costs no request
     /// per look), asked before that.
     pub async fn plan_runner(&self, plan: &str) -> Result<Option<(String, Duration)>, kube::Error> {
-        use futures::FutureExt;
         let name = named(PLAN_PREFIX, plan);
-        let listed = self.store.get().filter(|store| store.wait_until_ready().now_or_never().is_some());
-        let lease = match listed {
-            Some(store) => store.get(&reflector::ObjectRef::new(&name).within(&self.namespace)).map(|l| (*l).clone()),
-            None => self.api.get_opt(&name).await?,
-        };
-        let Some(lease) = lease else {
+        let Some(lease) = self.watched(&name).await? else {
             return Ok(None);
         };
         let spec = lease.spec.unwrap_or_default();
         let now = Timestamp::now();
         let holder = spec.holder_identity.clone().filter(|h| !h.is_empty()).filter(|_| self.stands(&name, &spec, now));
         Ok(holder.map(|holder| (holder, left(&spec, now))))
+    }
+
+    /// Lease `name`: from the watch, once it has listed the Leases (a read costs the API server nothing); before
+    /// that, asked.
+    async fn watched(&self, name: &str) -> Result<Option<Lease>, kube::Error> {
+        use futures::FutureExt;
+        let listed = self.store.get().filter(|store| store.wait_until_ready().now_or_never().is_some());
+        match listed {
+            Some(store) => {
+                Ok(store.get(&reflector::ObjectRef::new(name).within(&self.namespace)).map(|l| (*l).clone()))
+            }
+            None => self.api.get_opt(name).await,
+        }
     }
 
     /// The plan a plan Lease named `lease` is for: a trigger to look at it, never more (a name cut to fit reads as
@@ -268,16 +275,8 @@ impl Leases {
 
     /// The other server that holds a live Lease on `node`, if one does.
     pub async fn held_elsewhere(&self, node: &str) -> Result<Option<String>, kube::Error> {
-        use futures::FutureExt;
         let name = name(node);
-        // From the watch, once it has listed the Leases (a page's reads cost the API server nothing); before
-        // that, asked.
-        let listed = self.store.get().filter(|store| store.wait_until_ready().now_or_never().is_some());
-        let lease = match listed {
-            Some(store) => store.get(&reflector::ObjectRef::new(&name).within(&self.namespace)).map(|l| (*l).clone()),
-            None => self.api.get_opt(&name).await?,
-        };
-        let Some(lease) = lease else {
+        let Some(lease) = self.watched(&name).await? else {
             return Ok(None);
         };
         let spec = lease.spec.unwrap_or_default();

@@ -118,6 +118,7 @@ impl Runner {
         };
         let plan = with_pin(plan, &pin);
         let mut progress = plan.progress();
+        let shown = Shown { progress: progress.clone(), version: plan.resource_version() };
         // The spec is whatever anyone who may write plans wrote: its reason goes onto nodes and into the history,
         // so it is held to the page's own bound, checked again at each start since `kubectl patch` may change it.
         let checked = domain::input::reason(plan.spec.reason.as_deref()).map_err(Error::Invalid);
@@ -136,7 +137,6 @@ impl Runner {
             tracing::info!("taking the plan over from its status");
             status::event(plans, &plan, false, "TakenOver", format!("run by {runner}")).await;
         }
-        let shown = Shown { progress: plan.progress(), version: plan.resource_version() };
         progress.blocked = None;
         progress.runner = Some(runner);
         // Whoever takes a person's plan on is recorded; the maintenance identity runs an unattended plan as asked,
