@@ -18,8 +18,10 @@ pub struct Movable {
     pub pod: String,
 }
 
+/// `offered`: whether the pod is still held so that a move would help; the button shows only then, while a
+/// confirmation once opened stays until Confirm or Cancel (the server checks again).
 #[component]
-pub fn MoveFirstAction(movable: Movable) -> impl IntoView {
+pub fn MoveFirstAction(movable: Movable, offered: Signal<bool>) -> impl IntoView {
     let i18n = use_i18n();
     let movable = StoredValue::new(movable);
     let look = ServerAction::<MoveFirst>::new();
@@ -79,7 +81,9 @@ pub fn MoveFirstAction(movable: Movable) -> impl IntoView {
     };
     view! {
         <div class="unblock" data-testid="move-first">
-            <button type="button" data-testid="move-first-open" on:click=open>{t_string!(i18n, move_first.button)}</button>
+            {move || offered.get().then(|| view! {
+                <button type="button" data-testid="move-first-open" on:click=open>{t_string!(i18n, move_first.button)}</button>
+            })}
             {move || look.pending().get().then(|| view! {
                 <p class="muted" role="status">{t_string!(i18n, move_first.checking)}</p>
             })}

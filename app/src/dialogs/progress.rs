@@ -261,6 +261,16 @@ fn PodRow(uid: String, progress: RwSignal<Option<DrainProgress>>, server_now: Si
         let (namespace, pod) = pod.with(|p| p.as_ref().map(|p| (p.namespace.clone(), p.name.clone())))?;
         (running && helps).then_some(super::move_first::Movable { id: id?, namespace, pod })
     });
+    // Once offered, an action stays mounted until the row goes: between two eviction attempts a pod's state flips
+    // (held, evicting, held), and an update must not take away a confirmation a person is typing. Its button is
+    // offered only while the action applies; an open confirmation stays until Confirm or Cancel.
+    let held_offered = Signal::derive(move || held.with(Option::is_some));
+    let held =
+        Memo::new(move |prev: Option<&Option<super::unblock::Held>>| held.get().or_else(|| prev.cloned().flatten()));
+    let movable_offered = Signal::derive(move || movable.with(Option::is_some));
+    let movable = Memo::new(move |prev: Option<&Option<super::move_first::Movable>>| {
+        movable.get().or_else(|| prev.cloned().flatten())
+    });
     let shown = key.clone();
     view! {
         <tr data-testid="progress-pod" data-pod=key data-state=key_of>
@@ -268,8 +278,8 @@ fn PodRow(uid: String, progress: RwSignal<Option<DrainProgress>>, server_now: Si
             <td class=move || format!("pod-state {}", key_of())>
                 {text}
                 {move || blocker_list(i18n, blockers())}
-                {move || held.get().map(|held| view! { <super::unblock::UnblockActions held /> }.into_any())}
-                {move || movable.get().map(|movable| view! { <super::move_first::MoveFirstAction movable /> }.into_any())}
+                {move || held.get().map(|held| view! { <super::unblock::UnblockActions held offered=held_offered /> }.into_any())}
+                {move || movable.get().map(|movable| view! { <super::move_first::MoveFirstAction movable offered=movable_offered /> }.into_any())}
             </td>
             <td class="muted">{took}</td>
         </tr>

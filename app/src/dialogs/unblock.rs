@@ -19,9 +19,11 @@ pub struct Held {
     pub budget: String,
 }
 
-/// The two actions, each behind its typed confirmation; the outcome, or the server's refusal, below.
+/// The two actions, each behind its typed confirmation; the outcome, or the server's refusal, below. `offered`:
+/// whether the budget still holds the pod; the buttons show only then, while a confirmation once opened stays
+/// until Confirm or Cancel (the server checks again).
 #[component]
-pub fn UnblockActions(held: Held) -> impl IntoView {
+pub fn UnblockActions(held: Held, offered: Signal<bool>) -> impl IntoView {
     let i18n = use_i18n();
     let chosen = RwSignal::new(None::<Unblock>);
     let typed = RwSignal::new(String::new());
@@ -50,13 +52,18 @@ pub fn UnblockActions(held: Held) -> impl IntoView {
     let budget = held.with_value(|h| h.budget.clone());
     view! {
         <div class="unblock" data-testid="unblock">
-            <button type="button" data-testid="unblock-delete-pod" on:click=move |_| open(Unblock::DeleteUnreadyPod)>
-                {t_string!(i18n, unblock.delete_pod)}
-            </button>
-            " "
-            <button type="button" data-testid="unblock-always-allow" on:click=move |_| open(Unblock::AlwaysAllow)>
-                {t_string!(i18n, unblock.always_allow, budget)}
-            </button>
+            {move || offered.get().then(|| {
+                let budget = budget.clone();
+                view! {
+                    <button type="button" data-testid="unblock-delete-pod" on:click=move |_| open(Unblock::DeleteUnreadyPod)>
+                        {t_string!(i18n, unblock.delete_pod)}
+                    </button>
+                    " "
+                    <button type="button" data-testid="unblock-always-allow" on:click=move |_| open(Unblock::AlwaysAllow)>
+                        {t_string!(i18n, unblock.always_allow, budget)}
+                    </button>
+                }
+            })}
             {move || chosen.get().map(|action| {
                 let expected = word(action);
                 let cost = match action {
