@@ -121,7 +121,7 @@ pub fn drain_options(options: &DrainOptions) -> Result<(), String> {
             return Err(format!("the pod selector is longer than {MAX_SELECTOR_CHARS} characters"));
         }
         if !selector.trim().is_empty() {
-            LabelSelector::parse(selector).map_err(|SelectorError(why)| format!("pod selector: {why}"))?;
+            LabelSelector::parse(selector).map_err(|why: SelectorError| format!("pod selector: {why}"))?;
         }
     }
     Ok(())

@@ -35,6 +35,7 @@ pub mod recovery;
 pub mod rollout;
 pub mod selector;
 pub mod spec_change;
+pub mod tally;
 pub mod tense;
 pub mod timeline;
 pub mod undo;

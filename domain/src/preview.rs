@@ -42,6 +42,9 @@ pub struct PreviewInputs {
     /// saw ([`crate::estimate`]).
     #[serde(default)]
     pub timing: Timing,
+    /// The node stopped reporting (`Ready` `Unknown`): its evicted pods stay Terminating until it is back.
+    #[serde(default)]
+    pub unreachable: bool,
 }
 
 /// The server's side of a drain's estimate.
@@ -206,7 +209,10 @@ pub fn preview(inputs: &PreviewInputs, options: &DrainOptions) -> Result<Preview
             }
         }
     }
-    out.estimate = Some(crate::estimate::drain(&out.forecast, inputs.timing.pace, inputs.timing.learned.as_ref()));
+    out.forecast.unreachable = inputs.unreachable;
+    let limits = crate::estimate::Limits::of(options);
+    out.estimate =
+        Some(crate::estimate::drain(&out.forecast, inputs.timing.pace, limits, inputs.timing.learned.as_ref()));
     Ok(out)
 }
 
@@ -307,6 +313,7 @@ mod tests {
             pdbs: vec![pdb("web-pdb", "web", 0)],
             server_time: Timestamp::UNIX_EPOCH,
             timing: Default::default(),
+            unreachable: false,
         }
     }
 

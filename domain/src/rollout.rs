@@ -100,6 +100,19 @@ pub struct RolloutNode {
     /// with the plan, so that a server taking the plan over does not record the same override again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overridden_at: Option<Timestamp>,
+    /// It was taken as back on a person's word (uncordoned by a person, not by the plan after a reboot): who, as
+    /// the node's cordon record claims it, and whether it had a new boot id then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub said_back: Option<SaidBack>,
+}
+
+/// A node taken as back on a person's word.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SaidBack {
+    /// Who uncordoned it, as the node's cordon record says (a claim: shown, never acted on).
+    pub by: Option<String>,
+    /// It reported a new boot id then: it did reboot.
+    pub new_boot: bool,
 }
 
 /// A drained node's way back, with `uncordon_when_back`.
@@ -150,6 +163,7 @@ impl RolloutNode {
             done_at: None,
             estimate: None,
             overridden_at: None,
+            said_back: None,
         }
     }
 
@@ -342,7 +356,7 @@ pub fn settling(progress: &RolloutProgress, now: Timestamp) -> bool {
 /// What a rollout with destructive drain options must carry as `confirm`: the number of its nodes, as "6 nodes"
 /// (a single drain's is the node's name; see `input::consent`).
 pub fn confirm_word(nodes: usize) -> String {
-    format!("{nodes} nodes")
+    if nodes == 1 { "1 node".to_owned() } else { format!("{nodes} nodes") }
 }
 
 /// Checks a rollout's request: 1 to [`crate::input::MAX_NODES`] distinct, valid node names, a parallelism in range.
@@ -591,5 +605,11 @@ mod tests {
         assert!(check(&["a".into(), "a".into()], &options(2, false, false)).is_err());
         assert!(check(&names(3), &options(0, false, false)).is_err());
         assert!(check(&names(3), &options(MAX_PARALLEL + 1, false, false)).is_err());
+    }
+
+    #[test]
+    fn the_typed_confirmation_counts_one_node_in_the_singular() {
+        assert_eq!(confirm_word(1), "1 node");
+        assert_eq!(confirm_word(6), "6 nodes");
     }
 }

@@ -45,13 +45,34 @@ impl Requirement {
     }
 }
 
-/// Why a selector string could not be read.
+/// Why a selector string could not be read, as data: the page words it in the reader's language, and
+/// [`std::fmt::Display`] in English for the server's answers.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SelectorError(pub String);
+pub enum SelectorError {
+    /// Its parentheses do not pair up (the whole text).
+    Unbalanced { text: String },
+    /// A key that is no label key, in this term.
+    BadKey { key: String, term: String },
+    /// A value that is no label value, in this term.
+    BadValue { value: String, term: String },
+    /// A set term (`key in (a,b)`) without its closing parenthesis.
+    Unclosed { term: String },
+    /// A parenthesis with neither `in` nor `notin` before it.
+    NoOperator { term: String },
+    /// A set term with no values.
+    NoValues { term: String },
+}
 
 impl std::fmt::Display for SelectorError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            Self::Unbalanced { text } => write!(f, "unbalanced parentheses in \"{text}\""),
+            Self::BadKey { key, term } => write!(f, "\"{key}\" is not a valid label key (in \"{term}\")"),
+            Self::BadValue { value, term } => write!(f, "\"{value}\" is not a valid label value (in \"{term}\")"),
+            Self::Unclosed { term } => write!(f, "\"{term}\" must end with \")\""),
+            Self::NoOperator { term } => write!(f, "expected \"in\" or \"notin\" before \"(\" in \"{term}\""),
+            Self::NoValues { term } => write!(f, "\"{term}\" lists no values"),
+        }
     }
 }
 
@@ -87,11 +108,11 @@ fn split_terms(text: &str) -> Result<Vec<&str>, SelectorError> {
             _ => {}
         }
         if !(0..=1).contains(&depth) {
-            return Err(SelectorError(format!("unbalanced parentheses in \"{text}\"")));
+            return Err(SelectorError::Unbalanced { text: text.to_owned() });
         }
     }
     if depth != 0 {
-        return Err(SelectorError(format!("unbalanced parentheses in \"{text}\"")));
+        return Err(SelectorError::Unbalanced { text: text.to_owned() });
     }
     terms.push(&text[start..]);
     Ok(terms)
@@ -101,10 +122,10 @@ fn parse_term(term: &str) -> Result<Requirement, SelectorError> {
     let requirement = |key: &str, operator: &str, values: Vec<String>| -> Result<Requirement, SelectorError> {
         let key = key.trim();
         if !valid_key(key) {
-            return Err(SelectorError(format!("\"{key}\" is not a valid label key (in \"{term}\")")));
+            return Err(SelectorError::BadKey { key: key.to_owned(), term: term.to_owned() });
         }
         if let Some(bad) = values.iter().find(|v| !valid_value(v)) {
-            return Err(SelectorError(format!("\"{bad}\" is not a valid label value (in \"{term}\")")));
+            return Err(SelectorError::BadValue { value: bad.clone(), term: term.to_owned() });
         }
         Ok(Requirement { key: key.to_string(), operator: operator.to_string(), values })
     };
@@ -119,7 +140,7 @@ fn parse_term(term: &str) -> Result<Requirement, SelectorError> {
     }
     if let Some(open) = term.find('(') {
         let Some(inner) = term[open + 1..].strip_suffix(')') else {
-            return Err(SelectorError(format!("\"{term}\" must end with \")\"")));
+            return Err(SelectorError::Unclosed { term: term.to_owned() });
         };
         let head = term[..open].trim();
         let (key, operator) = if let Some(key) = head.strip_suffix(" notin") {
@@ -127,11 +148,11 @@ fn parse_term(term: &str) -> Result<Requirement, SelectorError> {
         } else if let Some(key) = head.strip_suffix(" in") {
             (key, "In")
         } else {
-            return Err(SelectorError(format!("expected \"in\" or \"notin\" before \"(\" in \"{term}\"")));
+            return Err(SelectorError::NoOperator { term: term.to_owned() });
         };
         let values: Vec<String> = inner.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect();
         if values.is_empty() {
-            return Err(SelectorError(format!("\"{term}\" lists no values")));
+            return Err(SelectorError::NoValues { term: term.to_owned() });
         }
         return requirement(key, operator, values);
     }

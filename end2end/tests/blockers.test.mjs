@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apply, artifactsDir, kubectl, openBoard as openBoardOf, said, scenario, useServerAndBrowser, waitFor } from './support.mjs';
+import { apply, artifactsDir, kubectl, openBoard as openBoardOf, said, scenario, typeWhileStreaming, useServerAndBrowser, waitFor } from './support.mjs';
 
 const ctx = useServerAndBrowser();
 const cleanups = [];
@@ -350,7 +350,9 @@ test('a budget held by not-Ready pods is explained, and deleting one, with conse
   const form = row.locator('[data-testid="unblock-form"][data-action="DeleteUnreadyPod"]');
   assert.match(await form.textContent(), new RegExp(`Type ${unready[0]} to confirm`));
   assert.equal(await form.locator('[data-testid="unblock-confirm"]').isDisabled(), true, 'not before the name is typed');
-  await form.locator('[data-testid="unblock-confirm-input"]').fill(unready[0]);
+  // Typed at a person's pace while the drain's retries stream in: the confirmation keeps its text and focus.
+  await typeWhileStreaming(page, form.locator('[data-testid="unblock-confirm-input"]'), unready[0],
+    async () => (await status(id)).pods.find((p) => p.name === unready[0]));
   await page.screenshot({ path: join(artifactsDir, 'blocker-unhealthy.png') });
   await form.locator('[data-testid="unblock-confirm"]').click();
   await panel.locator('[data-testid="progress-state"][data-state="Drained"]').waitFor({ timeout: 90_000 });

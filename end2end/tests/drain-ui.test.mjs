@@ -176,7 +176,7 @@ test('a PDB block is explained, and the drain completes once the Deployment is s
   await dialog.locator('[data-testid="pdb-never"]').waitFor({ timeout: 15_000 });
   assert.match(await dialog.locator('[data-testid="pdb-never"]').textContent(), /web-pdb would wait for ever: .*Scale the workload up or relax the budget first, or set a timeout/);
   assert.equal(await dialog.locator('[data-testid="pdb-will-wait"]').count(), 0);
-  assert.match(await dialog.locator('[data-testid="preview-pdb"]').first().textContent(), /PDB web-pdb: allows 0 disruptions/);
+  assert.match(await dialog.locator('[data-testid="preview-pdb"]').first().textContent(), /PDB web-pdb: allows no disruption now/);
   // Dark mode follows the system setting.
   const background = await dialog.evaluate((e) => getComputedStyle(e).backgroundColor);
   assert.equal(background, 'rgb(22, 27, 34)', 'the dialog uses the dark palette');

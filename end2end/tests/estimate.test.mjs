@@ -156,7 +156,7 @@ test('a plan\'s estimate: the dialog and plans/estimate give its total, and the 
   await page.locator('[data-testid="open-rollout"]').click();
   const line = page.locator('[data-testid="rollout-dialog"] [data-testid="plan-estimate"]');
   await line.waitFor({ timeout: 15_000 });
-  assert.match(await line.textContent(), /^The plan should take about/);
+  assert.match(await line.textContent(), /^The maintenance plan should take about/);
   assert.ok(Number(await line.getAttribute('data-high')) >= 20);
   assert.deepEqual(errors, []);
   await context.close();

@@ -60,7 +60,7 @@ test('Japanese from Accept-Language; the switcher changes to English and back, a
   await page.locator('[data-testid="open-rollout"]').click();
   const rollout = page.locator('[data-testid="rollout-dialog"]');
   await rollout.locator('[data-testid="rollout-plan-node"]').first().waitFor({ timeout: 15_000 });
-  assert.match(await text(rollout.locator('h2').first()), /^\d+台のノードのローリングドレーン$/);
+  assert.match(await text(rollout.locator('h2').first()), /^\d+ノードのメンテナンスプラン$/);
   assert.match(await text(rollout.locator('[data-testid="rollout-draining-note"]')), /そのノード自身のドレーンが始まるときにcordonされます/);
   assert.match(await text(rollout.locator('[data-testid="rollout-plan-node"]').first()), /eviction \d+、拒否 \d+、PodDisruptionBudget待ち \d+/);
   await page.screenshot({ path: join(artifactsDir, 'i18n-ja-rollout-dialog.png') });

@@ -7,7 +7,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { apply, artifactsDir, kubectl, openBoard, requireEnv, said, scenario, startDrainboard, useServerAndBrowser, waitFor } from './support.mjs';
+import { apply, artifactsDir, kubectl, openBoard, requireEnv, said, scenario, startDrainboard, typeWhileStreaming, useServerAndBrowser, waitFor } from './support.mjs';
 
 const ctx = useServerAndBrowser();
 const cleanups = [];
@@ -123,7 +123,10 @@ test('move first: a one-replica Deployment behind minAvailable 1 drains with a r
     new RegExp(`^Deployment web goes from 1 to 2 replicas\\. Once the new pods are Ready on other nodes, the drain evicts ${old}, and the count goes back to 1\\.`));
   assert.equal(await form.locator('[data-testid="move-first-confirm"]').isDisabled(), true, 'not before the name is typed');
   assert.equal(replicas(s), '1', 'a preview changes nothing');
-  await form.locator('[data-testid="move-first-confirm-input"]').fill('web');
+  // Typed at a person's pace while the drain's retries stream in: the confirmation keeps its text and focus.
+  const drainId = await card.locator('[data-testid="card-drain"][data-drain-id]').getAttribute('data-drain-id', { timeout: 15_000 });
+  await typeWhileStreaming(page, form.locator('[data-testid="move-first-confirm-input"]'), 'web',
+    async () => (await call(ctx.server.url, 'drains/status', { id: drainId })).json.pods?.find((p) => p.name === old));
   await page.screenshot({ path: join(artifactsDir, 'move-first.png') });
   await form.locator('[data-testid="move-first-confirm"]').click();
 

@@ -406,3 +406,28 @@ export const MAINTAIN = [
   { apiGroups: [''], resources: ['replicationcontrollers'], verbs: ['get'] },
   { apiGroups: ['storage.k8s.io'], resources: ['volumeattachments'], verbs: ['get', 'list'] },
 ];
+
+/**
+ * Types `text` into `input` a key every 150 ms, as a person does, and waits between the first key and the rest
+ * until `read()` (the drain's status, say) shows the progress has moved on, so that the page gets an update while
+ * the text is half typed. Fails naming what the update took away: the input, its text or the focus.
+ */
+export async function typeWhileStreaming(page, input, text, read) {
+  const testid = await input.getAttribute('data-testid');
+  const before = JSON.stringify(await read());
+  await input.click();
+  await page.keyboard.type(text.slice(0, 1));
+  await waitFor('the progress to move on while the text is half typed', 45_000, async () => JSON.stringify(await read()) !== before);
+  // The stream brings the change to the page within a moment.
+  await new Promise((r) => setTimeout(r, 2_000));
+  const focused = () => page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.tagName);
+  for (const key of text.slice(1)) {
+    if (!(await input.isVisible())) throw new Error(`the ${testid} went while "${text}" was being typed`);
+    const where = await focused();
+    if (where !== testid) throw new Error(`the focus fell to ${where} while "${text}" was being typed into ${testid}`);
+    await page.keyboard.type(key);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  const value = await input.inputValue();
+  if (value !== text) throw new Error(`${testid} holds "${value}", not the "${text}" typed`);
+}

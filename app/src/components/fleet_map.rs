@@ -123,7 +123,7 @@ fn Cell(cell: MapCell, links: bool, i18n: I18n) -> impl IntoView {
     let held = Memo::new(move |_| holds.and_then(|WindowHolds(h)| h.with(|h| h.get(&name).cloned())));
     let key = cell.state.key();
     let label = move || match held.get() {
-        Some((window, why)) => format!("{label} · {}", t_string!(i18n, windows.node_held, window, why)),
+        Some(holds) => format!("{label} · {}", crate::components::windows::holds_line(i18n, &holds)),
         None => label.clone(),
     };
     view! {
@@ -139,7 +139,7 @@ fn Cell(cell: MapCell, links: bool, i18n: I18n) -> impl IntoView {
             data-testid="map-cell"
             data-node=cell.name
             data-state=key
-            data-held=move || held.with(|h| h.as_ref().map(|(window, _)| window.clone()))
+            data-held=move || held.with(|h| h.as_ref().and_then(|h| h.first()).map(|(window, _)| window.clone()))
         >
             <span class="l" aria-hidden="true">{cell.state.letter()}</span>
         </a>

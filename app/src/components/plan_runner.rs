@@ -44,6 +44,14 @@ fn undo_line(i18n: I18n, line: UndoNode) -> impl IntoView {
     }
 }
 
+/// Who runs a plan, from its status' "host/1f2e as alice", in the page's language.
+fn runner_text(i18n: I18n, runner: &str) -> String {
+    match runner.rsplit_once(" as ") {
+        Some((server, user)) => t_string!(i18n, rollout.run_by_as, server = server, user = user).to_string(),
+        None => t_string!(i18n, rollout.run_by, runner = runner).to_string(),
+    }
+}
+
 /// The runner, the plan's blocked reason and who continued it, for the rollout `rollout` (by id `id`).
 #[component]
 pub fn PlanRunner(id: StoredValue<String>, rollout: Memo<Option<RolloutProgress>>) -> impl IntoView {
@@ -70,7 +78,7 @@ pub fn PlanRunner(id: StoredValue<String>, rollout: Memo<Option<RolloutProgress>
     let error = move || resume.value().get().and_then(Result::err).map(|error| crate::i18n::failed_text(i18n, &error));
     view! {
         {move || runner().map(|runner| view! {
-            <p class="plan-runner" data-testid="plan-runner">{t_string!(i18n, rollout.run_by, runner = runner)}</p>
+            <p class="plan-runner" data-testid="plan-runner">{runner_text(i18n, &runner)}</p>
         })}
         {move || continued().map(|by| view! {
             <p class="plan-continued" data-testid="plan-continued-by">{t_string!(i18n, rollout.continued_by, by = by)}</p>

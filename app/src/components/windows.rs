@@ -17,9 +17,10 @@ use crate::{
 /// How often the answer is read again: a gate that closes shows within this.
 const REFRESH_SECONDS: i64 = 5;
 
-/// Each held node's deciding window and why, in words: what its card's badge says.
+/// Each held node's holds, as (window, why in words), the deciding one first: what its card's badge says. Every
+/// hold is kept: a budget that is full now must not hide a freeze that lasts the weekend.
 #[derive(Clone, Copy)]
-pub struct WindowHolds(pub RwSignal<BTreeMap<String, (String, String)>>);
+pub struct WindowHolds(pub RwSignal<BTreeMap<String, Vec<(String, String)>>>);
 
 impl WindowHolds {
     pub fn new() -> Self {
@@ -38,7 +39,12 @@ pub fn WindowsNow(now: Signal<Timestamp>) -> impl IntoView {
             if let Some(Ok(answer)) = answer.get() {
                 let at = now.get_untracked();
                 holds.set(
-                    answer.nodes.iter().filter_map(|d| deciding(i18n, d, at).map(|h| (d.node.clone(), h))).collect(),
+                    answer
+                        .nodes
+                        .iter()
+                        .map(|d| (d.node.clone(), every_hold(i18n, d, at)))
+                        .filter(|(_, h)| !h.is_empty())
+                        .collect(),
                 );
             }
         });
@@ -55,11 +61,22 @@ pub fn WindowsNow(now: Signal<Timestamp>) -> impl IntoView {
     }
 }
 
-/// The deciding window of a held node, and its hold in words.
-fn deciding(i18n: I18n, d: &Decision, now: Timestamp) -> Option<(String, String)> {
-    let window = d.decided_by.clone()?;
-    let held = d.holds.iter().find(|h| h.window == window)?;
-    Some((window, hold_text(i18n, &held.hold, now)))
+/// Every hold of a node, as (window, why in words): the deciding window's first, then the others in the order the
+/// decision lists them.
+fn every_hold(i18n: I18n, d: &Decision, now: Timestamp) -> Vec<(String, String)> {
+    let deciding = d.decided_by.as_deref();
+    let mut holds: Vec<&domain::window::Held> = d.holds.iter().collect();
+    holds.sort_by_key(|h| Some(h.window.as_str()) != deciding);
+    holds.into_iter().map(|h| (h.window.clone(), hold_text(i18n, &h.hold, now))).collect()
+}
+
+/// A node's holds in one line, each naming its window.
+pub fn holds_line(i18n: I18n, holds: &[(String, String)]) -> String {
+    holds
+        .iter()
+        .map(|(window, why)| t_string!(i18n, windows.node_held, window = window.clone(), why = why.clone()).to_string())
+        .collect::<Vec<_>>()
+        .join(" · ")
 }
 
 fn summary(i18n: I18n, answer: &Now, now: Timestamp) -> AnyView {
@@ -69,23 +86,36 @@ fn summary(i18n: I18n, answer: &Now, now: Timestamp) -> AnyView {
     }
     let total = covered.len();
     let mut groups: BTreeMap<(String, String), usize> = BTreeMap::new();
+    // Each hold is a line of its own: a node held twice counts under both.
     for d in covered.iter().filter(|d| !d.may_start()) {
-        if let Some(key) = deciding(i18n, d, now) {
+        for key in every_hold(i18n, d, now) {
             *groups.entry(key).or_default() += 1;
         }
     }
+    // Until when maintenance may start, on the closing window's clock.
+    let until = answer.closes.as_ref().and_then(|c| {
+        let local = c.closes_local.as_ref()?;
+        let far = now.duration_until(c.closes) > jiff::SignedDuration::from_hours(20);
+        let after = crate::i18n::elapsed_text(i18n, now.duration_until(c.closes).max(jiff::SignedDuration::ZERO));
+        let local = crate::i18n::local_time_text(i18n, local, far);
+        Some(t_string!(i18n, windows.open_until, window = c.window.clone(), local, after).to_string())
+    });
     if groups.is_empty() {
         return view! {
             <p class="windows-now open" data-testid="windows-now" data-state="open">
                 {t_string!(i18n, windows.open_all, total)}
+                {until.map(|u| view! { " " <span data-testid="windows-open-until">{u}</span> })}
             </p>
         }
         .into_any();
     }
-    let held: usize = groups.values().sum();
+    let held = covered.iter().filter(|d| !d.may_start()).count();
     view! {
         <section class="windows-now held" data-testid="windows-now" data-state="held" role="status">
-            <p>{t_string!(i18n, windows.held_some, held, total)}</p>
+            <p>
+                {t_string!(i18n, windows.held_some, held, total)}
+                {until.map(|u| view! { " " <span data-testid="windows-open-until">{u}</span> })}
+            </p>
             <ul>
                 {groups
                     .into_iter()
@@ -100,15 +130,17 @@ fn summary(i18n: I18n, answer: &Now, now: Timestamp) -> AnyView {
     .into_any()
 }
 
-/// A held card's badge: the deciding window, and why in its title.
+/// A held card's badge: every window that holds it, and why, the deciding one first.
 #[component]
 pub fn HeldBadge(name: String) -> impl IntoView {
     let i18n = use_i18n();
     let holds = use_context::<WindowHolds>();
     move || {
-        let (window, why) = holds?.0.with(|h| h.get(&name).cloned())?;
-        let text = t_string!(i18n, windows.node_held, window, why).to_string();
+        let held = holds?.0.with(|h| h.get(&name).cloned())?;
+        let text = holds_line(i18n, &held);
         let title = text.clone();
-        Some(view! { <span class="badge held" data-testid="card-window-hold" title=title>{text}</span> })
+        Some(view! {
+            <span class="badge held" data-testid="card-window-hold" data-holds=held.len() title=title>{text}</span>
+        })
     }
 }

@@ -161,7 +161,12 @@ pub fn RolloutDialog(nodes: Vec<String>, board: RwSignal<Option<Board>>) -> impl
                 .and_then(WindowWay::override_reason),
         });
     };
-    let estimate_asked = Memo::new(move |_| Some((options.get().ok()?, settings.parallel()?, after.settle_seconds()?)));
+    // The reboots count too: a plan that awaits its nodes back holds each one's place until then.
+    let estimate_asked = Memo::new(move |_| {
+        let uncordon_when_back = settings.uncordon_when_back.get();
+        let verify = after.checks(uncordon_when_back).ok()?;
+        Some((options.get().ok()?, settings.parallel()?, after.settle_seconds()?, uncordon_when_back, verify))
+    });
     let close = Callback::new(move |_| actions.close());
     let title = t_string!(i18n, rollout.title, count).to_string();
     let node_list = Signal::derive(move || nodes.get_value());

@@ -65,12 +65,17 @@ pub fn held_nodes(
         let mut held: Vec<(String, String, String)> = nodes.with(|nodes| {
             let Some(WindowHolds(holds)) = holds else { return Vec::new() };
             holds.with(|h| {
-                nodes.iter().filter_map(|n| h.get(n).map(|(w, why)| (n.clone(), w.clone(), why.clone()))).collect()
+                nodes
+                    .iter()
+                    .flat_map(|n| h.get(n).into_iter().flatten().map(|(w, why)| (n.clone(), w.clone(), why.clone())))
+                    .collect()
             })
         });
         if let Some(r) = refused.get() {
-            held.retain(|(node, ..)| *node != r.node);
-            held.insert(0, (r.node.clone(), r.window.clone(), hold_text(i18n, &r.hold, r.at)));
+            // The hold the server refused for comes first; the node's other holds stay listed.
+            let why = hold_text(i18n, &r.hold, r.at);
+            held.retain(|(node, window, _)| !(*node == r.node && *window == r.window));
+            held.insert(0, (r.node.clone(), r.window.clone(), why));
         }
         held
     })

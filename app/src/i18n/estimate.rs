@@ -1,14 +1,43 @@
 //! A drain's or a plan's estimate (`domain::estimate`), and afterwards its real time beside it, in the page's
 //! language.
 
-use domain::estimate::{Basis, DrainTiming, Estimate, NoEstimate};
+use domain::estimate::{Basis, DrainTiming, Estimate, NoEstimate, Reboots};
 use jiff::SignedDuration;
 
 use super::{I18n, elapsed_text, t_string};
 
-/// Whole seconds as a duration in words ("1m05s").
+/// Whole seconds as a duration in words ("1m05s"); "under a second" for none, never "0.0s".
 fn seconds_text(i18n: I18n, seconds: u64) -> String {
+    if seconds == 0 {
+        return t_string!(i18n, estimate.under_second).to_string();
+    }
     elapsed_text(i18n, SignedDuration::from_secs(i64::try_from(seconds).unwrap_or(i64::MAX)))
+}
+
+/// What the figures leave out or stop at, said plainly: the drain's timeout the high end reaches, and for a plan
+/// that awaits its nodes back, what of those waits it counts. `None` when it covers everything.
+pub fn covers_text(i18n: I18n, e: &Estimate) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(timeout) = e.timeout_seconds {
+        parts.push(t_string!(i18n, estimate.timeout_cuts, timeout = seconds_text(i18n, timeout)).to_string());
+    }
+    match e.reboots {
+        Reboots::NotAwaited => {}
+        Reboots::UpTo { seconds } => {
+            parts.push(t_string!(i18n, estimate.reboots_up_to, deadline = seconds_text(i18n, seconds)).to_string())
+        }
+        Reboots::Unbounded => parts.push(t_string!(i18n, estimate.reboots_unbounded).to_string()),
+    }
+    (!parts.is_empty()).then(|| parts.join(" "))
+}
+
+/// A stable name for what an estimate counts of the reboots, for tests.
+pub fn reboots_label(reboots: &Reboots) -> &'static str {
+    match reboots {
+        Reboots::NotAwaited => "not-awaited",
+        Reboots::UpTo { .. } => "up-to",
+        Reboots::Unbounded => "unbounded",
+    }
 }
 
 /// "Should take about 29s (12s to 50s)"; a plan's total with `plan`.
@@ -43,6 +72,7 @@ pub fn no_estimate_text(i18n: I18n, why: &NoEstimate) -> String {
     match why {
         NoEstimate::Held { budget } => t_string!(i18n, estimate.held, budget).to_string(),
         NoEstimate::TooLarge => t_string!(i18n, estimate.too_large).to_string(),
+        NoEstimate::Unreachable => t_string!(i18n, estimate.unreachable).to_string(),
     }
 }
 

@@ -63,6 +63,31 @@ fn date_time_in(locale: Locale, t: Timestamp) -> String {
     td_string!(locale, time.date_time, year = at.year(), month, day, time = clock_text(t)).to_string()
 }
 
+/// A moment on a maintenance window's clock, in the page's language: "Sun 19:00 JST", "日 19:00 JST"; with
+/// `date`, the day too ("Mon 2026-12-07 15:00 JST", "2026年12月07日(月) 15:00 JST"), for a moment more than a day
+/// off.
+pub fn local_time_text(i18n: I18n, t: &domain::window::LocalTime, date: bool) -> String {
+    let locale = i18n.get_locale();
+    let weekday = match t.weekday {
+        1 => td_string!(locale, time.mon),
+        2 => td_string!(locale, time.tue),
+        3 => td_string!(locale, time.wed),
+        4 => td_string!(locale, time.thu),
+        5 => td_string!(locale, time.fri),
+        6 => td_string!(locale, time.sat),
+        _ => td_string!(locale, time.sun),
+    }
+    .to_string();
+    let time = format!("{:02}:{:02}", t.hour, t.minute);
+    let zone = t.abbreviation.clone();
+    if date {
+        let (year, month, day) = (t.year, format!("{:02}", t.month), format!("{:02}", t.day));
+        td_string!(locale, time.local_date, weekday, year, month, day, time, zone).to_string()
+    } else {
+        td_string!(locale, time.local, weekday, time, zone).to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,18 +4,33 @@
 use domain::window::Hold;
 use jiff::Timestamp;
 
-use super::{I18n, date_time_text, elapsed_text, t_string};
+use super::{I18n, date_time_text, elapsed_text, local_time_text, t_string};
 
 /// One hold in words, at `now` (the server's clock): "outside its window; opens Tue 02:00 Asia/Tokyo, in 5h12m".
 pub fn hold_text(i18n: I18n, hold: &Hold, now: Timestamp) -> String {
     let until = |t: Timestamp| elapsed_text(i18n, now.duration_until(t).max(jiff::SignedDuration::ZERO));
+    let far = |t: Timestamp| now.duration_until(t) > jiff::SignedDuration::from_hours(20);
     match hold {
-        Hold::OutsideWindow { opens: Some(opens), local: Some(local), zone } => {
+        // On the window's clock, in the reader's language; the day too when it is more than a day off.
+        Hold::OutsideWindow { opens: Some(opens), at: Some(at), zone, .. } => {
+            let local = local_time_text(i18n, at, far(*opens));
+            t_string!(i18n, windows.outside_at, local, zone = zone.clone(), after = until(*opens)).to_string()
+        }
+        Hold::OutsideWindow { opens: Some(opens), local: Some(local), zone, .. } => {
             t_string!(i18n, windows.outside, local = local.clone(), zone = zone.clone(), after = until(*opens))
                 .to_string()
         }
         Hold::OutsideWindow { .. } => t_string!(i18n, windows.outside_never).to_string(),
-        Hold::Frozen { reason, until: end } => t_string!(
+        Hold::Frozen { reason, until: end, ends: Some(ends), zone } => t_string!(
+            i18n,
+            windows.frozen_at,
+            reason = reason.clone(),
+            end = local_time_text(i18n, ends, far(*end)),
+            zone = zone.clone(),
+            after = until(*end)
+        )
+        .to_string(),
+        Hold::Frozen { reason, until: end, .. } => t_string!(
             i18n,
             windows.frozen,
             reason = reason.clone(),

@@ -304,3 +304,20 @@ pub fn map_state_text(i18n: I18n, state: domain::fleet::MapState) -> String {
         MapState::Drained => t_string!(i18n, map.drained).to_string(),
     }
 }
+
+/// Why a label selector could not be read, in the page's language.
+pub fn selector_error_text(i18n: I18n, error: &domain::selector::SelectorError) -> String {
+    use domain::selector::SelectorError as E;
+    match error {
+        E::Unbalanced { text } => t_string!(i18n, selector_error.unbalanced, text = text.clone()).to_string(),
+        E::BadKey { key, term } => {
+            t_string!(i18n, selector_error.bad_key, key = key.clone(), term = term.clone()).to_string()
+        }
+        E::BadValue { value, term } => {
+            t_string!(i18n, selector_error.bad_value, value = value.clone(), term = term.clone()).to_string()
+        }
+        E::Unclosed { term } => t_string!(i18n, selector_error.unclosed, term = term.clone()).to_string(),
+        E::NoOperator { term } => t_string!(i18n, selector_error.no_operator, term = term.clone()).to_string(),
+        E::NoValues { term } => t_string!(i18n, selector_error.no_values, term = term.clone()).to_string(),
+    }
+}

@@ -189,7 +189,7 @@ fn Toolbar(filters: Filters, live: LiveBoard) -> impl IntoView {
                 let filter = board::Filter::new("", &filters.label.get(), StatusFilter::All);
                 filter.selector_error().map(|e| view! {
                     <small class="error" role="alert" data-testid="label-filter-error">
-                        {t_string!(i18n, board.label_selector_error, error = e.to_string())}
+                        {t_string!(i18n, board.label_selector_error, error = crate::i18n::selector_error_text(i18n, e))}
                     </small>
                 })
             }}

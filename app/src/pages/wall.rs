@@ -8,7 +8,8 @@ use domain::{
     fleet::DEFAULT_GROUP_LABEL,
     node::NodeCard,
     progress::DrainSummary,
-    rollout::{RolloutProgress, Step},
+    rollout::RolloutProgress,
+    tally::{Standing, Tally},
 };
 use jiff::Timestamp;
 use leptos::prelude::*;
@@ -96,15 +97,25 @@ fn Plans(plans: RwSignal<Option<Vec<RolloutProgress>>>) -> impl IntoView {
                 view! {
                     <ul>
                         {list.into_iter().map(|p| {
-                            let done = p.nodes.iter().filter(|n| matches!(n.step, Step::Ended(_) | Step::NotStarted)).count();
-                            let total = p.nodes.len();
-                            let text = t_string!(i18n, wall.plan_line, who = p.started_by.clone(), done = done, total = total).to_string();
+                            let tally = Tally::of(&p.nodes);
+                            let name = t_string!(i18n, plan_tally.line, name = p.id.clone(), who = p.started_by.clone()).to_string();
+                            let counts = crate::i18n::tally_text(i18n, &tally);
+                            let label = format!("{name}: {counts}");
+                            let phase = p.phase();
+                            let awaited = domain::tally::standing(&p.nodes, Standing::Awaited).join(", ");
                             view! {
-                                <li data-testid="wall-plan" data-id=p.id.clone()>
-                                    <span>{text.clone()}</span>
-                                    <progress max=total.max(1) value=done aria-label=text></progress>
-                                    {p.blocked.map(|why| view! {
-                                        <span class="plan-blocked" data-testid="wall-plan-blocked">{t_string!(i18n, rollout.blocked, why = crate::i18n::plan_blocked_text(i18n, &why))}</span>
+                                <li data-testid="wall-plan" data-id=p.id.clone() data-phase=phase>
+                                    <span data-testid="wall-plan-line">
+                                        <strong>{name}</strong> " "
+                                        <span class="badge" data-testid="wall-plan-phase">{crate::i18n::plan_phase_text(i18n, phase)}</span> " "
+                                        <span data-testid="wall-plan-counts">{counts}</span>
+                                    </span>
+                                    <progress max=tally.total.max(1) value=tally.done aria-label=label></progress>
+                                    {(!awaited.is_empty()).then(|| view! {
+                                        <span class="plan-awaited" data-testid="wall-plan-awaited">{t_string!(i18n, plan_tally.awaited_nodes, nodes = awaited)}</span>
+                                    })}
+                                    {crate::i18n::holding_text(i18n, &p).map(|why| view! {
+                                        <span class="plan-blocked" data-testid="wall-plan-blocked">{why}</span>
                                     })}
                                 </li>
                             }

@@ -48,6 +48,67 @@ pub struct Forecast {
     pub pods: Vec<PodForecast>,
     /// By `namespace/name`.
     pub budgets: BTreeMap<String, BudgetForecast>,
+    /// The node stopped reporting (its `Ready` is `Unknown`): no kubelet confirms a pod's end, so its evicted pods
+    /// stay Terminating until it is back, or until the drain's skip-wait limit lets them be.
+    #[serde(default)]
+    pub unreachable: bool,
+}
+
+/// What a drain's own options change in its time (`crate::drain::DrainOptions`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Every pod's grace period, where the drain sets one (kubectl's `--grace-period`; a negative one keeps each
+    /// pod's own).
+    pub grace_seconds: Option<u32>,
+    /// The drain ends by then at the latest, pods left or not (`--timeout`).
+    pub timeout_seconds: Option<u64>,
+    /// A pod deleting for longer than this past its deletion time is no longer waited for
+    /// (`--skip-wait-for-delete-timeout`).
+    pub skip_wait_seconds: Option<u64>,
+}
+
+impl Limits {
+    /// The limits a drain with `options` runs under.
+    pub fn of(options: &crate::drain::DrainOptions) -> Limits {
+        Limits {
+            grace_seconds: options
+                .grace_period_seconds
+                .filter(|g| *g >= 0)
+                .map(|g| u32::try_from(g).unwrap_or(u32::MAX).min(MAX_STOP_SECONDS)),
+            timeout_seconds: options.timeout(),
+            skip_wait_seconds: options.skip_wait_for_delete_timeout_seconds.filter(|s| *s > 0),
+        }
+    }
+}
+
+/// What a plan that awaits its nodes back holds each node's place for after its drain, as far as the estimate can
+/// tell: nothing tells how long a reboot takes, so only a deadline bounds it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Reboots {
+    /// The plan does not await its nodes back: a drained node is done, and the figures are the whole plan.
+    #[default]
+    NotAwaited,
+    /// Each node is awaited back for at most this long (its verification's deadline, from its drain's end): the
+    /// high end counts it in full; the low and likely values count the drains alone.
+    UpTo { seconds: u64 },
+    /// Each node is awaited back with no deadline: nothing bounds the plan, and every figure counts the drains
+    /// alone.
+    Unbounded,
+}
+
+impl Reboots {
+    /// What a plan with `options` waits for after each drain.
+    pub fn of(options: &crate::rollout::RolloutOptions) -> Reboots {
+        match (&options.verify, options.uncordon_when_back) {
+            (Some(v), _) => Reboots::UpTo { seconds: v.deadline_seconds.min(u64::from(MAX_STOP_SECONDS)) },
+            (None, true) => Reboots::Unbounded,
+            (None, false) => Reboots::NotAwaited,
+        }
+    }
+
+    pub fn is_not_awaited(&self) -> bool {
+        *self == Reboots::NotAwaited
+    }
 }
 
 /// The server's token bucket (its `--api-qps` and `--api-burst`); `per_second` 0 is none.
@@ -71,6 +132,9 @@ pub enum NoEstimate {
     Held { budget: String },
     /// More pods than one estimate places ([`MAX_PODS`]).
     TooLarge,
+    /// A node stopped reporting, and the drain has no skip-wait limit: its pods stay Terminating until it is back,
+    /// which nothing can tell.
+    Unreachable,
 }
 
 /// How the plan runs, as far as the estimate cares.
@@ -79,4 +143,8 @@ pub struct Shape {
     pub max_parallel: u32,
     pub settle_seconds: u64,
     pub pace: Pace,
+    /// Each node's drain options' limits.
+    pub limits: Limits,
+    /// What each node is awaited back for after its drain.
+    pub reboots: Reboots,
 }

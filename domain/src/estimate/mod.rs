@@ -87,6 +87,12 @@ pub struct Estimate {
     pub likely_seconds: u64,
     pub high_seconds: u64,
     pub basis: Basis,
+    /// The drain's timeout, where the high end reaches it: the drain may end then with pods left (`TimedOut`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_seconds: Option<u64>,
+    /// What it counts of the waits for nodes to come back (a plan's; a single drain awaits nothing).
+    #[serde(default, skip_serializing_if = "Reboots::is_not_awaited")]
+    pub reboots: Reboots,
 }
 
 /// What a drain's entries in the history say of its time: the estimate made before it started (on its start and
@@ -113,16 +119,30 @@ pub struct PlanEstimate {
     pub window: Option<crate::window::WindowFit>,
 }
 
-/// The estimate of one node's drain.
-pub fn drain(forecast: &Forecast, pace: Pace, learned: Option<&Learned>) -> Result<Estimate, NoEstimate> {
-    let shape = Shape { max_parallel: 1, settle_seconds: 0, pace };
+/// The estimate of one node's drain, with its options' `limits`.
+pub fn drain(
+    forecast: &Forecast,
+    pace: Pace,
+    limits: Limits,
+    learned: Option<&Learned>,
+) -> Result<Estimate, NoEstimate> {
+    let shape = Shape { max_parallel: 1, settle_seconds: 0, pace, limits, reboots: Reboots::NotAwaited };
     plan(std::slice::from_ref(forecast), shape, learned).map(|p| p.total)
 }
 
 /// The estimate of a plan draining `nodes` in their order, with `shape`.
 pub fn plan(nodes: &[Forecast], shape: Shape, learned: Option<&Learned>) -> Result<PlanEstimate, NoEstimate> {
-    let stop = |pod: &PodForecast, case: Case| -> u64 {
-        let grace = pod.grace_seconds.min(MAX_STOP_SECONDS);
+    let skip_wait = shape.limits.skip_wait_seconds.map(|s| s.min(u64::from(MAX_STOP_SECONDS)));
+    if skip_wait.is_none() && nodes.iter().any(|n| n.unreachable && !n.pods.is_empty()) {
+        return Err(NoEstimate::Unreachable);
+    }
+    let stop = |node: &Forecast, pod: &PodForecast, case: Case| -> u64 {
+        let grace = shape.limits.grace_seconds.unwrap_or(pod.grace_seconds).min(MAX_STOP_SECONDS);
+        // On a node that stopped reporting a pod is never seen gone: the drain stops waiting for it once it has
+        // been deleting for the skip-wait limit past its deletion time (its grace period from the eviction).
+        if let (true, Some(skip)) = (node.unreachable, skip_wait) {
+            return (u64::from(grace) + skip) * 1_000;
+        }
         let seconds = match (case, learned) {
             (Case::High, _) => grace,
             (Case::Low, None) => 0,
@@ -132,20 +152,34 @@ pub fn plan(nodes: &[Forecast], shape: Shape, learned: Option<&Learned>) -> Resu
         };
         u64::from(seconds) * 1_000
     };
-    let run = |case: Case| sim::simulate(nodes, shape, |pod| stop(pod, case));
+    // Only a deadline bounds the wait for a node to come back, and only the high end counts it.
+    let hold = |case: Case| match (case, shape.reboots) {
+        (Case::High, Reboots::UpTo { seconds }) => seconds.saturating_mul(1_000),
+        _ => 0,
+    };
+    let run = |case: Case| sim::simulate(nodes, shape, hold(case), |node, pod| stop(node, pod, case));
     let (low, likely, high) = (run(Case::Low)?, run(Case::Likely)?, run(Case::High)?);
+    let timeout = shape.limits.timeout_seconds;
     let basis = match learned {
         Some(l) => Basis::PastDrains { drains: l.drains, this_node: l.this_node },
         None => Basis::GracePeriods,
     };
-    let estimate = |low: u64, likely: u64, high: u64| Estimate {
+    // A drain reaches its timeout when its high end does (its span stops there: END_SEEN_MS after the limit).
+    let cut = |span_ms: u64| timeout.filter(|t| span_ms >= t.saturating_mul(1_000));
+    let estimate = |low: u64, likely: u64, high: u64, timeout_seconds: Option<u64>, reboots: Reboots| Estimate {
         low_seconds: seconds(low.min(likely)),
         likely_seconds: seconds(likely),
         high_seconds: seconds(high.max(likely)),
         basis: basis.clone(),
+        timeout_seconds,
+        reboots,
     };
-    let nodes = (0..nodes.len()).map(|i| estimate(low.spans[i], likely.spans[i], high.spans[i])).collect();
-    Ok(PlanEstimate { total: estimate(low.end, likely.end, high.end), nodes, window: None })
+    let each: Vec<Estimate> = (0..nodes.len())
+        .map(|i| estimate(low.spans[i], likely.spans[i], high.spans[i], cut(high.spans[i]), Reboots::NotAwaited))
+        .collect();
+    let cut_any = each.iter().find_map(|e| e.timeout_seconds);
+    let total = estimate(low.end, likely.end, high.end, cut_any, shape.reboots);
+    Ok(PlanEstimate { total, nodes: each, window: None })
 }
 
 #[derive(Clone, Copy)]
@@ -190,59 +224,72 @@ mod tests {
     }
 
     const FREE: Pace = Pace { per_second: 0, burst: 0 };
+    const NONE: Limits = Limits { grace_seconds: None, timeout_seconds: None, skip_wait_seconds: None };
 
     #[test]
     fn pods_without_budgets_go_together_and_take_their_grace_at_most() {
-        let node = Forecast { pods: pods(5, None, 30), budgets: BTreeMap::new() };
-        let e = drain(&node, FREE, None).unwrap();
+        let node = Forecast { pods: pods(5, None, 30), ..Default::default() };
+        let e = drain(&node, FREE, NONE, None).unwrap();
         assert_eq!((e.low_seconds, e.likely_seconds, e.high_seconds), (0, 30, 30));
         assert_eq!(e.basis, Basis::GracePeriods);
     }
 
     #[test]
     fn past_drains_set_the_likely_value_within_the_grace() {
-        let node = Forecast { pods: pods(5, None, 30), budgets: BTreeMap::new() };
+        let node = Forecast { pods: pods(5, None, 30), ..Default::default() };
         let learned = Learned { low_seconds: 8, likely_seconds: 10, drains: 3, this_node: true };
-        let e = drain(&node, FREE, Some(&learned)).unwrap();
+        let e = drain(&node, FREE, NONE, Some(&learned)).unwrap();
         assert_eq!((e.low_seconds, e.likely_seconds, e.high_seconds), (8, 10, 30));
-        let short = Forecast { pods: pods(1, None, 5), budgets: BTreeMap::new() };
-        assert_eq!(drain(&short, FREE, Some(&learned)).unwrap().likely_seconds, 5, "never past the grace period");
+        let short = Forecast { pods: pods(1, None, 5), ..Default::default() };
+        assert_eq!(drain(&short, FREE, NONE, Some(&learned)).unwrap().likely_seconds, 5, "never past the grace period");
     }
 
     #[test]
     fn a_budget_serialises_its_pods_one_replacement_at_a_time() {
         // Four pods under a budget that allows one: each after the last one's replacement is Ready (9 s + 1 s).
-        let node = Forecast { pods: pods(4, Some("ns/web"), 0), budgets: [("ns/web".into(), budget(1, 9))].into() };
-        let e = drain(&node, FREE, None).unwrap();
+        let node = Forecast {
+            pods: pods(4, Some("ns/web"), 0),
+            budgets: [("ns/web".into(), budget(1, 9))].into(),
+            unreachable: false,
+        };
+        let e = drain(&node, FREE, NONE, None).unwrap();
         assert_eq!(e.likely_seconds, 30, "three waits of 10 s, then the last pod goes at once");
         // Allowing two: two waves.
         let wide = Forecast { budgets: [("ns/web".into(), budget(2, 9))].into(), ..node.clone() };
-        assert_eq!(drain(&wide, FREE, None).unwrap().likely_seconds, 10);
+        assert_eq!(drain(&wide, FREE, NONE, None).unwrap().likely_seconds, 10);
         // The budget's wait and the pods' stop overlap: the last pod goes at 30 s and takes its 20 s.
         let slow = Forecast { pods: pods(4, Some("ns/web"), 20), ..node };
-        assert_eq!(drain(&slow, FREE, None).unwrap().likely_seconds, 50);
+        assert_eq!(drain(&slow, FREE, NONE, None).unwrap().likely_seconds, 50);
     }
 
     #[test]
     fn a_budget_that_allows_nothing_for_now_waits_one_replacement() {
-        let node = Forecast { pods: pods(1, Some("ns/web"), 0), budgets: [("ns/web".into(), budget(0, 4))].into() };
-        assert_eq!(drain(&node, FREE, None).unwrap().likely_seconds, 5);
+        let node = Forecast {
+            pods: pods(1, Some("ns/web"), 0),
+            budgets: [("ns/web".into(), budget(0, 4))].into(),
+            unreachable: false,
+        };
+        assert_eq!(drain(&node, FREE, NONE, None).unwrap().likely_seconds, 5);
     }
 
     #[test]
     fn a_budget_that_never_allows_has_no_end() {
         let never = BudgetForecast { allowed: 0, ready_seconds: 1, never: true };
-        let node = Forecast { pods: pods(2, Some("ns/db"), 30), budgets: [("ns/db".into(), never)].into() };
-        assert_eq!(drain(&node, FREE, None), Err(NoEstimate::Held { budget: "ns/db".into() }));
+        let node = Forecast {
+            pods: pods(2, Some("ns/db"), 30),
+            budgets: [("ns/db".into(), never)].into(),
+            unreachable: false,
+        };
+        assert_eq!(drain(&node, FREE, NONE, None), Err(NoEstimate::Held { budget: "ns/db".into() }));
     }
 
     #[test]
     fn the_pace_spaces_the_evictions() {
         // 30 evictions: 10 at once, then 5 a second, so the last goes at 20 / 5 = 4 s (the cordon spends no token).
-        let node = Forecast { pods: pods(30, None, 10), budgets: BTreeMap::new() };
-        let e = drain(&node, Pace { per_second: 5, burst: 10 }, None).unwrap();
+        let node = Forecast { pods: pods(30, None, 10), ..Default::default() };
+        let e = drain(&node, Pace { per_second: 5, burst: 10 }, NONE, None).unwrap();
         assert_eq!(e.likely_seconds, 14, "4 s of pace, 10 s to stop, 0.3 s to see it");
-        let free = drain(&node, FREE, None).unwrap();
+        let free = drain(&node, FREE, NONE, None).unwrap();
         assert_eq!(free.likely_seconds, 10, "without a bucket all go at once");
     }
 
@@ -253,9 +300,16 @@ mod tests {
         let node = Forecast {
             pods: (0..10).map(|w| PodForecast { budget: Some(format!("ns/w{w}")), grace_seconds: 10 }).collect(),
             budgets,
+            unreachable: false,
         };
         let nodes = vec![node; 10];
-        let shape = |max_parallel| Shape { max_parallel, settle_seconds: 0, pace: Pace { per_second: 5, burst: 10 } };
+        let shape = |max_parallel| Shape {
+            max_parallel,
+            settle_seconds: 0,
+            pace: Pace { per_second: 5, burst: 10 },
+            limits: NONE,
+            reboots: Reboots::NotAwaited,
+        };
         let all = plan(&nodes, shape(10), None).unwrap();
         let one = plan(&nodes, shape(1), None).unwrap();
         // Every budget lets one pod go a second: ten rounds of ten, at most 5 a second, then the last pod's 10 s.
@@ -285,8 +339,58 @@ mod tests {
 
     #[test]
     fn an_empty_node_ends_at_once_and_a_huge_grace_does_not_overflow() {
-        assert_eq!(drain(&Forecast::default(), FREE, None).unwrap().likely_seconds, 0);
-        let node = Forecast { pods: pods(1, None, u32::MAX), budgets: BTreeMap::new() };
-        assert_eq!(drain(&node, FREE, None).unwrap().high_seconds, u64::from(MAX_STOP_SECONDS));
+        assert_eq!(drain(&Forecast::default(), FREE, NONE, None).unwrap().likely_seconds, 0);
+        let node = Forecast { pods: pods(1, None, u32::MAX), ..Default::default() };
+        assert_eq!(drain(&node, FREE, NONE, None).unwrap().high_seconds, u64::from(MAX_STOP_SECONDS));
+    }
+
+    #[test]
+    fn the_drains_grace_period_replaces_each_pods_and_its_timeout_ends_the_drain() {
+        let node = Forecast { pods: pods(3, None, 30), ..Default::default() };
+        // The walk-through's drain: 600 s of grace, a 10 s timeout. The drain ends at the timeout, pods left.
+        let limits = Limits { grace_seconds: Some(600), timeout_seconds: Some(10), skip_wait_seconds: None };
+        let e = drain(&node, FREE, limits, None).unwrap();
+        assert_eq!((e.low_seconds, e.likely_seconds, e.high_seconds), (0, 10, 10));
+        assert_eq!(e.timeout_seconds, Some(10), "the high end reaches the timeout, and says so");
+        // Without the timeout the grace is the drain's, not the pods' own.
+        let long = Limits { timeout_seconds: None, ..limits };
+        let e = drain(&node, FREE, long, None).unwrap();
+        assert_eq!((e.likely_seconds, e.high_seconds, e.timeout_seconds), (600, 600, None));
+        // A timeout the drain ends before is not named.
+        let roomy = Limits { grace_seconds: Some(5), timeout_seconds: Some(60), skip_wait_seconds: None };
+        assert_eq!(drain(&node, FREE, roomy, None).unwrap().timeout_seconds, None);
+    }
+
+    #[test]
+    fn an_unreachable_node_has_no_estimate_unless_the_drain_stops_waiting_for_its_pods() {
+        let node = Forecast { pods: pods(2, None, 30), unreachable: true, ..Default::default() };
+        assert_eq!(drain(&node, FREE, NONE, None), Err(NoEstimate::Unreachable));
+        // With skip-wait 20 s, each pod is given up 20 s past its deletion time (its grace from the eviction).
+        let skip = Limits { skip_wait_seconds: Some(20), ..NONE };
+        let e = drain(&node, FREE, skip, None).unwrap();
+        assert_eq!((e.low_seconds, e.likely_seconds, e.high_seconds), (50, 50, 50));
+        let empty = Forecast { unreachable: true, ..Default::default() };
+        assert!(drain(&empty, FREE, NONE, None).is_ok(), "nothing to wait for");
+    }
+
+    #[test]
+    fn a_plan_that_awaits_its_nodes_counts_each_deadline_at_the_high_end_and_says_what_it_leaves_out() {
+        let nodes = vec![Forecast { pods: pods(1, None, 10), ..Default::default() }; 3];
+        let shape = |reboots| Shape { max_parallel: 1, settle_seconds: 0, pace: FREE, limits: NONE, reboots };
+        let drains = plan(&nodes, shape(Reboots::NotAwaited), None).unwrap();
+        let awaited = plan(&nodes, shape(Reboots::UpTo { seconds: 600 }), None).unwrap();
+        // One at a time, each node holds its place until back: three deadlines of 10 min on top of the drains.
+        assert_eq!(awaited.total.high_seconds, drains.total.high_seconds + 1_800);
+        assert_eq!(awaited.total.likely_seconds, drains.total.likely_seconds, "the likely value counts drains alone");
+        assert_eq!(awaited.total.reboots, Reboots::UpTo { seconds: 600 });
+        assert_eq!(awaited.nodes[0].high_seconds, drains.nodes[0].high_seconds, "a node's span is its drain");
+        let unbounded = plan(&nodes, shape(Reboots::Unbounded), None).unwrap();
+        assert_eq!(
+            (unbounded.total.high_seconds, unbounded.total.reboots),
+            (drains.total.high_seconds, Reboots::Unbounded)
+        );
+        // Two at once: the deadlines overlap in pairs.
+        let pairs = plan(&nodes, Shape { max_parallel: 2, ..shape(Reboots::UpTo { seconds: 600 }) }, None).unwrap();
+        assert!((1_200..1_260).contains(&pairs.total.high_seconds), "{:?}", pairs.total);
     }
 }

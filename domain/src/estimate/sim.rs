@@ -35,6 +35,8 @@ enum Event {
     Allows(usize),
     /// A slot for the next node is free (after the settle time).
     Slot,
+    /// This node's drain reaches its timeout: it ends, pods left or not.
+    TimedOut(usize),
 }
 
 /// The token bucket, in thousandths of a token and milliseconds, so that browser and server compute alike.
@@ -99,10 +101,14 @@ impl Sim {
     }
 }
 
+/// Runs the plan: each pod of a node takes `stop_ms` to stop once evicted, and each node then holds its place for
+/// `hold_ms` (awaited back) before the settle time and the next node. A node's span is its drain alone; the plan's
+/// end waits for the last node's hold.
 pub(super) fn simulate(
     nodes: &[Forecast],
     shape: Shape,
-    stop_ms: impl Fn(&PodForecast) -> u64,
+    hold_ms: u64,
+    stop_ms: impl Fn(&Forecast, &PodForecast) -> u64,
 ) -> Result<Run, NoEstimate> {
     if nodes.iter().map(|n| n.pods.len()).fold(0usize, usize::saturating_add) > MAX_PODS {
         return Err(NoEstimate::TooLarge);
@@ -144,6 +150,8 @@ pub(super) fn simulate(
     let mut slots = shape.max_parallel.max(1);
     let mut start = vec![0u64; nodes.len()];
     let mut end = vec![0u64; nodes.len()];
+    let mut finished = vec![false; nodes.len()];
+    let timeout = shape.limits.timeout_seconds.map(|t| t.min(u64::from(MAX_STOP_SECONDS)) * 1_000);
     let mut now = 0u64;
     loop {
         while slots > 0 {
@@ -152,6 +160,9 @@ pub(super) fn simulate(
             start[i] = now;
             // Only evictions and deletions spend the pace's tokens; the cordon and the records do not.
             sim.push(now, Event::Started(i));
+            if let Some(t) = timeout {
+                sim.push(now.saturating_add(t), Event::TimedOut(i));
+            }
         }
         let Some(Reverse((at, _, event))) = sim.heap.pop() else {
             // Nothing more will happen: every node done, or some held by a budget that never allows.
@@ -161,14 +172,17 @@ pub(super) fn simulate(
             break;
         };
         now = at;
-        let finish = |sim: &mut Sim, i: usize, end: &mut Vec<u64>| {
+        let finish = |sim: &mut Sim, i: usize, end: &mut Vec<u64>, finished: &mut Vec<bool>| {
+            if std::mem::replace(&mut finished[i], true) {
+                return;
+            }
             end[i] = now + END_SEEN_MS;
-            sim.push(end[i] + settle, Event::Slot);
+            sim.push(end[i].saturating_add(hold_ms).saturating_add(settle), Event::Slot);
         };
         match event {
             Event::Started(i) => {
                 if nodes[i].pods.is_empty() {
-                    finish(&mut sim, i, &mut end);
+                    finish(&mut sim, i, &mut end, &mut finished);
                 }
                 for (p, pod) in nodes[i].pods.iter().enumerate() {
                     let budget = budget_of[i][p];
@@ -176,16 +190,16 @@ pub(super) fn simulate(
                         Some(b) if sim.allowed[b] == 0 => sim.waiting[b].push_back((i, p)),
                         Some(b) => {
                             sim.allowed[b] -= 1;
-                            sim.evict(now, i, budget, stop_ms(pod));
+                            sim.evict(now, i, budget, stop_ms(&nodes[i], pod));
                         }
-                        None => sim.evict(now, i, None, stop_ms(pod)),
+                        None => sim.evict(now, i, None, stop_ms(&nodes[i], pod)),
                     }
                 }
             }
             Event::Gone(i) => {
                 sim.left[i] = sim.left[i].saturating_sub(1);
                 if sim.left[i] == 0 {
-                    finish(&mut sim, i, &mut end);
+                    finish(&mut sim, i, &mut end, &mut finished);
                 }
             }
             Event::Allows(b) => {
@@ -200,14 +214,22 @@ pub(super) fn simulate(
                     .max_by_key(|(k, (i, _))| (sim.left[*i], std::cmp::Reverse(((*i + b) % nodes.len(), *k))))
                     .map(|(k, _)| k);
                 if let Some((i, p)) = chosen.and_then(|k| sim.waiting[b].remove(k)) {
-                    sim.evict(now, i, Some(b), stop_ms(&nodes[i].pods[p]));
+                    sim.evict(now, i, Some(b), stop_ms(&nodes[i], &nodes[i].pods[p]));
                 } else {
                     sim.allowed[b] = sim.allowed[b].saturating_add(1);
                 }
             }
             Event::Slot => slots += 1,
+            Event::TimedOut(i) => {
+                // Its pods still waiting on a budget are given up with it: they must not hold the budget's turns.
+                for waiting in &mut sim.waiting {
+                    waiting.retain(|(node, _)| *node != i);
+                }
+                finish(&mut sim, i, &mut end, &mut finished);
+            }
         }
     }
     let spans = (0..nodes.len()).map(|i| end[i].saturating_sub(start[i])).collect();
-    Ok(Run { spans, end: end.iter().copied().max().unwrap_or(0) })
+    let last = end.iter().map(|e| e.saturating_add(hold_ms)).max().unwrap_or(0);
+    Ok(Run { spans, end: last })
 }

@@ -37,7 +37,11 @@ pub(super) fn bring_back(p: &mut RolloutProgress, look: &Look, effects: &mut Vec
         let Some(card) = look.cards.get(&node.name) else { continue };
         if !card.unschedulable {
             // A person uncordoned it (the plan's "it is back", once it checked out, or by hand): what its drain
-            // touched must still recover before the plan moves on.
+            // touched must still recover before the plan moves on. Who, and whether it had rebooted, is kept for
+            // the row: a person's word is not a reboot.
+            let by = card.cordon_record.as_ref().filter(|r| since.is_none_or(|s| r.at >= s)).map(|r| r.by.clone());
+            let new_boot = rollout::is_back(then.as_deref(), card.boot_id.as_deref(), true);
+            node.said_back = Some(rollout::SaidBack { by, new_boot });
             node.back = Some(if touched(node) { Back::Recovering } else { Back::Uncordoned });
             continue;
         }

@@ -148,13 +148,14 @@ fn follow(p: &mut RolloutProgress, look: &Look, effects: &mut Vec<Effect>) {
     }
 }
 
-/// Notes each node newly done, and tells of it.
+/// Notes each node the plan is newly finished with (the settle time counts from then), and tells of those that are
+/// done as `crate::tally` counts it: a node that failed is named when the plan ends, never told as done.
 fn done(p: &mut RolloutProgress, now: Timestamp, effects: &mut Vec<Effect>) {
     let before: Vec<bool> = p.nodes.iter().map(|n| n.done_at.is_some()).collect();
     rollout::mark_done(p, now);
     let verified = p.options.verify.is_some();
     for (node, was) in p.nodes.iter().zip(before) {
-        if node.done_at.is_some() && !was {
+        if node.done_at.is_some() && !was && crate::tally::Standing::of(node) == crate::tally::Standing::Done {
             effects.push(Effect::Notify(Notice::NodeDone { plan: p.id.clone(), node: node.name.clone(), verified }));
         }
     }

@@ -469,15 +469,15 @@ fn rows() -> Vec<Row> {
         Row { name: "a node rebooted but not Ready is not back", given: "n1:w",
               status: |p| p.options.uncordon_when_back = true, look: |l| card(l, "n1", "boot-2", false),
               then: "n1:w", effects: &["silences"], ..ROW },
-        Row { name: "a node not back by the deadline stays cordoned, unverified", given: "n1:w n2:q",
+        Row { name: "a node not back by the deadline stays cordoned, unverified, and is not told as done", given: "n1:w n2:q",
               status: |p| { verify(p, 30); p.options.max_parallel = 2; }, look: |l| card(l, "n1", "boot-1", true),
-              then: "n1:v n2:q", effects: &["done n1", "silences"], next: Next::Look, ..ROW },
+              then: "n1:v n2:q", effects: &["silences"], next: Next::Look, ..ROW },
         Row { name: "a node back that fails a check waits until its deadline", given: "n1:w",
               status: |p| verify(p, 600), look: |l| card(l, "n1", "boot-2", true), then: "n1:w",
               effects: &["silences"], ..ROW },
         Row { name: "a node back that still fails a check at its deadline stays cordoned", given: "n1:w",
               status: |p| verify(p, 30), look: |l| card(l, "n1", "boot-2", true), then: "n1:v",
-              effects: &["done n1", "silences"], ..ROW },
+              effects: &["silences"], ..ROW },
         Row { name: "a node back that checks out is uncordoned", given: "n1:w",
               status: |p| { verify(p, 600); p.options.verify.as_mut().unwrap().kubelet_version = Some("v1.36".into()); },
               look: |l| card(l, "n1", "boot-2", true), then: "n1:w", effects: &["uncordon n1", "silences"], ..ROW },
@@ -488,11 +488,11 @@ fn rows() -> Vec<Row> {
         Row { name: "a node whose drain touched a workload recovers once it is back", given: "n1:r",
               status: |p| verify(p, 600), look: |l| { l.unrecovered.insert("n1".into(), Vec::new()); },
               then: "n1:u", effects: &["done n1", "silences"], ..ROW },
-        Row { name: "a node whose workload has not recovered by its deadline stops the plan", given: "n1:r n2:q",
+        Row { name: "a node whose workload has not recovered by its deadline stops the plan, not told as done", given: "n1:r n2:q",
               status: |p| { verify(p, 30); p.options.max_parallel = 2; }, look: |l| {
                   let failed = vec![CheckFailure::NotReady { node: "n1".into() }];
                   l.unrecovered.insert("n1".into(), failed); },
-              then: "n1:z n2:q", effects: &["done n1", "silences"], ..ROW },
+              then: "n1:z n2:q", effects: &["silences"], ..ROW },
         Row { name: "a recovering node not looked at waits", given: "n1:r", status: |p| verify(p, 30),
               then: "n1:r", effects: &["silences"], ..ROW },
         Row { name: "an uncordon done: a node whose drain touched workloads recovers first", given: "n1:r",
@@ -509,7 +509,7 @@ fn held(node: &str) -> HeldNode {
     HeldNode {
         node: node.into(),
         window: "tokyo-nights".into(),
-        hold: crate::window::Hold::Frozen { reason: "release".into(), until: now() },
+        hold: crate::window::Hold::Frozen { reason: "release".into(), until: now(), ends: None, zone: "UTC".into() },
         at: t0(),
     }
 }

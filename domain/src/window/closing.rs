@@ -20,6 +20,7 @@ pub fn closing(windows: &[Policy], nodes: &[&BTreeMap<String, String>], now: Tim
             closes,
             local: closes.to_zoned(w.zone.clone()).strftime("%a %H:%M").to_string(),
             zone: w.zone_name.clone(),
+            closes_local: Some(super::LocalTime::at(closes, &w.zone)),
             at: now,
         })
 }

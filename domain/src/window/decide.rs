@@ -60,10 +60,18 @@ pub enum Hold {
         opens: Option<Timestamp>,
         local: Option<String>,
         zone: String,
+        /// The opening on the window's clock, for the page to word in the reader's language.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<super::LocalTime>,
     },
     Frozen {
         reason: String,
         until: Timestamp,
+        /// The freeze's end on the window's clock, and the zone's name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ends: Option<super::LocalTime>,
+        #[serde(default)]
+        zone: String,
     },
     /// The window's nodes in maintenance now, and the most it allows.
     Budget {
@@ -215,14 +223,21 @@ fn calendar_hold(w: &Policy, now: Timestamp) -> Option<Hold> {
         return Some(Hold::Invalid { why: why.clone() });
     }
     if let Some(freeze) = w.frozen_at(now) {
-        return Some(Hold::Frozen { reason: freeze.reason.clone(), until: freeze.end });
+        let ends = Some(super::LocalTime::at(freeze.end, &w.zone));
+        return Some(Hold::Frozen {
+            reason: freeze.reason.clone(),
+            until: freeze.end,
+            ends,
+            zone: w.zone_name.clone(),
+        });
     }
     if w.scheduled_at(now) {
         return None;
     }
     let opens = w.next_open(now);
     let local = opens.map(|t| t.to_zoned(w.zone.clone()).strftime("%a %H:%M").to_string());
-    Some(Hold::OutsideWindow { opens, local, zone: w.zone_name.clone() })
+    let at = opens.map(|t| super::LocalTime::at(t, &w.zone));
+    Some(Hold::OutsideWindow { opens, local, zone: w.zone_name.clone(), at })
 }
 
 /// The window's closed gates and its budget, for `node`.
@@ -283,11 +298,14 @@ impl Hold {
     /// The hold in words, for a plan's status, an Event and a refusal (the page words it from the catalogue).
     pub fn words(&self, now: Timestamp) -> String {
         match self {
-            Hold::OutsideWindow { opens: Some(opens), local: Some(local), zone } => {
+            Hold::OutsideWindow { opens: Some(opens), local: Some(local), zone, .. } => {
                 format!("outside window; opens {local} {zone}, in {}", span(now, *opens))
             }
             Hold::OutsideWindow { .. } => "outside window; it does not open within a year".into(),
-            Hold::Frozen { reason, until } => format!("frozen ({reason}) until {until}, in {}", span(now, *until)),
+            Hold::Frozen { reason, until, ends: Some(ends), zone } => {
+                format!("frozen ({reason}) until {} ({zone}), in {}", ends.english(), span(now, *until))
+            }
+            Hold::Frozen { reason, until, .. } => format!("frozen ({reason}) until {until}, in {}", span(now, *until)),
             Hold::Budget { in_maintenance, max } => {
                 format!("{in_maintenance} of its nodes are in maintenance, and it allows {max} at once")
             }

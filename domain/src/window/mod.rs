@@ -20,12 +20,14 @@ pub mod calendar;
 pub mod closing;
 pub mod decide;
 pub mod fit;
+pub mod local;
 pub mod matcher;
 pub mod spec;
 pub mod written;
 
 pub use decide::{Decision, Facts, Held, HeldNode, Hold, NodeFact, PodFact};
 pub use fit::{Fit, WindowFit};
+pub use local::LocalTime;
 pub use spec::{Budget, Policy, Spec};
 
 /// Every node a person may read, with whether maintenance may start on it now: what the page shows.
@@ -34,6 +36,10 @@ pub struct Now {
     /// Whether the server follows maintenance windows at all (it needs an identity of its own).
     pub keeps_windows: bool,
     pub nodes: Vec<Decision>,
+    /// While maintenance may start on some of the nodes the windows cover: the first of their windows to stop
+    /// allowing it, so that the board can say until when.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closes: Option<WindowFit>,
 }
 
 /// The subresource whose `update` lets a person start maintenance that a window holds (with a typed reason): an

@@ -60,5 +60,7 @@ pub fn cached_inputs(cache: &ClusterCache, node: &str) -> PreviewInputs {
         daemonsets: BTreeMap::new(),
         server_time: jiff::Timestamp::now(),
         timing: Default::default(),
+        // A node that stopped reporting confirms no pod's end: its estimate says so.
+        unreachable: cache.node_card(node).is_some_and(|c| c.ready == domain::ReadyStatus::Unknown),
     }
 }

@@ -4,7 +4,7 @@
 
 use domain::{
     drain::DrainOptions,
-    estimate::{Estimate, Forecast, NoEstimate, PlanEstimate, Shape},
+    estimate::{Estimate, Forecast, Limits, NoEstimate, PlanEstimate, Reboots, Shape},
     preview::{Timing, preview},
     rollout::RolloutOptions,
 };
@@ -54,7 +54,7 @@ impl Acting<'_> {
     pub(crate) async fn estimate_drain(&self, node: &str, options: &DrainOptions) -> Option<Estimate> {
         let forecast = self.forecasts(&[node], options).await.ok()?.pop()?;
         let timing = self.timing(&[node]).await;
-        domain::estimate::drain(&forecast, timing.pace, timing.learned.as_ref()).ok()
+        domain::estimate::drain(&forecast, timing.pace, Limits::of(options), timing.learned.as_ref()).ok()
     }
 
     /// A plan's estimate over `nodes` in their order, as the caller sees the cluster: what the plan dialog shows,
@@ -67,8 +67,13 @@ impl Acting<'_> {
         let names: Vec<&str> = nodes.iter().map(String::as_str).collect();
         let forecasts = self.forecasts(&names, &options.drain).await?;
         let timing = self.timing(&names).await;
-        let shape =
-            Shape { max_parallel: options.max_parallel, settle_seconds: options.settle_seconds, pace: timing.pace };
+        let shape = Shape {
+            max_parallel: options.max_parallel,
+            settle_seconds: options.settle_seconds,
+            pace: timing.pace,
+            limits: Limits::of(&options.drain),
+            reboots: Reboots::of(options),
+        };
         let mut estimate = domain::estimate::plan(&forecasts, shape, timing.learned.as_ref());
         // The windows are read with the server's identity: named only to those who may read them.
         if let Ok(estimate) = &mut estimate

@@ -36,9 +36,14 @@ impl Engine {
         };
         windows.known().await;
         // The drains this server runs, and the nodes it admitted lately, are in maintenance even before the cache
-        // sees their cordons.
-        let running: Vec<String> =
-            self.drains.all().into_iter().filter(|d| d.state.is_running()).map(|d| d.node).collect();
+        // sees their cordons. A dry run changes nothing and takes no node out of service: it never counts.
+        let running: Vec<String> = self
+            .drains
+            .all()
+            .into_iter()
+            .filter(|d| d.state.is_running() && d.options.dry_run == domain::drain::DryRun::None)
+            .map(|d| d.node)
+            .collect();
         // A node admitted lately counts until the cache sees it cordoned; from then on the cache's word is enough,
         // so that an uncordon frees its place at once.
         let lately: Vec<String> = self
@@ -162,7 +167,13 @@ impl Acting<'_> {
                 }
             }
         }
-        Ok(domain::window::Now { keeps_windows: self.engine.keeps_windows(), nodes })
+        let open: Vec<&str> =
+            nodes.iter().filter(|d| !d.windows.is_empty() && d.may_start()).map(|d| d.node.as_str()).collect();
+        let closes = match open.is_empty() {
+            true => None,
+            false => self.engine.window_closing(&open).await,
+        };
+        Ok(domain::window::Now { keeps_windows: self.engine.keeps_windows(), nodes, closes })
     }
 
     /// Admits the caller's `action` on `node` into maintenance, or refuses it while a window holds the node,

@@ -94,7 +94,7 @@ impl Acting<'_> {
         let plan = self.held(id).await?;
         let progress = plan.progress();
         let Some(awaited) = progress.nodes.iter().find(|n| n.name == node && n.waiting_back()) else {
-            return Err(Error::Invalid(format!("node {node} is not awaited back by rollout {id}")));
+            return Err(Error::Invalid(format!("node {node} is not awaited back by maintenance plan {id}")));
         };
         self.may_change(&plan.started_by(), denial::Change::ChangeRollout).await?;
         // A plan that verifies takes a person's word that the node is back, not that it checks out.
@@ -102,7 +102,8 @@ impl Acting<'_> {
         if !failed.is_empty() {
             return Err(Error::Conflict(Conflict::NotCheckedOut { node: node.to_owned(), failed }));
         }
-        self.set_unschedulable(node, false, None).await?;
+        // The uncordon's record says why, for the plan's row and the node's history.
+        self.set_unschedulable(node, false, Some(format!("said back for maintenance plan {id}"))).await?;
         Ok(())
     }
 

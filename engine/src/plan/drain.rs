@@ -5,7 +5,7 @@
 
 use domain::{
     drain::{DrainOptions, DryRun},
-    estimate::{Basis, Estimate},
+    estimate::{Basis, Estimate, Reboots},
     recovery::{BudgetBefore, MAX_TOUCHED, Touched, WorkloadRef},
     verify::Verify,
 };
@@ -211,6 +211,17 @@ pub struct PlanEstimate {
     /// Those drains were of this plan's own nodes.
     #[serde(default)]
     pub own_nodes: bool,
+    /// The drains' timeout, where the high end reaches it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<i64>")]
+    pub timeout_seconds: Option<u64>,
+    /// What the figures count of the waits for nodes to come back: `NotAwaited`, `UpTo` (the high end counts each
+    /// node's deadline, `rebootSeconds`) or `Unbounded` (the figures count the drains alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reboots: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<i64>")]
+    pub reboot_seconds: Option<u64>,
 }
 
 impl From<&Estimate> for PlanEstimate {
@@ -219,12 +230,20 @@ impl From<&Estimate> for PlanEstimate {
             Basis::GracePeriods => (0, false),
             Basis::PastDrains { drains, this_node } => (drains, this_node),
         };
+        let (reboots, reboot_seconds) = match e.reboots {
+            Reboots::NotAwaited => (None, None),
+            Reboots::UpTo { seconds } => (Some("UpTo"), Some(seconds)),
+            Reboots::Unbounded => (Some("Unbounded"), None),
+        };
         PlanEstimate {
             low_seconds: e.low_seconds,
             likely_seconds: e.likely_seconds,
             high_seconds: e.high_seconds,
             past_drains,
             own_nodes,
+            timeout_seconds: e.timeout_seconds,
+            reboots: reboots.map(str::to_owned),
+            reboot_seconds,
         }
     }
 }
@@ -238,6 +257,12 @@ impl From<&PlanEstimate> for Estimate {
             basis: match e.past_drains {
                 0 => Basis::GracePeriods,
                 drains => Basis::PastDrains { drains, this_node: e.own_nodes },
+            },
+            timeout_seconds: e.timeout_seconds,
+            reboots: match (e.reboots.as_deref(), e.reboot_seconds) {
+                (Some("UpTo"), Some(seconds)) => Reboots::UpTo { seconds },
+                (Some("Unbounded"), _) => Reboots::Unbounded,
+                _ => Reboots::NotAwaited,
             },
         }
     }

@@ -61,6 +61,7 @@ impl PlanNode {
             done_at: node.done_at,
             estimate: node.estimate.as_ref().map(Into::into),
             overridden_at: node.overridden_at,
+            said_back: node.said_back.clone(),
         }
     }
 
@@ -117,6 +118,7 @@ impl PlanNode {
             done_at: self.done_at,
             estimate: self.estimate.as_ref().map(Into::into),
             overridden_at: self.overridden_at,
+            said_back: self.said_back.clone(),
         }
     }
 }

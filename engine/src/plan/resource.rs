@@ -38,7 +38,13 @@ pub const STARTED_BY: &str = "drainboard.dev/started-by";
     printcolumn = r#"{"name": "Phase", "type": "string", "jsonPath": ".status.phase"}"#,
     printcolumn = r#"{"name": "Nodes", "type": "integer", "jsonPath": ".status.total"}"#,
     printcolumn = r#"{"name": "Done", "type": "integer", "jsonPath": ".status.done"}"#,
+    printcolumn = r#"{"name": "Draining", "type": "integer", "jsonPath": ".status.draining"}"#,
+    printcolumn = r#"{"name": "Awaited", "type": "integer", "jsonPath": ".status.awaited"}"#,
+    printcolumn = r#"{"name": "Failed", "type": "integer", "jsonPath": ".status.failed"}"#,
     printcolumn = r#"{"name": "Unattended", "type": "boolean", "jsonPath": ".spec.unattended"}"#,
+    printcolumn = r#"{"name": "Queued", "type": "integer", "jsonPath": ".status.queued", "priority": 1}"#,
+    printcolumn = r#"{"name": "Left Cordoned", "type": "integer", "jsonPath": ".status.leftCordoned", "priority": 1}"#,
+    printcolumn = r#"{"name": "Not Started", "type": "integer", "jsonPath": ".status.notStarted", "priority": 1}"#,
     printcolumn = r#"{"name": "Runner", "type": "string", "jsonPath": ".status.runner", "priority": 1}"#,
     printcolumn = r#"{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}"#
 )]
@@ -130,10 +136,44 @@ pub struct PlanStatus {
     #[serde(default)]
     #[schemars(with = "i32")]
     pub total: u32,
-    /// Nodes whose step has ended, one way or another.
+    /// Nodes the plan is done with and that are in service: back, uncordoned and verified, or drained for a plan
+    /// that does not await them (`domain::tally`). The counts below are the other ways a node stands; with `done`
+    /// they add up to `total`.
     #[serde(default)]
     #[schemars(with = "i32")]
     pub done: u32,
+    /// Nodes whose drain runs.
+    #[serde(default)]
+    #[schemars(with = "i32")]
+    pub draining: u32,
+    /// Nodes drained and cordoned, awaited back (a reboot, or a person's word).
+    #[serde(default)]
+    #[schemars(with = "i32")]
+    pub awaited: u32,
+    /// Nodes back and uncordoned, whose plan waits for what their drain moved to recover.
+    #[serde(default)]
+    #[schemars(with = "i32")]
+    pub recovering: u32,
+    /// Nodes not started yet.
+    #[serde(default)]
+    #[schemars(with = "i32")]
+    pub queued: u32,
+    /// Nodes drained that stay cordoned: the plan ended before they came back.
+    #[serde(default)]
+    #[schemars(with = "i32")]
+    pub left_cordoned: u32,
+    /// Nodes whose drain was stopped: cordoned, not drained.
+    #[serde(default)]
+    #[schemars(with = "i32")]
+    pub stopped: u32,
+    /// Nodes whose drain failed, or that came back and did not check out.
+    #[serde(default)]
+    #[schemars(with = "i32")]
+    pub failed: u32,
+    /// Nodes the plan ended before starting.
+    #[serde(default)]
+    #[schemars(with = "i32")]
+    pub not_started: u32,
     #[serde(default)]
     pub nodes: Vec<PlanNode>,
     #[serde(default)]
@@ -230,6 +270,11 @@ pub struct PlanNode {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<String>")]
     pub overridden_at: Option<Timestamp>,
+    /// Taken as back on a person's word: `{"by": name or null, "new_boot": bool}`, `by` as the node's cordon record
+    /// claims it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "any_value")]
+    pub said_back: Option<domain::rollout::SaidBack>,
 }
 
 /// The phases in which nothing more happens.
@@ -383,7 +428,23 @@ mod tests {
         assert_eq!(version.name, "v1alpha1");
         assert!(version.subresources.as_ref().and_then(|s| s.status.as_ref()).is_some(), "status subresource");
         let columns: Vec<&str> = version.additional_printer_columns.iter().flatten().map(|c| c.name.as_str()).collect();
-        assert_eq!(columns, ["Phase", "Nodes", "Done", "Unattended", "Runner", "Age"]);
+        assert_eq!(
+            columns,
+            [
+                "Phase",
+                "Nodes",
+                "Done",
+                "Draining",
+                "Awaited",
+                "Failed",
+                "Unattended",
+                "Queued",
+                "Left Cordoned",
+                "Not Started",
+                "Runner",
+                "Age"
+            ]
+        );
         // Every property has a type: the API server refuses a schema that leaves one out.
         fn typed(schema: &serde_json::Value, path: &str, missing: &mut Vec<String>) {
             if let Some(props) = schema.get("properties").and_then(|p| p.as_object()) {

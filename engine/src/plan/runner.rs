@@ -301,7 +301,7 @@ async fn begin(acting: &Acting<'_>, plan: &MaintenancePlan, progress: &mut Rollo
     let names: Vec<String> = match &plan.spec.node_selector {
         Some(selector) if plan.spec.nodes.is_empty() => {
             let selector = domain::selector::LabelSelector::parse(selector)
-                .map_err(|e| Error::Invalid(format!("the plan's node selector: {}", e.0)))?;
+                .map_err(|e| Error::Invalid(format!("the plan's node selector: {e}")))?;
             cards.iter().filter(|c| selector.matches(&c.labels)).map(|c| c.name.clone()).collect()
         }
         _ => plan.spec.nodes.clone(),

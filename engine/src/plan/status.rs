@@ -89,7 +89,7 @@ pub fn of(progress: &RolloutProgress, plan: &MaintenancePlan, runner: Option<Str
     let before = plan.status.clone().unwrap_or_default();
     // The generation this status answers is the one pinned: a spec edit nobody confirmed is not acted on.
     let generation = before.pinned.as_ref().map(|p| p.generation);
-    let done = progress.nodes.iter().filter(|n| matches!(n.step, Step::Ended(_) | Step::NotStarted)).count();
+    let tally = domain::tally::Tally::of(&progress.nodes);
     PlanStatus {
         observed_generation: generation,
         phase: Some(phase(progress).into()),
@@ -98,8 +98,16 @@ pub fn of(progress: &RolloutProgress, plan: &MaintenancePlan, runner: Option<Str
         finished_at: progress.finished_at,
         runner,
         continued_by: progress.continued_by.clone(),
-        total: u32::try_from(progress.nodes.len()).unwrap_or(u32::MAX),
-        done: u32::try_from(done).unwrap_or(u32::MAX),
+        total: tally.total,
+        done: tally.done,
+        draining: tally.draining,
+        awaited: tally.awaited,
+        recovering: tally.recovering,
+        queued: tally.queued,
+        left_cordoned: tally.left_cordoned,
+        stopped: tally.stopped,
+        failed: tally.failed,
+        not_started: tally.not_started,
         nodes: progress.nodes.iter().map(PlanNode::from_rollout).collect(),
         conditions: conditions(progress, &before.conditions, generation),
         estimate: progress.estimate.as_ref().map(Into::into),
@@ -230,7 +238,6 @@ pub fn story(before: &RolloutProgress, after: &RolloutProgress) -> Vec<(Option<S
 fn unstarted(mut status: PlanStatus, plan: &MaintenancePlan) -> PlanStatus {
     if plan.status.as_ref().is_none_or(|s| s.nodes.is_empty()) {
         status.nodes.clear();
-        status.done = 0;
     }
     status
 }
@@ -317,6 +324,29 @@ mod tests {
     }
 
     #[test]
+    fn the_status_counts_a_node_done_only_once_it_is_back_and_a_node_never_started_not_at_all() {
+        use domain::rollout::Back;
+        let plan: MaintenancePlan = serde_json::from_value(serde_json::json!({
+            "apiVersion": "drainboard.dev/v1alpha1", "kind": "MaintenancePlan",
+            "metadata": {"name": "p"}, "spec": {"nodes": ["a"], "uncordonWhenBack": true}
+        }))
+        .unwrap();
+        let mut running = ended(vec![Step::Ended(DrainState::Drained), Step::Ended(DrainState::Drained)]);
+        running.state = RolloutState::Paused;
+        running.nodes[0].back = Some(Back::Waiting(Some("b1".into())));
+        running.nodes[1].back = Some(Back::Uncordoned);
+        let status = of(&running, &plan, None);
+        assert_eq!((status.total, status.done, status.awaited), (2, 1, 1));
+        let mut cancelled = ended(vec![Step::NotStarted]);
+        cancelled.state = RolloutState::Cancelled;
+        let status = of(&cancelled, &plan, None);
+        assert_eq!(
+            (status.phase.as_deref(), status.total, status.done, status.not_started),
+            (Some("Cancelled"), 1, 0, 1)
+        );
+    }
+
+    #[test]
     fn a_blocked_plan_names_what_it_waits_for_as_its_reason_and_in_words() {
         use domain::{
             pin::{RecordMismatch, Unpinned},
@@ -360,7 +390,7 @@ mod tests {
         let held = domain::window::HeldNode {
             node: "a".into(),
             window: "nights".into(),
-            hold: domain::window::Hold::Frozen { reason: "release".into(), until },
+            hold: domain::window::Hold::Frozen { reason: "release".into(), until, ends: None, zone: "UTC".into() },
             at: "2026-12-06T10:00:00Z".parse().unwrap(),
         };
         progress.held = Some(held.clone());

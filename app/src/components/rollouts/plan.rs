@@ -10,16 +10,6 @@ use crate::{
     rollouts::{CancelRollout, PauseRollout, RolloutNodeBack},
 };
 
-pub(super) fn state_text(i18n: I18n, state: &RolloutState) -> String {
-    match state {
-        RolloutState::Running => t_string!(i18n, rollout.state_running),
-        RolloutState::Paused => t_string!(i18n, rollout.state_paused),
-        RolloutState::Finished => t_string!(i18n, rollout.state_finished),
-        RolloutState::Cancelled => t_string!(i18n, rollout.state_cancelled),
-    }
-    .to_string()
-}
-
 /// Where a node of a rollout is, in words.
 fn step_text(i18n: I18n, node: &RolloutNode) -> String {
     match (&node.back, &node.step) {
@@ -97,21 +87,14 @@ pub(super) fn RolloutView(id: String, rollouts: RwSignal<Vec<RolloutProgress>>) 
     let state = move || rollout.with(|r| r.as_ref().map(|r| r.state.clone()).unwrap_or(RolloutState::Finished));
     let live = move || matches!(state(), RolloutState::Running | RolloutState::Paused);
     let paused = move || state() == RolloutState::Paused;
+    // The same counts and phase as the plan's status and kubectl's columns (`domain::tally`).
     let counts = move || {
         rollout.with(|r| {
             let nodes = r.as_ref().map(|r| r.nodes.as_slice()).unwrap_or_default();
-            let count = |label: &str| nodes.iter().filter(|n| step_label(&n.step) == label).count();
-            t_string!(
-                i18n,
-                rollout.counts,
-                queued = count("queued"),
-                draining = count("draining"),
-                done = count("drained"),
-                failed = count("failed")
-            )
-            .to_string()
+            crate::i18n::tally_text(i18n, &domain::tally::Tally::of(nodes))
         })
     };
+    let phase = move || rollout.with(|r| r.as_ref().map(RolloutProgress::phase).unwrap_or("Complete"));
     let heading = move || {
         rollout.with(|r| {
             r.as_ref()
@@ -119,11 +102,18 @@ pub(super) fn RolloutView(id: String, rollouts: RwSignal<Vec<RolloutProgress>>) 
                 .unwrap_or_default()
         })
     };
+    let reason = move || rollout.with(|r| r.as_ref().and_then(|r| r.reason.clone()));
     let row = move |node: RolloutNode| {
         let drain = node.drain_id.clone();
         let name = node.name.clone();
         view! {
-            <tr data-testid="rollout-node" data-node=node.name.clone() data-step=step_label(&node.step) data-back=back_label(&node.back)>
+            <tr
+                data-testid="rollout-node"
+                data-node=node.name.clone()
+                data-step=step_label(&node.step)
+                data-back=back_label(&node.back)
+                data-standing=domain::tally::Standing::of(&node).label()
+            >
                 <td>{node.name.clone()}</td>
                 <td>{node.zone.clone().unwrap_or_default()}</td>
                 <td>{step_text(i18n, &node)}</td>
@@ -149,8 +139,9 @@ pub(super) fn RolloutView(id: String, rollouts: RwSignal<Vec<RolloutProgress>>) 
     view! {
         <article class="rollout" data-testid="rollout" data-id=id.get_value() data-state=move || state_label(&state())>
             <header>
-                <strong>{heading}</strong>
-                " " <span class="badge" data-testid="rollout-state">{move || state_text(i18n, &state())}</span>
+                <strong data-testid="rollout-name">{id.get_value()}</strong>
+                " " <span>{heading}</span>
+                " " <span class="badge" data-testid="rollout-state" data-phase=phase>{move || crate::i18n::plan_phase_text(i18n, phase())}</span>
                 " " <span data-testid="rollout-counts">{counts}</span>
                 {move || live().then(|| {
                     let paused = paused();
@@ -174,6 +165,7 @@ pub(super) fn RolloutView(id: String, rollouts: RwSignal<Vec<RolloutProgress>>) 
                     }
                 })}
             </header>
+            {move || reason().map(|why| view! { <p class="plan-reason" data-testid="rollout-reason">{why}</p> })}
             // Stopping cancels the drains running and starts nothing more: it asks first, in place.
             {move || (stopping.get() && live()).then(|| view! {
                 <p class="confirm-stop" role="alert" data-testid="rollout-stop-ask">

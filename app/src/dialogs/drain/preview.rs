@@ -38,7 +38,7 @@ pub fn PreviewSection(
                 None => view! { <p data-testid="preview-loading">{waiting}</p> }.into_any(),
                 Some(Err(e)) => view! {
                     <p class="error" role="alert" data-testid="selector-error">
-                        {t_string!(i18n, drain.selector_error, error = e.to_string())}
+                        {t_string!(i18n, drain.selector_error, error = crate::i18n::selector_error_text(i18n, &e))}
                     </p>
                 }
                 .into_any(),
@@ -80,6 +80,7 @@ fn PreviewGroups(preview: Preview) -> impl IntoView {
                 {estimate_text(i18n, &e, false)}
                 <span class="muted" data-testid="estimate-basis">" · " {basis_text(i18n, &e.basis, false)}</span>
             </p>
+            {crate::i18n::covers_text(i18n, &e).map(|text| view! { <p class="hint" data-testid="drain-estimate-covers">{text}</p> })}
         }
         .into_any(),
         Err(why) => view! { <p class="hint bad" data-testid="drain-estimate">{no_estimate_text(i18n, &why)}</p> }.into_any(),
@@ -95,7 +96,11 @@ fn PreviewGroups(preview: Preview) -> impl IntoView {
                     <span class="muted">" · " {owner_text(i18n, &p.pod)}</span>
                     {p.pdb.as_ref().map(|b| view! {
                         <span class={if b.disruptions_allowed > 0 { "pdb" } else { "pdb blocking" }} data-testid="preview-pdb">
-                            " · " {t_string!(i18n, preview.pdb_allowance, name = &b.name, count = b.disruptions_allowed)}
+                            " · " {if b.disruptions_allowed > 0 {
+                                t_string!(i18n, preview.pdb_allowance, name = &b.name, count = b.disruptions_allowed).to_string()
+                            } else {
+                                t_string!(i18n, preview.pdb_allowance_none, name = &b.name).to_string()
+                            }}
                         </span>
                     })}
                     {p.notes.iter().map(|n| view! {

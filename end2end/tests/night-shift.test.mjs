@@ -1,0 +1,200 @@
+// A night shift reads the truth: a maintenance plan's nodes count as done only once they are back, the same in its
+// status, kubectl's columns, the panel and the wall, in English and Japanese; the wall names the nodes awaiting a
+// reboot and what holds the plan; the estimates say what they count (a drain's grace and timeout, an unreachable
+// node, the reboots a plan waits for).
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { apply, artifactsDir, deletePlans, harness, kubectl, kwokNodes, openBoard, useServerAndBrowser, waitFor } from './support.mjs';
+
+const ctx = useServerAndBrowser();
+const cleanups = [];
+after(async () => { for (const c of cleanups.reverse()) await c(); deletePlans(); });
+
+const call = async (path, body) => {
+  const res = await fetch(`${ctx.server.url}/api/${path}`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+};
+
+const plan = (name) => JSON.parse(kubectl('get', 'maintenanceplan', name, '-o', 'json'));
+const bootId = (node, id) => kubectl('patch', 'node', node, '--subresource=status', '--type=merge',
+  '-p', JSON.stringify({ status: { nodeInfo: { bootID: id } } }));
+
+/** `kubectl get maintenanceplan NAME` as kubectl prints it: each column by its header. */
+function columns(name, wide = false) {
+  const [head, row] = kubectl('get', 'maintenanceplan', name, ...(wide ? ['-o', 'wide'] : [])).trim().split('\n');
+  // Headers may hold one space ("LEFT CORDONED"); columns are two or more apart.
+  const starts = [...head.matchAll(/(\S+(?: \S+)*)/g)].map((m) => [m[1], m.index]);
+  return Object.fromEntries(starts.map(([h, at], i) => [h, row.slice(at, starts[i + 1]?.[1] ?? row.length).trim()]));
+}
+
+/** Three fresh nodes with nothing on them: their drains end at once. */
+function pool(name) {
+  const id = `${name}-${Math.random().toString(36).slice(2, 6)}`;
+  const nodes = [0, 1, 2].map((i) => `${id}-${i}`);
+  cleanups.push(kwokNodes(id, nodes));
+  kubectl('wait', '--for=condition=Ready', ...nodes.map((n) => `node/${n}`), '--timeout=60s');
+  for (const n of nodes) bootId(n, `${n}-boot-1`);
+  return nodes;
+}
+
+test('a plan\'s nodes are done only once back: status, kubectl, the panel and the wall agree, in English and Japanese', { timeout: 180_000 }, async () => {
+  const nodes = pool('ns-done');
+  const started = await call('plans/start', { nodes, options: { max_parallel: 2, uncordon_when_back: true }, reason: 'kernel 6.12' });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const id = started.body;
+  await waitFor('two nodes drained and awaited back', 60_000, () => plan(id).status?.awaited === 2 ? true : null);
+  assert.equal((await call('plans/pause', { id, paused: true })).status, 200);
+  const paused = await waitFor('the plan paused', 30_000, () => (plan(id).status?.phase === 'Paused' ? plan(id).status : null));
+  // Drained and cordoned, waiting for their reboot: not done.
+  assert.deepEqual([paused.total, paused.done, paused.awaited, paused.queued, paused.draining], [3, 0, 2, 1, 0]);
+  const cols = columns(id);
+  assert.deepEqual([cols.PHASE, cols.NODES, cols.DONE, cols.AWAITED, cols.DRAINING, cols.FAILED], ['Paused', '3', '0', '2', '0', '0']);
+  assert.equal(columns(id, true).QUEUED, '1');
+
+  // The panel: its name, reason, phase and counts, as the status.
+  const { context, page, errors } = await openBoard(ctx.browser, ctx.server.url);
+  const panel = page.locator(`[data-testid="rollout"][data-id="${id}"]`);
+  await panel.waitFor({ timeout: 15_000 });
+  assert.equal(await panel.locator('[data-testid="rollout-name"]').textContent(), id);
+  assert.equal(await panel.locator('[data-testid="rollout-reason"]').textContent(), 'kernel 6.12');
+  assert.equal(await panel.locator('[data-testid="rollout-state"]').getAttribute('data-phase'), 'Paused');
+  assert.equal(await panel.locator('[data-testid="rollout-state"]').textContent(), 'Paused');
+  assert.equal(await panel.locator('[data-testid="rollout-counts"]').textContent(), '0 of 3 done · 2 awaiting a reboot · 1 queued');
+  const standing = await panel.locator('[data-testid="rollout-node"]').evaluateAll((rows) => rows.map((r) => r.dataset.standing));
+  assert.deepEqual(standing, ['awaited', 'awaited', 'queued']);
+  // Awaited is not a success: not in green.
+  const [okColour, awaitedColour] = await page.evaluate(() => {
+    const probe = document.createElement('span');
+    probe.style.color = 'var(--ok)';
+    document.body.append(probe);
+    const ok = getComputedStyle(probe).color;
+    probe.remove();
+    const cell = document.querySelector('[data-testid="rollout-node"][data-standing="awaited"] td:nth-child(3)');
+    return [ok, getComputedStyle(cell).color];
+  });
+  assert.notEqual(awaitedColour, okColour);
+
+  // The wall: the same counts, the nodes awaiting a reboot, and what holds the plan.
+  const wall = await context.newPage();
+  await wall.goto(`${ctx.server.url}/wall`);
+  const line = wall.locator(`[data-testid="wall-plan"][data-id="${id}"]`);
+  await line.waitFor({ timeout: 30_000 });
+  assert.equal(await line.getAttribute('data-phase'), 'Paused');
+  assert.equal(await line.locator('[data-testid="wall-plan-counts"]').textContent(), '0 of 3 done · 2 awaiting a reboot · 1 queued');
+  assert.equal(await line.locator('[data-testid="wall-plan-awaited"]').textContent(), `Awaiting a reboot: ${nodes[0]}, ${nodes[1]}`);
+  assert.match(await line.locator('[data-testid="wall-plan-blocked"]').textContent(), /^Paused: no node starts until someone resumes it\.$/);
+  assert.match(await line.textContent(), new RegExp(`^${id} by admin`));
+  assert.equal(await line.locator('progress').getAttribute('value'), '0');
+  await wall.screenshot({ path: join(artifactsDir, 'wall-mid-plan.png') });
+
+  // In Japanese, the same.
+  const ja = await ctx.browser.newContext({ locale: 'ja-JP', viewport: { width: 1920, height: 1080 } });
+  const jaWall = await ja.newPage();
+  await jaWall.goto(`${ctx.server.url}/wall`);
+  const jaLine = jaWall.locator(`[data-testid="wall-plan"][data-id="${id}"]`);
+  await jaLine.waitFor({ timeout: 30_000 });
+  assert.equal(await jaLine.locator('[data-testid="wall-plan-counts"]').textContent(), '3ノード中0ノード完了 · 2ノードが再起動待ち · 1ノードが順番待ち');
+  assert.equal(await jaLine.locator('[data-testid="wall-plan-phase"]').textContent(), '一時停止中');
+  await ja.close();
+
+  // One comes back: done. The plan is resumed and the last node drains; then the plan is stopped.
+  bootId(nodes[0], `${nodes[0]}-boot-2`);
+  await waitFor('the rebooted node counted done', 30_000, () => plan(id).status?.done === 1);
+  await panel.locator('[data-testid="rollout-counts"]', { hasText: /^1 of 3 done · 1 awaiting a reboot · 1 queued$/ }).waitFor({ timeout: 15_000 });
+  await line.locator('[data-testid="wall-plan-counts"]', { hasText: /^1 of 3 done/ }).waitFor({ timeout: 15_000 });
+  assert.equal(await line.locator('progress').getAttribute('value'), '1');
+  assert.equal((await call('plans/cancel', { id })).status, 200);
+  const ended = await waitFor('the plan cancelled', 30_000, () => (plan(id).status?.phase === 'Cancelled' ? plan(id).status : null));
+  // Left cordoned is not done, and a node never started is not done either.
+  assert.deepEqual([ended.done, ended.leftCordoned, ended.notStarted, ended.total], [1, 1, 1, 3]);
+  const endedCols = columns(id, true);
+  assert.deepEqual([endedCols.PHASE, endedCols.DONE, endedCols['LEFT CORDONED'], endedCols['NOT STARTED']], ['Cancelled', '1', '1', '1']);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the estimates follow grace and timeout, say "under a second", and cannot tell for an unreachable node', { timeout: 180_000 }, async () => {
+  const [node, down] = pool('ns-est');
+  const ns = node.replace(/-0$/, '');
+  kubectl('create', 'namespace', ns);
+  await waitFor(`the default service account of ${ns}`, 30_000, () => {
+    try { kubectl('get', 'serviceaccount', 'default', '-n', ns); return true; } catch { return false; }
+  });
+  for (const n of [node, down]) {
+    apply({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `web-${n.slice(-1)}` },
+      spec: { nodeName: n, terminationGracePeriodSeconds: 30, tolerations: [{ key: 'drainboard.dev/test', operator: 'Exists', effect: 'NoSchedule' }],
+        containers: [{ name: 'c', image: 'nginx:1.27' }] } }, ns);
+  }
+  await waitFor('the pods running', 60_000, () => kubectl('get', 'pods', '-n', ns, '--field-selector', 'status.phase=Running', '-o', 'name').trim().split('\n').filter(Boolean).length === 2);
+  const { context, page, errors } = await openBoard(ctx.browser, ctx.server.url);
+  const open = async (n) => {
+    await page.fill('[data-testid="node-filter"]', n);
+    await page.locator(`[data-testid="node-row"][data-node="${n}"] [data-testid="action-drain"]:not([disabled])`).click();
+    const dialog = page.locator('[data-testid="drain-dialog"]');
+    await dialog.locator('[data-testid="drain-preview"]').waitFor({ timeout: 15_000 });
+    // The pod has no controller: force lets the preview plan it, and the estimate reads its 30 s.
+    await dialog.locator('[data-testid="opt-force"]').check();
+    return dialog;
+  };
+  let dialog = await open(node);
+  const estimate = dialog.locator('[data-testid="drain-estimate"]');
+  await estimate.waitFor({ timeout: 15_000 });
+  await estimate.locator('xpath=.', { hasText: /\(under a second to 30s\)/ }).waitFor({ timeout: 10_000 });
+  // The drain's grace period replaces the pod's, and a timeout caps it, saying so.
+  await dialog.locator('[data-testid="opt-grace-period"]').fill('600');
+  await estimate.locator('xpath=.', { hasText: /about 10m|600/ }).waitFor({ timeout: 10_000 });
+  assert.equal(await estimate.getAttribute('data-high'), '600');
+  await dialog.locator('[data-testid="opt-timeout"]').fill('10');
+  await waitFor('the timeout to cap the estimate', 10_000, async () => (await estimate.getAttribute('data-high')) === '10');
+  assert.match(await dialog.locator('[data-testid="drain-estimate-covers"]').textContent(), /^The high end is the drain's 10s timeout/);
+  assert.doesNotMatch(await estimate.textContent(), /0\.0s/);
+  await page.keyboard.press('Escape');
+
+  // A node that stopped reporting: can't tell, unless the drain stops waiting for its pods.
+  harness('unreachable', down);
+  cleanups.push(() => harness('restore', down));
+  await waitFor(`${down} Unknown`, 90_000, () => kubectl('get', 'node', down, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}').trim() === 'Unknown');
+  dialog = await open(down);
+  await dialog.locator('[data-testid="drain-estimate"]', { hasText: /^Can't tell: the node stopped reporting/ }).waitFor({ timeout: 15_000 });
+  await dialog.locator('[data-testid="opt-skip-wait"]').fill('20');
+  await waitFor('a figure once the drain stops waiting', 10_000, async () => (await dialog.locator('[data-testid="drain-estimate"]').getAttribute('data-likely')) === '50');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a plan that awaits its nodes back counts each deadline in its estimate, and the window fit says what it covers', { timeout: 120_000 }, async () => {
+  const nodes = pool('ns-plan-est');
+  const ask = async (options) => (await call('plans/estimate', { nodes, options })).body;
+  const base = { max_parallel: 1, settle_seconds: 0 };
+  const drains = await ask({ ...base });
+  const awaited = await ask({ ...base, uncordon_when_back: true, verify: { deadline_seconds: 600 } });
+  const unbounded = await ask({ ...base, uncordon_when_back: true });
+  const total = (e) => e.Ok?.total ?? e.total;
+  assert.equal(total(awaited).high_seconds, total(drains).high_seconds + 1800, JSON.stringify([drains, awaited]));
+  assert.deepEqual(total(awaited).reboots, { UpTo: { seconds: 600 } });
+  assert.equal(total(unbounded).reboots, 'Unbounded');
+
+  // The dialog says so.
+  const { context, page, errors } = await openBoard(ctx.browser, ctx.server.url);
+  await page.fill('[data-testid="node-filter"]', nodes[0].replace(/-0$/, ''));
+  for (const n of nodes) await page.locator(`[data-testid="node-row"][data-node="${n}"] [data-testid="card-select"]`).check();
+  await page.locator('[data-testid="open-rollout"]').click();
+  const dialog = page.locator('[data-testid="rollout-dialog"]');
+  await dialog.locator('[data-testid="plan-estimate"]').waitFor({ timeout: 15_000 });
+  await dialog.locator('[data-testid="rollout-max-parallel"]').fill('1');
+  assert.equal(await dialog.locator('[data-testid="plan-estimate-covers"]').count(), 0, 'a plan that awaits nothing covers all');
+  await dialog.locator('[data-testid="rollout-uncordon-when-back"]').check();
+  await dialog.locator('[data-testid="plan-estimate-covers"][data-reboots="unbounded"]').waitFor({ timeout: 10_000 });
+  assert.match(await dialog.locator('[data-testid="plan-estimate-covers"]').textContent(), /count the drains alone/);
+  await dialog.locator('[data-testid="rollout-verify"]').check();
+  await dialog.locator('[data-testid="plan-estimate-covers"][data-reboots="up-to"]').waitFor({ timeout: 10_000 });
+  assert.match(await dialog.locator('[data-testid="plan-estimate-covers"]').textContent(), /counts each node's 10m0?0?s? to come back/);
+  const high = String(total(awaited).high_seconds);
+  await waitFor(`the dialog's high end to be the API's ${high} s`, 10_000, async () =>
+    (await dialog.locator('[data-testid="plan-estimate"]').getAttribute('data-high')) === high);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
