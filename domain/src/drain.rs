@@ -52,6 +52,13 @@ pub struct DrainOptions {
 }
 
 impl DrainOptions {
+    /// The options the page's drain dialogs start from, and what the node page's "a drain would" column assumes:
+    /// kubectl's defaults, but with DaemonSet pods left in place, since every real node runs some and kubectl's
+    /// default refuses every first drain. The API keeps kubectl's defaults.
+    pub fn dialog_defaults() -> Self {
+        DrainOptions { ignore_daemonsets: true, ..Default::default() }
+    }
+
     /// These options for a run of kind `dry_run`. A server dry run waits at most [`DRY_RUN_TIMEOUT_SECONDS`]: a
     /// budget that allows nothing makes the API answer "not now" for ever, and a dry run reports that and stops.
     pub fn for_dry_run(mut self, dry_run: DryRun) -> Self {

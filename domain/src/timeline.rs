@@ -17,6 +17,52 @@ use crate::{
 /// How far back the timeline reaches.
 pub const WINDOW: SignedDuration = SignedDuration::from_hours(24);
 
+/// How much of the last day the timeline shows: a two-minute cordon is a sliver of a day, but a mark of an hour.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Zoom {
+    /// The last hour.
+    Hour,
+    /// The last 12 hours: tonight's maintenance.
+    Tonight,
+    /// The whole window.
+    #[default]
+    Day,
+}
+
+impl Zoom {
+    pub const ALL: [Zoom; 3] = [Zoom::Hour, Zoom::Tonight, Zoom::Day];
+
+    /// How far back it reaches from now.
+    pub fn span(self) -> SignedDuration {
+        match self {
+            Zoom::Hour => SignedDuration::from_hours(1),
+            Zoom::Tonight => SignedDuration::from_hours(12),
+            Zoom::Day => WINDOW,
+        }
+    }
+
+    /// A stable name, for the page's test ids and the address.
+    pub fn key(self) -> &'static str {
+        match self {
+            Zoom::Hour => "hour",
+            Zoom::Tonight => "tonight",
+            Zoom::Day => "day",
+        }
+    }
+}
+
+/// A maintenance plan's span on the timeline: from its start to its end (or now), cut to the window; `None` when
+/// it lies wholly before the window.
+pub fn plan_span(
+    started: Timestamp,
+    finished: Option<Timestamp>,
+    since: Timestamp,
+    now: Timestamp,
+) -> Option<(Timestamp, Timestamp)> {
+    let end = finished.unwrap_or(now).min(now);
+    (end >= since).then(|| (started.max(since), end))
+}
+
 /// What a span of a node's time was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SpanKind {
@@ -249,6 +295,25 @@ pub fn position(t: Timestamp, since: Timestamp, now: Timestamp) -> u16 {
 mod tests {
     use super::*;
     use crate::progress::DrainState;
+
+    #[test]
+    fn a_zoom_reaches_back_its_span_and_a_plan_is_cut_to_it() {
+        assert_eq!(Zoom::Hour.span(), SignedDuration::from_hours(1));
+        assert_eq!(Zoom::default(), Zoom::Day);
+        let now = at(0);
+        let since = now.checked_sub(Zoom::Tonight.span()).unwrap();
+        // A plan from 20 h ago still running: from the window's start to now.
+        assert_eq!(plan_span(at(20), None, since, now), Some((since, now)));
+        // One that ended 2 h ago, started 3 h ago: as it was.
+        assert_eq!(plan_span(at(3), Some(at(2)), since, now), Some((at(3), at(2))));
+        // One that ended before the window: not shown.
+        assert_eq!(plan_span(at(20), Some(at(13)), since, now), None);
+        // A two-minute cordon is a mark of an hour's width, not a sliver of a day's.
+        let two_minutes = now.checked_sub(SignedDuration::from_mins(2)).unwrap();
+        let hour = now.checked_sub(Zoom::Hour.span()).unwrap();
+        assert!(1000 - position(two_minutes, hour, now) >= 33);
+        assert!(1000 - position(two_minutes, at(24), now) <= 2);
+    }
 
     fn at(hours_ago: i64) -> Timestamp {
         Timestamp::from_second(100 * 3600 - hours_ago * 3600).unwrap()

@@ -106,12 +106,37 @@ test('a plan\'s nodes are done only once back: status, kubectl, the panel and th
   await panel.locator('[data-testid="rollout-counts"]', { hasText: /^1 of 3 done · 1 awaiting a reboot · 1 queued$/ }).waitFor({ timeout: 15_000 });
   await line.locator('[data-testid="wall-plan-counts"]', { hasText: /^1 of 3 done/ }).waitFor({ timeout: 15_000 });
   assert.equal(await line.locator('progress').getAttribute('value'), '1');
+
+  // The other's page names the plan and what to do; "It is back" asks first, as it reported no new boot.
+  const nodePage = await context.newPage();
+  await nodePage.goto(`${ctx.server.url}/nodes/${nodes[1]}`);
+  const part = nodePage.locator(`[data-testid="node-row"][data-node="${nodes[1]}"] [data-testid="card-plan"]`);
+  await part.waitFor({ timeout: 30_000 });
+  assert.equal(await part.getAttribute('data-plan'), id);
+  assert.match(await part.textContent(), new RegExp(`^Part of ${id}: drained and cordoned; reboot it, then say it is back\.`));
+  await nodePage.screenshot({ path: join(artifactsDir, 'node-awaited.png'), fullPage: true });
+  await part.locator('[data-testid="rollout-node-back"]').click();
+  const ask = part.locator('[data-testid="rollout-node-back-ask"]');
+  assert.match(await ask.textContent(), new RegExp(`^${nodes[1]} reported no new boot since its drain: uncordon it on your word\?`));
+  await ask.locator('[data-testid="rollout-node-back-cancel"]').click();
+  await new Promise((r) => setTimeout(r, 1_000));
+  assert.equal(kubectl('get', 'node', nodes[1], '-o', 'jsonpath={.spec.unschedulable}').trim(), 'true', 'a cancelled ask uncordons nothing');
+  await part.locator('[data-testid="rollout-node-back"]').click();
+  await part.locator('[data-testid="rollout-node-back-confirm"]').click();
+  await waitFor('the node taken as back on the word', 30_000, () => plan(id).status?.done === 2);
+  const said = plan(id).status.nodes.find((n) => n.name === nodes[1]).saidBack;
+  assert.deepEqual(said, { by: 'admin', new_boot: false });
+  const row = panel.locator(`[data-testid="rollout-node"][data-node="${nodes[1]}"]`);
+  await row.locator('td', { hasText: /^Back on admin's word, with no new boot, and uncordoned/ }).waitFor({ timeout: 15_000 });
+  const rebootedRow = panel.locator(`[data-testid="rollout-node"][data-node="${nodes[0]}"]`);
+  assert.equal(await rebootedRow.getAttribute('data-said-back'), null, 'a real reboot is not a person\'s word');
+
   assert.equal((await call('plans/cancel', { id })).status, 200);
   const ended = await waitFor('the plan cancelled', 30_000, () => (plan(id).status?.phase === 'Cancelled' ? plan(id).status : null));
-  // Left cordoned is not done, and a node never started is not done either.
-  assert.deepEqual([ended.done, ended.leftCordoned, ended.notStarted, ended.total], [1, 1, 1, 3]);
+  // A node never started is not done.
+  assert.deepEqual([ended.done, ended.notStarted, ended.total], [2, 1, 3]);
   const endedCols = columns(id, true);
-  assert.deepEqual([endedCols.PHASE, endedCols.DONE, endedCols['LEFT CORDONED'], endedCols['NOT STARTED']], ['Cancelled', '1', '1', '1']);
+  assert.deepEqual([endedCols.PHASE, endedCols.DONE, endedCols['NOT STARTED']], ['Cancelled', '2', '1']);
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -35,6 +35,8 @@ struct NodeRecent {
     health: Option<(AuditAction, Timestamp)>,
     /// The newest cordon or uncordon, however old.
     cordon: Option<(AuditAction, Timestamp)>,
+    /// The newest uncordon's author and time, however old (a claim, as the history is: shown, never acted on).
+    uncordon: Option<(String, Timestamp)>,
     /// Its newest drains' median times for a pod to stop (newest first, at most [`LEARN_FROM`]), however old:
     /// what estimates learn from.
     stops: Vec<(Timestamp, u32)>,
@@ -195,6 +197,11 @@ impl Recent {
         domain::estimate::Learned::from_drains(seen.into_iter().map(|(_, stop, own)| (stop, own)), LEARN_FROM)
     }
 
+    /// Who last uncordoned `node`, as its history says, and when.
+    pub fn last_uncordon(&self, node: &str) -> Option<(String, Timestamp)> {
+        self.nodes.read().get(node).and_then(|n| n.uncordon.clone())
+    }
+
     /// The newest cordon or uncordon of `node`'s history, and when.
     pub fn last_cordon(&self, node: &str) -> Option<(AuditAction, Timestamp)> {
         self.nodes.read().get(node).and_then(|n| n.cordon)
@@ -219,8 +226,13 @@ fn part(object: &ConfigMap, now: Timestamp) -> Option<(String, NodeRecent)> {
         .collect();
     stops.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
     stops.truncate(LEARN_FROM);
+    let uncordon = entries
+        .iter()
+        .filter(|e| e.action == AuditAction::Uncordon)
+        .max_by_key(|e| e.at)
+        .map(|e| (e.user.clone(), e.at));
     let entries = entries.into_iter().filter(|e| e.at >= keep_from).collect();
-    Some((node.to_owned(), NodeRecent { entries, health, cordon, stops }))
+    Some((node.to_owned(), NodeRecent { entries, health, cordon, uncordon, stops }))
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! `domain::timeline`'s; this draws them with SVG (attributes, not inline styles, which the content security
 //! policy blocks) and writes them out in words for screen readers.
 
-use domain::timeline::{self, SpanKind, TimelineRow, TimelineSpan, WINDOW};
+use domain::timeline::{self, SpanKind, TimelineRow, TimelineSpan, Zoom};
 use jiff::Timestamp;
 use leptos::prelude::*;
 
@@ -44,12 +44,29 @@ pub fn Timeline(
         move || (version.get(), now.get().as_second() / REFRESH_SECONDS),
         move |_| maintenance_timeline(Some(nodes)),
     );
+    let zoom = RwSignal::new(Zoom::default());
+    let live = use_context::<crate::live::LiveNow>();
     view! {
-        <section class="timeline" data-testid="timeline">
+        <section class="timeline" data-testid="timeline" data-zoom=move || zoom.get().key()>
             <h2>{t_string!(i18n, timeline.title)}</h2>
+            <div class="timeline-zoom" role="group" aria-label=t_string!(i18n, timeline.zoom)>
+                {Zoom::ALL.into_iter().map(|z| view! {
+                    <button
+                        type="button"
+                        data-testid="timeline-zoom"
+                        data-zoom=z.key()
+                        aria-pressed=move || (zoom.get() == z).to_string()
+                        on:click=move |_| zoom.set(z)
+                    >
+                        {zoom_text(i18n, z)}
+                    </button>
+                }).collect_view()}
+            </div>
             <Transition fallback=|| ()>
                 {move || {
                 let typed = name.get();
+                let zoom = zoom.get();
+                let plans = live.and_then(|l| l.plans.get()).unwrap_or_default();
                 Suspend::new(async move {
                     match recent.await {
                         Ok(r) if !r.kept => view! {
@@ -58,19 +75,21 @@ pub fn Timeline(
                         .into_any(),
                         Ok(r) => {
                             let now = r.server_time.unwrap_or_else(Timestamp::now);
-                            let since = now.checked_sub(WINDOW).unwrap_or(Timestamp::MIN);
+                            let since = now.checked_sub(zoom.span()).unwrap_or(Timestamp::MIN);
                             let filter = domain::board::Filter::new(&typed, "", Default::default());
                             let mut rows = timeline::timeline(&r.entries, since, now, nodes);
                             rows.retain(|row| filter.matches_name(&row.node));
-                            if rows.is_empty() {
+                            let plan_rows = plan_rows(i18n, &plans, since, now);
+                            if rows.is_empty() && plan_rows.is_empty() {
                                 view! { <p class="muted" data-testid="timeline-empty">{t_string!(i18n, timeline.empty)}</p> }.into_any()
                             } else {
                                 view! {
                                     <ol class="timeline-rows">
+                                        {plan_rows}
                                         {rows.into_iter().map(|row| view! { <Row row since now links /> }).collect_view()}
                                     </ol>
                                     <p class="timeline-axis muted" aria-hidden="true">
-                                        <span>{t_string!(i18n, timeline.axis_start)}</span>
+                                        <span data-testid="timeline-axis-start">{zoom_start_text(i18n, zoom)}</span>
                                         <span>{t_string!(i18n, timeline.axis_end)}</span>
                                     </p>
                                 }
@@ -87,6 +106,56 @@ pub fn Timeline(
             </Transition>
         </section>
     }
+}
+
+/// The zoom's button, in words.
+fn zoom_text(i18n: I18n, zoom: Zoom) -> String {
+    match zoom {
+        Zoom::Hour => t_string!(i18n, timeline.zoom_hour),
+        Zoom::Tonight => t_string!(i18n, timeline.zoom_tonight),
+        Zoom::Day => t_string!(i18n, timeline.zoom_day),
+    }
+    .to_string()
+}
+
+/// Where the axis starts, in words.
+fn zoom_start_text(i18n: I18n, zoom: Zoom) -> String {
+    match zoom {
+        Zoom::Hour => t_string!(i18n, timeline.axis_start_hour),
+        Zoom::Tonight => t_string!(i18n, timeline.axis_start_tonight),
+        Zoom::Day => t_string!(i18n, timeline.axis_start),
+    }
+    .to_string()
+}
+
+/// A line per maintenance plan that ran within the window: one span from its start to its end (or now).
+fn plan_rows(i18n: I18n, plans: &[domain::rollout::RolloutProgress], since: Timestamp, now: Timestamp) -> Vec<AnyView> {
+    plans
+        .iter()
+        .filter_map(|p| {
+            let (from, to) = timeline::plan_span(p.started_at, p.finished_at, since, now)?;
+            let (x, end) = (timeline::position(from, since, now), timeline::position(to, since, now));
+            let width = end.saturating_sub(x).max(6);
+            let x = x.min(1000 - width);
+            let tally = crate::i18n::tally_text(i18n, &domain::tally::Tally::of(&p.nodes));
+            let text = format!("{} · {} · {tally}", p.id, crate::i18n::plan_phase_text(i18n, p.phase()));
+            let running = if p.finished_at.is_none() { " running" } else { "" };
+            Some(
+                view! {
+                    <li class="timeline-row plan" data-testid="timeline-plan" data-plan=p.id.clone()>
+                        <span class="timeline-node">{p.id.clone()}</span>
+                        <svg class="timeline-track" viewBox="0 0 1000 30" preserveAspectRatio="none" aria-hidden="true">
+                            <rect class=format!("span k-plan{running}") x=x y="6" width=width height="18" rx="2">
+                                <title>{text.clone()}</title>
+                            </rect>
+                        </svg>
+                        <p class="visually-hidden">{text}</p>
+                    </li>
+                }
+                .into_any(),
+            )
+        })
+        .collect()
 }
 
 /// One node's line: its name, its spans drawn across the window, and the same spans in words.

@@ -218,6 +218,14 @@ pub fn RolloutDialog(nodes: Vec<String>, board: RwSignal<Option<Board>>) -> impl
             <WindowHoldSection held=window_held way plan=true />
             {move || error().map(|e| view! { <p class="error" role="alert" data-testid="dialog-error">{e}</p> })}
             <WhyNotStart reasons=why />
+            // Waiting for the windows: Start makes the plan now, and says when its first node may begin.
+            {move || (way.wait.get() && way.reason.with(|r| r.trim().is_empty())).then(|| {
+                window_held.with(|h| h.first().cloned()).map(|(node, window, why)| view! {
+                    <p class="hint" data-testid="rollout-begins">
+                        {t_string!(i18n, rollout.begins_when, node, window, why)}
+                    </p>
+                })
+            })}
             <div class="modal-buttons">
                 <button type="button" data-testid="dialog-cancel" on:click=move |_| close.run(())>{t_string!(i18n, actions.cancel)}</button>
                 <button

@@ -126,16 +126,21 @@ pub fn WindowHoldSection(
                         <span>{t_string!(i18n, windows.dialog_wait)}</span>
                     </label>
                 })}
+                // The hint sits with the field it names, and says why the field is off while the plan waits.
+                {move || blocked.get().then(|| view! {
+                    <p class="hint" id="window-hold-hint" data-testid="window-hold-hint">
+                        {if plan { t_string!(i18n, windows.dialog_hint_plan) } else { t_string!(i18n, windows.dialog_hint) }}
+                    </p>
+                })}
                 <label class="stacked">
                     {t_string!(i18n, windows.dialog_override)}
                     <input type="text" maxlength="500" data-testid="window-override-reason"
+                        aria-describedby="window-hold-hint"
                         disabled=move || way.wait.get()
                         prop:value=move || way.reason.get() on:input=move |ev| way.reason.set(event_target_value(&ev)) />
                 </label>
-                {move || blocked.get().then(|| view! {
-                    <p class="hint" data-testid="window-hold-hint">
-                        {if plan { t_string!(i18n, windows.dialog_hint_plan) } else { t_string!(i18n, windows.dialog_hint) }}
-                    </p>
+                {move || (plan && way.wait.get()).then(|| view! {
+                    <p class="hint" data-testid="window-override-off">{t_string!(i18n, windows.dialog_override_off)}</p>
                 })}
             </section>
         })

@@ -31,6 +31,7 @@ pub fn BoardPage() -> impl IntoView {
     // Only the first page of cards comes with the page; the event stream brings the whole board right after.
     let snapshot = Resource::new(|| (), |_| board_snapshot(Some(PAGE_SIZE)));
     let live = LiveBoard::new();
+    provide_context(crate::live::LiveNow::of(&live));
     let filters = Filters::in_address();
     let actions = Actions::new();
     provide_context(actions);

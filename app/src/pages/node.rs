@@ -23,6 +23,7 @@ pub fn NodePage() -> impl IntoView {
     let name = move || params.with(|p| p.get("name").unwrap_or_default());
     let snapshot = Resource::new(|| (), |_| board_snapshot(None));
     let live = LiveBoard::new();
+    provide_context(crate::live::LiveNow::of(&live));
     let actions = Actions::new();
     provide_context(actions);
     // The tab names the node (set in the browser: see `dom::set_title`).
@@ -122,7 +123,9 @@ fn verdict(i18n: I18n, plan: &Preview, key: &str) -> String {
 #[component]
 fn NodePods(inputs: PreviewInputs) -> impl IntoView {
     let i18n = use_i18n();
-    let plan = domain::preview::preview(&inputs, &Default::default()).unwrap_or_default();
+    // As the drain dialog would start: the page and the dialog say the same of DaemonSet pods.
+    let options = domain::drain::DrainOptions::dialog_defaults();
+    let plan = domain::preview::preview(&inputs, &options).unwrap_or_default();
     view! {
         <table class="pod-table" data-testid="node-pods">
             <thead>

@@ -16,6 +16,15 @@ use super::facts::{Effect, Look};
 pub(super) fn bring_back(p: &mut RolloutProgress, look: &Look, effects: &mut Vec<Effect>) {
     let checks = p.options.verify.clone();
     let now = look.now;
+    // Who said a node was back may reach the history a moment after its uncordon: named once it does.
+    for node in &mut p.nodes {
+        let since = node.waiting_since;
+        if let Some(said) = node.said_back.as_mut().filter(|s| s.by.is_none())
+            && let Some((by, _)) = look.uncordons.get(&node.name).filter(|(_, at)| since.is_none_or(|s| *at >= s))
+        {
+            said.by = Some(by.clone());
+        }
+    }
     for node in p.nodes.iter_mut().filter(|n| n.waiting_back() || n.recovering()) {
         let since = node.waiting_since;
         let past = |v: &Verify| since.is_some_and(|since| verify::past_deadline(v, since, now));
@@ -35,11 +44,22 @@ pub(super) fn bring_back(p: &mut RolloutProgress, look: &Look, effects: &mut Vec
         }
         let Some(Back::Waiting(then)) = &node.back else { continue };
         let Some(card) = look.cards.get(&node.name) else { continue };
+        // The cache may not have seen the drain's cordon yet (a drain of an empty node ends at once): only a card
+        // that carries this drain's record, written after its cordon, is read after it. An older card says nothing
+        // of a person's uncordon.
+        let after_cordon = card.drain_record.as_ref().is_some_and(|r| node.drain_id.as_deref() == Some(r.id.as_str()));
+        if !card.unschedulable && !after_cordon {
+            continue;
+        }
         if !card.unschedulable {
             // A person uncordoned it (the plan's "it is back", once it checked out, or by hand): what its drain
             // touched must still recover before the plan moves on. Who, and whether it had rebooted, is kept for
             // the row: a person's word is not a reboot.
-            let by = card.cordon_record.as_ref().filter(|r| since.is_none_or(|s| r.at >= s)).map(|r| r.by.clone());
+            let by = look
+                .uncordons
+                .get(&node.name)
+                .filter(|(_, at)| since.is_none_or(|s| *at >= s))
+                .map(|(by, _)| by.clone());
             let new_boot = rollout::is_back(then.as_deref(), card.boot_id.as_deref(), true);
             node.said_back = Some(rollout::SaidBack { by, new_boot });
             node.back = Some(if touched(node) { Back::Recovering } else { Back::Uncordoned });

@@ -38,6 +38,9 @@ pub struct Look {
     /// For each node recovering whose drain touched workloads or budgets: what has not recovered yet (empty: all
     /// did). A node missing here was not looked at.
     pub unrecovered: BTreeMap<String, Vec<CheckFailure>>,
+    /// For nodes awaited back: who last uncordoned each, and when, as the node's history says (a claim: shown on
+    /// the plan's row as who said it was back, never acted on).
+    pub uncordons: BTreeMap<String, (String, Timestamp)>,
 }
 
 /// The plan as last read.

@@ -55,6 +55,7 @@ fn given(nodes: &str) -> RolloutProgress {
                 "t" => node.step = Step::Ended(DrainState::TimedOut),
                 "w" => {
                     node.step = drained;
+                    node.drain_id = Some(format!("d-{name}"));
                     node.back = Some(Back::Waiting(Some("boot-1".into())));
                     node.waiting_since = Some(t0());
                 }
@@ -163,6 +164,7 @@ fn look() -> Look {
         drains: BTreeMap::new(),
         cards: BTreeMap::new(),
         unrecovered: BTreeMap::new(),
+        uncordons: BTreeMap::new(),
     }
 }
 
@@ -483,8 +485,29 @@ fn rows() -> Vec<Row> {
               look: |l| card(l, "n1", "boot-2", true), then: "n1:w", effects: &["uncordon n1", "silences"], ..ROW },
         Row { name: "a node a person uncordoned is back", given: "n1:w",
               status: |p| p.options.uncordon_when_back = true,
+              look: |l| {
+                  card(l, "n1", "boot-1", true);
+                  let c = l.cards.get_mut("n1").unwrap();
+                  c.unschedulable = false;
+                  c.drain_record = Some(own_record("n1", DrainState::Drained));
+                  l.uncordons.insert("n1".into(), ("ann".into(), now()));
+              },
+              then: "n1:u", effects: &["done n1", "silences"],
+              also: |p| p.nodes[0].said_back == Some(crate::rollout::SaidBack { by: Some("ann".into()), new_boot: false }),
+              ..ROW },
+        Row { name: "who said a node was back is named once the history has it", given: "n1:u n2:q",
+              status: |p| {
+                  p.options.uncordon_when_back = true;
+                  p.nodes[0].waiting_since = Some(t0());
+                  p.nodes[0].said_back = Some(crate::rollout::SaidBack { by: None, new_boot: false });
+              },
+              look: |l| { l.uncordons.insert("n1".into(), ("ann".into(), now())); },
+              then: "n1:u n2:q", effects: &["start n2", "silences"],
+              also: |p| p.nodes[0].said_back.as_ref().and_then(|s| s.by.as_deref()) == Some("ann"), ..ROW },
+        Row { name: "a card from before the drain's cordon is not a person's uncordon", given: "n1:w",
+              status: |p| p.options.uncordon_when_back = true,
               look: |l| { card(l, "n1", "boot-1", true); l.cards.get_mut("n1").unwrap().unschedulable = false; },
-              then: "n1:u", effects: &["done n1", "silences"], ..ROW },
+              then: "n1:w", effects: &["silences"], ..ROW },
         Row { name: "a node whose drain touched a workload recovers once it is back", given: "n1:r",
               status: |p| verify(p, 600), look: |l| { l.unrecovered.insert("n1".into(), Vec::new()); },
               then: "n1:u", effects: &["done n1", "silences"], ..ROW },

@@ -13,6 +13,11 @@ use super::{Acting, Engine};
 use crate::{Error, Result};
 
 impl Engine {
+    /// Who last uncordoned `node`, and when, as its history says (a claim: for showing only).
+    pub(crate) fn last_uncordon(&self, node: &str) -> Option<(String, jiff::Timestamp)> {
+        self.recent.as_ref().and_then(|r| r.last_uncordon(node))
+    }
+
     /// The server's side of an estimate for `nodes`: its pace, and what their past drains (or, lacking any, the
     /// other nodes') saw pods take to stop.
     pub fn timing(&self, nodes: &[&str]) -> Timing {

@@ -33,6 +33,7 @@ pub(super) async fn look(engine: &Engine, acting: &Acting<'_>, progress: &Rollou
         drains: BTreeMap::new(),
         cards: BTreeMap::new(),
         unrecovered: BTreeMap::new(),
+        uncordons: BTreeMap::new(),
     };
     if look.lease_lost {
         return look;
@@ -61,6 +62,15 @@ pub(super) async fn look(engine: &Engine, acting: &Acting<'_>, progress: &Rollou
             if let Some(card) = super::back::card_now(&cache, &node.name) {
                 look.cards.insert(node.name.clone(), card);
             }
+            if let Some(uncordon) = engine.last_uncordon(&node.name) {
+                look.uncordons.insert(node.name.clone(), uncordon);
+            }
+        }
+    }
+    // Who said a node was back, where the history had not named them yet when the plan saw it uncordoned.
+    for node in progress.nodes.iter().filter(|n| n.said_back.as_ref().is_some_and(|s| s.by.is_none())) {
+        if let Some(uncordon) = engine.last_uncordon(&node.name) {
+            look.uncordons.insert(node.name.clone(), uncordon);
         }
     }
     for node in progress.nodes.iter().filter(|n| n.recovering()) {

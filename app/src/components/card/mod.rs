@@ -9,6 +9,7 @@ mod drain;
 mod facts;
 mod header;
 mod heartbeats;
+mod plan;
 
 use domain::{ReadyStatus, board::BoardSettings};
 use jiff::Timestamp;
@@ -47,6 +48,7 @@ pub fn CardView(
         >
             <header::CardHeader name card server_now drain />
             <cordon::CardCordon card server_now settings drain />
+            <plan::CardPlan card />
             <CardDrain card drain server_now />
             <CardActions card drain />
             <countdowns::Countdowns card server_now settings />

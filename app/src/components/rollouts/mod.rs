@@ -3,7 +3,10 @@
 
 use std::collections::BTreeSet;
 
+mod back;
 mod plan;
+
+pub use back::BackAction;
 
 use domain::rollout::RolloutProgress;
 use leptos::prelude::*;

@@ -7,13 +7,15 @@ use leptos::prelude::*;
 use crate::{
     dialogs::{Actions, Dialog},
     i18n::{I18n, drain_state_text, failure_text, t_string, use_i18n},
-    rollouts::{CancelRollout, PauseRollout, RolloutNodeBack},
+    rollouts::{CancelRollout, PauseRollout},
 };
 
 /// Where a node of a rollout is, in words.
 fn step_text(i18n: I18n, node: &RolloutNode) -> String {
     match (&node.back, &node.step) {
         (Some(Back::Waiting(_)), _) => t_string!(i18n, rollout.back_waiting).to_string(),
+        // A person's word is not a reboot: the row says whose, and whether the node had rebooted.
+        (Some(Back::Uncordoned), _) if node.said_back.is_some() => said_back_text(i18n, node),
         (Some(Back::Uncordoned), _) => t_string!(i18n, rollout.back_uncordoned).to_string(),
         (Some(Back::Recovering), _) => t_string!(i18n, rollout.back_recovering).to_string(),
         (Some(Back::Unrecovered(failed)), _) => {
@@ -32,6 +34,17 @@ fn step_text(i18n: I18n, node: &RolloutNode) -> String {
         (_, Step::Draining(_)) => t_string!(i18n, rollout.draining).to_string(),
         (_, Step::Ended(state)) => drain_state_text(i18n, state, 0),
         (_, Step::NotStarted) => t_string!(i18n, rollout.not_started).to_string(),
+    }
+}
+
+/// A node taken as back on a person's word: who, and whether it had a new boot id.
+fn said_back_text(i18n: I18n, node: &RolloutNode) -> String {
+    let Some(said) = &node.said_back else { return String::new() };
+    let by = said.by.clone().unwrap_or_else(|| "?".into());
+    if said.new_boot {
+        t_string!(i18n, rollout.back_said_rebooted, by).to_string()
+    } else {
+        t_string!(i18n, rollout.back_said_no_boot, by).to_string()
     }
 }
 
@@ -71,17 +84,12 @@ pub(super) fn RolloutView(id: String, rollouts: RwSignal<Vec<RolloutProgress>>) 
     let pause = ServerAction::<PauseRollout>::new();
     let stopping = RwSignal::new(false);
     let cancel = ServerAction::<CancelRollout>::new();
-    let back = ServerAction::<RolloutNodeBack>::new();
     let error = move || {
-        [
-            pause.value().get().and_then(Result::err),
-            cancel.value().get().and_then(Result::err),
-            back.value().get().and_then(Result::err),
-        ]
-        .into_iter()
-        .flatten()
-        .next()
-        .map(|error| crate::i18n::failed_text(i18n, &error))
+        [pause.value().get().and_then(Result::err), cancel.value().get().and_then(Result::err)]
+            .into_iter()
+            .flatten()
+            .next()
+            .map(|error| crate::i18n::failed_text(i18n, &error))
     };
     let id = StoredValue::new(id);
     let state = move || rollout.with(|r| r.as_ref().map(|r| r.state.clone()).unwrap_or(RolloutState::Finished));
@@ -113,6 +121,7 @@ pub(super) fn RolloutView(id: String, rollouts: RwSignal<Vec<RolloutProgress>>) 
                 data-step=step_label(&node.step)
                 data-back=back_label(&node.back)
                 data-standing=domain::tally::Standing::of(&node).label()
+                data-said-back=node.said_back.as_ref().map(|s| s.by.clone().unwrap_or_default())
             >
                 <td>{node.name.clone()}</td>
                 <td>{node.zone.clone().unwrap_or_default()}</td>
@@ -123,15 +132,12 @@ pub(super) fn RolloutView(id: String, rollouts: RwSignal<Vec<RolloutProgress>>) 
                             {t_string!(i18n, rollout.details)}
                         </button>
                     })}
-                    {node.waiting_back().then(|| view! {
-                        <button
-                            type="button"
-                            data-testid="rollout-node-back"
-                            on:click=move |_| { back.dispatch(RolloutNodeBack { id: id.get_value(), node: name.clone() }); }
-                        >
-                            {t_string!(i18n, rollout.is_back)}
-                        </button>
-                    })}
+                    {match &node.back {
+                        Some(Back::Waiting(boot)) => Some(view! {
+                            <super::back::BackAction plan=id.get_value() node=name.clone() boot_then=boot.clone() />
+                        }),
+                        _ => None,
+                    }}
                 </td>
             </tr>
         }

@@ -29,9 +29,9 @@ pub struct DrainForm {
 impl DrainForm {
     pub fn new() -> Self {
         DrainForm {
-            // Ticked in the dialogs: every real node runs DaemonSet pods, so kubectl's default refuses every first
-            // drain. The API keeps kubectl's default (off); the toggle's help says so.
-            ignore_daemonsets: RwSignal::new(true),
+            // Ticked in the dialogs (`DrainOptions::dialog_defaults`); the toggle's help says the API keeps
+            // kubectl's default.
+            ignore_daemonsets: RwSignal::new(DrainOptions::dialog_defaults().ignore_daemonsets),
             delete_emptydir: RwSignal::new(false),
             force: RwSignal::new(false),
             disable_eviction: RwSignal::new(false),
