@@ -90,6 +90,19 @@ test('a plan\'s nodes are done only once back: status, kubectl, the panel and th
   assert.equal(await line.locator('progress').getAttribute('value'), '0');
   await wall.screenshot({ path: join(artifactsDir, 'wall-mid-plan.png') });
 
+  // The timeline: the plan is a span of its own; the zoom changes the reach (its geometry is domain::timeline's).
+  const timeline = await context.newPage();
+  await timeline.goto(`${ctx.server.url}/?view=timeline`);
+  const planRow = timeline.locator(`[data-testid="timeline-plan"][data-plan="${id}"]`);
+  await planRow.waitFor({ timeout: 30_000 });
+  assert.match(await planRow.locator('p').textContent(), new RegExp(`^${id} · Paused · 0 of 3 done`));
+  await timeline.locator('[data-testid="timeline-zoom"][data-zoom="hour"]').click();
+  await timeline.locator('[data-testid="timeline"][data-zoom="hour"]').waitFor({ timeout: 10_000 });
+  assert.equal(await timeline.locator('[data-testid="timeline-axis-start"]').textContent(), 'an hour ago');
+  assert.equal(await timeline.locator('[data-testid="timeline-zoom"][data-zoom="hour"]').getAttribute('aria-pressed'), 'true');
+  await planRow.waitFor({ timeout: 10_000 });
+  await timeline.close();
+
   // In Japanese, the same.
   const ja = await ctx.browser.newContext({ locale: 'ja-JP', viewport: { width: 1920, height: 1080 } });
   const jaWall = await ja.newPage();

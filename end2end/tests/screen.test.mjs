@@ -85,6 +85,11 @@ test('a draining card says Draining, healthy conditions fold, reasons wrap betwe
     await page.locator('[data-testid="node-detail"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
     await waitFor('the node page title', 10_000, async () => (await page.title()) === `${s.node} · Drainboard`);
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no sideways scroll on the node page at 390 px');
+    // A seed node, whose pods have long names and owners (a DaemonSet's, a bare pod's): still the screen's width.
+    await page.goto(`${server.url}/nodes/node-2`);
+    await page.locator('[data-testid="node-pod"]').first().waitFor({ timeout: 30_000 });
+    const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+    assert.ok(widths[0] <= widths[1], `no sideways scroll on a seed node's page at 390 px: ${widths.join(' of ')}`);
   } finally {
     await page.close();
     kubectl('uncordon', s.node);

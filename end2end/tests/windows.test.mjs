@@ -776,3 +776,79 @@ test('silences: an Alertmanager that is down is asked again with a growing wait,
   await waitForPlan('the plan to complete', 60_000, id, () => plan(id).status?.phase === 'Complete');
   await waitFor('no silence left', 15_000, async () => (await live()).length === 0);
 });
+
+test('every hold on a node is listed, each on its window\'s clock in the reader\'s language; the board says until when maintenance may start; a dry run never counts against a budget', { timeout: 180_000 }, async () => {
+  const p = await pool('wh', 3);
+  const [a, b, c] = p.nodes;
+  // a and b: a freeze in Tokyo until the last day of 2999, and a budget of one node that a's cordon fills.
+  const frozen = `frz-${p.id}`;
+  const budget = `bud-${p.id}`;
+  await windowOf(frozen, { nodeSelector: `kubernetes.io/hostname in (${a},${b})`, timeZone: 'Asia/Tokyo',
+    freezes: [{ start: '2000-01-01', end: '2999-12-31', reason: 'quarter close' }] });
+  await windowOf(budget, { nodeSelector: `kubernetes.io/hostname in (${b},${c})`, maxInMaintenance: '1' });
+  // c: open now, in UTC, for two more hours at least.
+  const open = `opn-${p.id}`;
+  const pad2 = (n) => String(n).padStart(2, '0');
+  const ends = new Date(Math.ceil((Date.now() + 2 * 3_600_000) / 60_000) * 60_000);
+  const starts = new Date(Date.now() - 3_600_000);
+  const hhmm = (d) => `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}`;
+  const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+  await windowOf(open, { nodeSelector: `kubernetes.io/hostname=${c}`,
+    schedules: [{ days: [...new Set([days[starts.getUTCDay()], days[ends.getUTCDay()]])], start: hhmm(starts), end: hhmm(ends) }] });
+
+  // A server dry run of c, which a budget allowing nothing keeps running for a while, takes no place in the
+  // window's budget of one: c may still start.
+  apply({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'app-2' },
+    spec: { minAvailable: 1, selector: { matchLabels: { app: 'app-2' } } } }, p.id);
+  const dry = await call('drains/start', { node: c, options: { dry_run: 'Server', ignore_daemonsets: true } });
+  assert.equal(dry.status, 200, JSON.stringify(dry.body));
+  await new Promise((r) => setTimeout(r, 2_000));
+  const running = await call('drains/status', { id: dry.body.id });
+  assert.ok(['Planning', 'Evicting'].includes(running.body.state), JSON.stringify(running.body.state));
+  const now = (await call('windows', {})).body;
+  const of = (n) => now.nodes.find((d) => d.node === n);
+  assert.deepEqual(of(c).holds, [], `a running dry run does not fill ${budget}: ${JSON.stringify(of(c))}`);
+  assert.equal(Date.parse(now.closes.closes), ends.getTime(), JSON.stringify(now.closes));
+  assert.equal(now.closes.window, open);
+
+  // A cordon of c fills the budget of one: b is held twice, by the freeze and by the budget.
+  const cordoned = await call('nodes/cordon', { node: c });
+  assert.equal(cordoned.status, 200, JSON.stringify(cordoned.body));
+  const { url } = await ensureServer();
+  const browser = await launchBrowser();
+  try {
+    const { page, errors } = await openBoard(browser, url);
+    await page.locator('[data-testid="node-filter"]').fill(p.id);
+    const badge = page.locator(`[data-testid="node-row"][data-node="${b}"] [data-testid="card-window-hold"][data-holds="2"]`);
+    await badge.waitFor({ timeout: 20_000 });
+    const text = await badge.textContent();
+    // A freeze's end date is the last day it holds: it ends as the next day begins, on Tokyo's clock.
+    assert.match(text, new RegExp(`Held by ${frozen}: frozen \\(quarter close\\) until Wed 3000-01-01 00:00 JST \\(Asia/Tokyo\\), in `));
+    assert.match(text, new RegExp(`Held by ${budget}: 1 of its nodes`));
+    // The deciding window's first: a full budget has no known end, so it decides, but no longer hides the freeze.
+    assert.ok(text.indexOf(budget) < text.indexOf(frozen), text);
+    const banner = page.locator('[data-testid="windows-now"]');
+    assert.equal(await banner.locator(`[data-testid="window-hold"][data-window="${frozen}"]`).count() >= 1, true);
+    assert.equal(await banner.locator(`[data-testid="window-hold"][data-window="${budget}"]`).count() >= 1, true);
+    const until = await banner.locator('[data-testid="windows-open-until"]').textContent();
+    const local = `${days[ends.getUTCDay()]} ${hhmm(ends)} UTC`;
+    assert.match(until, new RegExp(`^It may start until ${local}, in \\S+, when window ${open} stops allowing it\\.$`));
+
+    // In Japanese: the weekday and the date in Japanese, still on Tokyo's clock.
+    const ja = await browser.newContext({ locale: 'ja-JP' });
+    const jaPage = await ja.newPage();
+    await jaPage.goto(url + '/');
+    await jaPage.locator('[data-testid="node-filter"]').fill(p.id);
+    const jaBadge = jaPage.locator(`[data-testid="node-row"][data-node="${b}"] [data-testid="card-window-hold"][data-holds="2"]`);
+    await jaBadge.waitFor({ timeout: 30_000 });
+    const jaText = await jaBadge.textContent();
+    assert.match(jaText, /3000年01月01日\(水\) 00:00 JST\(Asia\/Tokyo\)まで/);
+    assert.doesNotMatch(jaText, /\b(Sun|Mon|Tue|Wed|Thu|Fri|Sat)\b/);
+    await ja.close();
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    await call('drains/cancel', { id: dry.body.id });
+    kubectl('uncordon', c);
+  }
+});

@@ -76,6 +76,23 @@ pub fn PlanRunner(id: StoredValue<String>, rollout: Memo<Option<RolloutProgress>
         })
     };
     let error = move || resume.value().get().and_then(Result::err).map(|error| crate::i18n::failed_text(i18n, &error));
+    let live = use_context::<crate::live::LiveNow>();
+    let undo_preview = move || {
+        let board = live?.board;
+        rollout.with(|r| {
+            let r = r.as_ref()?;
+            board.with(|b| {
+                let b = b.as_ref()?;
+                Some(
+                    r.nodes
+                        .iter()
+                        .filter(|n| domain::undo::decide(n, b.cards.get(&n.name)) == UndoStep::Uncordon)
+                        .map(|n| n.name.clone())
+                        .collect::<Vec<_>>(),
+                )
+            })
+        })
+    };
     view! {
         {move || runner().map(|runner| view! {
             <p class="plan-runner" data-testid="plan-runner">{runner_text(i18n, &runner)}</p>
@@ -118,10 +135,22 @@ pub fn PlanRunner(id: StoredValue<String>, rollout: Memo<Option<RolloutProgress>
         {move || held().map(|text| view! { <p class="plan-held" role="status" data-testid="plan-held">{text}</p> })}
         {move || ended().then(|| view! {
             <p class="plan-undo">
+                // What it would uncordon, as the board sees the nodes now (`domain::undo::decide`, the rule the
+                // server applies again when asked); off once used.
+                {move || undo_preview().map(|nodes| view! {
+                    <span class="hint" data-testid="plan-undo-preview" data-nodes=nodes.len()>
+                        {if nodes.is_empty() {
+                            t_string!(i18n, rollout.undo_preview_none).to_string()
+                        } else {
+                            t_string!(i18n, rollout.undo_preview, nodes = nodes.join(", ")).to_string()
+                        }}
+                    </span>
+                })}
+                " "
                 <button
                     type="button"
                     data-testid="plan-undo"
-                    disabled=move || undo.pending().get()
+                    disabled=move || undo.pending().get() || undo.value().with(|v| matches!(v, Some(Ok(_))))
                     on:click=move |_| { undo.dispatch(UndoRollout { id: id.get_value() }); }
                 >
                     {t_string!(i18n, rollout.undo)}

@@ -231,14 +231,19 @@ fn PodRow(uid: String, progress: RwSignal<Option<DrainProgress>>, server_now: Si
         })
     };
     let key_of = move || if left.with(Option::is_some) { "left".to_owned() } else { state.get().key().to_owned() };
-    let text = move || match left.get() {
-        Some(drain) => pod_left_text(i18n, &drain),
-        None => pod_state_text(i18n, &state.get()),
-    };
     // Why a pod stays, or why its eviction was denied, and the ways out (`domain::blocker`), while the drain still
     // waits on it or once it failed on it.
     let blockers =
         move || if left.with(Option::is_some) { Vec::new() } else { state.with(|s| s.blockers_at(server_now.get())) };
+    // A blocked pod's cause is said once, by its blockers below, with the ways out; the state says only that it
+    // waits.
+    let text = move || match left.get() {
+        Some(drain) => pod_left_text(i18n, &drain),
+        None if matches!(state.get(), PodState::Blocked { .. }) && !blockers().is_empty() => {
+            t_string!(i18n, pod_state.waiting).to_string()
+        }
+        None => pod_state_text(i18n, &state.get()),
+    };
     // Who the consented ways out would act on, while the drain runs and a budget short of healthy pods holds the pod.
     let held = Memo::new(move |_| {
         let running =

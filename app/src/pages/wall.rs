@@ -33,6 +33,7 @@ pub fn WallPage() -> impl IntoView {
     let i18n = use_i18n();
     let snapshot = Resource::new(|| (), |_| board_snapshot(Some(PAGE_SIZE)));
     let live = LiveBoard::new();
+    provide_context(crate::live::LiveNow::of(&live));
     // The windows' line fills it, and the map marks each held node.
     provide_context(crate::components::windows::WindowHolds::new());
     view! {

@@ -126,6 +126,8 @@ pub fn DrainDialog(
     let close = Callback::new(move |_| actions.close());
     view! {
         <Modal title testid="drain-dialog" wide=true on_close=close>
+            // A window's hold first: on a phone, below the preview it would be a long scroll away.
+            <WindowHoldSection held way />
             <div class="drain-layout">
                 <div>
                     <PreviewSection node feed planned />
@@ -148,7 +150,6 @@ pub fn DrainDialog(
                     <p class="hint" data-testid="delete-permission-hint">{missing_permission_text(i18n, &m)}</p>
                 })
             }}
-            <WindowHoldSection held way />
             {move || error().map(|e| view! { <p class="error" role="alert" data-testid="dialog-error">{e}</p> })}
             <div class="modal-buttons">
                 <button type="button" data-testid="dialog-cancel" on:click=move |_| close.run(())>{t_string!(i18n, actions.cancel)}</button>
