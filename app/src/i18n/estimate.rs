@@ -42,6 +42,14 @@ pub fn reboots_label(reboots: &Reboots) -> &'static str {
 
 /// "Should take about 29s (12s to 50s)"; a plan's total with `plan`.
 pub fn estimate_text(i18n: I18n, e: &Estimate, plan: bool) -> String {
+    // Nothing to wait for: said so, not as a range of nothing.
+    if e.high_seconds == 0 {
+        return if plan {
+            t_string!(i18n, estimate.plan_instant).to_string()
+        } else {
+            t_string!(i18n, estimate.drain_instant).to_string()
+        };
+    }
     let (likely, low, high) =
         (seconds_text(i18n, e.likely_seconds), seconds_text(i18n, e.low_seconds), seconds_text(i18n, e.high_seconds));
     if plan {
@@ -80,6 +88,7 @@ pub fn no_estimate_text(i18n: I18n, why: &NoEstimate) -> String {
 pub fn took_text(i18n: I18n, timing: &DrainTiming) -> Option<String> {
     let took = seconds_text(i18n, timing.took_seconds?);
     Some(match &timing.estimate {
+        Some(e) if e.high_seconds == 0 => t_string!(i18n, history.took_instant, took).to_string(),
         Some(e) => {
             let (likely, low, high) = (
                 seconds_text(i18n, e.likely_seconds),
