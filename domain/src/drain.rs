@@ -52,6 +52,19 @@ pub struct DrainOptions {
 }
 
 impl DrainOptions {
+    /// What these options change in a drain's time, as its estimate reads them (`crate::estimate::Limits`).
+    pub fn limits(&self) -> crate::estimate::Limits {
+        let most = crate::estimate::MAX_STOP_SECONDS;
+        crate::estimate::Limits {
+            grace_seconds: self
+                .grace_period_seconds
+                .filter(|g| *g >= 0)
+                .map(|g| u32::try_from(g).unwrap_or(u32::MAX).min(most)),
+            timeout_seconds: self.timeout(),
+            skip_wait_seconds: self.skip_wait_for_delete_timeout_seconds.filter(|s| *s > 0),
+        }
+    }
+
     /// The options the page's drain dialogs start from, and what the node page's "a drain would" column assumes:
     /// kubectl's defaults, but with DaemonSet pods left in place, since every real node runs some and kubectl's
     /// default refuses every first drain. The API keeps kubectl's defaults.

@@ -210,7 +210,7 @@ pub fn preview(inputs: &PreviewInputs, options: &DrainOptions) -> Result<Preview
         }
     }
     out.forecast.unreachable = inputs.unreachable;
-    let limits = crate::estimate::Limits::of(options);
+    let limits = options.limits();
     out.estimate =
         Some(crate::estimate::drain(&out.forecast, inputs.timing.pace, limits, inputs.timing.learned.as_ref()));
     Ok(out)

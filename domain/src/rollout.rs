@@ -45,6 +45,20 @@ pub struct RolloutOptions {
     pub settle_seconds: u64,
 }
 
+impl RolloutOptions {
+    /// What a plan with these options waits for after each drain, as its estimate reads it.
+    pub fn reboots(&self) -> crate::estimate::Reboots {
+        use crate::estimate::Reboots;
+        match (&self.verify, self.uncordon_when_back) {
+            (Some(v), _) => {
+                Reboots::UpTo { seconds: v.deadline_seconds.min(u64::from(crate::estimate::MAX_STOP_SECONDS)) }
+            }
+            (None, true) => Reboots::Unbounded,
+            (None, false) => Reboots::NotAwaited,
+        }
+    }
+}
+
 /// In team mode, the most plans one person may have that have not ended: a script or a stuck tab cannot fill the
 /// cluster with plans, nor the servers with their loops.
 pub const MAX_PLANS_PER_PERSON: usize = 10;

@@ -5,6 +5,7 @@ mod cordon;
 mod drain;
 mod host;
 mod move_first;
+mod pod_row;
 mod progress;
 mod rollout;
 mod rollout_estimate;

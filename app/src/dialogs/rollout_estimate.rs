@@ -78,7 +78,7 @@ pub fn PlanEstimateLine(nodes: StoredValue<Vec<String>>, ask: Memo<Option<Ask>>)
 /// How the plan's estimate sits against the first of its windows to close (`domain::window::fit`): the rule is the
 /// domain's, so the page and any script read the same verdict.
 fn window_fit(i18n: I18n, w: &WindowFit, total: &Estimate) -> impl IntoView + use<> {
-    let fit = w.fit_estimate(total);
+    let fit = domain::estimate::fit(w, total);
     let left = elapsed_text(i18n, jiff::SignedDuration::from_secs(i64::try_from(w.seconds_left()).unwrap_or(i64::MAX)));
     let (window, local, zone) = (w.window.clone(), w.local.clone(), w.zone.clone());
     let text = match fit {

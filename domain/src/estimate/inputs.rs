@@ -67,20 +67,6 @@ pub struct Limits {
     pub skip_wait_seconds: Option<u64>,
 }
 
-impl Limits {
-    /// The limits a drain with `options` runs under.
-    pub fn of(options: &crate::drain::DrainOptions) -> Limits {
-        Limits {
-            grace_seconds: options
-                .grace_period_seconds
-                .filter(|g| *g >= 0)
-                .map(|g| u32::try_from(g).unwrap_or(u32::MAX).min(MAX_STOP_SECONDS)),
-            timeout_seconds: options.timeout(),
-            skip_wait_seconds: options.skip_wait_for_delete_timeout_seconds.filter(|s| *s > 0),
-        }
-    }
-}
-
 /// What a plan that awaits its nodes back holds each node's place for after its drain, as far as the estimate can
 /// tell: nothing tells how long a reboot takes, so only a deadline bounds it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -96,21 +82,6 @@ pub enum Reboots {
     Unbounded,
 }
 
-impl Reboots {
-    /// What a plan with `options` waits for after each drain.
-    pub fn of(options: &crate::rollout::RolloutOptions) -> Reboots {
-        match (&options.verify, options.uncordon_when_back) {
-            (Some(v), _) => Reboots::UpTo { seconds: v.deadline_seconds.min(u64::from(MAX_STOP_SECONDS)) },
-            (None, true) => Reboots::Unbounded,
-            (None, false) => Reboots::NotAwaited,
-        }
-    }
-
-    pub fn is_not_awaited(&self) -> bool {
-        *self == Reboots::NotAwaited
-    }
-}
-
 /// The server's token bucket (its `--api-qps` and `--api-burst`); `per_second` 0 is none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pace {
@@ -122,6 +93,12 @@ impl Default for Pace {
     /// The server's default pace.
     fn default() -> Self {
         Pace { per_second: 50, burst: 100 }
+    }
+}
+
+impl Reboots {
+    pub fn is_not_awaited(&self) -> bool {
+        *self == Reboots::NotAwaited
     }
 }
 

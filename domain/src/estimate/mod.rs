@@ -119,6 +119,17 @@ pub struct PlanEstimate {
     pub window: Option<crate::window::WindowFit>,
 }
 
+/// How a plan's estimate sits against a window's close, as far as the estimate covers the plan: its high end
+/// counts each awaited node's deadline, and with no deadline nothing can be told (unless the drains alone run past).
+pub fn fit(window: &crate::window::WindowFit, estimate: &Estimate) -> crate::window::Fit {
+    use crate::window::Fit;
+    let drains = window.fit(estimate.likely_seconds, estimate.likely_seconds);
+    match estimate.reboots {
+        Reboots::Unbounded if drains != Fit::LikelyOver => Fit::Untold,
+        _ => window.fit(estimate.likely_seconds, estimate.high_seconds),
+    }
+}
+
 /// The estimate of one node's drain, with its options' `limits`.
 pub fn drain(
     forecast: &Forecast,
@@ -392,5 +403,47 @@ mod tests {
         // Two at once: the deadlines overlap in pairs.
         let pairs = plan(&nodes, Shape { max_parallel: 2, ..shape(Reboots::UpTo { seconds: 600 }) }, None).unwrap();
         assert!((1_200..1_260).contains(&pairs.total.high_seconds), "{:?}", pairs.total);
+    }
+}
+
+#[cfg(test)]
+mod fit_tests {
+    use crate::{
+        estimate::{Basis, Estimate, Reboots, fit},
+        window::{Fit, WindowFit},
+    };
+    use jiff::Timestamp;
+
+    fn estimate(likely: u64, high: u64, reboots: Reboots) -> Estimate {
+        Estimate {
+            low_seconds: 0,
+            likely_seconds: likely,
+            high_seconds: high,
+            basis: Basis::GracePeriods,
+            timeout_seconds: None,
+            reboots,
+        }
+    }
+
+    #[test]
+    fn the_fit_is_made_against_what_the_estimate_covers() {
+        let at = Timestamp::UNIX_EPOCH;
+        let closes = at.checked_add(jiff::SignedDuration::from_secs(3_600)).unwrap();
+        let w = WindowFit {
+            window: "w".into(),
+            closes,
+            local: "Mon 04:00".into(),
+            zone: "UTC".into(),
+            closes_local: None,
+            at,
+        };
+        // Drains of 31 s with three 10-min deadlines counted at the high end: 31 min fits an hour.
+        assert_eq!(fit(&w, &estimate(31, 1_831, Reboots::UpTo { seconds: 600 })), Fit::Fits);
+        assert_eq!(fit(&w, &estimate(31, 5_431, Reboots::UpTo { seconds: 1_800 })), Fit::HighOver);
+        // Nodes awaited with no deadline: the drains fit, but nothing can be said of the whole.
+        assert_eq!(fit(&w, &estimate(31, 31, Reboots::Unbounded)), Fit::Untold);
+        // Though the drains alone running past it can be.
+        assert_eq!(fit(&w, &estimate(4_000, 4_000, Reboots::Unbounded)), Fit::LikelyOver);
+        assert_eq!(fit(&w, &estimate(31, 31, Reboots::NotAwaited)), Fit::Fits);
     }
 }

@@ -40,19 +40,6 @@ impl WindowFit {
         u64::try_from(self.at.duration_until(self.closes).as_secs()).unwrap_or(0)
     }
 
-    /// How a plan's estimate sits against the close, as far as the estimate covers the plan: its high end counts
-    /// each awaited node's deadline, and with no deadline nothing can be told.
-    pub fn fit_estimate(&self, estimate: &crate::estimate::Estimate) -> Fit {
-        match estimate.reboots {
-            crate::estimate::Reboots::Unbounded
-                if self.fit(estimate.likely_seconds, estimate.likely_seconds) != Fit::LikelyOver =>
-            {
-                Fit::Untold
-            }
-            _ => self.fit(estimate.likely_seconds, estimate.high_seconds),
-        }
-    }
-
     /// How a plan that should take `likely_seconds`, and at most `high_seconds`, sits against the close.
     pub fn fit(&self, likely_seconds: u64, high_seconds: u64) -> Fit {
         let left = self.seconds_left();
@@ -63,44 +50,5 @@ impl WindowFit {
         } else {
             Fit::LikelyOver
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::estimate::{Basis, Estimate, Reboots};
-
-    fn estimate(likely: u64, high: u64, reboots: Reboots) -> Estimate {
-        Estimate {
-            low_seconds: 0,
-            likely_seconds: likely,
-            high_seconds: high,
-            basis: Basis::GracePeriods,
-            timeout_seconds: None,
-            reboots,
-        }
-    }
-
-    #[test]
-    fn the_fit_is_made_against_what_the_estimate_covers() {
-        let at = Timestamp::UNIX_EPOCH;
-        let closes = at.checked_add(jiff::SignedDuration::from_secs(3_600)).unwrap();
-        let w = WindowFit {
-            window: "w".into(),
-            closes,
-            local: "Mon 04:00".into(),
-            zone: "UTC".into(),
-            closes_local: None,
-            at,
-        };
-        // Drains of 31 s with three 10-min deadlines counted at the high end: 31 min fits an hour.
-        assert_eq!(w.fit_estimate(&estimate(31, 1_831, Reboots::UpTo { seconds: 600 })), Fit::Fits);
-        assert_eq!(w.fit_estimate(&estimate(31, 5_431, Reboots::UpTo { seconds: 1_800 })), Fit::HighOver);
-        // Nodes awaited with no deadline: the drains fit, but nothing can be said of the whole.
-        assert_eq!(w.fit_estimate(&estimate(31, 31, Reboots::Unbounded)), Fit::Untold);
-        // Though the drains alone running past it can be.
-        assert_eq!(w.fit_estimate(&estimate(4_000, 4_000, Reboots::Unbounded)), Fit::LikelyOver);
-        assert_eq!(w.fit_estimate(&estimate(31, 31, Reboots::NotAwaited)), Fit::Fits);
     }
 }

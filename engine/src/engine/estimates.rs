@@ -4,7 +4,7 @@
 
 use domain::{
     drain::DrainOptions,
-    estimate::{Estimate, Forecast, Limits, NoEstimate, PlanEstimate, Reboots, Shape},
+    estimate::{Estimate, Forecast, NoEstimate, PlanEstimate, Shape},
     preview::{Timing, preview},
     rollout::RolloutOptions,
 };
@@ -59,7 +59,7 @@ impl Acting<'_> {
     pub(crate) async fn estimate_drain(&self, node: &str, options: &DrainOptions) -> Option<Estimate> {
         let forecast = self.forecasts(&[node], options).await.ok()?.pop()?;
         let timing = self.timing(&[node]).await;
-        domain::estimate::drain(&forecast, timing.pace, Limits::of(options), timing.learned.as_ref()).ok()
+        domain::estimate::drain(&forecast, timing.pace, options.limits(), timing.learned.as_ref()).ok()
     }
 
     /// A plan's estimate over `nodes` in their order, as the caller sees the cluster: what the plan dialog shows,
@@ -76,8 +76,8 @@ impl Acting<'_> {
             max_parallel: options.max_parallel,
             settle_seconds: options.settle_seconds,
             pace: timing.pace,
-            limits: Limits::of(&options.drain),
-            reboots: Reboots::of(options),
+            limits: options.drain.limits(),
+            reboots: options.reboots(),
         };
         let mut estimate = domain::estimate::plan(&forecasts, shape, timing.learned.as_ref());
         // The windows are read with the server's identity: named only to those who may read them.
