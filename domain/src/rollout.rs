@@ -127,6 +127,10 @@ pub struct SaidBack {
     pub by: Option<String>,
     /// It reported a new boot id then: it did reboot.
     pub new_boot: bool,
+    /// It came back by the plan's own "It is back" in a plan that verifies, which uncordons only once every check
+    /// of the plan passed (its history says so: a claim, shown only).
+    #[serde(default)]
+    pub checked: bool,
 }
 
 /// A drained node's way back, with `uncordon_when_back`.

@@ -36,7 +36,7 @@ struct NodeRecent {
     /// The newest cordon or uncordon, however old.
     cordon: Option<(AuditAction, Timestamp)>,
     /// The newest uncordon's author and time, however old (a claim, as the history is: shown, never acted on).
-    uncordon: Option<(String, Timestamp)>,
+    uncordon: Option<domain::plan_step::Uncordon>,
     /// Its newest drains' median times for a pod to stop (newest first, at most [`LEARN_FROM`]), however old:
     /// what estimates learn from.
     stops: Vec<(Timestamp, u32)>,
@@ -197,8 +197,8 @@ impl Recent {
         domain::estimate::Learned::from_drains(seen.into_iter().map(|(_, stop, own)| (stop, own)), LEARN_FROM)
     }
 
-    /// Who last uncordoned `node`, as its history says, and when.
-    pub fn last_uncordon(&self, node: &str) -> Option<(String, Timestamp)> {
+    /// Who last uncordoned `node`, as its history says, when, and why.
+    pub fn last_uncordon(&self, node: &str) -> Option<domain::plan_step::Uncordon> {
         self.nodes.read().get(node).and_then(|n| n.uncordon.clone())
     }
 
@@ -230,7 +230,7 @@ fn part(object: &ConfigMap, now: Timestamp) -> Option<(String, NodeRecent)> {
         .iter()
         .filter(|e| e.action == AuditAction::Uncordon)
         .max_by_key(|e| e.at)
-        .map(|e| (e.user.clone(), e.at));
+        .map(|e| domain::plan_step::Uncordon { by: e.user.clone(), at: e.at, reason: e.reason.clone() });
     let entries = entries.into_iter().filter(|e| e.at >= keep_from).collect();
     Some((node.to_owned(), NodeRecent { entries, health, cordon, uncordon, stops }))
 }

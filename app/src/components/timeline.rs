@@ -49,6 +49,8 @@ pub fn Timeline(
     view! {
         <section class="timeline" data-testid="timeline" data-zoom=move || zoom.get().key()>
             <h2>{t_string!(i18n, timeline.title)}</h2>
+            // Not on the wall, which has nothing to click.
+            {links.then(|| view! {
             <div class="timeline-zoom" role="group" aria-label=t_string!(i18n, timeline.zoom)>
                 {Zoom::ALL.into_iter().map(|z| view! {
                     <button
@@ -62,6 +64,7 @@ pub fn Timeline(
                     </button>
                 }).collect_view()}
             </div>
+            })}
             <Transition fallback=|| ()>
                 {move || {
                 let typed = name.get();

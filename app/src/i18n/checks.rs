@@ -73,3 +73,21 @@ pub fn checks_text(i18n: I18n, failed: &[CheckFailure]) -> String {
     let sep = t_string!(i18n, checks.separator).to_string();
     failed.iter().map(|f| check_text(i18n, f)).collect::<Vec<_>>().join(&sep)
 }
+
+/// The checks a plan that verifies makes of a node back, in words: "Ready, its node Lease renewed, kubelet v1.36".
+pub fn verify_checks_text(i18n: I18n, verify: &domain::verify::Verify) -> String {
+    let mut checks =
+        vec![t_string!(i18n, checks.passed_ready).to_string(), t_string!(i18n, checks.passed_lease).to_string()];
+    let versions = [
+        (Component::Kubelet, &verify.kubelet_version),
+        (Component::Kernel, &verify.kernel_version),
+        (Component::OsImage, &verify.os_image),
+        (Component::ContainerRuntime, &verify.container_runtime),
+    ];
+    for (component, expected) in versions {
+        if let Some(expected) = expected {
+            checks.push(format!("{} {expected}", component_text(i18n, component)));
+        }
+    }
+    checks.join(", ")
+}

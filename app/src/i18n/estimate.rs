@@ -50,6 +50,15 @@ pub fn estimate_text(i18n: I18n, e: &Estimate, plan: bool) -> String {
             t_string!(i18n, estimate.drain_instant).to_string()
         };
     }
+    // Likely over at once, but it may take longer: said so, not as "about under a second".
+    if e.likely_seconds == 0 {
+        let high = seconds_text(i18n, e.high_seconds);
+        return if plan {
+            t_string!(i18n, estimate.plan_quick, high).to_string()
+        } else {
+            t_string!(i18n, estimate.drain_quick, high).to_string()
+        };
+    }
     let (likely, low, high) =
         (seconds_text(i18n, e.likely_seconds), seconds_text(i18n, e.low_seconds), seconds_text(i18n, e.high_seconds));
     if plan {
@@ -89,6 +98,9 @@ pub fn took_text(i18n: I18n, timing: &DrainTiming) -> Option<String> {
     let took = seconds_text(i18n, timing.took_seconds?);
     Some(match &timing.estimate {
         Some(e) if e.high_seconds == 0 => t_string!(i18n, history.took_instant, took).to_string(),
+        Some(e) if e.likely_seconds == 0 => {
+            t_string!(i18n, history.took_quick, took, high = seconds_text(i18n, e.high_seconds)).to_string()
+        }
         Some(e) => {
             let (likely, low, high) = (
                 seconds_text(i18n, e.likely_seconds),

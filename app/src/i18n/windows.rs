@@ -12,6 +12,11 @@ pub fn hold_text(i18n: I18n, hold: &Hold, now: Timestamp) -> String {
     let far = |t: Timestamp| now.duration_until(t) > jiff::SignedDuration::from_hours(20);
     match hold {
         // On the window's clock, in the reader's language; the day too when it is more than a day off.
+        // A zone whose name is its abbreviation (UTC) is named once.
+        Hold::OutsideWindow { opens: Some(opens), at: Some(at), zone, .. } if *zone == at.abbreviation => {
+            let local = local_time_text(i18n, at, far(*opens));
+            t_string!(i18n, windows.outside_at_utc, local, after = until(*opens)).to_string()
+        }
         Hold::OutsideWindow { opens: Some(opens), at: Some(at), zone, .. } => {
             let local = local_time_text(i18n, at, far(*opens));
             t_string!(i18n, windows.outside_at, local, zone = zone.clone(), after = until(*opens)).to_string()
@@ -21,6 +26,14 @@ pub fn hold_text(i18n: I18n, hold: &Hold, now: Timestamp) -> String {
                 .to_string()
         }
         Hold::OutsideWindow { .. } => t_string!(i18n, windows.outside_never).to_string(),
+        Hold::Frozen { reason, until: end, ends: Some(ends), zone } if *zone == ends.abbreviation => t_string!(
+            i18n,
+            windows.frozen_at_utc,
+            reason = reason.clone(),
+            end = local_time_text(i18n, ends, far(*end)),
+            after = until(*end)
+        )
+        .to_string(),
         Hold::Frozen { reason, until: end, ends: Some(ends), zone } => t_string!(
             i18n,
             windows.frozen_at,

@@ -16,13 +16,22 @@ use super::facts::{Effect, Look};
 pub(super) fn bring_back(p: &mut RolloutProgress, look: &Look, effects: &mut Vec<Effect>) {
     let checks = p.options.verify.clone();
     let now = look.now;
-    // Who said a node was back may reach the history a moment after its uncordon: named once it does.
+    // Who said a node was back may reach the history a moment after its uncordon: named once it does, with
+    // whether it came by the plan's own "It is back", which uncordons only once the plan's checks pass.
+    let ours = super::facts::said_back_reason(&p.id);
+    let verified = checks.is_some();
+    let said = |uncordon: Option<&super::facts::Uncordon>, since: Option<jiff::Timestamp>| {
+        uncordon
+            .filter(|u| since.is_none_or(|s| u.at >= s))
+            .map(|u| (u.by.clone(), verified && u.reason.as_deref() == Some(ours.as_str())))
+    };
     for node in &mut p.nodes {
         let since = node.waiting_since;
-        if let Some(said) = node.said_back.as_mut().filter(|s| s.by.is_none())
-            && let Some((by, _)) = look.uncordons.get(&node.name).filter(|(_, at)| since.is_none_or(|s| *at >= s))
+        if let Some(back) = node.said_back.as_mut().filter(|s| s.by.is_none())
+            && let Some((by, checked)) = said(look.uncordons.get(&node.name), since)
         {
-            said.by = Some(by.clone());
+            back.by = Some(by);
+            back.checked = checked;
         }
     }
     for node in p.nodes.iter_mut().filter(|n| n.waiting_back() || n.recovering()) {
@@ -55,13 +64,9 @@ pub(super) fn bring_back(p: &mut RolloutProgress, look: &Look, effects: &mut Vec
             // A person uncordoned it (the plan's "it is back", once it checked out, or by hand): what its drain
             // touched must still recover before the plan moves on. Who, and whether it had rebooted, is kept for
             // the row: a person's word is not a reboot.
-            let by = look
-                .uncordons
-                .get(&node.name)
-                .filter(|(_, at)| since.is_none_or(|s| *at >= s))
-                .map(|(by, _)| by.clone());
+            let (by, checked) = said(look.uncordons.get(&node.name), since).unzip();
             let new_boot = rollout::is_back(then.as_deref(), card.boot_id.as_deref(), true);
-            node.said_back = Some(rollout::SaidBack { by, new_boot });
+            node.said_back = Some(rollout::SaidBack { by, new_boot, checked: checked.unwrap_or(false) });
             node.back = Some(if touched(node) { Back::Recovering } else { Back::Uncordoned });
             continue;
         }

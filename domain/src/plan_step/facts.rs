@@ -40,7 +40,21 @@ pub struct Look {
     pub unrecovered: BTreeMap<String, Vec<CheckFailure>>,
     /// For nodes awaited back: who last uncordoned each, and when, as the node's history says (a claim: shown on
     /// the plan's row as who said it was back, never acted on).
-    pub uncordons: BTreeMap<String, (String, Timestamp)>,
+    pub uncordons: BTreeMap<String, Uncordon>,
+}
+
+/// A node's last uncordon, as its history says (a claim: shown, never acted on).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Uncordon {
+    pub by: String,
+    pub at: Timestamp,
+    pub reason: Option<String>,
+}
+
+/// The reason the uncordon of a plan's "It is back" records: it names the plan, so that the plan's row can say
+/// the node passed the plan's checks first (that action uncordons only then).
+pub fn said_back_reason(plan: &str) -> String {
+    format!("said back for maintenance plan {plan}")
 }
 
 /// The plan as last read.

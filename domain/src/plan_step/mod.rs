@@ -19,7 +19,9 @@ mod wake;
 use jiff::Timestamp;
 
 pub use elsewhere::{GRACE, RETRY_CAPPED, RETRY_REFUSED, Unrun, Unrunning, unrun};
-pub use facts::{DrainSeen, Effect, Look, NEEDS_MAINTAINER, Next, Outcome, PlanSeen, SpecSeen, Stepped};
+pub use facts::{
+    DrainSeen, Effect, Look, NEEDS_MAINTAINER, Next, Outcome, PlanSeen, SpecSeen, Stepped, Uncordon, said_back_reason,
+};
 pub use wake::{Wake, wake};
 
 use crate::{

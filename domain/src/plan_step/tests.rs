@@ -490,20 +490,28 @@ fn rows() -> Vec<Row> {
                   let c = l.cards.get_mut("n1").unwrap();
                   c.unschedulable = false;
                   c.drain_record = Some(own_record("n1", DrainState::Drained));
-                  l.uncordons.insert("n1".into(), ("ann".into(), now()));
+                  let uncordon = super::facts::Uncordon { by: "ann".into(), at: now(), reason: None };
+                  l.uncordons.insert("n1".into(), uncordon);
               },
               then: "n1:u", effects: &["done n1", "silences"],
-              also: |p| p.nodes[0].said_back == Some(crate::rollout::SaidBack { by: Some("ann".into()), new_boot: false }),
+              also: |p| p.nodes[0].said_back
+                  == Some(crate::rollout::SaidBack { by: Some("ann".into()), new_boot: false, checked: false }),
               ..ROW },
         Row { name: "who said a node was back is named once the history has it", given: "n1:u n2:q",
               status: |p| {
                   p.options.uncordon_when_back = true;
                   p.nodes[0].waiting_since = Some(t0());
-                  p.nodes[0].said_back = Some(crate::rollout::SaidBack { by: None, new_boot: false });
+                  p.nodes[0].said_back = Some(crate::rollout::SaidBack { by: None, new_boot: false, checked: false });
+                  verify(p, 600);
               },
-              look: |l| { l.uncordons.insert("n1".into(), ("ann".into(), now())); },
+              look: |l| {
+                  let reason = Some(super::facts::said_back_reason("night"));
+                  l.uncordons.insert("n1".into(), super::facts::Uncordon { by: "ann".into(), at: now(), reason });
+              },
               then: "n1:u n2:q", effects: &["start n2", "silences"],
-              also: |p| p.nodes[0].said_back.as_ref().and_then(|s| s.by.as_deref()) == Some("ann"), ..ROW },
+              also: |p| p.nodes[0].said_back
+                  == Some(crate::rollout::SaidBack { by: Some("ann".into()), new_boot: false, checked: true }),
+              ..ROW },
         Row { name: "a card from before the drain's cordon is not a person's uncordon", given: "n1:w",
               status: |p| p.options.uncordon_when_back = true,
               look: |l| { card(l, "n1", "boot-1", true); l.cards.get_mut("n1").unwrap().unschedulable = false; },

@@ -302,6 +302,9 @@ impl Hold {
                 format!("outside window; opens {local} {zone}, in {}", span(now, *opens))
             }
             Hold::OutsideWindow { .. } => "outside window; it does not open within a year".into(),
+            Hold::Frozen { reason, until, ends: Some(ends), zone } if *zone == ends.abbreviation => {
+                format!("frozen ({reason}) until {}, in {}", ends.english(), span(now, *until))
+            }
             Hold::Frozen { reason, until, ends: Some(ends), zone } => {
                 format!("frozen ({reason}) until {} ({zone}), in {}", ends.english(), span(now, *until))
             }

@@ -13,8 +13,8 @@ use super::{Acting, Engine};
 use crate::{Error, Result};
 
 impl Engine {
-    /// Who last uncordoned `node`, and when, as its history says (a claim: for showing only).
-    pub(crate) fn last_uncordon(&self, node: &str) -> Option<(String, jiff::Timestamp)> {
+    /// Who last uncordoned `node`, when and why, as its history says (a claim: for showing only).
+    pub(crate) fn last_uncordon(&self, node: &str) -> Option<domain::plan_step::Uncordon> {
         self.recent.as_ref().and_then(|r| r.last_uncordon(node))
     }
 

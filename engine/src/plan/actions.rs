@@ -103,7 +103,7 @@ impl Acting<'_> {
             return Err(Error::Conflict(Conflict::NotCheckedOut { node: node.to_owned(), failed }));
         }
         // The uncordon's record says why, for the plan's row and the node's history.
-        self.set_unschedulable(node, false, Some(format!("said back for maintenance plan {id}"))).await?;
+        self.set_unschedulable(node, false, Some(domain::plan_step::said_back_reason(id))).await?;
         Ok(())
     }
 

@@ -1,7 +1,10 @@
 //! One rollout in the panel: its header with pause, resume and a stop that asks first, each node's step, and what
 //! the people watching must do when every node waits to come back.
 
-use domain::rollout::{Back, RolloutNode, RolloutProgress, RolloutState, Step};
+use domain::{
+    rollout::{Back, RolloutNode, RolloutProgress, RolloutState, Step},
+    verify::Verify,
+};
 use leptos::prelude::*;
 
 use crate::{
@@ -10,12 +13,12 @@ use crate::{
     rollouts::{CancelRollout, PauseRollout},
 };
 
-/// Where a node of a rollout is, in words.
-fn step_text(i18n: I18n, node: &RolloutNode) -> String {
+/// Where a node of a rollout is, in words; `verify`, the plan's checks.
+fn step_text(i18n: I18n, node: &RolloutNode, verify: Option<&Verify>) -> String {
     match (&node.back, &node.step) {
         (Some(Back::Waiting(_)), _) => t_string!(i18n, rollout.back_waiting).to_string(),
         // A person's word is not a reboot: the row says whose, and whether the node had rebooted.
-        (Some(Back::Uncordoned), _) if node.said_back.is_some() => said_back_text(i18n, node),
+        (Some(Back::Uncordoned), _) if node.said_back.is_some() => said_back_text(i18n, node, verify),
         (Some(Back::Uncordoned), _) => t_string!(i18n, rollout.back_uncordoned).to_string(),
         (Some(Back::Recovering), _) => t_string!(i18n, rollout.back_recovering).to_string(),
         (Some(Back::Unrecovered(failed)), _) => {
@@ -37,14 +40,22 @@ fn step_text(i18n: I18n, node: &RolloutNode) -> String {
     }
 }
 
-/// A node taken as back on a person's word: who, and whether it had a new boot id.
-fn said_back_text(i18n: I18n, node: &RolloutNode) -> String {
+/// A node taken as back on a person's word: who, whether it had a new boot id, and which of the plan's checks it
+/// passed first, where it came by the plan's own "It is back".
+fn said_back_text(i18n: I18n, node: &RolloutNode, verify: Option<&Verify>) -> String {
     let Some(said) = &node.said_back else { return String::new() };
     let by = said.by.clone().unwrap_or_else(|| "?".into());
-    if said.new_boot {
+    let text = if said.new_boot {
         t_string!(i18n, rollout.back_said_rebooted, by).to_string()
     } else {
         t_string!(i18n, rollout.back_said_no_boot, by).to_string()
+    };
+    match verify.filter(|_| said.checked) {
+        Some(v) => {
+            let checks = crate::i18n::verify_checks_text(i18n, v);
+            format!("{text}{}", t_string!(i18n, rollout.back_checks_passed, checks))
+        }
+        None => text,
     }
 }
 
@@ -111,7 +122,9 @@ pub(super) fn RolloutView(id: String, rollouts: RwSignal<Vec<RolloutProgress>>) 
         })
     };
     let reason = move || rollout.with(|r| r.as_ref().and_then(|r| r.reason.clone()));
+    let verify = move || rollout.with(|r| r.as_ref().and_then(|r| r.options.verify.clone()));
     let row = move |node: RolloutNode| {
+        let checks = verify();
         let drain = node.drain_id.clone();
         let name = node.name.clone();
         view! {
@@ -125,7 +138,7 @@ pub(super) fn RolloutView(id: String, rollouts: RwSignal<Vec<RolloutProgress>>) 
             >
                 <td>{node.name.clone()}</td>
                 <td>{node.zone.clone().unwrap_or_default()}</td>
-                <td>{step_text(i18n, &node)}</td>
+                <td>{step_text(i18n, &node, checks.as_ref())}</td>
                 <td>
                     {drain.map(|drain| view! {
                         <button type="button" data-testid="rollout-node-details" on:click=move |_| actions.open(Dialog::Progress(drain.clone()))>
