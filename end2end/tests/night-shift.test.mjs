@@ -128,6 +128,15 @@ test('a plan\'s nodes are done only once back: status, kubectl, the panel and th
   assert.equal(await part.getAttribute('data-plan'), id);
   assert.match(await part.textContent(), new RegExp(`^Part of ${id}: drained and cordoned; reboot it, then say it is back\.`));
   await nodePage.screenshot({ path: join(artifactsDir, 'node-awaited.png'), fullPage: true });
+  // On a phone: the same line and its button, within the screen's width.
+  const phone = await ctx.browser.newContext({ viewport: { width: 390, height: 844 } });
+  const phonePage = await phone.newPage();
+  await phonePage.goto(`${ctx.server.url}/nodes/${nodes[1]}`);
+  await phonePage.locator('[data-testid="card-plan"] [data-testid="rollout-node-back"]').waitFor({ timeout: 30_000 });
+  const phoneWidths = await phonePage.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  assert.ok(phoneWidths[0] <= phoneWidths[1], `the awaited node's page within a phone's width: ${phoneWidths.join(' of ')}`);
+  await phonePage.screenshot({ path: join(artifactsDir, 'node-awaited-phone.png'), fullPage: true });
+  await phone.close();
   await part.locator('[data-testid="rollout-node-back"]').click();
   const ask = part.locator('[data-testid="rollout-node-back-ask"]');
   assert.match(await ask.textContent(), new RegExp(`^${nodes[1]} reported no new boot since its drain: uncordon it on your word\?`));
@@ -178,6 +187,14 @@ test('the estimates follow grace and timeout, say "under a second", and cannot t
     return dialog;
   };
   let dialog = await open(node);
+  // Tab reaches "Check capacity" before Confirm: both in the tab order, in the page's order.
+  const order = await dialog.evaluate((root) => {
+    const check = root.querySelector('[data-testid="capacity-check"]');
+    const confirm = root.querySelector('[data-testid="confirm-drain"]');
+    const positive = [...root.querySelectorAll('[tabindex]')].filter((e) => e.tabIndex > 0).length;
+    return { before: Boolean(check.compareDocumentPosition(confirm) & Node.DOCUMENT_POSITION_FOLLOWING), positive };
+  });
+  assert.deepEqual(order, { before: true, positive: 0 });
   const estimate = dialog.locator('[data-testid="drain-estimate"]');
   await estimate.waitFor({ timeout: 15_000 });
   // The pod's 30 s at most; the low end (and, where past drains here were instant, the likely value) is "under a
