@@ -5,21 +5,13 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { apply, deletePlans, kwokNodes, inlineKubeconfig, kubectl, MAINTAIN, READ, repoRoot, startDrainboard, waitFor } from './support.mjs';
+import { apply, deletePlans, inlineKubeconfig, kubectl, kwokNodes, MAINTAIN, postAs, READ, repoRoot, startDrainboard, waitFor } from './support.mjs';
 
 const TAINT = 'drainboard.dev/test';
 const cleanups = [];
 after(async () => { for (const c of cleanups.reverse()) await c(); deletePlans(); });
 
-async function call(server, path, cookie, body = {}) {
-  const res = await fetch(`${server.url}/api/${path}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  let json;
-  try { json = JSON.parse(text); } catch { json = text; }
-  return { status: res.status, body: json };
-}
+const call = (server, path, cookie, body) => postAs(server.url, path, cookie, body);
 
 async function signIn(server, kubeconfig) {
   const res = await fetch(`${server.url}/api/session/sign-in`, {

@@ -5,7 +5,7 @@
 // another namespace holding the drain up.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAINTAIN, READ, apply, deletePlans, inlineKubeconfig, kubectl, requireEnv, scenario, startDrainboard, waitFor } from './support.mjs';
+import { apply, deletePlans, inlineKubeconfig, kubectl, MAINTAIN, postAs, READ, requireEnv, scenario, startDrainboard, waitFor } from './support.mjs';
 import { join } from 'node:path';
 
 let server;
@@ -23,15 +23,7 @@ after(async () => {
   if (otherNs) { try { kubectl('delete', 'namespace', otherNs, '--wait=false'); } catch {} }
 });
 
-async function call(path, cookie, body = {}) {
-  const res = await fetch(`${server.url}/api/${path}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  let json;
-  try { json = JSON.parse(text); } catch { json = text; }
-  return { status: res.status, body: json };
-}
+const call = (path, cookie, body) => postAs(server.url, path, cookie, body);
 
 async function signIn(kubeconfig) {
   const res = await fetch(`${server.url}/api/session/sign-in`, {

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { apply, kubectl, repoRoot, requireEnv, startDrainboard, waitFor } from './support.mjs';
+import { apply, kubectl, postAs, repoRoot, requireEnv, startDrainboard, waitFor } from './support.mjs';
 
 const recipeDir = join(repoRoot, 'deploy', 'examples', 'tonight');
 const FILES = ['plan-unattended.yaml', 'plan.yaml', 'rbac.yaml', 'window.yaml'];
@@ -135,15 +135,7 @@ async function signIn(server, who) {
   return res.headers.get('set-cookie').split(';')[0];
 }
 
-async function call(server, path, cookie, body = {}) {
-  const res = await fetch(`${server.url}/api/${path}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  let json;
-  try { json = JSON.parse(text); } catch { json = text; }
-  return { status: res.status, body: json };
-}
+const call = (server, path, cookie, body) => postAs(server.url, path, cookie, body);
 
 const plan = (name) => JSON.parse(kubectl('get', 'maintenanceplan', name, '-o', 'json'));
 const blockedOf = (p) => p.status?.conditions?.find((c) => c.type === 'Blocked' && c.status === 'True');

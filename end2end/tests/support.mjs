@@ -431,3 +431,17 @@ export async function typeWhileStreaming(page, input, text, read) {
   const value = await input.inputValue();
   if (value !== text) throw new Error(`${testid} holds "${value}", not the "${text}" typed`);
 }
+
+/**
+ * POSTs `body` as JSON to `/api/PATH` of the server at `url` with a session's `cookie`; answers the status and the
+ * body, as JSON where it reads as JSON, as text otherwise.
+ */
+export async function postAs(url, path, cookie, body = {}) {
+  const res = await fetch(`${url}/api/${path}`, {
+    method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json;
+  try { json = JSON.parse(text); } catch { json = text; }
+  return { status: res.status, body: json };
+}

@@ -16,14 +16,17 @@ use super::facts::{Effect, Look};
 pub(super) fn bring_back(p: &mut RolloutProgress, look: &Look, effects: &mut Vec<Effect>) {
     let checks = p.options.verify.clone();
     let now = look.now;
-    // Who said a node was back may reach the history a moment after its uncordon: named once it does, with
-    // whether it came by the plan's own "It is back", which uncordons only once the plan's checks pass.
+    // Who said a node was back is named only where they did so by the plan's own "It is back" (its history entry
+    // names the plan): an action on the plan, as continuing it is, which anyone who reads the plan may see. Who
+    // uncordoned a node some other way stays in the node's history, for those who may read it. The entry may
+    // reach the history a moment after the uncordon: named once it does. In a plan that verifies, that action
+    // uncordons only once the plan's checks pass.
     let ours = super::facts::said_back_reason(&p.id);
     let verified = checks.is_some();
     let said = |uncordon: Option<&super::facts::Uncordon>, since: Option<jiff::Timestamp>| {
         uncordon
-            .filter(|u| since.is_none_or(|s| u.at >= s))
-            .map(|u| (u.by.clone(), verified && u.reason.as_deref() == Some(ours.as_str())))
+            .filter(|u| since.is_none_or(|s| u.at >= s) && u.reason.as_deref() == Some(ours.as_str()))
+            .map(|u| (u.by.clone(), verified))
     };
     for node in &mut p.nodes {
         let since = node.waiting_since;

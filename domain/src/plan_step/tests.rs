@@ -490,12 +490,13 @@ fn rows() -> Vec<Row> {
                   let c = l.cards.get_mut("n1").unwrap();
                   c.unschedulable = false;
                   c.drain_record = Some(own_record("n1", DrainState::Drained));
+                  // Uncordoned by hand, not by the plan's "It is back": who did it is not copied into the plan.
                   let uncordon = super::facts::Uncordon { by: "ann".into(), at: now(), reason: None };
                   l.uncordons.insert("n1".into(), uncordon);
               },
               then: "n1:u", effects: &["done n1", "silences"],
               also: |p| p.nodes[0].said_back
-                  == Some(crate::rollout::SaidBack { by: Some("ann".into()), new_boot: false, checked: false }),
+                  == Some(crate::rollout::SaidBack { by: None, new_boot: false, checked: false }),
               ..ROW },
         Row { name: "who said a node was back is named once the history has it", given: "n1:u n2:q",
               status: |p| {

@@ -1,11 +1,7 @@
 //! The maintenance plan a node is part of, on its card and its page: the plan's name and where the node stands
 //! in it (`domain::tally`), and for a node awaited back what the people watching must do, with "It is back".
 
-use domain::{
-    node::NodeCard,
-    rollout::{Back, RolloutProgress, RolloutState},
-    tally::Standing,
-};
+use domain::{node::NodeCard, tally::Standing};
 use leptos::prelude::*;
 
 use crate::{
@@ -29,28 +25,16 @@ fn standing_text(i18n: I18n, standing: Standing) -> String {
     .to_string()
 }
 
-/// The plan not ended that `node` is part of, if any (the first in the list: the latest).
-fn plan_of(plans: &[RolloutProgress], node: &str) -> Option<(String, Standing, Option<Option<String>>)> {
-    plans.iter().filter(|p| !matches!(p.state, RolloutState::Finished | RolloutState::Cancelled)).find_map(|p| {
-        let n = p.nodes.iter().find(|n| n.name == node)?;
-        let boot = match &n.back {
-            Some(Back::Waiting(boot)) => Some(boot.clone()),
-            _ => None,
-        };
-        Some((p.id.clone(), Standing::of(n), boot))
-    })
-}
-
 #[component]
 pub fn CardPlan(card: Memo<NodeCard>) -> impl IntoView {
     let i18n = use_i18n();
     let live = use_context::<LiveNow>();
     let part = Memo::new(move |_| {
-        let name = card.with(|c| c.name.clone());
-        live.and_then(|l| l.plans.with(|p| p.as_deref().and_then(|p| plan_of(p, &name))))
+        let index = live?.part_of;
+        card.with(|c| index.with(|i| i.get(&c.name).cloned()))
     });
     move || {
-        part.get().map(|(plan, standing, boot)| {
+        part.get().map(|crate::live::InPlan { plan, standing, awaited_from: boot }| {
             let node = card.with_untracked(|c| c.name.clone());
             let text = match standing {
                 Standing::Awaited => t_string!(i18n, card.plan_reboot, plan = plan.clone()).to_string(),

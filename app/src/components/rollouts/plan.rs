@@ -44,7 +44,8 @@ fn step_text(i18n: I18n, node: &RolloutNode, verify: Option<&Verify>) -> String 
 /// passed first, where it came by the plan's own "It is back".
 fn said_back_text(i18n: I18n, node: &RolloutNode, verify: Option<&Verify>) -> String {
     let Some(said) = &node.said_back else { return String::new() };
-    let by = said.by.clone().unwrap_or_else(|| "?".into());
+    // Named only where they used the plan's own "It is back" (`domain::plan_step`).
+    let by = said.by.clone().unwrap_or_else(|| t_string!(i18n, rollout.back_said_someone).to_string());
     let text = if said.new_boot {
         t_string!(i18n, rollout.back_said_rebooted, by).to_string()
     } else {
