@@ -41,6 +41,17 @@ impl Zoom {
         }
     }
 
+    /// The narrowest zoom that still shows all of the last day's work, whose first start is `earliest` (`None`:
+    /// nothing happened in the day). The wall has no zoom buttons: tonight's hour of work is drawn across its
+    /// width, not as a sliver at the end of a day.
+    pub fn to_fit(earliest: Option<Timestamp>, now: Timestamp) -> Zoom {
+        let Some(earliest) = earliest else { return Zoom::Day };
+        Zoom::ALL
+            .into_iter()
+            .find(|zoom| now.checked_sub(zoom.span()).is_ok_and(|since| since <= earliest))
+            .unwrap_or(Zoom::Day)
+    }
+
     /// A stable name, for the page's test ids and the address.
     pub fn key(self) -> &'static str {
         match self {
@@ -295,6 +306,23 @@ pub fn position(t: Timestamp, since: Timestamp, now: Timestamp) -> u16 {
 mod tests {
     use super::*;
     use crate::progress::DrainState;
+
+    #[test]
+    fn the_wall_zooms_to_the_narrowest_span_that_holds_the_day_s_work() {
+        let now = at(0);
+        let cases = [
+            (None, Zoom::Day, "nothing happened: the whole day"),
+            (Some(now), Zoom::Hour, "a start just now"),
+            (Some(at(1)), Zoom::Hour, "a start an hour ago, at the hour's edge"),
+            (Some(at(1).checked_sub(SignedDuration::from_secs(1)).unwrap()), Zoom::Tonight, "a second before the hour"),
+            (Some(at(12)), Zoom::Tonight, "twelve hours ago"),
+            (Some(at(13)), Zoom::Day, "thirteen hours ago"),
+            (Some(at(30)), Zoom::Day, "before the day: the day, the widest there is"),
+        ];
+        for (earliest, zoom, why) in cases {
+            assert_eq!(Zoom::to_fit(earliest, now), zoom, "{why}");
+        }
+    }
 
     #[test]
     fn a_zoom_reaches_back_its_span_and_a_plan_is_cut_to_it() {

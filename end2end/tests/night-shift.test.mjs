@@ -89,6 +89,31 @@ test('a plan\'s nodes are done only once back: status, kubectl, the panel and th
   assert.match(await line.textContent(), new RegExp(`^${id} by admin`));
   assert.equal(await line.locator('progress').getAttribute('value'), '0');
   await wall.screenshot({ path: join(artifactsDir, 'wall-mid-plan.png') });
+  // At a wall's own size, 1920×1080: the timeline is under the map, in its column, zoomed to the day's work (not
+  // the whole day, where tonight is a sliver at its end); the side column keeps a plan's name on one line.
+  const big = await ctx.browser.newContext({ viewport: { width: 1920, height: 1080 } });
+  const bigWall = await big.newPage();
+  await bigWall.goto(`${ctx.server.url}/wall`);
+  await bigWall.locator(`[data-testid="wall-plan"][data-id="${id}"]`).waitFor({ timeout: 30_000 });
+  await bigWall.locator('[data-testid="timeline-axis-start"]').waitFor({ timeout: 30_000 });
+  const layout = await bigWall.evaluate((id) => {
+    const box = (selector) => document.querySelector(selector).getBoundingClientRect();
+    const name = document.querySelector(`[data-testid="wall-plan"][data-id="${id}"] [data-testid="wall-plan-line"] strong`);
+    return {
+      timelineUnderMap: box('[data-testid="timeline"]').top >= box('[data-testid="fleet-map"]').bottom,
+      timelineBesideSide: box('[data-testid="timeline"]').right <= box('.wall-side').left,
+      nameLines: name.getClientRects().length,
+      zoom: document.querySelector('[data-testid="timeline-axis-start"]').dataset.zoom,
+      title: document.querySelector('[data-testid="timeline"] h2').textContent,
+      scroll: document.documentElement.scrollWidth <= window.innerWidth,
+    };
+  }, id);
+  assert.deepEqual({ ...layout, zoom: layout.zoom !== 'day', title: undefined },
+    { timelineUnderMap: true, timelineBesideSide: true, nameLines: 1, zoom: true, scroll: true, title: undefined }, JSON.stringify(layout));
+  // Its title says what it shows.
+  assert.equal(layout.title, { hour: 'The last hour', tonight: 'The last 12 hours' }[layout.zoom], JSON.stringify(layout));
+  await bigWall.screenshot({ path: join(artifactsDir, 'wall-1920.png') });
+  await big.close();
 
   // The timeline: the plan is a span of its own; the zoom changes the reach (its geometry is domain::timeline's).
   const timeline = await context.newPage();
@@ -195,6 +220,16 @@ test('the estimates follow grace and timeout, say "under a second", and cannot t
     return { before: Boolean(check.compareDocumentPosition(confirm) & Node.DOCUMENT_POSITION_FOLLOWING), positive };
   });
   assert.deepEqual(order, { before: true, positive: 0 });
+  // And pressed: from the dialog's first control, Tab reaches "Check capacity" before the buttons at its foot.
+  await dialog.evaluate((root) => root.querySelector('button, input, select, textarea, a[href]').focus());
+  const reached = [await page.evaluate(() => document.activeElement?.dataset?.testid ?? document.activeElement?.tagName)];
+  for (let i = 0; i < 60 && !reached.includes('dialog-cancel'); i++) {
+    await page.keyboard.press('Tab');
+    reached.push(await page.evaluate(() => document.activeElement?.dataset?.testid ?? document.activeElement?.tagName));
+  }
+  assert.ok(reached.includes('dialog-cancel'), `Tab reaches the dialog's buttons: ${reached.join(' > ')}`);
+  assert.ok(reached.indexOf('capacity-check') >= 0 && reached.indexOf('capacity-check') < reached.indexOf('dialog-cancel'),
+    `Check capacity comes before the buttons when tabbing: ${reached.join(' > ')}`);
   const estimate = dialog.locator('[data-testid="drain-estimate"]');
   await estimate.waitFor({ timeout: 15_000 });
   // The pod's 30 s at most; the low end (and, where past drains here were instant, the likely value) is "under a

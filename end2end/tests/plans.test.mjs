@@ -258,13 +258,40 @@ test('undo uncordons exactly the nodes the plan cordoned and still holds, and li
     return board.upsert?.find((c) => c.name === p.nodes[1])?.cordon_record?.reason === 'disk check';
   });
 
-  const undone = await call(a, 'plans/undo', { id });
-  assert.equal(undone.status, 200, JSON.stringify(undone.body));
-  const by = Object.fromEntries(undone.body.map((n) => [n.node, n.step]));
-  assert.equal(by[p.nodes[0]], 'Uncordon');
+  // In the browser: Undo says first which nodes it would uncordon, as the nodes stand now; once used, it is off,
+  // and each node's line says what was done and why not.
+  const unschedulable = (n) => kubectl('get', 'node', n, '-o', 'jsonpath={.spec.unschedulable}').trim();
+  const browser = await launchBrowser();
+  try {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${a.url}/`);
+    // Ended plans are folded away under the running ones.
+    await page.locator('[data-testid="rollouts-ended"] > summary').click();
+    const panel = page.locator(`[data-testid="rollout"][data-id="${id}"]`);
+    const preview = panel.locator('[data-testid="plan-undo-preview"]');
+    await preview.waitFor({ timeout: 30_000 });
+    await waitFor('the preview to name the one node', 10_000, async () => (await preview.getAttribute('data-nodes')) === '1');
+    assert.equal(await preview.textContent(), `Undo would uncordon ${p.nodes[0]}, as the nodes stand now.`);
+    assert.equal(unschedulable(p.nodes[0]), 'true', 'nothing is touched by the preview');
+    const button = panel.locator('[data-testid="plan-undo"]');
+    await button.click();
+    const lines = panel.locator('[data-testid="plan-undo-result"] [data-testid="plan-undo-node"]');
+    await lines.first().waitFor({ timeout: 15_000 });
+    const uncordoned = await panel.locator('[data-testid="plan-undo-node"][data-uncordoned="true"]').evaluateAll((l) => l.map((e) => e.dataset.node));
+    assert.deepEqual(uncordoned, [p.nodes[0]]);
+    assert.equal(await lines.count(), 3);
+    assert.ok(await button.isDisabled(), 'Undo is off once used');
+    await waitFor('the preview to name no node now', 10_000, async () => (await preview.getAttribute('data-nodes')) === '0');
+  } finally {
+    await browser.close();
+  }
+  // The cluster agrees, and asking again through the API finds nothing more of the plan's to undo.
+  const again = await call(a, 'plans/undo', { id });
+  assert.equal(again.status, 200, JSON.stringify(again.body));
+  const by = Object.fromEntries(again.body.map((n) => [n.node, n.step]));
+  assert.deepEqual(by[p.nodes[0]], { Leave: 'NotCordoned' });
   assert.deepEqual(by[p.nodes[1]], { Leave: { CordonedSince: { by: 'admin' } } });
   assert.deepEqual(by[p.nodes[2]], { Leave: 'CordonedBefore' });
-  const unschedulable = (n) => kubectl('get', 'node', n, '-o', 'jsonpath={.spec.unschedulable}').trim();
   assert.equal(unschedulable(p.nodes[0]), '', 'the plan\'s cordon is undone');
   assert.equal(unschedulable(p.nodes[1]), 'true', 'a later cordon stays');
   assert.equal(unschedulable(p.nodes[2]), 'true', 'a cordon from before the plan stays');

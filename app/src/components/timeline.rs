@@ -46,9 +46,20 @@ pub fn Timeline(
     );
     let zoom = RwSignal::new(Zoom::default());
     let live = use_context::<crate::live::LiveNow>();
+    let plans = move || live.and_then(|l| l.plans.get()).unwrap_or_default();
+    // What is shown: the zoom chosen, or on the wall, which has no buttons, the one that fits the day's work.
+    let shown = Memo::new(move |_| {
+        if links {
+            return zoom.get();
+        }
+        recent.with(|r| match r {
+            Some(Ok(r)) => fitted(&r.entries, &plans(), nodes, r.server_time.unwrap_or_else(Timestamp::now)),
+            _ => Zoom::Day,
+        })
+    });
     view! {
-        <section class="timeline" data-testid="timeline" data-zoom=move || zoom.get().key()>
-            <h2>{t_string!(i18n, timeline.title)}</h2>
+        <section class="timeline" data-testid="timeline" data-zoom=move || shown.get().key()>
+            <h2>{move || title_text(i18n, shown.get())}</h2>
             // Not on the wall, which has nothing to click.
             {links.then(|| view! {
             <div class="timeline-zoom" role="group" aria-label=t_string!(i18n, timeline.zoom)>
@@ -68,8 +79,8 @@ pub fn Timeline(
             <Transition fallback=|| ()>
                 {move || {
                 let typed = name.get();
-                let zoom = zoom.get();
-                let plans = live.and_then(|l| l.plans.get()).unwrap_or_default();
+                let zoom = shown.get();
+                let plans = plans();
                 Suspend::new(async move {
                     match recent.await {
                         Ok(r) if !r.kept => view! {
@@ -92,7 +103,7 @@ pub fn Timeline(
                                         {rows.into_iter().map(|row| view! { <Row row since now links /> }).collect_view()}
                                     </ol>
                                     <p class="timeline-axis muted" aria-hidden="true">
-                                        <span data-testid="timeline-axis-start">{zoom_start_text(i18n, zoom)}</span>
+                                        <span data-testid="timeline-axis-start" data-zoom=zoom.key()>{zoom_start_text(i18n, zoom)}</span>
                                         <span>{t_string!(i18n, timeline.axis_end)}</span>
                                     </p>
                                 }
@@ -109,6 +120,30 @@ pub fn Timeline(
             </Transition>
         </section>
     }
+}
+
+/// The zoom that shows the whole of the last day's work of these rows and plans (`Zoom::to_fit`).
+fn fitted(
+    entries: &[domain::audit::AuditEntry],
+    plans: &[domain::rollout::RolloutProgress],
+    nodes: usize,
+    now: Timestamp,
+) -> Zoom {
+    let day = now.checked_sub(Zoom::Day.span()).unwrap_or(Timestamp::MIN);
+    let spans = timeline::timeline(entries, day, now, nodes).into_iter().flat_map(|row| row.spans).map(|s| s.from);
+    let plans =
+        plans.iter().filter_map(|p| timeline::plan_span(p.started_at, p.finished_at, day, now)).map(|(from, _)| from);
+    Zoom::to_fit(spans.chain(plans).min(), now)
+}
+
+/// The timeline's title for what it shows.
+fn title_text(i18n: I18n, zoom: Zoom) -> String {
+    match zoom {
+        Zoom::Hour => t_string!(i18n, timeline.title_hour),
+        Zoom::Tonight => t_string!(i18n, timeline.title_tonight),
+        Zoom::Day => t_string!(i18n, timeline.title),
+    }
+    .to_string()
 }
 
 /// The zoom's button, in words.
