@@ -13,10 +13,17 @@ use crate::{drain::DrainOptions, progress::DrainState};
 /// The most nodes one rollout drains at once (it takes at most [`crate::input::MAX_NODES`]).
 pub const MAX_PARALLEL: u32 = 50;
 
+/// How many nodes a plan takes at once when it does not say: one, the careful choice, for a plan sent to the API
+/// and one made with `kubectl apply` alike.
+pub const fn default_max_parallel() -> u32 {
+    1
+}
+
 /// How a rollout goes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RolloutOptions {
-    /// At most this many nodes draining at once (1 to [`MAX_PARALLEL`]).
+    /// At most this many nodes draining at once (1 to [`MAX_PARALLEL`]; [`default_max_parallel`] when not given).
+    #[serde(default = "default_max_parallel")]
     pub max_parallel: u32,
     /// At most one node per zone (`topology.kubernetes.io/zone`) draining at once; nodes without a zone count as
     /// one zone of their own together.

@@ -39,6 +39,34 @@ test('node names that are not names are refused before anything happens', async 
   untouched();
 });
 
+test('an empty body is no arguments: sign-out runs, and an endpoint that needs arguments names the missing one', async () => {
+  // As `curl -X POST` sends it (no type, no body), and typed as JSON with nothing in it.
+  for (const headers of [{}, { 'content-type': 'application/json' }]) {
+    const cordon = await fetch(`${server.url}/api/nodes/cordon`, { method: 'POST', headers });
+    const why = await cordon.json();
+    assert.equal(cordon.status, 400, JSON.stringify(why));
+    assert.match(why.Invalid, /cannot be read: missing field `node`/);
+    const plan = await fetch(`${server.url}/api/plans/start`, { method: 'POST', headers });
+    assert.match((await plan.json()).Invalid, /missing field `nodes`/);
+  }
+  // The board's form-encoded empty body is read as it always was.
+  const board = await fetch(`${server.url}/api/board`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  assert.equal(board.status, 200);
+  assert.equal((await board.json()).full, true);
+  untouched();
+  // Sign-out's one argument has a default: with no body it signs out (on a server of its own, this one's session
+  // is the rest of the file's).
+  const own = await startDrainboard();
+  try {
+    const out = await fetch(`${own.url}/api/session/sign-out`, { method: 'POST' });
+    const said = await out.json();
+    assert.equal(out.status, 200, JSON.stringify(said));
+    assert.equal(said.signed_out, true, JSON.stringify(said));
+  } finally {
+    await own.stop();
+  }
+});
+
 test('numbers out of range, bad selectors and long reasons are 400s that say what to do', async () => {
   const cases = [
     [{ timeout_seconds: 604801 }, /timeout of 604801 s/],

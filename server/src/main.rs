@@ -8,6 +8,7 @@ mod aliases;
 mod cli;
 mod compress;
 mod contexts;
+mod empty_body;
 mod error;
 mod events;
 #[cfg(test)]

@@ -144,6 +144,7 @@ pub fn router(
         .merge(event_routes)
         // A body over the limit is refused with 413 before anything reads it.
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
+        .layer(axum::middleware::from_fn(crate::empty_body::layer))
         .layer(axum::middleware::map_response(limits_as_app_errors))
         // On every response. The page's content security policy carries a per-render nonce, so the shell sets it
         // (app::security); these need none.

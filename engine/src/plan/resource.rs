@@ -58,7 +58,7 @@ pub struct PlanSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_selector: Option<String>,
     /// At most this many nodes in maintenance at once (1 to 50).
-    #[serde(default = "one")]
+    #[serde(default = "domain::rollout::default_max_parallel")]
     // Typed as a signed integer in the schema: the API server knows no `uint32` format and warns of one.
     #[schemars(with = "i32", range(min = 1, max = 50))]
     pub max_parallel: u32,
@@ -102,10 +102,6 @@ pub struct PlanSpec {
     /// Start nothing more and cancel the running drains; the plan ends `Cancelled`.
     #[serde(default)]
     pub cancelled: bool,
-}
-
-fn one() -> u32 {
-    1
 }
 
 /// Where a plan is, written by the server that runs it. Its optional fields are written as `null` when empty, so
