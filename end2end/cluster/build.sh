@@ -4,6 +4,7 @@
 #   etcd, kwok, and kwok's stage definitions; and Alertmanager, which the maintenance windows' gates ask.
 # Skips the work when the binaries were built from the same pins (a stamp of the inputs).
 # Prints the binary folder on stdout; everything else goes to stderr.
+#   build.sh [--without-alertmanager]   the demo cluster of ./run has no use for Alertmanager: not built for it
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -18,8 +19,10 @@ mkdir -p "$bin"
 
 # Alertmanager, the maintenance windows' real companion, has a stamp of its own: a change to it does not rebuild
 # Kubernetes, nor the other way round.
+alertmanager=yes
+[ "${1:-}" != --without-alertmanager ] || alertmanager=no
 am_want=$(cat "$here/tools/versions.env" "$here"/tools/alertmanager/go.mod "$here"/tools/alertmanager/go.sum | sha256sum | cut -d' ' -f1)
-if [ ! -f "$bin/.stamp-alertmanager" ] || [ "$(cat "$bin/.stamp-alertmanager")" != "$am_want" ]; then
+if [ "$alertmanager" = yes ] && { [ ! -f "$bin/.stamp-alertmanager" ] || [ "$(cat "$bin/.stamp-alertmanager")" != "$am_want" ]; }; then
   echo "building Alertmanager $ALERTMANAGER_VERSION" >&2
   go build -C "$here/tools/alertmanager" -ldflags "-s -w" -o "$bin/" tool
   echo "$am_want" > "$bin/.stamp-alertmanager"

@@ -2,9 +2,10 @@
 # The local control plane: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok, on loopback,
 # in a fresh temp dir with its own PKI. See README.md beside this script.
 #
-#   cluster.sh up [--nodes N] [--zones Z] [--toleration-seconds S] [--grace-seconds G]
+#   cluster.sh up [--nodes N] [--zones Z] [--toleration-seconds S] [--grace-seconds G] [--without-alertmanager]
 #       Starts a cluster and waits until every kwok node is Ready. Prints the cluster dir on stdout
-#       (its cluster.env holds KUBECONFIG and the PIDs).
+#       (its cluster.env holds KUBECONFIG and the PIDs). With Alertmanager (ALERTMANAGER_URL in cluster.env)
+#       unless told not to: the tests of the windows' alert gates need it; ./run's demo does not.
 #   cluster.sh down DIR            Stops the processes `up` started in DIR (by PID) and removes DIR.
 #   cluster.sh seed DIR            Applies the seed workloads and waits until they run.
 #   cluster.sh not-ready DIR NODE  The node keeps its heartbeat but reports Ready=False.
@@ -135,18 +136,21 @@ YAML
 }
 
 cmd_up() {
-  local nodes=4 zones=2 toleration=300 grace=10
+  local nodes=4 zones=2 toleration=300 grace=10 alertmanager=yes
   while [ $# -gt 0 ]; do
     case $1 in
       --nodes) nodes=$2; shift 2 ;;
       --zones) zones=$2; shift 2 ;;
       --toleration-seconds) toleration=$2; shift 2 ;;
       --grace-seconds) grace=$2; shift 2 ;;
+      --without-alertmanager) alertmanager=no; shift ;;
       *) die "unknown option for up: $1" ;;
     esac
   done
   [ "$zones" -ge 2 ] || die "--zones must be at least 2"
-  local bin; bin=$("$here/build.sh"); BIN=$bin
+  local bin
+  if [ "$alertmanager" = yes ]; then bin=$("$here/build.sh"); else bin=$("$here/build.sh" --without-alertmanager); fi
+  BIN=$bin
   D=$(mktemp -d "${TMPDIR:-/tmp}/drainboard-cluster.XXXXXX")
   mkdir -p "$D/logs" "$D/pids"
   # If anything below fails, leave nothing running.
@@ -245,10 +249,14 @@ PY
   wait_for 30 "the MaintenanceWindow resource" kc wait --for=condition=Established crd/maintenancewindows.drainboard.dev --timeout=1s
 
   # Alertmanager, which the maintenance windows' alert gates ask: one receiver that sends nothing, no clustering.
-  printf 'route: {receiver: "null", group_wait: 1s}\nreceivers: [{name: "null"}]\n' > "$D/alertmanager.yml"
-  start "$D" alertmanager "$bin/alertmanager" --config.file="$D/alertmanager.yml" --storage.path="$D/alertmanager" \
-    --web.listen-address="127.0.0.1:$AMP" --cluster.listen-address=
-  wait_for 30 "Alertmanager ready" curl -fsS "http://127.0.0.1:$AMP/-/ready"
+  local am_url=""
+  if [ "$alertmanager" = yes ]; then
+    printf 'route: {receiver: "null", group_wait: 1s}\nreceivers: [{name: "null"}]\n' > "$D/alertmanager.yml"
+    start "$D" alertmanager "$bin/alertmanager" --config.file="$D/alertmanager.yml" --storage.path="$D/alertmanager" \
+      --web.listen-address="127.0.0.1:$AMP" --cluster.listen-address=
+    wait_for 30 "Alertmanager ready" curl -fsS "http://127.0.0.1:$AMP/-/ready"
+    am_url=http://127.0.0.1:$AMP
+  fi
 
   cat > "$D/cluster.env" <<ENV
 KUBECONFIG=$D/admin.kubeconfig
@@ -259,7 +267,7 @@ NODES=$nodes
 ZONES=$zones
 TOLERATION_SECONDS=$toleration
 NODE_MONITOR_GRACE_SECONDS=$grace
-ALERTMANAGER_URL=http://127.0.0.1:$AMP
+ALERTMANAGER_URL=$am_url
 ENV
   trap - ERR INT TERM
   log "up in $((SECONDS - started)) s: $nodes nodes Ready in $zones zones; KUBECONFIG=$D/admin.kubeconfig"

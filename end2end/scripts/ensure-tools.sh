@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what this repo's build needs and a fresh machine lacks; does nothing for what is already there.
-#   ensure-tools.sh            the build tools: wasm32 target, cargo-leptos, wasm-bindgen CLI, control-plane binaries,
-#                              and end2end's npm packages
+#   ensure-tools.sh            the build tools: wasm32 target, cargo-leptos, wasm-bindgen CLI, and end2end's npm
+#                              packages
 #   ensure-tools.sh --browser  also Chromium from Debian, for the browser tests
+# The local control plane's binaries are not among them: `cluster.sh up` builds them when a cluster is started (the
+# demo and the tests), and `./run --kubeconfig FILE` never waits for them.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 log() { echo "ensure-tools: $*" >&2; }
@@ -29,8 +31,6 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION\$"; th
 fi
 
 command -v openssl >/dev/null || { log "installing openssl"; apt-get install -y openssl >&2; }
-
-"$root/end2end/cluster/build.sh" >/dev/null
 
 # playwright-core for the browser tests, binaryen's wasm-opt for release builds. Never a browser download.
 if ! cmp -s "$root/end2end/package-lock.json" "$root/end2end/node_modules/.installed-lock.json"; then

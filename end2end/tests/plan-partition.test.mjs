@@ -3,7 +3,7 @@
 // the plan drains. The other server takes the plan over; once the relay passes bytes again, including whatever the
 // cut-off server had sent meanwhile, the first writes nothing more of that plan, and never are more of its nodes
 // draining than its max_parallel. Everything is read from the cluster itself.
-import { test, after, afterEach } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
@@ -46,12 +46,6 @@ function planLeaseHolder(name) {
   return lease?.spec?.holderIdentity ?? null;
 }
 
-let servers = [];
-afterEach((t) => {
-  // A failed test ends with what its servers said last, so that the log names what broke.
-  if (t.passed === false) for (const s of servers) console.error(`--- ${s.url}:\n${s.logs().split('\n').slice(-60).join('\n')}`);
-  servers = [];
-});
 
 test('a runner cut off from the API server past its Lease writes nothing more once the other took over, and the plan never drains more than max_parallel at once', { timeout: 420_000 }, async () => {
   const p = await poolOf(cleanups, 'partition', 3);
@@ -70,7 +64,6 @@ test('a runner cut off from the API server past its Lease writes nothing more on
   // started together, either could take it); b joins once a runs it.
   const a = await startDrainboard([], { kubeconfig: relayed });
   cleanups.push(() => a.stop());
-  servers = [a];
 
   const started = await call(a, 'plans/start', { nodes: p.nodes, options: { max_parallel: 1 }, reason: 'partition' });
   assert.equal(started.status, 200, JSON.stringify(started.body));
@@ -84,7 +77,6 @@ test('a runner cut off from the API server past its Lease writes nothing more on
   assert.ok(holderA && runnerA.startsWith(holderA), `a runs it: ${runnerA}, Lease ${holderA}`);
   const b = await startDrainboard();
   cleanups.push(() => b.stop());
-  servers = [a, b];
 
   // What the cluster shows from here on, every 250 ms: who runs the plan, its Lease, and how many of its nodes
   // drain at once, by its status and by the nodes' own drain records.

@@ -15,10 +15,8 @@ const pool = (name, count) => poolOf(cleanups, name, count);
 /** The servers the running test started: each test stops its own at its end, so that none takes the next one's plans. */
 let servers = [];
 const server = async (args) => { const s = await startDrainboard(args); servers.push(s); return s; };
-afterEach(async (t) => {
+afterEach(async () => {
   await Promise.all(servers.map((s) => s.stop()));
-  // A failed test ends with what its servers said last, so that the log names what broke.
-  if (t.passed === false) for (const s of servers) console.error(`--- ${s.url}:\n${s.logs().split('\n').slice(-40).join('\n')}`);
   servers = [];
   // No plan outlives its test: a later test's local server would go on with it (the operator's servers made it).
   deletePlans();

@@ -2,7 +2,7 @@
 // port, and kubectl against the local control plane. The test command (../../test-all) sets the environment.
 import { spawn, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { before, after } from 'node:test';
+import { before, after, beforeEach, afterEach } from 'node:test';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -68,6 +68,22 @@ function lockCookie(origin, token) {
  * and waits for the exit; `stop('SIGKILL')` ends it at once, like a crash. `kubeconfig` defaults to the test
  * cluster's admin.
  */
+/** How many of a server's last lines a failed test's report ends with. */
+const SERVER_LINES = 25;
+/** Every server this test file started, and where each one's log stood when the running test began. */
+const servers = new Set();
+let logMarks = new Map();
+beforeEach(() => { logMarks = new Map([...servers].map((s) => [s, s.logs().length])); });
+// A failed test's report ends with what each server said during it (its last lines), so that a CI log names what
+// broke beside the assertion: `./test-all` repeats these `# server` lines with the failure at the very end.
+afterEach((t) => {
+  if (t.passed !== false) return;
+  for (const s of servers) {
+    const lines = s.logs().slice(logMarks.get(s) ?? 0).trimEnd().split('\n').filter(Boolean).slice(-SERVER_LINES);
+    for (const line of lines) t.diagnostic(`server ${s.url}: ${line.length > 400 ? `${line.slice(0, 400)}…` : line}`);
+  }
+});
+
 export async function startDrainboard(extraArgs = [], { addr = '127.0.0.1:0', kubeconfig = requireEnv('KUBECONFIG'), inCluster, token = localToken } = {}) {
   const bin = requireEnv('DRAINBOARD_BIN');
   let command = bin;
@@ -116,7 +132,9 @@ export async function startDrainboard(extraArgs = [], { addr = '127.0.0.1:0', ku
     child.once('exit', resolve);
     child.kill(signal);
   });
-  return { url, printedUrl, token: secret, stop, logs: () => stderr };
+  const server = { url, printedUrl, token: secret, stop, logs: () => stderr };
+  servers.add(server);
+  return server;
 }
 
 /**
