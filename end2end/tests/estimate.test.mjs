@@ -161,11 +161,14 @@ test('a plan\'s estimate: the dialog and plans/estimate give its total, and the 
   assert.deepEqual(errors, []);
   await context.close();
 
-  // Started, the plan records its estimate and each node's, and the node's drain keeps its part.
-  const started = await call('plans/start', { nodes: [s.node], options, reason: 'estimate test' });
+  // Started, the plan records its estimate and each node's, and the node's drain keeps its part. It is started
+  // without max_parallel: 1, the resource's default too.
+  const { max_parallel: _unsaid, ...defaulted } = options;
+  const started = await call('plans/start', { nodes: [s.node], options: defaulted, reason: 'estimate test' });
   assert.equal(started.status, 200, JSON.stringify(started.json));
   const plan = started.json;
   const jsonpath = (path) => kubectl('get', 'maintenanceplan', plan, '-o', `jsonpath=${path}`).trim();
+  assert.equal(jsonpath('{.spec.maxParallel}'), '1', 'max_parallel not given is 1');
   await waitFor(`plan ${plan} to complete`, 90_000, () => jsonpath('{.status.phase}') === 'Complete');
   const recorded = JSON.parse(jsonpath('{.status.estimate}'));
   assert.ok(recorded.highSeconds >= 20 && recorded.likelySeconds >= recorded.lowSeconds, JSON.stringify(recorded));
