@@ -68,6 +68,22 @@ function lockCookie(origin, token) {
  * and waits for the exit; `stop('SIGKILL')` ends it at once, like a crash. `kubeconfig` defaults to the test
  * cluster's admin.
  */
+/**
+ * A counter's value in `server`'s `/metrics` (`name` as scraped, `_total` included), for the series whose labels
+ * include `labels`; 0 when there is none yet.
+ */
+export async function metric(server, name, labels = {}) {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const m = line.match(/^([a-z_]+)(\{[^}]*\})? (\S+)$/);
+    if (!m || m[1] !== name || !wanted.every((w) => (m[2] ?? '').includes(w))) continue;
+    sum += Number(m[3]);
+  }
+  return sum;
+}
+
 /** How many of a server's last lines a failed test's report ends with. */
 const SERVER_LINES = 25;
 /** Every server this test file started, and where each one's log stood when the running test began. */

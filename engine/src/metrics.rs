@@ -48,6 +48,12 @@ pub struct RequestLabels {
     pub status: u16,
 }
 
+/// Why the request guard refused a request: `host`, `other-site-read`, `other-site`, `origin` or `body-type`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RefusalLabels {
+    pub reason: &'static str,
+}
+
 /// Every metric the server keeps.
 pub struct Metrics {
     registry: Registry,
@@ -65,6 +71,8 @@ pub struct Metrics {
     pub requests: Family<RequestLabels, Histogram>,
     /// Notices' delivery attempts to webhooks, by format and outcome.
     pub notices: Family<NoticeLabels, Counter>,
+    /// Requests the guard refused, by why.
+    pub refused: Family<RefusalLabels, Counter>,
 }
 
 fn latency_histogram() -> Histogram {
@@ -110,7 +118,14 @@ impl Metrics {
             "Attempts to deliver a notice to a webhook, by format and outcome (delivered, failed, given_up, dropped)",
             notices.clone(),
         );
-        Metrics { registry, drains, evictions, watches_started, watch_errors, viewers, requests, notices }
+        let refused = Family::default();
+        registry.register(
+            "requests_refused",
+            "Requests the request guard refused before any handler, by reason (host, other-site-read, other-site, \
+             origin, body-type)",
+            refused.clone(),
+        );
+        Metrics { registry, drains, evictions, watches_started, watch_errors, viewers, requests, notices, refused }
     }
 
     /// Every metric, in the OpenMetrics text format.
@@ -132,6 +147,11 @@ impl Metrics {
         let answer = status.map_or_else(|| "none".to_owned(), |code| code.to_string());
         let attempt = if retried { "retry" } else { "first" };
         self.evictions.get_or_create(&AnswerLabels { answer, attempt }).inc();
+    }
+
+    /// Counts a request the guard refused, by its kind of refusal.
+    pub fn request_refused(&self, reason: &'static str) {
+        self.refused.get_or_create(&RefusalLabels { reason }).inc();
     }
 
     /// Counts a notice's delivery attempt.

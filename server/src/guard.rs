@@ -81,39 +81,63 @@ pub struct Asked<'a> {
     pub body_empty: bool,
 }
 
+/// Why the guard refused a request: a kind from a fixed set (the refusals metric's label, so that no request can
+/// grow its series) and the words the person reads.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub kind: &'static str,
+    pub why: String,
+}
+
+impl Refusal {
+    fn new(kind: &'static str, why: impl Into<String>) -> Option<Self> {
+        Some(Refusal { kind, why: why.into() })
+    }
+}
+
 /// Why a request is refused, or `None` when it may pass.
-pub fn refusal(asked: &Asked<'_>, hosts: &AllowedHosts) -> Option<String> {
+pub fn refusal(asked: &Asked<'_>, hosts: &AllowedHosts) -> Option<Refusal> {
     let Asked { method, path, headers, authority: uri_authority, body_empty } = *asked;
     let header = |name: &header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
     let Some(host) = header(&header::HOST).or(uri_authority) else {
-        return Some("the request names no Host".into());
+        return Refusal::new("host", "the request names no Host");
     };
     if !hosts.allows(host) {
-        return Some(format!(
-            "Host {host:?} is not allowed: open Drainboard by a loopback address, or start it with --allowed-host {}",
-            host_of(host)
-        ));
+        return Refusal::new(
+            "host",
+            format!(
+                "Host {host:?} is not allowed: open Drainboard by a loopback address, or start it with \
+                 --allowed-host {}",
+                host_of(host)
+            ),
+        );
     }
     let site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
     if matches!(*method, Method::GET | Method::HEAD) {
         let navigation = header(&header::HeaderName::from_static("sec-fetch-mode")) == Some("navigate")
             && header(&header::HeaderName::from_static("sec-fetch-dest")) == Some("document");
         return match site {
-            Some(site @ ("cross-site" | "same-site")) if path.starts_with("/api/") && !navigation => {
-                Some(format!("a {site} page may not read Drainboard's API (Sec-Fetch-Site: {site})"))
-            }
+            Some(site @ ("cross-site" | "same-site")) if path.starts_with("/api/") && !navigation => Refusal::new(
+                "other-site-read",
+                format!("a {site} page may not read Drainboard's API (Sec-Fetch-Site: {site})"),
+            ),
             _ => None,
         };
     }
     match (site, header(&header::ORIGIN)) {
         (Some("same-origin"), _) => {}
-        (Some(site), _) => return Some(format!("a {site} page may not act on Drainboard (Sec-Fetch-Site: {site})")),
+        (Some(site), _) => {
+            return Refusal::new(
+                "other-site",
+                format!("a {site} page may not act on Drainboard (Sec-Fetch-Site: {site})"),
+            );
+        }
         (None, Some(origin)) => {
             // Scheme, host and port exactly as the browser reaches this server under the request's Host (which
             // the Host rule above allowed).
             let own = format!("{}://{host}", hosts.1);
             if !origin.eq_ignore_ascii_case(own.trim()) {
-                return Some(format!("a page of origin {origin} may not act on Drainboard"));
+                return Refusal::new("origin", format!("a page of origin {origin} may not act on Drainboard"));
             }
         }
         (None, None) => {}
@@ -124,9 +148,10 @@ pub fn refusal(asked: &Asked<'_>, hosts: &AllowedHosts) -> Option<String> {
     match media.as_deref() {
         _ if body_empty => None,
         Some("application/json" | "application/x-www-form-urlencoded") => None,
-        other => {
-            Some(format!("a request body of type {} is not accepted: send application/json", other.unwrap_or("(none)")))
-        }
+        other => Refusal::new(
+            "body-type",
+            format!("a request body of type {} is not accepted: send application/json", other.unwrap_or("(none)")),
+        ),
     }
 }
 
@@ -144,9 +169,10 @@ pub async fn layer(State(hosts): State<AllowedHosts>, request: Request, next: Ne
     };
     match refusal(&asked, &hosts) {
         None => next.run(request).await,
-        Some(why) => {
+        Some(Refusal { kind, why }) => {
             let peer = request.extensions().get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0);
             tracing::warn!(method = %request.method(), path = %request.uri().path(), ?peer, %why, "request refused");
+            engine::metrics::METRICS.request_refused(kind);
             AppError::Forbidden(why).into_response()
         }
     }
@@ -173,15 +199,43 @@ mod tests {
         let headers = headers(pairs);
         let body_empty = headers.get("content-length").is_none_or(|v| v == "0");
         refusal(&Asked { method: &method, path, headers: &headers, authority: None, body_empty }, &hosts())
+            .map(|r| r.why)
     }
 
     /// The guard's answer to a POST of `/api/board` with `headers`, its body known empty or not.
     fn post(headers: &HeaderMap, body_empty: bool, hosts: &AllowedHosts) -> Option<String> {
         refusal(&Asked { method: &Method::POST, path: "/api/board", headers, authority: None, body_empty }, hosts)
+            .map(|r| r.why)
     }
 
     fn check(method: Method, pairs: &[(&str, &str)]) -> Option<String> {
         check_at(method, "/api/board", pairs)
+    }
+
+    #[test]
+    fn each_refusal_names_its_kind_from_a_fixed_set() {
+        let kind = |method: Method, path: &str, pairs: &[(&str, &str)]| {
+            let headers = headers(pairs);
+            let body_empty = headers.get("content-length").is_none_or(|v| v == "0");
+            refusal(&Asked { method: &method, path, headers: &headers, authority: None, body_empty }, &hosts())
+                .map(|r| r.kind)
+        };
+        let host = ("host", "127.0.0.1:3000");
+        let cases = [
+            (kind(Method::GET, "/", &[("host", "evil.example")]), Some("host")),
+            (kind(Method::GET, "/", &[]), Some("host")),
+            (
+                kind(Method::GET, "/api/board/events", &[host, ("sec-fetch-site", "cross-site")]),
+                Some("other-site-read"),
+            ),
+            (kind(Method::POST, "/api/board", &[host, ("sec-fetch-site", "same-site")]), Some("other-site")),
+            (kind(Method::POST, "/api/board", &[host, ("origin", "http://evil.example")]), Some("origin")),
+            (kind(Method::POST, "/api/board", &[host, ("content-type", "text/plain"), BODY]), Some("body-type")),
+            (kind(Method::POST, "/api/board", &[host, JSON, BODY]), None),
+        ];
+        for (i, (got, want)) in cases.into_iter().enumerate() {
+            assert_eq!(got, want, "case {i}");
+        }
     }
 
     const JSON: (&str, &str) = ("content-type", "application/json");
