@@ -24,10 +24,19 @@ if ! cargo leptos --version 2>/dev/null | grep -q " $CARGO_LEPTOS_VERSION"; then
   cargo install cargo-leptos --version "$CARGO_LEPTOS_VERSION" --locked --features no_downloads --debug >&2
 fi
 
+# From end2end/tools/wasm-bindgen, with its own lockfile (--locked, as every other tool here): the crate's published
+# one names a release the registry no longer serves.
+bindgen_tool="$root/end2end/tools/wasm-bindgen"
+bindgen_pinned=$(grep -o 'wasm-bindgen-cli = { version = "=[0-9.]*"' "$bindgen_tool/Cargo.toml" | grep -o '[0-9][0-9.]*')
+if [ "$bindgen_pinned" != "$WASM_BINDGEN_VERSION" ]; then
+  log "end2end/tools/wasm-bindgen pins wasm-bindgen-cli $bindgen_pinned, but Cargo.lock has wasm-bindgen" \
+    "$WASM_BINDGEN_VERSION: set the pin and the package version there to $WASM_BINDGEN_VERSION, then run" \
+    "'cargo update --manifest-path end2end/tools/wasm-bindgen/Cargo.toml'"
+  exit 1
+fi
 if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION\$"; then
-  # Not --locked: that lockfile names a webpki-roots release the registry no longer serves.
-  log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (a few minutes, once)"
-  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force >&2
+  log "installing the wasm-bindgen CLI $WASM_BINDGEN_VERSION (a few minutes, once)"
+  cargo install --path "$bindgen_tool" --locked --force --target-dir "$root/.cache/tools-target" >&2
 fi
 
 command -v openssl >/dev/null || { log "installing openssl"; apt-get install -y openssl >&2; }
