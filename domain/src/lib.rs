@@ -10,6 +10,7 @@ pub mod blocker;
 pub mod board;
 pub mod budget;
 pub mod capacity;
+pub mod census;
 pub mod conflict;
 pub mod context;
 pub mod countdown;

@@ -15,7 +15,7 @@ use crate::{
 };
 
 /// Where one node of a plan stands, for counting.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Standing {
     /// Not started yet; it will be.
     Queued,
@@ -38,6 +38,19 @@ pub enum Standing {
 }
 
 impl Standing {
+    /// Every standing, in a plan's order.
+    pub const ALL: [Standing; 9] = [
+        Standing::Queued,
+        Standing::Draining,
+        Standing::Awaited,
+        Standing::Recovering,
+        Standing::Done,
+        Standing::LeftCordoned,
+        Standing::Stopped,
+        Standing::Failed,
+        Standing::NotStarted,
+    ];
+
     /// Where `node` stands.
     pub fn of(node: &RolloutNode) -> Standing {
         let state = match &node.step {

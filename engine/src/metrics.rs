@@ -48,10 +48,47 @@ pub struct RequestLabels {
     pub status: u16,
 }
 
+/// Every reason the request guard names (`RefusalLabels`).
+pub const REFUSAL_REASONS: [&str; 5] = ["host", "other-site-read", "other-site", "origin", "body-type"];
+
+/// How a real drain can end (`DrainState::label` of its final states).
+const DRAIN_OUTCOMES: [&str; 9] = [
+    "Drained",
+    "DrainedVolumesAttached",
+    "DrainedVolumesUnknown",
+    "DrainedExceptTerminating",
+    "Refused",
+    "TimedOut",
+    "Cancelled",
+    "Failed",
+    "Interrupted",
+];
+
+/// The kinds the caches watch.
+const WATCHED_KINDS: [&str; 4] = ["Node", "Pod", "Lease", "PodDisruptionBudget"];
+
 /// Why the request guard refused a request: `host`, `other-site-read`, `other-site`, `origin` or `body-type`.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RefusalLabels {
     pub reason: &'static str,
+}
+
+/// A node's maintenance state, as the fleet map shows it (`domain::fleet::MapState::key`).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct StateLabels {
+    pub state: &'static str,
+}
+
+/// A plan's phase (`RolloutProgress::phase`).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct PhaseLabels {
+    pub phase: &'static str,
+}
+
+/// Where a node of a plan under way stands (`domain::tally::Standing::label`).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct StandingLabels {
+    pub standing: &'static str,
 }
 
 /// Every metric the server keeps.
@@ -73,6 +110,14 @@ pub struct Metrics {
     pub notices: Family<NoticeLabels, Counter>,
     /// Requests the guard refused, by why.
     pub refused: Family<RefusalLabels, Counter>,
+    /// The fleet's maintenance at the last scrape (`domain::census`), set from the server's own view as each
+    /// scrape asks: nodes by state, plans by phase, the nodes of plans under way by standing, and the cordons no
+    /// drain or plan explains with the age of the oldest.
+    pub nodes: Family<StateLabels, Gauge>,
+    pub plans: Family<PhaseLabels, Gauge>,
+    pub plan_nodes: Family<StandingLabels, Gauge>,
+    pub unexplained_cordons: Gauge,
+    pub unexplained_cordon_age: Gauge,
 }
 
 fn latency_histogram() -> Histogram {
@@ -125,7 +170,89 @@ impl Metrics {
              origin, body-type)",
             refused.clone(),
         );
-        Metrics { registry, drains, evictions, watches_started, watch_errors, viewers, requests, notices, refused }
+        let nodes = Family::default();
+        registry.register(
+            "nodes",
+            "Nodes by maintenance state, as the fleet map shows them (ready, cordoned, draining, drained, not-ready, \
+             unknown)",
+            nodes.clone(),
+        );
+        let plans = Family::default();
+        registry.register("plans", "Maintenance plans by phase, ended ones included while kept", plans.clone());
+        let plan_nodes = Family::default();
+        registry.register(
+            "plan_nodes",
+            "The nodes of the maintenance plans under way, by where each stands (queued, draining, awaited, \
+             recovering, done, …)",
+            plan_nodes.clone(),
+        );
+        let unexplained_cordons = Gauge::default();
+        registry.register(
+            "unexplained_cordons",
+            "Cordoned nodes that no running drain and no plan under way explains",
+            unexplained_cordons.clone(),
+        );
+        let unexplained_cordon_age = Gauge::default();
+        registry.register_with_unit(
+            "unexplained_cordon_oldest_age",
+            "How long the oldest cordon that no running drain and no plan under way explains has lasted (0: none, or \
+             none whose start is known)",
+            prometheus_client::registry::Unit::Seconds,
+            unexplained_cordon_age.clone(),
+        );
+        let metrics = Metrics {
+            registry,
+            drains,
+            evictions,
+            watches_started,
+            watch_errors,
+            viewers,
+            requests,
+            notices,
+            refused,
+            nodes,
+            plans,
+            plan_nodes,
+            unexplained_cordons,
+            unexplained_cordon_age,
+        };
+        // The series of fixed label sets start at zero, so that an increase or a rate over them sees their first
+        // count, and a dashboard lists them before anything happened.
+        for outcome in DRAIN_OUTCOMES {
+            metrics.drains.get_or_create(&OutcomeLabels { outcome: outcome.to_owned() }).inc_by(0);
+        }
+        for attempt in ["first", "retry"] {
+            metrics.evictions.get_or_create(&AnswerLabels { answer: "201".to_owned(), attempt }).inc_by(0);
+        }
+        for kind in WATCHED_KINDS {
+            metrics.watch_errors.get_or_create(&KindLabels { kind: kind.to_owned() }).inc_by(0);
+        }
+        for kind in ["slack", "cloudevents"] {
+            for outcome in ["delivered", "failed", "given_up"] {
+                metrics.notices.get_or_create(&NoticeLabels { kind, outcome }).inc_by(0);
+            }
+        }
+        metrics.notices.get_or_create(&NoticeLabels { kind: "any", outcome: "dropped" }).inc_by(0);
+        for reason in REFUSAL_REASONS {
+            metrics.refused.get_or_create(&RefusalLabels { reason }).inc_by(0);
+        }
+        metrics
+    }
+
+    /// Sets the maintenance gauges from `census`, as of `now`.
+    pub fn set_census(&self, census: &domain::census::Census, now: jiff::Timestamp) {
+        let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+        for (state, n) in &census.nodes {
+            self.nodes.get_or_create(&StateLabels { state: state.key() }).set(count(*n));
+        }
+        for (phase, n) in &census.plans {
+            self.plans.get_or_create(&PhaseLabels { phase }).set(count(*n));
+        }
+        for (standing, n) in &census.plan_nodes {
+            self.plan_nodes.get_or_create(&StandingLabels { standing: standing.label() }).set(count(*n));
+        }
+        self.unexplained_cordons.set(count(census.unexplained_cordons));
+        self.unexplained_cordon_age.set(census.oldest_unexplained_seconds(now));
     }
 
     /// Every metric, in the OpenMetrics text format.
@@ -196,6 +323,42 @@ mod tests {
             r#"drainboard_watch_errors_total{kind="Pod"} 1"#,
             "drainboard_board_viewers 3",
             r#"drainboard_http_request_duration_seconds_count{method="POST",route="/api/board",status="200"} 1"#,
+        ] {
+            assert!(text.contains(line), "{line} in:\n{text}");
+        }
+    }
+
+    #[test]
+    fn the_census_sets_every_series_and_the_age_of_the_oldest_unexplained_cordon() {
+        use domain::{ReadyStatus, node::NodeCard, progress::CordonRecord};
+        let metrics = Metrics::new();
+        let at = |s: &str| s.parse::<jiff::Timestamp>().unwrap_or_default();
+        let cordoned = NodeCard {
+            name: "n1".into(),
+            unschedulable: true,
+            ready: ReadyStatus::Ready,
+            cordon_record: Some(CordonRecord { by: "bob".into(), at: at("2026-12-06T18:00:00Z"), reason: None }),
+            ..NodeCard::default()
+        };
+        let ready = NodeCard { name: "n2".into(), ready: ReadyStatus::Ready, ..NodeCard::default() };
+        let census = domain::census::census([&cordoned, &ready], &[], &[]);
+        metrics.set_census(&census, at("2026-12-06T20:00:00Z"));
+        metrics.request_refused("origin");
+        let text = metrics.encode();
+        for line in [
+            r#"drainboard_nodes{state="cordoned"} 1"#,
+            r#"drainboard_nodes{state="ready"} 1"#,
+            r#"drainboard_nodes{state="draining"} 0"#,
+            r#"drainboard_plans{phase="Running"} 0"#,
+            r#"drainboard_plan_nodes{standing="awaited"} 0"#,
+            "drainboard_unexplained_cordons 1",
+            "drainboard_unexplained_cordon_oldest_age_seconds 7200",
+            r#"drainboard_requests_refused_total{reason="origin"} 1"#,
+            // Fixed label sets, at zero before anything happened.
+            r#"drainboard_requests_refused_total{reason="host"} 0"#,
+            r#"drainboard_drains_total{outcome="Interrupted"} 0"#,
+            r#"drainboard_watch_errors_total{kind="PodDisruptionBudget"} 0"#,
+            r#"drainboard_notice_attempts_total{kind="any",outcome="dropped"} 0"#,
         ] {
             assert!(text.contains(line), "{line} in:\n{text}");
         }

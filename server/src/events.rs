@@ -323,12 +323,16 @@ impl Drop for Viewer {
 
 /// `GET /metrics`: the server's metrics, in the OpenMetrics text format (`engine::metrics`). Also on the probe
 /// address, for Prometheus.
-pub async fn metrics() -> impl axum::response::IntoResponse {
-    metrics_response()
+pub async fn metrics(State(streams): State<Streams>) -> impl axum::response::IntoResponse {
+    metrics_response(&streams.engine)
 }
 
-/// The scrape's answer, with its content type.
-pub fn metrics_response() -> impl axum::response::IntoResponse {
+/// The scrape's answer, with its content type. The maintenance gauges are counted now, from `engine`'s own view
+/// (`Engine::census`): a scrape reads the fleet as it is, with nothing counted between scrapes.
+pub fn metrics_response(engine: &Engine) -> impl axum::response::IntoResponse + use<> {
+    if let Some(census) = engine.census() {
+        engine::metrics::METRICS.set_census(&census, jiff::Timestamp::now());
+    }
     (
         [(axum::http::header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")],
         engine::metrics::METRICS.encode(),

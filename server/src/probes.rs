@@ -15,7 +15,7 @@ pub fn router(engine: Engine) -> Router {
     Router::new()
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(ready))
-        .route("/metrics", get(crate::events::metrics))
+        .route("/metrics", get(|State(engine): State<Engine>| async move { crate::events::metrics_response(&engine) }))
         .with_state(engine)
 }
 

@@ -9,6 +9,7 @@
 
 mod acting;
 mod actions;
+mod census;
 mod estimates;
 mod holds;
 mod move_first;

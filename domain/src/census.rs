@@ -1,0 +1,238 @@
+//! The fleet's maintenance in counts, for the gauges of `/metrics` (API.md, "Metrics"): how many nodes are in each
+//! state, how many plans in each phase and where their nodes stand, and the cordons nobody's maintenance explains.
+//! Read from the same cards, drains and plans the board shows, by the same rules (`fleet::map_state`,
+//! `tally::Standing`), so that a dashboard and the board never disagree.
+
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+
+use crate::{
+    fleet::{MapState, map_state},
+    node::NodeCard,
+    progress::DrainSummary,
+    rollout::{RolloutProgress, RolloutState},
+    tally::Standing,
+};
+
+/// Every phase a plan reads as (`RolloutProgress::phase`), each a series of its own even when no plan is in it.
+pub const PHASES: [&str; 6] = ["Running", "Paused", "Blocked", "Complete", "Failed", "Cancelled"];
+
+/// The taint the API server's node controller puts on a cordoned node; its `timeAdded` dates a cordon that carries
+/// no record of ours (a `kubectl cordon`).
+const UNSCHEDULABLE_TAINT: &str = "node.kubernetes.io/unschedulable";
+
+/// The counts, each map holding every key (a zero included), so that a series never vanishes from a scrape.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Census {
+    /// Nodes by the state the fleet map shows.
+    pub nodes: BTreeMap<MapState, usize>,
+    /// Plans by phase, ended ones included for as long as they are kept.
+    pub plans: BTreeMap<&'static str, usize>,
+    /// The nodes of the plans that have not ended, by where they stand.
+    pub plan_nodes: BTreeMap<Standing, usize>,
+    /// Cordoned nodes that no running drain and no plan still under way explains: a cordon by hand, or a drain's
+    /// cordon left behind after it ended.
+    pub unexplained_cordons: usize,
+    /// When the oldest of them began, among those whose start is known (a cordon record, the drain that made it,
+    /// or the unschedulable taint's time).
+    pub oldest_unexplained_cordon: Option<Timestamp>,
+}
+
+impl Census {
+    /// How long the oldest unexplained cordon has lasted at `now`, in whole seconds (0 when there is none).
+    pub fn oldest_unexplained_seconds(&self, now: Timestamp) -> i64 {
+        self.oldest_unexplained_cordon.map_or(0, |since| now.duration_since(since).as_secs().max(0))
+    }
+}
+
+/// Counts `cards`, with `drains` the drains the server knows of (running or ended; a node's latest counts) and
+/// `plans` every plan.
+pub fn census<'a>(
+    cards: impl IntoIterator<Item = &'a NodeCard>,
+    drains: &[DrainSummary],
+    plans: &[RolloutProgress],
+) -> Census {
+    let mut census = Census {
+        nodes: MapState::ALL.into_iter().map(|s| (s, 0)).collect(),
+        plans: PHASES.into_iter().map(|p| (p, 0)).collect(),
+        plan_nodes: Standing::ALL.into_iter().map(|s| (s, 0)).collect(),
+        ..Census::default()
+    };
+    let mut latest: BTreeMap<&str, &DrainSummary> = BTreeMap::new();
+    for drain in drains.iter().filter(|d| !d.dry_run) {
+        let newer = latest.get(drain.node.as_str()).is_none_or(|seen| seen.started_at <= drain.started_at);
+        if newer {
+            latest.insert(&drain.node, drain);
+        }
+    }
+    let mut in_plans: BTreeMap<&str, ()> = BTreeMap::new();
+    for plan in plans {
+        *census.plans.entry(plan.phase()).or_default() += 1;
+        if matches!(plan.state, RolloutState::Finished | RolloutState::Cancelled) {
+            continue;
+        }
+        for node in &plan.nodes {
+            *census.plan_nodes.entry(Standing::of(node)).or_default() += 1;
+            in_plans.insert(&node.name, ());
+        }
+    }
+    for card in cards {
+        let drain = latest.get(card.name.as_str()).copied();
+        *census.nodes.entry(map_state(card, drain)).or_default() += 1;
+        let draining = drain.is_some_and(|d| d.state.is_running());
+        if !card.unschedulable || draining || in_plans.contains_key(card.name.as_str()) {
+            continue;
+        }
+        census.unexplained_cordons += 1;
+        let since = card
+            .cordon_record
+            .as_ref()
+            .map(|c| c.at)
+            .or_else(|| card.drain_record.as_ref().map(|d| d.started_at))
+            .or_else(|| card.taints.iter().find(|t| t.key == UNSCHEDULABLE_TAINT).and_then(|t| t.time_added));
+        if let Some(since) = since {
+            census.oldest_unexplained_cordon = Some(census.oldest_unexplained_cordon.map_or(since, |o| o.min(since)));
+        }
+    }
+    census
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        ReadyStatus,
+        eviction::Taint,
+        progress::{CordonRecord, DrainState},
+        rollout::{RolloutNode, RolloutOptions, Step},
+    };
+
+    fn at(s: &str) -> Timestamp {
+        s.parse().unwrap()
+    }
+
+    fn card(name: &str, cordoned: bool) -> NodeCard {
+        NodeCard { name: name.into(), ready: ReadyStatus::Ready, unschedulable: cordoned, ..Default::default() }
+    }
+
+    fn drain(node: &str, state: DrainState, started: &str) -> DrainSummary {
+        DrainSummary {
+            id: format!("{node}-{started}"),
+            node: node.into(),
+            started_by: "alice".into(),
+            started_at: at(started),
+            reason: None,
+            dry_run: false,
+            state,
+            total: 1,
+            done: 0,
+            blocked_by: None,
+            blocked_in: None,
+            blocker: None,
+            shutting_down_until: None,
+            finished_at: None,
+            elsewhere: None,
+        }
+    }
+
+    fn plan(state: RolloutState, nodes: &[(&str, Step)]) -> RolloutProgress {
+        let options: RolloutOptions = serde_json::from_str("{}").unwrap();
+        RolloutProgress {
+            id: "maintenance-a".into(),
+            started_by: "alice".into(),
+            started_at: at("2026-12-06T20:00:00Z"),
+            reason: None,
+            options,
+            state,
+            nodes: nodes
+                .iter()
+                .map(|(name, step)| RolloutNode { step: step.clone(), ..RolloutNode::queued((*name).into(), None) })
+                .collect(),
+            finished_at: None,
+            runner: None,
+            blocked: None,
+            held: None,
+            continued_by: None,
+            estimate: None,
+            spec_changed: None,
+        }
+    }
+
+    #[test]
+    fn every_series_is_there_even_at_zero() {
+        let c = census([], &[], &[]);
+        assert_eq!(c.nodes.len(), MapState::ALL.len());
+        assert_eq!(c.plans.len(), PHASES.len());
+        assert_eq!(c.plan_nodes.len(), Standing::ALL.len());
+        assert!(c.nodes.values().chain(c.plans.values()).chain(c.plan_nodes.values()).all(|n| *n == 0));
+        assert_eq!(c.oldest_unexplained_seconds(at("2026-12-06T20:00:00Z")), 0);
+    }
+
+    #[test]
+    fn a_cordon_is_explained_by_a_running_drain_or_a_plan_under_way_and_else_counted_with_its_age() {
+        let now = at("2026-12-06T20:00:00Z");
+        let mut by_hand = card("by-hand", true);
+        by_hand.cordon_record = Some(CordonRecord { by: "bob".into(), at: at("2026-12-06T08:00:00Z"), reason: None });
+        let mut by_kubectl = card("by-kubectl", true);
+        by_kubectl.taints = vec![Taint {
+            key: UNSCHEDULABLE_TAINT.into(),
+            value: None,
+            effect: "NoSchedule".into(),
+            time_added: Some(at("2026-12-06T02:00:00Z")),
+        }];
+        let undated = card("undated", true);
+        let cards = [
+            card("ready", false),
+            by_hand,
+            by_kubectl,
+            undated,
+            card("draining", true),
+            card("left-drained", true),
+            card("in-plan", true),
+            card("in-ended-plan", true),
+        ];
+        let drains = [
+            drain("draining", DrainState::Evicting, "2026-12-06T19:00:00Z"),
+            // An older drain of the same node does not hide the newer, running one.
+            drain("draining", DrainState::Drained, "2026-12-05T19:00:00Z"),
+            drain("left-drained", DrainState::Drained, "2026-12-06T10:00:00Z"),
+        ];
+        let plans = [
+            plan(RolloutState::Running, &[("in-plan", Step::Queued)]),
+            plan(RolloutState::Finished, &[("in-ended-plan", Step::Queued)]),
+        ];
+        let c = census(&cards, &drains, &plans);
+        // Explained: the running drain and the plan under way; not the ended plan, nor a drain that has ended.
+        assert_eq!(c.unexplained_cordons, 5, "{c:?}");
+        // The kubectl cordon, dated by its taint, is the oldest; the undated one counts but has no age.
+        assert_eq!(c.oldest_unexplained_cordon, Some(at("2026-12-06T02:00:00Z")));
+        assert_eq!(c.oldest_unexplained_seconds(now), 18 * 3600);
+        assert_eq!(c.nodes[&MapState::Ready], 1);
+        assert_eq!(c.nodes[&MapState::Draining], 1);
+        assert_eq!(c.nodes[&MapState::Drained], 1, "the drain that emptied left-drained");
+        assert_eq!(c.nodes[&MapState::Cordoned], 5);
+        assert_eq!(c.nodes.values().sum::<usize>(), cards.len());
+    }
+
+    #[test]
+    fn plans_count_by_phase_and_only_those_under_way_count_their_nodes() {
+        let plans = [
+            plan(RolloutState::Running, &[("a", Step::Queued), ("b", Step::Queued)]),
+            plan(RolloutState::Paused, &[("c", Step::Queued)]),
+            plan(RolloutState::Cancelled, &[("d", Step::Queued)]),
+        ];
+        let c = census([], &[], &plans);
+        assert_eq!((c.plans["Running"], c.plans["Paused"], c.plans["Cancelled"], c.plans["Complete"]), (1, 1, 1, 0));
+        assert_eq!(c.plan_nodes[&Standing::Queued], 3, "{c:?}");
+        assert_eq!(c.plan_nodes.values().sum::<usize>(), 3, "the cancelled plan's node is not counted");
+    }
+
+    #[test]
+    fn a_dry_run_is_no_drain_of_the_node() {
+        let mut dry = drain("n", DrainState::Evicting, "2026-12-06T19:00:00Z");
+        dry.dry_run = true;
+        let c = census(&[card("n", true)], &[dry], &[]);
+        assert_eq!((c.nodes[&MapState::Cordoned], c.unexplained_cordons), (1, 1));
+    }
+}

@@ -1,0 +1,24 @@
+//! The fleet's maintenance in counts, for `/metrics`: the nodes as the server's own view sees them (its shared
+//! cache), the drains this server knows of, and every plan, counted by `domain::census`, the same rules the board
+//! shows them by.
+
+use domain::{census::Census, rollout::RolloutProgress};
+
+use super::Engine;
+use crate::plan::resource::MaintenancePlan;
+
+impl Engine {
+    /// The counts now; `None` when the server has no view of its own (team mode without credentials of its own),
+    /// or its cache has not listed the nodes yet: no gauge is better than a fleet of zero.
+    pub fn census(&self) -> Option<Census> {
+        let (_, cache) = self.shared.as_ref()?;
+        if !cache.is_ready() {
+            return None;
+        }
+        let cards = cache.live_cards().borrow().clone();
+        let drains = self.drains.summaries(&self.access.cluster().unwrap_or_default());
+        let plans: Vec<RolloutProgress> =
+            self.plans.as_ref().map(|p| p.list().iter().map(MaintenancePlan::progress).collect()).unwrap_or_default();
+        Some(domain::census::census(cards.iter().map(AsRef::as_ref), &drains, &plans))
+    }
+}
