@@ -5,6 +5,7 @@
 # Skips the work when the binaries were built from the same pins (a stamp of the inputs).
 # Prints the binary folder on stdout; everything else goes to stderr.
 #   build.sh [--without-alertmanager]   the demo cluster of ./run has no use for Alertmanager: not built for it
+#   build.sh --promtool                 promtool alone, which ./test-all checks the alert rules with
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -16,6 +17,17 @@ stamp_inputs() {
   cat "$here/tools/versions.env" "$here/build.sh" "$here"/tools/{k8s,etcd,kwok}/go.{mod,sum} | sha256sum | cut -d' ' -f1
 }
 mkdir -p "$bin"
+
+# promtool, from the Prometheus module pinned in tools/promtool: only when asked, with a stamp of its own.
+if [ "${1:-}" = --promtool ]; then
+  pt_want=$(cat "$here"/tools/promtool/go.mod "$here"/tools/promtool/go.sum | sha256sum | cut -d' ' -f1)
+  if [ ! -x "$bin/promtool" ] || [ "$(cat "$bin/.stamp-promtool" 2>/dev/null)" != "$pt_want" ]; then
+    echo "building promtool (slow the first time)" >&2
+    go build -C "$here/tools/promtool" -ldflags "-s -w" -o "$bin/" tool
+    echo "$pt_want" > "$bin/.stamp-promtool"
+  fi
+  echo "$bin"; exit 0
+fi
 
 # Alertmanager, the maintenance windows' real companion, has a stamp of its own: a change to it does not rebuild
 # Kubernetes, nor the other way round.
