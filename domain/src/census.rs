@@ -46,8 +46,8 @@ impl Census {
     }
 }
 
-/// Counts `cards`, with `drains` the drains the server knows of (running or ended; a node's latest counts) and
-/// `plans` every plan.
+/// Counts `cards`, with `drains` the drain each node's card shows (one a node: the running one, or else the latest,
+/// dry runs left out, as the engine's drain registry gives them for the board) and `plans` every plan.
 pub fn census<'a>(
     cards: impl IntoIterator<Item = &'a NodeCard>,
     drains: &[DrainSummary],
@@ -59,13 +59,7 @@ pub fn census<'a>(
         plan_nodes: Standing::ALL.into_iter().map(|s| (s, 0)).collect(),
         ..Census::default()
     };
-    let mut latest: BTreeMap<&str, &DrainSummary> = BTreeMap::new();
-    for drain in drains.iter().filter(|d| !d.dry_run) {
-        let newer = latest.get(drain.node.as_str()).is_none_or(|seen| seen.started_at <= drain.started_at);
-        if newer {
-            latest.insert(&drain.node, drain);
-        }
-    }
+    let shown: BTreeMap<&str, &DrainSummary> = drains.iter().map(|d| (d.node.as_str(), d)).collect();
     let mut in_plans: BTreeMap<&str, ()> = BTreeMap::new();
     for plan in plans {
         *census.plans.entry(plan.phase()).or_default() += 1;
@@ -78,7 +72,7 @@ pub fn census<'a>(
         }
     }
     for card in cards {
-        let drain = latest.get(card.name.as_str()).copied();
+        let drain = shown.get(card.name.as_str()).copied();
         *census.nodes.entry(map_state(card, drain)).or_default() += 1;
         let draining = drain.is_some_and(|d| d.state.is_running());
         if !card.unschedulable || draining || in_plans.contains_key(card.name.as_str()) {
@@ -194,8 +188,6 @@ mod tests {
         ];
         let drains = [
             drain("draining", DrainState::Evicting, "2026-12-06T19:00:00Z"),
-            // An older drain of the same node does not hide the newer, running one.
-            drain("draining", DrainState::Drained, "2026-12-05T19:00:00Z"),
             drain("left-drained", DrainState::Drained, "2026-12-06T10:00:00Z"),
         ];
         let plans = [
@@ -226,13 +218,5 @@ mod tests {
         assert_eq!((c.plans["Running"], c.plans["Paused"], c.plans["Cancelled"], c.plans["Complete"]), (1, 1, 1, 0));
         assert_eq!(c.plan_nodes[&Standing::Queued], 3, "{c:?}");
         assert_eq!(c.plan_nodes.values().sum::<usize>(), 3, "the cancelled plan's node is not counted");
-    }
-
-    #[test]
-    fn a_dry_run_is_no_drain_of_the_node() {
-        let mut dry = drain("n", DrainState::Evicting, "2026-12-06T19:00:00Z");
-        dry.dry_run = true;
-        let c = census(&[card("n", true)], &[dry], &[]);
-        assert_eq!((c.nodes[&MapState::Cordoned], c.unexplained_cordons), (1, 1));
     }
 }

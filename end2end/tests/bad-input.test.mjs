@@ -49,10 +49,12 @@ test('an empty body is no arguments: sign-out runs, and an endpoint that needs a
     const plan = await fetch(`${server.url}/api/plans/start`, { method: 'POST', headers });
     assert.match((await plan.json()).Invalid, /missing field `nodes`/);
   }
-  // The board's form-encoded empty body is read as it always was.
-  const board = await fetch(`${server.url}/api/board`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-  assert.equal(board.status, 200);
-  assert.equal((await board.json()).full, true);
+  // The board's empty body is read as it always was: form-encoded, and with no type at all.
+  for (const headers of [{ 'content-type': 'application/x-www-form-urlencoded' }, {}]) {
+    const board = await fetch(`${server.url}/api/board`, { method: 'POST', headers });
+    assert.equal(board.status, 200, JSON.stringify(headers));
+    assert.equal((await board.json()).full, true, JSON.stringify(headers));
+  }
   untouched();
   // Sign-out's one argument has a default: with no body it signs out (on a server of its own, this one's session
   // is the rest of the file's).

@@ -120,6 +120,12 @@ test('drains, their pods, the history, the timeline and rollouts are shown by th
   assert.doesNotMatch(board.text, /rr kernel|theirs-pdb/);
   assert.doesNotMatch(board.text, /event: history/);
   assert.doesNotMatch(board.text, /event: plans/, 'no plan either');
+  // /metrics: the fleet's counts (read with the server's own view) only for whoever may read the whole board.
+  const scrape = async (cookie) => (await fetch(`${server.url}/metrics`, { headers: { cookie } })).text();
+  const nobodys = await scrape(nobody);
+  assert.match(nobodys, /^drainboard_drains_total\{/m, 'the server\'s own counters');
+  assert.doesNotMatch(nobodys, /drainboard_nodes|drainboard_plans|drainboard_unexplained/, 'no count of the fleet');
+  assert.match(await scrape(alice), /^drainboard_nodes\{state="draining"\} [1-9]/m, 'alice sees the node her drain holds');
 
   // Carol: the drain with her namespace's pod only, the node's history and the timeline, the rollouts.
   const hers = await call('drains/status', carol, { id });

@@ -110,14 +110,55 @@ pub struct Metrics {
     pub notices: Family<NoticeLabels, Counter>,
     /// Requests the guard refused, by why.
     pub refused: Family<RefusalLabels, Counter>,
-    /// The fleet's maintenance at the last scrape (`domain::census`), set from the server's own view as each
-    /// scrape asks: nodes by state, plans by phase, the nodes of plans under way by standing, and the cordons no
-    /// drain or plan explains with the age of the oldest.
-    pub nodes: Family<StateLabels, Gauge>,
-    pub plans: Family<PhaseLabels, Gauge>,
-    pub plan_nodes: Family<StandingLabels, Gauge>,
-    pub unexplained_cordons: Gauge,
-    pub unexplained_cordon_age: Gauge,
+}
+
+/// The fleet's maintenance (`domain::census`) as gauges: nodes by state, plans by phase, the nodes of plans under way
+/// by standing, and the cordons no running drain or plan explains with the age of the oldest.
+fn census_registry(census: &domain::census::Census, now: jiff::Timestamp) -> Registry {
+    let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+    let mut registry = Registry::with_prefix("drainboard");
+    let nodes = Family::<StateLabels, Gauge>::default();
+    for (state, n) in &census.nodes {
+        nodes.get_or_create(&StateLabels { state: state.key() }).set(count(*n));
+    }
+    let plans = Family::<PhaseLabels, Gauge>::default();
+    for (phase, n) in &census.plans {
+        plans.get_or_create(&PhaseLabels { phase }).set(count(*n));
+    }
+    let plan_nodes = Family::<StandingLabels, Gauge>::default();
+    for (standing, n) in &census.plan_nodes {
+        plan_nodes.get_or_create(&StandingLabels { standing: standing.label() }).set(count(*n));
+    }
+    let unexplained_cordons = Gauge::<i64>::default();
+    unexplained_cordons.set(count(census.unexplained_cordons));
+    let unexplained_cordon_age = Gauge::<i64>::default();
+    unexplained_cordon_age.set(census.oldest_unexplained_seconds(now));
+    registry.register(
+        "nodes",
+        "Nodes by maintenance state, as the fleet map shows them (ready, cordoned, draining, drained, not-ready, \
+         unknown)",
+        nodes,
+    );
+    registry.register("plans", "Maintenance plans by phase, ended ones included while kept", plans);
+    registry.register(
+        "plan_nodes",
+        "The nodes of the maintenance plans under way, by where each stands (queued, draining, awaited, \
+         recovering, done, …)",
+        plan_nodes,
+    );
+    registry.register(
+        "unexplained_cordons",
+        "Cordoned nodes that no running drain and no plan under way explains",
+        unexplained_cordons,
+    );
+    registry.register_with_unit(
+        "unexplained_cordon_oldest_age",
+        "How long the oldest cordon that no running drain and no plan under way explains has lasted (0: none, or \
+         none whose start is known)",
+        prometheus_client::registry::Unit::Seconds,
+        unexplained_cordon_age,
+    );
+    registry
 }
 
 fn latency_histogram() -> Histogram {
@@ -170,52 +211,8 @@ impl Metrics {
              origin, body-type)",
             refused.clone(),
         );
-        let nodes = Family::default();
-        registry.register(
-            "nodes",
-            "Nodes by maintenance state, as the fleet map shows them (ready, cordoned, draining, drained, not-ready, \
-             unknown)",
-            nodes.clone(),
-        );
-        let plans = Family::default();
-        registry.register("plans", "Maintenance plans by phase, ended ones included while kept", plans.clone());
-        let plan_nodes = Family::default();
-        registry.register(
-            "plan_nodes",
-            "The nodes of the maintenance plans under way, by where each stands (queued, draining, awaited, \
-             recovering, done, …)",
-            plan_nodes.clone(),
-        );
-        let unexplained_cordons = Gauge::default();
-        registry.register(
-            "unexplained_cordons",
-            "Cordoned nodes that no running drain and no plan under way explains",
-            unexplained_cordons.clone(),
-        );
-        let unexplained_cordon_age = Gauge::default();
-        registry.register_with_unit(
-            "unexplained_cordon_oldest_age",
-            "How long the oldest cordon that no running drain and no plan under way explains has lasted (0: none, or \
-             none whose start is known)",
-            prometheus_client::registry::Unit::Seconds,
-            unexplained_cordon_age.clone(),
-        );
-        let metrics = Metrics {
-            registry,
-            drains,
-            evictions,
-            watches_started,
-            watch_errors,
-            viewers,
-            requests,
-            notices,
-            refused,
-            nodes,
-            plans,
-            plan_nodes,
-            unexplained_cordons,
-            unexplained_cordon_age,
-        };
+        let metrics =
+            Metrics { registry, drains, evictions, watches_started, watch_errors, viewers, requests, notices, refused };
         // The series of fixed label sets start at zero, so that an increase or a rate over them sees their first
         // count, and a dashboard lists them before anything happened.
         for outcome in DRAIN_OUTCOMES {
@@ -239,20 +236,17 @@ impl Metrics {
         metrics
     }
 
-    /// Sets the maintenance gauges from `census`, as of `now`.
-    pub fn set_census(&self, census: &domain::census::Census, now: jiff::Timestamp) {
-        let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
-        for (state, n) in &census.nodes {
-            self.nodes.get_or_create(&StateLabels { state: state.key() }).set(count(*n));
+    /// Every metric, and after them the fleet's maintenance as `census` counts it at `now` (when given): families
+    /// made for this scrape alone, since the counts belong to the reader's context and rights, not to the process.
+    pub fn encode_with(&self, census: Option<(&domain::census::Census, jiff::Timestamp)>) -> String {
+        let mut text = self.encode();
+        if let Some((census, now)) = census {
+            // One exposition, one end: the process's families' `# EOF` goes, the census's closes it.
+            text.truncate(text.strip_suffix("# EOF\n").map_or(text.len(), str::len));
+            // Writing to a String cannot fail.
+            let _ = encode(&mut text, &census_registry(census, now));
         }
-        for (phase, n) in &census.plans {
-            self.plans.get_or_create(&PhaseLabels { phase }).set(count(*n));
-        }
-        for (standing, n) in &census.plan_nodes {
-            self.plan_nodes.get_or_create(&StandingLabels { standing: standing.label() }).set(count(*n));
-        }
-        self.unexplained_cordons.set(count(census.unexplained_cordons));
-        self.unexplained_cordon_age.set(census.oldest_unexplained_seconds(now));
+        text
     }
 
     /// Every metric, in the OpenMetrics text format.
@@ -342,9 +336,11 @@ mod tests {
         };
         let ready = NodeCard { name: "n2".into(), ready: ReadyStatus::Ready, ..NodeCard::default() };
         let census = domain::census::census([&cordoned, &ready], &[], &[]);
-        metrics.set_census(&census, at("2026-12-06T20:00:00Z"));
         metrics.request_refused("origin");
-        let text = metrics.encode();
+        let text = metrics.encode_with(Some((&census, at("2026-12-06T20:00:00Z"))));
+        assert_eq!(text.matches("# EOF").count(), 1, "one end:\n{text}");
+        assert!(text.ends_with("# EOF\n"));
+        assert!(!metrics.encode().contains("drainboard_nodes"), "the counts are the scrape's, not the process's");
         for line in [
             r#"drainboard_nodes{state="cordoned"} 1"#,
             r#"drainboard_nodes{state="ready"} 1"#,

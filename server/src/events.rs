@@ -323,19 +323,23 @@ impl Drop for Viewer {
 
 /// `GET /metrics`: the server's metrics, in the OpenMetrics text format (`engine::metrics`). Also on the probe
 /// address, for Prometheus.
-pub async fn metrics(State(streams): State<Streams>) -> impl axum::response::IntoResponse {
-    metrics_response(&streams.engine)
+pub async fn metrics(
+    Extension(engine): Extension<Engine>,
+    Extension(caller): Extension<Caller>,
+) -> impl axum::response::IntoResponse {
+    // The fleet's counts are read with the server's own view: they go to a person who may read the whole board,
+    // as the board's own lists do, and to nobody else.
+    let sees_all = matches!(engine.acting_as(&caller).sight().await, Ok(Some(Visibility::All)));
+    metrics_response(if sees_all { engine.census() } else { None })
 }
 
-/// The scrape's answer, with its content type. The maintenance gauges are counted now, from `engine`'s own view
-/// (`Engine::census`): a scrape reads the fleet as it is, with nothing counted between scrapes.
-pub fn metrics_response(engine: &Engine) -> impl axum::response::IntoResponse + use<> {
-    if let Some(census) = engine.census() {
-        engine::metrics::METRICS.set_census(&census, jiff::Timestamp::now());
-    }
+/// The scrape's answer, with its content type: every metric, and the fleet's maintenance counts when given
+/// (`Engine::census`, counted for this scrape).
+pub fn metrics_response(census: Option<domain::census::Census>) -> impl axum::response::IntoResponse {
+    let census = census.as_ref().map(|c| (c, jiff::Timestamp::now()));
     (
         [(axum::http::header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")],
-        engine::metrics::METRICS.encode(),
+        engine::metrics::METRICS.encode_with(census),
     )
 }
 

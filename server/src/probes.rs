@@ -15,7 +15,10 @@ pub fn router(engine: Engine) -> Router {
     Router::new()
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(ready))
-        .route("/metrics", get(|State(engine): State<Engine>| async move { crate::events::metrics_response(&engine) }))
+        .route(
+            "/metrics",
+            get(|State(engine): State<Engine>| async move { crate::events::metrics_response(engine.census()) }),
+        )
         .with_state(engine)
 }
 
