@@ -52,6 +52,16 @@ export function record(node) {
   return text ? JSON.parse(text) : null;
 }
 
+/** The drain records of `nodes`, from one list of the nodes: one moment's view of them all, which reading them one
+ * by one is not (a drain could end between two reads, and the next begin, and both would count as running). */
+export function records(nodes) {
+  const items = JSON.parse(kubectl('get', 'nodes', '-o', 'json')).items;
+  return nodes.map((node) => {
+    const text = items.find((n) => n.metadata.name === node)?.metadata?.annotations?.['drainboard.dev/drain'];
+    return text ? JSON.parse(text) : null;
+  });
+}
+
 /** The reasons of the Events on the plan `name`, oldest first. */
 export const reasons = (name) => kubectl('get', 'events', '-n', 'default', '--field-selector', `involvedObject.name=${name}`,
   '-o', 'jsonpath={range .items[*]}{.reason}{"\\n"}{end}').split('\n').filter(Boolean);
