@@ -193,6 +193,85 @@ impl CellSize {
     }
 }
 
+/// The space a wall gives its map, in CSS pixels: its inside, and how tall a group's heading is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MapSpace {
+    pub width: u32,
+    pub height: u32,
+    pub heading: u32,
+}
+
+/// The cells a fitted map draws, and the spacing around them, in CSS pixels: the stylesheet takes every length
+/// from here, so that what [`fit`] reckons is what the browser lays out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fit {
+    pub cell: u32,
+    /// Between cells.
+    pub gap: u32,
+    /// Between groups side by side.
+    pub column_gap: u32,
+    /// Between lines of groups.
+    pub row_gap: u32,
+    /// The whole fleet fits; when false, even the smallest cells overflow and the map scrolls.
+    pub fits: bool,
+}
+
+/// The smallest cell a fitted map draws: its letter still shows at this size.
+pub const FIT_SMALLEST: u32 = 10;
+/// The largest: past this a cell says nothing more from across a room (a few nodes on a 4K wall).
+pub const FIT_LARGEST: u32 = 320;
+
+impl Fit {
+    /// The spacing of cells of `cell` px: gaps that shrink with the cells, as a printed map's do.
+    pub fn at(cell: u32) -> Self {
+        Fit {
+            cell,
+            gap: (cell / 10).clamp(2, 14),
+            column_gap: (cell / 3).clamp(12, 48),
+            row_gap: (cell / 8).clamp(6, 16),
+            fits: true,
+        }
+    }
+
+    /// How tall the groups of `groups` cells stand in `space`'s width, laid out as the stylesheet lays them
+    /// (`flex-wrap` of groups, each its cells wrapped to the map's width under its heading); `None` when not even
+    /// one cell fits across.
+    pub fn height(&self, groups: &[usize], space: &MapSpace) -> Option<u64> {
+        let (cell, gap) = (u64::from(self.cell), u64::from(self.gap));
+        let width = u64::from(space.width);
+        let across = (width + gap) / (cell + gap);
+        if across == 0 {
+            return None;
+        }
+        let (mut total, mut line, mut x) = (0u64, 0u64, 0u64);
+        for &n in groups.iter().filter(|&&n| n > 0) {
+            let n = n as u64;
+            let cols = n.min(across);
+            let rows = n.div_ceil(across);
+            let w = cols * cell + (cols - 1) * gap;
+            let h = u64::from(space.heading) + rows * cell + (rows - 1) * gap;
+            if x > 0 && x + u64::from(self.column_gap) + w > width {
+                total += line + u64::from(self.row_gap);
+                (x, line) = (0, 0);
+            }
+            x += if x > 0 { u64::from(self.column_gap) } else { 0 } + w;
+            line = line.max(h);
+        }
+        Some(total + line)
+    }
+}
+
+/// The largest cells at which groups of `groups` cells fit `space`, from [`FIT_LARGEST`] down to
+/// [`FIT_SMALLEST`]: a wall's map as large as its screen allows, for three nodes or three thousand. A fleet too
+/// large even for the smallest gets those, marked as not fitting.
+pub fn fit(groups: &[usize], space: &MapSpace) -> Fit {
+    (FIT_SMALLEST..=FIT_LARGEST)
+        .rev()
+        .map(Fit::at)
+        .find(|f| f.height(groups, space).is_some_and(|h| h <= u64::from(space.height)))
+        .unwrap_or(Fit { fits: false, ..Fit::at(FIT_SMALLEST) })
+}
+
 /// An arrow key inside the map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
@@ -389,6 +468,65 @@ mod tests {
         assert_eq!(CellSize::for_nodes(1000), CellSize::Medium);
         assert_eq!(CellSize::for_nodes(5000), CellSize::Small);
         assert_eq!(CellSize::for_nodes(usize::MAX), CellSize::Small);
+    }
+
+    /// A wall of 1,400 × 560 px for its map, headings of 34 px.
+    const WALL: MapSpace = MapSpace { width: 1400, height: 560, heading: 34 };
+
+    #[test]
+    fn a_fitted_map_is_as_large_as_its_space_allows_and_no_larger() {
+        // (the groups' sizes, the space, the cell expected)
+        let table: &[(&[usize], MapSpace, u32)] = &[
+            // No nodes: the largest cells, nothing to lay out.
+            (&[], WALL, FIT_LARGEST),
+            // Three nodes in one group: as tall as the space, less the heading, up to the largest.
+            (&[3], WALL, FIT_LARGEST),
+            (&[3], MapSpace { height: 150, ..WALL }, 116),
+            // The demo's seven nodes in three groups: the third group wraps to a second line, and two lines of
+            // 34 + 238 px, 16 apart, are exactly 560.
+            (&[2, 2, 3], WALL, 238),
+            (&[2, 2, 3], MapSpace { height: 400, ..WALL }, 178),
+            // A hundred nodes in four zones: rows of cells, the groups wrapped under one another.
+            (&[25, 25, 25, 25], WALL, 51),
+            // A thousand, and five thousand, in ten zones.
+            (&[100; 10], WALL, 12),
+            (&[500; 10], WALL, FIT_SMALLEST),
+            // A map narrower than one cell.
+            (&[1], MapSpace { width: 5, ..WALL }, FIT_SMALLEST),
+        ];
+        for (groups, space, cell) in table {
+            let got = fit(groups, space);
+            assert_eq!(got.cell, *cell, "{groups:?} in {space:?}");
+            let height = got.height(groups, space);
+            if got.fits {
+                // It fits, and one pixel more would not (unless it is the largest already).
+                assert!(height.is_some_and(|h| h <= u64::from(space.height)), "{groups:?}: {height:?}");
+                if got.cell < FIT_LARGEST {
+                    let next = Fit::at(got.cell + 1).height(groups, space);
+                    assert!(next.is_none_or(|h| h > u64::from(space.height)), "{groups:?}: one more px fits too");
+                }
+            }
+        }
+        // Too many for the space even at the smallest: the smallest, said not to fit.
+        let crowd = fit(&[8000], &WALL);
+        assert_eq!((crowd.cell, crowd.fits), (FIT_SMALLEST, false));
+        assert!(fit(&[3], &WALL).fits);
+    }
+
+    #[test]
+    fn a_fitted_map_lays_out_as_flex_wrap_does() {
+        let f = Fit::at(100); // gaps of 10, groups 33 apart, lines 12 apart
+        assert_eq!((f.gap, f.column_gap, f.row_gap), (10, 33, 12));
+        let space = MapSpace { width: 500, height: 10_000, heading: 30 };
+        // Four cells across 500 px (4 × 100 + 3 × 10 = 430); a group of 6 wraps to two rows.
+        assert_eq!(f.height(&[6], &space), Some(30 + 100 + 10 + 100));
+        // Two groups of 2 (210 each) side by side: 210 + 33 + 210 = 453 ≤ 500, one line.
+        assert_eq!(f.height(&[2, 2], &space), Some(130));
+        // A third goes to the next line.
+        assert_eq!(f.height(&[2, 2, 1], &space), Some(130 + 12 + 130));
+        // Empty groups take no room.
+        assert_eq!(f.height(&[2, 0, 2], &space), Some(130));
+        assert_eq!(f.height(&[1], &MapSpace { width: 99, ..space }), None);
     }
 
     #[test]
