@@ -273,7 +273,39 @@ fn budget_blocker(pod: &WaitingPod, budget: &Budget) -> Option<Blocker> {
     })
 }
 
+/// Every class [`Blocker::class`] names, and `unknown` for a pod that waits with no blocker known: a metric's
+/// label values, a fixed set whatever a budget or a webhook is called.
+pub const CLASSES: [&str; 11] = [
+    "budget-at-zero",
+    "budget-never",
+    "held-while-unhealthy",
+    "two-budgets",
+    "webhook-denied",
+    "finalizers",
+    "shutting-down",
+    "replacement-pending",
+    "namespace-terminating",
+    "owner-asked",
+    "unknown",
+];
+
 impl Blocker {
+    /// The kind of blocker, one of [`CLASSES`]: never a budget's or a pod's name.
+    pub fn class(&self) -> &'static str {
+        match self {
+            Blocker::BudgetAtZero { .. } => "budget-at-zero",
+            Blocker::BudgetNever { .. } => "budget-never",
+            Blocker::HeldWhileUnhealthy { .. } => "held-while-unhealthy",
+            Blocker::TwoBudgets { .. } => "two-budgets",
+            Blocker::WebhookDenied { .. } => "webhook-denied",
+            Blocker::Finalizers { .. } => "finalizers",
+            Blocker::ShuttingDown { .. } => "shutting-down",
+            Blocker::ReplacementPending { .. } => "replacement-pending",
+            Blocker::NamespaceTerminating { .. } => "namespace-terminating",
+            Blocker::OwnerAsked { .. } => "owner-asked",
+        }
+    }
+
     /// Whether this budget waits for pods to become Ready, which a replacement the scheduler cannot place never
     /// will.
     pub fn waits_for_replacement(&self) -> bool {

@@ -10,9 +10,10 @@ use jiff::Timestamp;
 use crate::{
     fleet::{MapState, map_state},
     node::NodeCard,
-    progress::DrainSummary,
+    progress::{DrainProgress, DrainSummary, PodState},
     rollout::{RolloutProgress, RolloutState},
     tally::Standing,
+    window::decide::Decision,
 };
 
 /// Every phase a plan reads as (`RolloutProgress::phase`), each a series of its own even when no plan is in it.
@@ -37,6 +38,13 @@ pub struct Census {
     /// When the oldest of them began, among those whose start is known (a cordon record, the drain that made it,
     /// or the unschedulable taint's time).
     pub oldest_unexplained_cordon: Option<Timestamp>,
+    /// The pods the running drains wait on, by the class of what holds each ([`waiting`]): the drains whose
+    /// progress this server has, its own.
+    pub waiting: BTreeMap<&'static str, usize>,
+    /// The nodes a maintenance window holds now, by the kind of the deciding window's hold ([`held`]).
+    pub held: BTreeMap<&'static str, usize>,
+    /// The windows with alert gates: those that an Alertmanager the server cannot ask holds (unless it fails open).
+    pub alert_gated_windows: usize,
 }
 
 impl Census {
@@ -57,6 +65,8 @@ pub fn census<'a>(
         nodes: MapState::ALL.into_iter().map(|s| (s, 0)).collect(),
         plans: PHASES.into_iter().map(|p| (p, 0)).collect(),
         plan_nodes: Standing::ALL.into_iter().map(|s| (s, 0)).collect(),
+        waiting: crate::blocker::CLASSES.into_iter().map(|c| (c, 0)).collect(),
+        held: crate::window::decide::HOLD_KINDS.into_iter().map(|k| (k, 0)).collect(),
         ..Census::default()
     };
     let shown: BTreeMap<&str, &DrainSummary> = drains.iter().map(|d| (d.node.as_str(), d)).collect();
@@ -90,6 +100,40 @@ pub fn census<'a>(
         }
     }
     census
+}
+
+/// The pods the running drains of `drains` wait on at `now`, by the class of what holds each: its first blocker
+/// as the drain page shows it (`PodState::blockers_at`), `unknown` when none is known. A pod queued, being evicted or
+/// gone waits on nothing and is not counted; every class has its key, a zero included.
+pub fn waiting<'a>(
+    drains: impl IntoIterator<Item = &'a DrainProgress>,
+    now: Timestamp,
+) -> BTreeMap<&'static str, usize> {
+    let mut waiting: BTreeMap<&'static str, usize> = crate::blocker::CLASSES.into_iter().map(|c| (c, 0)).collect();
+    for drain in drains.into_iter().filter(|d| d.state.is_running()) {
+        for pod in &drain.pods {
+            if !matches!(pod.state, PodState::Blocked { .. } | PodState::Terminating { .. }) {
+                continue;
+            }
+            let class = pod.state.blockers_at(now).first().map_or("unknown", crate::blocker::Blocker::class);
+            *waiting.entry(class).or_default() += 1;
+        }
+    }
+    waiting
+}
+
+/// The nodes of `decisions` that a window holds, each once, by the kind of the hold of the window that decides
+/// (the one the board names); every kind has its key, a zero included.
+pub fn held<'a>(decisions: impl IntoIterator<Item = &'a Decision>) -> BTreeMap<&'static str, usize> {
+    let mut held: BTreeMap<&'static str, usize> =
+        crate::window::decide::HOLD_KINDS.into_iter().map(|k| (k, 0)).collect();
+    for decision in decisions {
+        let Some(decided) = decision.decided_by.as_deref() else { continue };
+        if let Some(hold) = decision.holds.iter().find(|h| h.window == decided) {
+            *held.entry(hold.hold.kind()).or_default() += 1;
+        }
+    }
+    held
 }
 
 #[cfg(test)]
@@ -151,6 +195,101 @@ mod tests {
             estimate: None,
             spec_changed: None,
         }
+    }
+
+    #[test]
+    fn a_held_node_counts_once_by_its_deciding_windows_hold() {
+        use crate::window::decide::{Held, Hold};
+        let frozen = Hold::Frozen {
+            reason: "release".into(),
+            until: at("2026-12-07T00:00:00Z"),
+            ends: None,
+            zone: "UTC".into(),
+        };
+        let budget = Hold::Budget { in_maintenance: 2, max: 2 };
+        let decision = |node: &str, holds: Vec<Held>, decided_by: Option<&str>| Decision {
+            node: node.into(),
+            windows: holds.iter().map(|h| h.window.clone()).collect(),
+            holds,
+            decided_by: decided_by.map(Into::into),
+            opens: None,
+        };
+        let both = vec![
+            Held { window: "nights".into(), hold: budget.clone() },
+            Held { window: "freeze".into(), hold: frozen.clone() },
+        ];
+        let decisions = [
+            decision("a", both.clone(), Some("freeze")),
+            decision("b", both, Some("nights")),
+            decision("c", vec![Held { window: "nights".into(), hold: budget }], Some("nights")),
+            decision("d", Vec::new(), None),
+        ];
+        let held = held(&decisions);
+        assert_eq!((held["frozen"], held["budget"], held["alert"]), (1, 2, 0));
+        assert_eq!(held.values().sum::<usize>(), 3);
+        assert_eq!(held.len(), crate::window::decide::HOLD_KINDS.len());
+    }
+
+    #[test]
+    fn the_pods_a_running_drain_waits_on_count_by_their_first_blockers_class() {
+        use crate::{
+            blocker::Blocker,
+            drain::DrainOptions,
+            progress::{PodProgress, PodState},
+        };
+        let now = at("2026-12-06T20:00:00Z");
+        let pod = |name: &str, state: PodState| PodProgress {
+            namespace: "ns".into(),
+            name: name.into(),
+            uid: name.into(),
+            state,
+            started_at: None,
+            finished_at: None,
+            evicted_at: None,
+        };
+        let blocked =
+            |blockers: Vec<Blocker>| PodState::Blocked { pdb: None, message: "429".into(), retry_at: now, blockers };
+        let never = Blocker::BudgetNever { budget: "db".into(), expected: 3, desired: 3 };
+        let zero = Blocker::BudgetAtZero { budget: "web".into(), healthy: 2, desired: 2, to_become_ready: 1 };
+        let drain = |state: DrainState, pods: Vec<PodProgress>| DrainProgress {
+            id: "d".into(),
+            node: "n".into(),
+            started_by: "alice".into(),
+            started_at: now,
+            reason: None,
+            options: DrainOptions::default(),
+            state,
+            plan: None,
+            pods,
+            finished_at: None,
+            estimate: None,
+        };
+        let running = drain(
+            DrainState::Evicting,
+            vec![
+                pod("a", blocked(vec![never.clone(), zero.clone()])),
+                pod("b", blocked(vec![zero.clone()])),
+                pod("c", blocked(Vec::new())),
+                // Shutting down within its grace period: the drain page's blocker, counted down from its deadline.
+                pod(
+                    "d",
+                    PodState::Terminating { deletion_deadline: Some(at("2026-12-06T20:00:30Z")), blockers: vec![] },
+                ),
+                // Waiting on nothing.
+                pod("e", PodState::Pending),
+                pod("f", PodState::Evicting),
+                pod("g", PodState::Gone),
+            ],
+        );
+        // A drain that ended waits on nothing, whatever its pods last said.
+        let ended = drain(DrainState::TimedOut, vec![pod("h", blocked(vec![never.clone()]))]);
+        let waiting = waiting([&running, &ended], now);
+        assert_eq!(waiting["budget-never"], 1);
+        assert_eq!(waiting["budget-at-zero"], 1);
+        assert_eq!(waiting["unknown"], 1);
+        assert_eq!(waiting["shutting-down"], 1);
+        assert_eq!(waiting.values().sum::<usize>(), 4);
+        assert_eq!(waiting.len(), crate::blocker::CLASSES.len(), "every class, a zero included");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 // where it is. Checked against the cluster's own record of each node's drain, not only the plan's report.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { apply, deletePlans, kubectl, launchBrowser, startDrainboard, waitFor } from './support.mjs';
+import { apply, deletePlans, kubectl, launchBrowser, metric, startDrainboard, waitFor } from './support.mjs';
 import { TAINT, call, hold, plan, pool as poolOf, reasons, record, step } from './plan-support.mjs';
 
 const cleanups = [];
@@ -139,11 +139,20 @@ test('a plan that overrides a window records each node\'s override once, even wh
     return now.status?.nodes?.[0]?.overriddenAt && planOverrides().length === 1 ? now : null;
   });
   assert.equal(first.status.nodes[0].step, 'Queued', JSON.stringify(first.status.nodes[0]));
+  // What a's /metrics says meanwhile: the person's drain waits on a budget that needs its one pod (never allows
+  // an eviction); the freeze holds the node; the overrides are counted, the person's on a and the plan's on its
+  // runner.
+  await waitFor('a to count the pod its drain waits on', 30_000, async () =>
+    (await metric(a, 'drainboard_pods_waiting', { blocker: 'budget-never' })) === 1);
+  assert.ok(await metric(a, 'drainboard_window_holds', { hold: 'frozen' }) >= 1, 'the freeze holds the node');
+  const overrides = (await metric(a, 'drainboard_window_overrides_total')) + (await metric(b, 'drainboard_window_overrides_total'));
+  assert.ok(overrides >= 2, `the person's override and the plan's: ${overrides}`);
   const overriddenAt = first.status.nodes[0].overriddenAt;
   const holder = first.status.runner.replace(/ as admin$/, '');
   const [runner, other] = a.logs().includes(`holder=${holder}`) ? [a, b] : [b, a];
   await runner.stop('SIGKILL');
   await waitFor('the other server to take the plan over', 120_000, () => reasons(id).includes('TakenOver'));
+  assert.equal(await metric(other, 'drainboard_plan_takeovers_total'), 1, 'the takeover counted where it happened');
   // The server that took over must let the node past the window again before it can start it, so a second record,
   // if any, is written before the plan can complete.
   release();
@@ -152,6 +161,7 @@ test('a plan that overrides a window records each node\'s override once, even wh
     return now.status?.phase === 'Complete' ? now : null;
   });
   assert.equal(done.status.nodes[0].outcome, 'Drained');
+  assert.ok(await metric(other, 'drainboard_drain_duration_seconds_count', { outcome: 'Drained' }) >= 1, 'its drain timed');
   const recorded = planOverrides();
   assert.equal(recorded.length, 1, `the plan's override of ${node} recorded once: ${JSON.stringify(recorded.map((e) => e.note))}`);
   assert.equal(done.status.nodes[0].overriddenAt, overriddenAt, 'the status keeps when the override was first used');

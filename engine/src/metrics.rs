@@ -48,6 +48,30 @@ pub struct RequestLabels {
     pub status: u16,
 }
 
+/// Which Lease: a node's (a drain's) or a plan's.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct LeaseLabels {
+    pub lease: &'static str,
+}
+
+/// Whether Alertmanager answered a question.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct AnswerOutcomeLabels {
+    pub outcome: &'static str,
+}
+
+/// The class of what holds a pod a drain waits on (`domain::blocker::Blocker::class`).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct BlockerLabels {
+    pub blocker: &'static str,
+}
+
+/// The kind of a maintenance window's hold (`domain::window::decide::Hold::kind`).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct HoldLabels {
+    pub hold: &'static str,
+}
+
 /// Every reason the request guard names (`RefusalLabels`).
 pub const REFUSAL_REASONS: [&str; 5] = ["host", "other-site-read", "other-site", "origin", "body-type"];
 
@@ -110,6 +134,20 @@ pub struct Metrics {
     pub notices: Family<NoticeLabels, Counter>,
     /// Requests the guard refused, by why.
     pub refused: Family<RefusalLabels, Counter>,
+    /// How long real drains took, from start to end, by outcome.
+    pub drain_durations: Family<OutcomeLabels, Histogram>,
+    /// Leases this server lost while it held them (not renewed in time, or taken by another), by kind.
+    pub lease_losses: Family<LeaseLabels, Counter>,
+    /// Plans this server took on from their status: run before by another server, or by this one before a restart.
+    pub takeovers: Counter,
+    /// Starts past what held a node in a maintenance window, one per node.
+    pub window_overrides: Counter,
+    /// Alertmanager's answers to the question of which alerts fire, by outcome (`answered`, `failed`).
+    pub alertmanager_asks: Family<AnswerOutcomeLabels, Counter>,
+    /// 1 when Alertmanager answered the last question, 0 when it did not, or has not been asked.
+    pub alertmanager_up: Gauge,
+    /// How far off the estimate of each drain that drained was: the time it took over its likely time.
+    pub estimate_ratios: Histogram,
 }
 
 /// The fleet's maintenance (`domain::census`) as gauges: nodes by state, plans by phase, the nodes of plans under way
@@ -129,6 +167,16 @@ fn census_registry(census: &domain::census::Census, now: jiff::Timestamp) -> Reg
     for (standing, n) in &census.plan_nodes {
         plan_nodes.get_or_create(&StandingLabels { standing: standing.label() }).set(count(*n));
     }
+    let waiting = Family::<BlockerLabels, Gauge>::default();
+    for (blocker, n) in &census.waiting {
+        waiting.get_or_create(&BlockerLabels { blocker }).set(count(*n));
+    }
+    let held = Family::<HoldLabels, Gauge>::default();
+    for (hold, n) in &census.held {
+        held.get_or_create(&HoldLabels { hold }).set(count(*n));
+    }
+    let gated = Gauge::<i64>::default();
+    gated.set(count(census.alert_gated_windows));
     let unexplained_cordons = Gauge::<i64>::default();
     unexplained_cordons.set(count(census.unexplained_cordons));
     let unexplained_cordon_age = Gauge::<i64>::default();
@@ -147,6 +195,24 @@ fn census_registry(census: &domain::census::Census, now: jiff::Timestamp) -> Reg
         plan_nodes,
     );
     registry.register(
+        "pods_waiting",
+        "Pods the drains this server runs wait on, by the class of what holds each (budget-at-zero, budget-never, \
+         finalizers, …, unknown)",
+        waiting,
+    );
+    registry.register(
+        "window_holds",
+        "Nodes a maintenance window holds now, by the kind of the deciding window's hold (outside-window, frozen, \
+         budget, alert, alerts-unknown, pod, not-ready-storm, invalid)",
+        held,
+    );
+    registry.register(
+        "alert_gated_windows",
+        "Maintenance windows with alert gates, which hold while Alertmanager cannot be asked (unless the server \
+         fails open)",
+        gated,
+    );
+    registry.register(
         "unexplained_cordons",
         "Cordoned nodes that no running drain and no plan under way explains",
         unexplained_cordons,
@@ -159,6 +225,12 @@ fn census_registry(census: &domain::census::Census, now: jiff::Timestamp) -> Reg
         unexplained_cordon_age,
     );
     registry
+}
+
+fn drain_histogram() -> Histogram {
+    // 1 s to about 18 h: a drain of a few stateless pods ends in seconds, one held by a budget or a long grace
+    // period in hours.
+    Histogram::new(prometheus_client::metrics::histogram::exponential_buckets(1.0, 2.0, 17))
 }
 
 fn latency_histogram() -> Histogram {
@@ -211,12 +283,83 @@ impl Metrics {
              origin, body-type)",
             refused.clone(),
         );
-        let metrics =
-            Metrics { registry, drains, evictions, watches_started, watch_errors, viewers, requests, notices, refused };
+        let drain_durations =
+            Family::<OutcomeLabels, Histogram>::new_with_constructor(drain_histogram as fn() -> Histogram);
+        registry.register_with_unit(
+            "drain_duration",
+            "How long real drains took from start to end, by outcome",
+            prometheus_client::registry::Unit::Seconds,
+            drain_durations.clone(),
+        );
+        let lease_losses = Family::default();
+        registry.register(
+            "lease_losses",
+            "Leases this server lost while holding them (not renewed in time, or another server holds it), by kind \
+             (node: a drain's, plan: a plan's)",
+            lease_losses.clone(),
+        );
+        let takeovers = Counter::default();
+        registry.register(
+            "plan_takeovers",
+            "Plans this server took on from their status: run before by another server, or by this one before a restart",
+            takeovers.clone(),
+        );
+        let window_overrides = Counter::default();
+        registry.register(
+            "window_overrides",
+            "Starts past what held a node in a maintenance window, one per node",
+            window_overrides.clone(),
+        );
+        let alertmanager_asks = Family::default();
+        registry.register(
+            "alertmanager_asks",
+            "Questions to Alertmanager of which alerts fire, by outcome (answered, failed)",
+            alertmanager_asks.clone(),
+        );
+        let alertmanager_up = Gauge::default();
+        registry.register(
+            "alertmanager_up",
+            "1 when Alertmanager answered the last question, 0 when it did not or was never asked (none is set)",
+            alertmanager_up.clone(),
+        );
+        // A quarter to 16 times the likely time, doubling: the buckets a dashboard reads as "within 2×".
+        let estimate_ratios =
+            Histogram::new(prometheus_client::metrics::histogram::exponential_buckets(0.0625, 2.0, 9));
+        registry.register(
+            "drain_estimate_ratio",
+            "How far off each drain's estimate was, for drains that drained: the time taken over the likely time \
+             (1: on time, 2: twice as long)",
+            estimate_ratios.clone(),
+        );
+        let metrics = Metrics {
+            registry,
+            drains,
+            evictions,
+            watches_started,
+            watch_errors,
+            viewers,
+            requests,
+            notices,
+            refused,
+            drain_durations,
+            lease_losses,
+            takeovers,
+            window_overrides,
+            alertmanager_asks,
+            alertmanager_up,
+            estimate_ratios,
+        };
         // The series of fixed label sets start at zero, so that an increase or a rate over them sees their first
         // count, and a dashboard lists them before anything happened.
         for outcome in DRAIN_OUTCOMES {
             metrics.drains.get_or_create(&OutcomeLabels { outcome: outcome.to_owned() }).inc_by(0);
+            let _ = metrics.drain_durations.get_or_create(&OutcomeLabels { outcome: outcome.to_owned() });
+        }
+        for lease in ["node", "plan"] {
+            metrics.lease_losses.get_or_create(&LeaseLabels { lease }).inc_by(0);
+        }
+        for outcome in ["answered", "failed"] {
+            metrics.alertmanager_asks.get_or_create(&AnswerOutcomeLabels { outcome }).inc_by(0);
         }
         for attempt in ["first", "retry"] {
             metrics.evictions.get_or_create(&AnswerLabels { answer: "201".to_owned(), attempt }).inc_by(0);
@@ -257,9 +400,31 @@ impl Metrics {
         text
     }
 
-    /// Counts an ended real drain.
-    pub fn drain_ended(&self, outcome: &str) {
-        self.drains.get_or_create(&OutcomeLabels { outcome: outcome.to_owned() }).inc();
+    /// Counts an ended real drain, and how long it took (`None` when its end reads before its start: a clock
+    /// that went back is not a duration).
+    pub fn drain_ended(&self, outcome: &str, took: Option<std::time::Duration>) {
+        let labels = OutcomeLabels { outcome: outcome.to_owned() };
+        self.drains.get_or_create(&labels).inc();
+        if let Some(took) = took {
+            self.drain_durations.get_or_create(&labels).observe(took.as_secs_f64());
+        }
+    }
+
+    /// Records how far off a drain's estimate was (`DrainTiming::estimate_ratio`).
+    pub fn estimate_was(&self, ratio: f64) {
+        self.estimate_ratios.observe(ratio);
+    }
+
+    /// Counts a Lease of `lease`'s kind (`node` or `plan`) this server lost.
+    pub fn lease_lost(&self, lease: &'static str) {
+        self.lease_losses.get_or_create(&LeaseLabels { lease }).inc();
+    }
+
+    /// Records Alertmanager's answer to a question, or its failure.
+    pub fn alertmanager_asked(&self, answered: bool) {
+        let outcome = if answered { "answered" } else { "failed" };
+        self.alertmanager_asks.get_or_create(&AnswerOutcomeLabels { outcome }).inc();
+        self.alertmanager_up.set(i64::from(answered));
     }
 
     /// Counts an eviction request by its answer's status code (`None` for no answer), and whether it `retried`
@@ -296,7 +461,11 @@ mod tests {
     #[test]
     fn the_scrape_names_each_series_with_its_labels() {
         let metrics = Metrics::new();
-        metrics.drain_ended("Drained");
+        metrics.drain_ended("Drained", Some(std::time::Duration::from_secs(90)));
+        metrics.lease_lost("plan");
+        metrics.takeovers.inc();
+        metrics.alertmanager_asked(false);
+        metrics.estimate_was(3.0);
         metrics.eviction_answered(Some(429), false);
         metrics.eviction_answered(Some(429), true);
         metrics.eviction_answered(Some(201), true);
@@ -316,6 +485,17 @@ mod tests {
             r#"drainboard_eviction_requests_total{answer="none",attempt="first"} 1"#,
             r#"drainboard_watch_errors_total{kind="Pod"} 1"#,
             "drainboard_board_viewers 3",
+            // 90 s: in the 128 s bucket and those above, not in the 64 s one.
+            r#"drainboard_drain_duration_seconds_bucket{le="64.0",outcome="Drained"} 0"#,
+            r#"drainboard_drain_duration_seconds_bucket{le="128.0",outcome="Drained"} 1"#,
+            r#"drainboard_drain_duration_seconds_sum{outcome="Drained"} 90.0"#,
+            r#"drainboard_lease_losses_total{lease="plan"} 1"#,
+            r#"drainboard_lease_losses_total{lease="node"} 0"#,
+            "drainboard_plan_takeovers_total 1",
+            r#"drainboard_alertmanager_asks_total{outcome="failed"} 1"#,
+            "drainboard_alertmanager_up 0",
+            r#"drainboard_drain_estimate_ratio_bucket{le="2.0"} 0"#,
+            r#"drainboard_drain_estimate_ratio_bucket{le="4.0"} 1"#,
             r#"drainboard_http_request_duration_seconds_count{method="POST",route="/api/board",status="200"} 1"#,
         ] {
             assert!(text.contains(line), "{line} in:\n{text}");
@@ -347,6 +527,10 @@ mod tests {
             r#"drainboard_nodes{state="draining"} 0"#,
             r#"drainboard_plans{phase="Running"} 0"#,
             r#"drainboard_plan_nodes{standing="awaited"} 0"#,
+            r#"drainboard_pods_waiting{blocker="budget-never"} 0"#,
+            r#"drainboard_pods_waiting{blocker="unknown"} 0"#,
+            r#"drainboard_window_holds{hold="frozen"} 0"#,
+            "drainboard_alert_gated_windows 0",
             "drainboard_unexplained_cordons 1",
             "drainboard_unexplained_cordon_oldest_age_seconds 7200",
             r#"drainboard_requests_refused_total{reason="origin"} 1"#,

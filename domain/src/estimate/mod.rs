@@ -108,6 +108,17 @@ pub struct DrainTiming {
     pub stop_seconds: Option<u32>,
 }
 
+impl DrainTiming {
+    /// How far off its estimate was: the time it took over the estimate's likely time (2.0: twice as long, 0.5:
+    /// half as long), each at least a second so that a drain estimated or done in under one reads as 1 s. `None`
+    /// without an estimate or an end.
+    pub fn estimate_ratio(&self) -> Option<f64> {
+        let (estimate, took) = (self.estimate.as_ref()?, self.took_seconds?);
+        // Seconds of a drain are far below 2^52: exact as f64.
+        Some(took.max(1) as f64 / estimate.likely_seconds.max(1) as f64)
+    }
+}
+
 /// A plan's estimate: its total, and each node's own drain in its order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlanEstimate {
@@ -225,6 +236,27 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
+
+    #[test]
+    fn the_estimate_ratio_is_the_time_taken_over_the_likely_time() {
+        let estimate = |likely| Estimate {
+            low_seconds: 0,
+            likely_seconds: likely,
+            high_seconds: likely * 2,
+            basis: Basis::GracePeriods,
+            timeout_seconds: None,
+            reboots: Reboots::default(),
+        };
+        let timing =
+            |likely, took| DrainTiming { estimate: Some(estimate(likely)), took_seconds: took, stop_seconds: None };
+        assert_eq!(timing(60, Some(120)).estimate_ratio(), Some(2.0));
+        assert_eq!(timing(60, Some(15)).estimate_ratio(), Some(0.25));
+        // Under a second either way reads as one.
+        assert_eq!(timing(0, Some(0)).estimate_ratio(), Some(1.0));
+        assert_eq!(timing(0, Some(30)).estimate_ratio(), Some(30.0));
+        assert_eq!(timing(60, None).estimate_ratio(), None);
+        assert_eq!(DrainTiming { took_seconds: Some(5), ..DrainTiming::default() }.estimate_ratio(), None);
+    }
 
     fn pods(n: usize, budget: Option<&str>, grace: u32) -> Vec<PodForecast> {
         (0..n).map(|_| PodForecast { budget: budget.map(str::to_owned), grace_seconds: grace }).collect()

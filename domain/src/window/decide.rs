@@ -103,6 +103,26 @@ pub enum Hold {
     },
 }
 
+/// Every kind [`Hold::kind`] names: a metric's label values.
+pub const HOLD_KINDS: [&str; 8] =
+    ["outside-window", "frozen", "budget", "alert", "alerts-unknown", "pod", "not-ready-storm", "invalid"];
+
+impl Hold {
+    /// Its kind, one of [`HOLD_KINDS`]: never a window's, an alert's or a pod's name.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Hold::OutsideWindow { .. } => "outside-window",
+            Hold::Frozen { .. } => "frozen",
+            Hold::Budget { .. } => "budget",
+            Hold::Alert { .. } => "alert",
+            Hold::AlertsUnknown { .. } => "alerts-unknown",
+            Hold::Pod { .. } => "pod",
+            Hold::NotReadyStorm { .. } => "not-ready-storm",
+            Hold::Invalid { .. } => "invalid",
+        }
+    }
+}
+
 /// A hold and the window that holds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Held {

@@ -306,6 +306,19 @@ impl DrainRegistry {
         self.changes.subscribe()
     }
 
+    /// The progress of the drains this server runs in `cluster` now (not other servers': their Leases carry only
+    /// a summary).
+    pub fn running(&self, cluster: &str) -> Vec<DrainProgress> {
+        let inner = self.lock();
+        inner
+            .drains
+            .values()
+            .filter(|e| e.cluster == cluster)
+            .map(|e| e.progress.borrow().clone())
+            .filter(|p| p.state.is_running() && p.options.dry_run == DryRun::None)
+            .collect()
+    }
+
     /// For each node of `cluster`, the drain its card shows: the running one, or else the latest. Dry runs
     /// change nothing and are left out.
     pub fn summaries(&self, cluster: &str) -> Vec<DrainSummary> {

@@ -39,6 +39,8 @@ pub(super) async fn renew(
         async move { leases.renew(&node, Some(&summary)).await }
     })
     .await;
+    // The guard returns only when the Lease is lost; a drain that ends aborts it.
+    crate::metrics::METRICS.lease_lost("node");
     lost.store(true, Ordering::Relaxed);
     cancel.cancel();
 }

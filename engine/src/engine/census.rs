@@ -19,6 +19,15 @@ impl Engine {
         let drains = self.drains.summaries(&self.access.cluster().unwrap_or_default());
         let plans: Vec<RolloutProgress> =
             self.plans.as_ref().map(|p| p.list().iter().map(MaintenancePlan::progress).collect()).unwrap_or_default();
-        Some(domain::census::census(cards.iter().map(AsRef::as_ref), &drains, &plans))
+        let mut census = domain::census::census(cards.iter().map(AsRef::as_ref), &drains, &plans);
+        let running = self.drains.running(&self.access.cluster().unwrap_or_default());
+        let now = jiff::Timestamp::now();
+        census.waiting = domain::census::waiting(&running, now);
+        if let Some(windows) = &self.windows {
+            let names: Vec<&str> = cards.iter().map(|c| c.name.as_str()).collect();
+            census.held = domain::census::held(&windows.decide(cache, &names, &[], now));
+            census.alert_gated_windows = windows.policies().iter().filter(|p| !p.gates.alerts.is_empty()).count();
+        }
+        Some(census)
     }
 }

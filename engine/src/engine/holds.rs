@@ -284,6 +284,7 @@ impl Acting<'_> {
             entry.reason = Some(reason.to_owned());
             entry.outcome = decision.reason(now);
             tracing::warn!(node = %decision.node, %user, reason, "a maintenance window was overridden");
+            crate::metrics::METRICS.window_overrides.inc();
             self.engine.notify(domain::notice::Notice::WindowOverridden {
                 node: decision.node.clone(),
                 by: user.clone(),

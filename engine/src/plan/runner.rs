@@ -91,6 +91,8 @@ impl Runner {
                     async move { leases.renew_plan(&plan).await }
                 })
                 .await;
+                // The guard returns only when the Lease is lost; a plan that ends aborts it.
+                crate::metrics::METRICS.lease_lost("plan");
                 lost.cancel();
                 plans.wake(&plan);
             }))
@@ -135,6 +137,7 @@ impl Runner {
             super::notices::Told::started(engine, &progress);
         } else {
             tracing::info!("taking the plan over from its status");
+            crate::metrics::METRICS.takeovers.inc();
             status::event(plans, &plan, false, "TakenOver", format!("run by {runner}")).await;
         }
         progress.blocked = None;

@@ -68,6 +68,7 @@ impl Alertmanager {
                         Alerts::Unknown(why)
                     }
                 };
+                crate::metrics::METRICS.alertmanager_asked(matches!(answer, Alerts::Known(_)));
                 tx.send_if_modified(|now| {
                     let changed = *now != answer;
                     *now = answer;
