@@ -4,6 +4,8 @@
 //! Label values come from small fixed sets (outcomes, kinds, HTTP status codes, route templates), never from
 //! anything a request or the cluster names freely, so that no input can grow the series without bound.
 
+mod census;
+
 use std::sync::LazyLock;
 
 use prometheus_client::{
@@ -60,18 +62,6 @@ pub struct AnswerOutcomeLabels {
     pub outcome: &'static str,
 }
 
-/// The class of what holds a pod a drain waits on (`domain::blocker::Blocker::class`).
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct BlockerLabels {
-    pub blocker: &'static str,
-}
-
-/// The kind of a maintenance window's hold (`domain::window::decide::Hold::kind`).
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct HoldLabels {
-    pub hold: &'static str,
-}
-
 /// Every reason the request guard names (`RefusalLabels`).
 pub const REFUSAL_REASONS: [&str; 5] = ["host", "other-site-read", "other-site", "origin", "body-type"];
 
@@ -95,24 +85,6 @@ const WATCHED_KINDS: [&str; 4] = ["Node", "Pod", "Lease", "PodDisruptionBudget"]
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RefusalLabels {
     pub reason: &'static str,
-}
-
-/// A node's maintenance state, as the fleet map shows it (`domain::fleet::MapState::key`).
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct StateLabels {
-    pub state: &'static str,
-}
-
-/// A plan's phase (`RolloutProgress::phase`).
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct PhaseLabels {
-    pub phase: &'static str,
-}
-
-/// Where a node of a plan under way stands (`domain::tally::Standing::label`).
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct StandingLabels {
-    pub standing: &'static str,
 }
 
 /// Every metric the server keeps.
@@ -148,83 +120,6 @@ pub struct Metrics {
     pub alertmanager_up: Gauge,
     /// How far off the estimate of each drain that drained was: the time it took over its likely time.
     pub estimate_ratios: Histogram,
-}
-
-/// The fleet's maintenance (`domain::census`) as gauges: nodes by state, plans by phase, the nodes of plans under way
-/// by standing, and the cordons no running drain or plan explains with the age of the oldest.
-fn census_registry(census: &domain::census::Census, now: jiff::Timestamp) -> Registry {
-    let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
-    let mut registry = Registry::with_prefix("drainboard");
-    let nodes = Family::<StateLabels, Gauge>::default();
-    for (state, n) in &census.nodes {
-        nodes.get_or_create(&StateLabels { state: state.key() }).set(count(*n));
-    }
-    let plans = Family::<PhaseLabels, Gauge>::default();
-    for (phase, n) in &census.plans {
-        plans.get_or_create(&PhaseLabels { phase }).set(count(*n));
-    }
-    let plan_nodes = Family::<StandingLabels, Gauge>::default();
-    for (standing, n) in &census.plan_nodes {
-        plan_nodes.get_or_create(&StandingLabels { standing: standing.label() }).set(count(*n));
-    }
-    let waiting = Family::<BlockerLabels, Gauge>::default();
-    for (blocker, n) in &census.waiting {
-        waiting.get_or_create(&BlockerLabels { blocker }).set(count(*n));
-    }
-    let held = Family::<HoldLabels, Gauge>::default();
-    for (hold, n) in &census.held {
-        held.get_or_create(&HoldLabels { hold }).set(count(*n));
-    }
-    let gated = Gauge::<i64>::default();
-    gated.set(count(census.alert_gated_windows));
-    let unexplained_cordons = Gauge::<i64>::default();
-    unexplained_cordons.set(count(census.unexplained_cordons));
-    let unexplained_cordon_age = Gauge::<i64>::default();
-    unexplained_cordon_age.set(census.oldest_unexplained_seconds(now));
-    registry.register(
-        "nodes",
-        "Nodes by maintenance state, as the fleet map shows them (ready, cordoned, draining, drained, not-ready, \
-         unknown)",
-        nodes,
-    );
-    registry.register("plans", "Maintenance plans by phase, ended ones included while kept", plans);
-    registry.register(
-        "plan_nodes",
-        "The nodes of the maintenance plans under way, by where each stands (queued, draining, awaited, \
-         recovering, done, …)",
-        plan_nodes,
-    );
-    registry.register(
-        "pods_waiting",
-        "Pods the drains this server runs wait on, by the class of what holds each (budget-at-zero, budget-never, \
-         finalizers, …, unknown)",
-        waiting,
-    );
-    registry.register(
-        "window_holds",
-        "Nodes a maintenance window holds now, by the kind of the deciding window's hold (outside-window, frozen, \
-         budget, alert, alerts-unknown, pod, not-ready-storm, invalid)",
-        held,
-    );
-    registry.register(
-        "alert_gated_windows",
-        "Maintenance windows with alert gates, which hold while Alertmanager cannot be asked (unless the server \
-         fails open)",
-        gated,
-    );
-    registry.register(
-        "unexplained_cordons",
-        "Cordoned nodes that no running drain and no plan under way explains",
-        unexplained_cordons,
-    );
-    registry.register_with_unit(
-        "unexplained_cordon_oldest_age",
-        "How long the oldest cordon that no running drain and no plan under way explains has lasted (0: none, or \
-         none whose start is known)",
-        prometheus_client::registry::Unit::Seconds,
-        unexplained_cordon_age,
-    );
-    registry
 }
 
 fn drain_histogram() -> Histogram {
@@ -387,7 +282,7 @@ impl Metrics {
             // One exposition, one end: the process's families' `# EOF` goes, the census's closes it.
             text.truncate(text.strip_suffix("# EOF\n").map_or(text.len(), str::len));
             // Writing to a String cannot fail.
-            let _ = encode(&mut text, &census_registry(census, now));
+            let _ = encode(&mut text, &census::registry(census, now));
         }
         text
     }
