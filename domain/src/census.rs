@@ -43,6 +43,8 @@ pub struct Census {
     pub waiting: BTreeMap<&'static str, usize>,
     /// The nodes a maintenance window holds now, by the kind of the deciding window's hold ([`held`]).
     pub held: BTreeMap<&'static str, usize>,
+    /// The nodes a maintenance window holds now, by the deciding window's name ([`held_by_window`]).
+    pub held_by_window: BTreeMap<String, usize>,
     /// The windows with alert gates: those that an Alertmanager the server cannot ask holds (unless it fails open).
     pub alert_gated_windows: usize,
 }
@@ -132,6 +134,34 @@ pub fn held<'a>(decisions: impl IntoIterator<Item = &'a Decision>) -> BTreeMap<&
         if let Some(hold) = decision.holds.iter().find(|h| h.window == decided) {
             *held.entry(hold.hold.kind()).or_default() += 1;
         }
+    }
+    held
+}
+
+/// The most windows named in [`held_by_window`]'s keys: a metric's series are few, whatever the cluster holds.
+pub const MAX_WINDOW_SERIES: usize = 50;
+/// The key of the windows past [`MAX_WINDOW_SERIES`], which no window's name can be (names are DNS subdomains).
+pub const OTHER_WINDOWS: &str = "(others)";
+
+/// The nodes of `decisions` that a window holds, each once, by the name of the window that decides; every window of
+/// `windows` has its key, a zero included. The first [`MAX_WINDOW_SERIES`] names in order are keys of their own;
+/// the rest count under [`OTHER_WINDOWS`].
+pub fn held_by_window<'a>(
+    decisions: impl IntoIterator<Item = &'a Decision>,
+    windows: &[&str],
+) -> BTreeMap<String, usize> {
+    let mut named: Vec<&str> = windows.to_vec();
+    named.sort_unstable();
+    named.dedup();
+    let over = named.len() > MAX_WINDOW_SERIES;
+    named.truncate(MAX_WINDOW_SERIES);
+    let mut held: BTreeMap<String, usize> = named.iter().map(|w| ((*w).to_owned(), 0)).collect();
+    if over {
+        held.insert(OTHER_WINDOWS.to_owned(), 0);
+    }
+    for window in decisions.into_iter().filter_map(|d| d.decided_by.as_deref().filter(|_| !d.holds.is_empty())) {
+        let key = if named.binary_search(&window).is_ok() { window } else { OTHER_WINDOWS };
+        *held.entry(key.to_owned()).or_default() += 1;
     }
     held
 }
@@ -228,6 +258,30 @@ mod tests {
         assert_eq!((held["frozen"], held["budget"], held["alert"]), (1, 2, 0));
         assert_eq!(held.values().sum::<usize>(), 3);
         assert_eq!(held.len(), crate::window::decide::HOLD_KINDS.len());
+    }
+
+    #[test]
+    fn held_nodes_count_by_their_deciding_window_and_many_windows_share_one_key() {
+        use crate::window::decide::{Held, Hold};
+        let decision = |node: &str, window: Option<&str>| Decision {
+            node: node.into(),
+            windows: window.into_iter().map(Into::into).collect(),
+            holds: window
+                .map(|w| Held { window: w.into(), hold: Hold::Budget { in_maintenance: 1, max: 1 } })
+                .into_iter()
+                .collect(),
+            decided_by: window.map(Into::into),
+            opens: None,
+        };
+        let decisions = [decision("a", Some("nights")), decision("b", Some("nights")), decision("c", None)];
+        let held = held_by_window(&decisions, &["nights", "weekends"]);
+        assert_eq!(held, BTreeMap::from([("nights".into(), 2), ("weekends".into(), 0)]));
+        // Sixty windows: the first fifty by name have keys; a node held by the sixtieth counts under the rest.
+        let names: Vec<String> = (0..60).map(|i| format!("w{i:02}")).collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let held = held_by_window(&[decision("a", Some("w59")), decision("b", Some("w00"))], &refs);
+        assert_eq!(held.len(), MAX_WINDOW_SERIES + 1);
+        assert_eq!((held["w00"], held[OTHER_WINDOWS], held.get("w59")), (1, 1, None));
     }
 
     #[test]

@@ -6,13 +6,22 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { repoRoot, startDrainboard, waitFor } from './support.mjs';
+import { apply, kubectl, repoRoot, startDrainboard, waitFor } from './support.mjs';
 
 const dir = join(repoRoot, 'deploy', 'monitoring');
 const read = (file) => readFileSync(join(dir, file), 'utf8');
 let server;
-before(async () => { server = await startDrainboard(); });
-after(async () => { await server?.stop(); });
+// A maintenance window that covers no node: the series by window exist only for the windows there are.
+const window = `monitoring-${Math.random().toString(36).slice(2, 6)}`;
+before(async () => {
+  apply({ apiVersion: 'drainboard.dev/v1alpha1', kind: 'MaintenanceWindow', metadata: { name: window },
+    spec: { nodeSelector: `drainboard.dev/pool=${window}` } });
+  server = await startDrainboard();
+});
+after(async () => {
+  await server?.stop();
+  try { kubectl('delete', 'maintenancewindow', window, '--ignore-not-found'); } catch {}
+});
 
 const rules = () => parse(read('rules.yaml')).groups.flatMap((g) => g.rules);
 
@@ -36,7 +45,8 @@ test('every metric the rules and the dashboard query is one the server exports',
   const text = await waitFor('the maintenance gauges in a scrape', 30_000, async () => {
     const scraped = await (await fetch(`${server.url}/metrics`)).text();
     // The server's own requests are timed once answered: the scrape after the first has them.
-    return scraped.includes('drainboard_nodes{') && scraped.includes('drainboard_http_request_duration_seconds_bucket') ? scraped : null;
+    return scraped.includes('drainboard_nodes{') && scraped.includes('drainboard_http_request_duration_seconds_bucket')
+      && scraped.includes(`drainboard_window_held_nodes{window="${window}"} 0`) ? scraped : null;
   });
   // OpenMetrics names a counter's family without `_total` and a histogram's without its series' suffixes.
   const exported = new Set();

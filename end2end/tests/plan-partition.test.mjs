@@ -9,7 +9,7 @@ import net from 'node:net';
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deletePlans, kubectl, requireEnv, startDrainboard, waitFor } from './support.mjs';
+import { deletePlans, kubectl, metric, requireEnv, startDrainboard, waitFor } from './support.mjs';
 import { call, hold, plan, pool as poolOf, record, records } from './plan-support.mjs';
 
 const cleanups = [];
@@ -140,7 +140,8 @@ test('a runner cut off from the API server past its Lease writes nothing more on
   assert.ok(seen.holders.length === 2, `its Lease went from a to b, and never back: ${seen.holders}`);
   assert.equal(seen.mostDraining, 1, `at most max_parallel nodes draining by the status (${seen.mostDraining})`);
   assert.ok(seen.mostRecordsRunning <= 1, `at most max_parallel drains running by the nodes' records (${seen.mostRecordsRunning})`);
-  assert.match(a.logs(), /the plan's Lease is lost; this server stops running it/, 'a knew it lost the plan');
+  assert.ok(await metric(a, 'drainboard_lease_losses_total', { lease: 'plan' }) >= 1, 'a knew it lost the plan');
+  assert.equal(await metric(b, 'drainboard_plan_takeovers_total'), 1, 'b took it over once');
   for (const node of p.nodes) {
     assert.equal(record(node).state, 'Drained', `${node} drained once, to the end (node 0's records: ${seen.records.join(' → ')})`);
   }

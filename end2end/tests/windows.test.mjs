@@ -10,7 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { apply, deletePlans, inlineKubeconfig, kubectl, kwokNodes, launchBrowser, MAINTAIN, openBoard, requireEnv, startDrainboard, waitFor } from './support.mjs';
+import { apply, deletePlans, inlineKubeconfig, kubectl, kwokNodes, launchBrowser, MAINTAIN, metric, openBoard, requireEnv, startDrainboard, waitFor } from './support.mjs';
 
 const TAINT = 'drainboard.dev/test';
 const cleanups = [];
@@ -602,6 +602,9 @@ test('an alert gate with the real Alertmanager: a firing alert holds the next no
     startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString(), createdBy: 'windows.test', comment: 'known, being fixed' });
   assert.ok(silence.silenceID);
   await waitFor('the third node to start once the alert is silenced', 30_000, () => record(p.nodes[2]) !== null);
+  // /metrics: Alertmanager answers, and the window with the gate is counted.
+  assert.equal(await metric(gated, 'drainboard_alertmanager_up'), 1);
+  assert.ok(await metric(gated, 'drainboard_alert_gated_windows') >= 1);
 
   // Alertmanager goes away: the gate fails closed, and says so.
   alertmanager('stop');
@@ -611,6 +614,8 @@ test('an alert gate with the real Alertmanager: a firing alert holds the next no
     const unknown = await waitFor('the plan Blocked by the unknown alerts', 40_000, () =>
       (plan(id).status?.phase === 'Blocked' && plan(id).status.conditions.find((c) => c.type === 'Blocked').message.includes('Alertmanager cannot be asked') ? plan(id) : null));
     assert.equal(record(p.nodes[3]), null, `${JSON.stringify(unknown.status.conditions)}`);
+    assert.equal(await metric(gated, 'drainboard_alertmanager_up'), 0, 'Alertmanager down, as /metrics says');
+    assert.ok(await metric(gated, 'drainboard_alertmanager_asks_total', { outcome: 'failed' }) >= 1);
   } finally {
     alertmanager('start');
   }

@@ -25,8 +25,12 @@ impl Engine {
         census.waiting = domain::census::waiting(&running, now);
         if let Some(windows) = &self.windows {
             let names: Vec<&str> = cards.iter().map(|c| c.name.as_str()).collect();
-            census.held = domain::census::held(&windows.decide(cache, &names, &[], now));
-            census.alert_gated_windows = windows.policies().iter().filter(|p| !p.gates.alerts.is_empty()).count();
+            let decisions = windows.decide(cache, &names, &[], now);
+            let policies = windows.policies();
+            let windows: Vec<&str> = policies.iter().map(|p| p.name.as_str()).collect();
+            census.held = domain::census::held(&decisions);
+            census.held_by_window = domain::census::held_by_window(&decisions, &windows);
+            census.alert_gated_windows = policies.iter().filter(|p| !p.gates.alerts.is_empty()).count();
         }
         Some(census)
     }

@@ -37,6 +37,12 @@ pub struct HoldLabels {
     pub hold: &'static str,
 }
 
+/// A maintenance window, by name: a cluster object's name, few by nature, and capped (`domain::census`).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct WindowLabels {
+    pub window: String,
+}
+
 /// The fleet's maintenance (`domain::census`) as gauges: nodes by state, plans by phase, the nodes of plans under way
 /// by standing, and the cordons no running drain or plan explains with the age of the oldest.
 pub(super) fn registry(census: &domain::census::Census, now: jiff::Timestamp) -> Registry {
@@ -61,6 +67,10 @@ pub(super) fn registry(census: &domain::census::Census, now: jiff::Timestamp) ->
     let held = Family::<HoldLabels, Gauge>::default();
     for (hold, n) in &census.held {
         held.get_or_create(&HoldLabels { hold }).set(count(*n));
+    }
+    let by_window = Family::<WindowLabels, Gauge>::default();
+    for (window, n) in &census.held_by_window {
+        by_window.get_or_create(&WindowLabels { window: window.clone() }).set(count(*n));
     }
     let gated = Gauge::<i64>::default();
     gated.set(count(census.alert_gated_windows));
@@ -92,6 +102,12 @@ pub(super) fn registry(census: &domain::census::Census, now: jiff::Timestamp) ->
         "Nodes a maintenance window holds now, by the kind of the deciding window's hold (outside-window, frozen, \
          budget, alert, alerts-unknown, pod, not-ready-storm, invalid)",
         held,
+    );
+    registry.register(
+        "window_held_nodes",
+        "Nodes a maintenance window holds now, by the deciding window (its name; past fifty windows, the rest as \
+         \"(others)\")",
+        by_window,
     );
     registry.register(
         "alert_gated_windows",

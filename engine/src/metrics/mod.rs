@@ -410,7 +410,8 @@ mod tests {
             ..NodeCard::default()
         };
         let ready = NodeCard { name: "n2".into(), ready: ReadyStatus::Ready, ..NodeCard::default() };
-        let census = domain::census::census([&cordoned, &ready], &[], &[]);
+        let mut census = domain::census::census([&cordoned, &ready], &[], &[]);
+        census.held_by_window = [("nights".to_owned(), 1), ("(others)".to_owned(), 0)].into();
         metrics.request_refused("origin");
         let text = metrics.encode_with(Some((&census, at("2026-12-06T20:00:00Z"))));
         assert_eq!(text.matches("# EOF").count(), 1, "one end:\n{text}");
@@ -426,6 +427,8 @@ mod tests {
             r#"drainboard_pods_waiting{blocker="unknown"} 0"#,
             r#"drainboard_window_holds{hold="frozen"} 0"#,
             "drainboard_alert_gated_windows 0",
+            r#"drainboard_window_held_nodes{window="nights"} 1"#,
+            r#"drainboard_window_held_nodes{window="(others)"} 0"#,
             "drainboard_unexplained_cordons 1",
             "drainboard_unexplained_cordon_oldest_age_seconds 7200",
             r#"drainboard_requests_refused_total{reason="origin"} 1"#,
