@@ -44,16 +44,12 @@ pub fn FleetMap(
     let caption = RwSignal::new(String::new());
     let active = RwSignal::new(None::<String>);
     let map = NodeRef::<leptos::html::Div>::new();
-    // The map's inside, as the browser lays it out, watched only where the cells are fitted (the board's map grows
-    // with its cells, and has nothing to measure); 0 × 0 on the server and until it is measured, when the cells keep
-    // their size by count.
-    let space = fit.then(|| {
-        let size = leptos_use::use_element_size(map);
-        (size.width, size.height)
-    });
+    // The map's inside, as the browser lays it out; 0 × 0 on the server and until it is measured, when the cells
+    // keep their size by count.
+    let space = leptos_use::use_element_size(map);
     let fitted = Memo::new(move |_| {
-        let (width, height) = space.map_or((0.0, 0.0), |(width, height)| (width.get(), height.get()));
-        (width >= 1.0 && height >= 1.0).then(|| {
+        let (width, height) = (space.width.get(), space.height.get());
+        (fit && width >= 1.0 && height >= 1.0).then(|| {
             let groups: Vec<usize> = layout.with(|l| l.iter().map(|g| g.cells.len()).collect());
             // Whole pixels, rounded down: a fraction of a pixel over would wrap a line.
             let space = fleet::MapSpace { width: width as u32, height: height as u32, heading: FIT_HEADING };
