@@ -413,11 +413,10 @@ export function kwokNodes(pool, names) {
 /**
  * How much of a page's screen is bare, in tiles of `tile` px: a tile is bare when no text, map cell, bar or picture
  * (an `svg`: a ring, a timeline's track) reaches into it. Layout boxes do not count, only what is drawn for a
- * reader, so a column stretched to the screen's height covers nothing by itself. With `within` (a selector), only
- * the tiles of that element's box count.
+ * reader, so a column stretched to the screen's height covers nothing by itself.
  */
-export function bareTiles(page, tile = 120, within = null) {
-  return page.evaluate(([tile, within]) => {
+export function bareTiles(page, tile = 120) {
+  return page.evaluate((tile) => {
     const drawn = [];
     const range = document.createRange();
     const texts = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
@@ -427,22 +426,18 @@ export function bareTiles(page, tile = 120, within = null) {
       drawn.push(...range.getClientRects());
     }
     for (const el of document.querySelectorAll('.cell, progress, svg')) drawn.push(el.getBoundingClientRect());
-    // The whole screen, or the part of it that `within`'s box covers.
-    const area = within ? document.querySelector(within).getBoundingClientRect() : { left: 0, top: 0, right: innerWidth, bottom: innerHeight };
-    const [left, top] = [Math.max(0, area.left), Math.max(0, area.top)];
-    const [right, bottom] = [Math.min(innerWidth, area.right), Math.min(innerHeight, area.bottom)];
-    const cols = Math.ceil((right - left) / tile);
-    const rows = Math.ceil((bottom - top) / tile);
+    const cols = Math.ceil(innerWidth / tile);
+    const rows = Math.ceil(innerHeight / tile);
     let bare = 0;
     for (let r = 0; r < rows; r++) {
       for (let c = 0; c < cols; c++) {
-        const [x0, y0] = [left + c * tile, top + r * tile];
-        const [x1, y1] = [Math.min(x0 + tile, right), Math.min(y0 + tile, bottom)];
+        const [x0, y0] = [c * tile, r * tile];
+        const [x1, y1] = [Math.min(x0 + tile, innerWidth), Math.min(y0 + tile, innerHeight)];
         if (!drawn.some((b) => b.width > 0 && b.height > 0 && b.left < x1 && b.right > x0 && b.top < y1 && b.bottom > y0)) bare++;
       }
     }
     return bare / (cols * rows);
-  }, [tile, within]);
+  }, tile);
 }
 
 /**

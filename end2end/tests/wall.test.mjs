@@ -130,17 +130,6 @@ test('the wall\'s map grows its cells into the space the wall leaves it, for a f
       await tab.goto(`${server.url}/wall?wall-token=${WALL_TOKEN}`);
       await tab.locator('[data-testid="fleet-map"][data-fits]').waitFor({ timeout: 30_000 });
       await waitFor(`${count} cells`, 30_000, async () => (await tab.locator('[data-testid="map-cell"]').count()) === count);
-      // The fit settles: sampled over two seconds, the map's cell size changes no more (a size that made a
-      // scrollbar and lost it again would flip for ever). The map is read anew each time: the wall may draw it again.
-      const flips = await tab.evaluate(() => new Promise((resolve) => {
-        const sizes = [];
-        const every = setInterval(() => {
-          const cell = document.querySelector('[data-testid="fleet-map"]')?.dataset.cell;
-          if (cell && sizes.at(-1) !== cell) sizes.push(cell);
-        }, 50);
-        setTimeout(() => { clearInterval(every); resolve(sizes.length - 1); }, 2_000);
-      }));
-      assert.ok(flips <= 1, `the map's cells changed size ${flips} times in 2 s`);
       // A frame for the map to measure its space once more after the last cells came.
       await tab.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
       const seen = await tab.evaluate(() => {
