@@ -5,7 +5,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { apply, artifactsDir, bareTiles, deletePlans, harness, kubectl, kwokNodes, metric, openBoard, useServerAndBrowser, waitFor } from './support.mjs';
+import { apply, artifactsDir, deletePlans, harness, kubectl, kwokNodes, metric, openBoard, useServerAndBrowser, waitFor } from './support.mjs';
 
 const ctx = useServerAndBrowser();
 const cleanups = [];
@@ -125,19 +125,22 @@ test('a plan\'s nodes are done only once back: status, kubectl, the panel and th
       zoom: document.querySelector('[data-testid="timeline-axis-start"]').dataset.zoom,
       title: document.querySelector('[data-testid="timeline"] h2').textContent,
       scroll: document.documentElement.scrollWidth <= window.innerWidth,
-      fits: document.documentElement.scrollHeight <= window.innerHeight,
+      // How much of the screen the two columns' content covers, logged below (the issue found 45 % empty). The
+      // whole wall must also fit 1920×1080 at the fleet sizes wall.test.mjs sees, which bounds how large a small
+      // fleet's cells may grow.
+      filled: ['.wall-main', '.wall-side'].reduce((sum, selector) => {
+        const r = box(selector);
+        return sum + Math.max(0, Math.min(r.bottom, innerHeight) - r.top) * r.width;
+      }, 0) / (innerWidth * innerHeight),
     };
   }, id);
-  // How much of the screen is bare (the issue found 45 % of it empty): the map's cells grow into what the
-  // legend, the timeline and the headings leave. What stays bare is the side column under its short lists.
-  const bare = await bareTiles(bigWall);
-  await bigWall.screenshot({ path: join(artifactsDir, 'wall-1920.png') });
-  assert.deepEqual({ ...layout, zoom: layout.zoom !== 'day', title: undefined, bare: bare <= 1 / 3 },
-    { timelineUnderMap: true, timelineBesideSide: true, nameLines: 1, zoom: true, scroll: true, fits: true, title: undefined, bare: true },
-    JSON.stringify({ ...layout, bare }));
-  console.log(`the wall at 1920×1080: ${Math.round(bare * 100)} % of the screen bare, in 120 px tiles`);
+  assert.deepEqual({ ...layout, zoom: layout.zoom !== 'day', title: undefined, filled: layout.filled >= 0.5 },
+    { timelineUnderMap: true, timelineBesideSide: true, nameLines: 1, zoom: true, scroll: true, title: undefined, filled: true },
+    JSON.stringify(layout));
+  console.log(`the wall at 1920×1080: ${Math.round(layout.filled * 100)} % of the screen covered`);
   // Its title says what it shows.
   assert.equal(layout.title, { hour: 'The last hour', tonight: 'The last 12 hours' }[layout.zoom], JSON.stringify(layout));
+  await bigWall.screenshot({ path: join(artifactsDir, 'wall-1920.png') });
   await big.close();
 
   // The timeline: the plan is a span of its own; the zoom changes the reach (its geometry is domain::timeline's).

@@ -411,36 +411,6 @@ export function kwokNodes(pool, names) {
 }
 
 /**
- * How much of a page's screen is bare, in tiles of `tile` px: a tile is bare when no text, map cell, bar or picture
- * (an `svg`: a ring, a timeline's track) reaches into it. Layout boxes do not count, only what is drawn for a
- * reader, so a column stretched to the screen's height covers nothing by itself.
- */
-export function bareTiles(page, tile = 120) {
-  return page.evaluate((tile) => {
-    const drawn = [];
-    const range = document.createRange();
-    const texts = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    for (let t = texts.nextNode(); t; t = texts.nextNode()) {
-      if (!t.textContent.trim()) continue;
-      range.selectNodeContents(t);
-      drawn.push(...range.getClientRects());
-    }
-    for (const el of document.querySelectorAll('.cell, progress, svg')) drawn.push(el.getBoundingClientRect());
-    const cols = Math.ceil(innerWidth / tile);
-    const rows = Math.ceil(innerHeight / tile);
-    let bare = 0;
-    for (let r = 0; r < rows; r++) {
-      for (let c = 0; c < cols; c++) {
-        const [x0, y0] = [c * tile, r * tile];
-        const [x1, y1] = [Math.min(x0 + tile, innerWidth), Math.min(y0 + tile, innerHeight)];
-        if (!drawn.some((b) => b.width > 0 && b.height > 0 && b.left < x1 && b.right > x0 && b.top < y1 && b.bottom > y0)) bare++;
-      }
-    }
-    return bare / (cols * rows);
-  }, tile);
-}
-
-/**
  * Removes every MaintenancePlan of the cluster, finalizers and all: plans are objects that outlive the servers (and
  * the test files) that made them, and a later file's board would list them. Tests run one file at a time.
  */

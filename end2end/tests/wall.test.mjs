@@ -5,8 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import {
-  MAINTAIN, artifactsDir, bareTiles, harness, inlineKubeconfig, kubectl, kwokNodes, launchBrowser, scenario, startDrainboard,
-  waitFor,
+  MAINTAIN, artifactsDir, harness, inlineKubeconfig, kubectl, launchBrowser, scenario, startDrainboard, waitFor,
 } from './support.mjs';
 
 const WALL_TOKEN = [...crypto.getRandomValues(new Uint8Array(24))].map((b) => b.toString(16).padStart(2, '0')).join('');
@@ -120,68 +119,6 @@ test('the wall shows the fleet, a running drain, a countdown that fills with tim
   } finally {
     await tab.close();
   }
-});
-
-test('the wall\'s map grows its cells into the space the wall leaves it, for a few nodes or a hundred more, on any screen', { timeout: 180_000 }, async () => {
-  /** The wall at `width`×`height`, once its map shows `count` cells: the cells' size, and whether all of it fits. */
-  const look = async (width, height, count) => {
-    const tab = await browser.newPage({ viewport: { width, height } });
-    try {
-      await tab.goto(`${server.url}/wall?wall-token=${WALL_TOKEN}`);
-      await tab.locator('[data-testid="fleet-map"][data-fits]').waitFor({ timeout: 30_000 });
-      await waitFor(`${count} cells`, 30_000, async () => (await tab.locator('[data-testid="map-cell"]').count()) === count);
-      // A frame for the map to measure its space once more after the last cells came.
-      await tab.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-      const seen = await tab.evaluate(() => {
-        const map = document.querySelector('[data-testid="fleet-map"]');
-        const cells = [...document.querySelectorAll('[data-testid="map-cell"]')].map((c) => c.getBoundingClientRect());
-        return {
-          said: Number(map.dataset.cell),
-          fits: map.dataset.fits,
-          drawn: Math.round(cells[0].width),
-          // Every cell inside the map's box, and the page no taller or wider than the screen.
-          inside: cells.every((c) => c.bottom <= map.getBoundingClientRect().bottom + 0.5),
-          mapScrolls: map.scrollHeight > map.clientHeight + 1,
-          page: [document.documentElement.scrollWidth, document.documentElement.scrollHeight],
-        };
-      });
-      const bare = await bareTiles(tab);
-      await tab.screenshot({ path: join(artifactsDir, `wall-fit-${count}-${width}x${height}.png`) });
-      return { ...seen, bare };
-    } finally {
-      await tab.close();
-    }
-  };
-  const nodes = () => kubectl('get', 'nodes', '-o', 'name').split('\n').filter(Boolean).length;
-  const few = nodes();
-  const results = {};
-  for (const [w, h] of [[1920, 1080], [1280, 720], [3840, 2160]]) {
-    const r = await look(w, h, few);
-    results[`${few}@${w}x${h}`] = r;
-    assert.equal(r.fits, 'true', JSON.stringify(r));
-    assert.equal(r.drawn, r.said, `cells drawn at the size the map reckoned: ${JSON.stringify(r)}`);
-    assert.ok(r.inside && !r.mapScrolls, `every cell inside the map: ${JSON.stringify(r)}`);
-    assert.ok(r.page[0] <= w && r.page[1] <= h, `the page fits ${w}×${h}: ${JSON.stringify(r)}`);
-  }
-  // A few nodes' cells grow with the screen: larger on a 4K wall than on 720p.
-  assert.ok(results[`${few}@3840x2160`].said > results[`${few}@1280x720`].said, JSON.stringify(results));
-  assert.ok(results[`${few}@1920x1080`].said >= 100, `a few nodes read from across a room: ${JSON.stringify(results)}`);
-
-  // A hundred nodes more: smaller cells, all on the one screen still.
-  const pool = `wall-fit-${Math.random().toString(36).slice(2, 6)}`;
-  const remove = kwokNodes(pool, [...Array(100).keys()].map((i) => `${pool}-${i}`));
-  try {
-    const many = few + 100;
-    const r = await look(1920, 1080, many);
-    results[`${many}@1920x1080`] = r;
-    assert.equal(r.fits, 'true', JSON.stringify(r));
-    assert.ok(r.said < results[`${few}@1920x1080`].said, `smaller cells for more nodes: ${JSON.stringify(results)}`);
-    assert.ok(r.inside && !r.mapScrolls && r.page[1] <= 1080, JSON.stringify(r));
-  } finally {
-    remove();
-    await waitFor('the pool gone', 60_000, () => nodes() === few);
-  }
-  console.log(`the wall's cells: ${Object.entries(results).map(([k, r]) => `${k}: ${r.said} px, ${Math.round(r.bare * 100)} % bare`).join('; ')}`);
 });
 
 test('the wall comes back by itself after the server restarts', { timeout: 120_000 }, async () => {

@@ -16,9 +16,7 @@ use crate::{
 };
 
 /// The map of the cards that pass `filters` (all of them without), grouped by the label `group`. With `links`,
-/// a cell opens its node; a wall screen, which may open nothing else, has none. With `fit`, the cells are as large
-/// as the map's space allows (`domain::fleet::fit`): the stylesheet gives the map the space a wall leaves it, and
-/// the map measures it, so three nodes fill a wall and three thousand still fit it.
+/// a cell opens its node; a wall screen, which may open nothing else, has none.
 #[component]
 pub fn FleetMap(
     current: Current,
@@ -26,7 +24,6 @@ pub fn FleetMap(
     #[prop(into)] group: Signal<String>,
     filters: Option<Filters>,
     links: bool,
-    #[prop(optional)] fit: bool,
 ) -> impl IntoView {
     let i18n = use_i18n();
     // Recomputed at each board change, but equal groups stop there: a heartbeat re-renders nothing.
@@ -44,37 +41,12 @@ pub fn FleetMap(
     let caption = RwSignal::new(String::new());
     let active = RwSignal::new(None::<String>);
     let map = NodeRef::<leptos::html::Div>::new();
-    // The map's inside, as the browser lays it out; 0 × 0 on the server and until it is measured, when the cells
-    // keep their size by count.
-    let space = leptos_use::use_element_size(map);
-    let fitted = Memo::new(move |_| {
-        let (width, height) = (space.width.get(), space.height.get());
-        (fit && width >= 1.0 && height >= 1.0).then(|| {
-            let groups: Vec<usize> = layout.with(|l| l.iter().map(|g| g.cells.len()).collect());
-            // Whole pixels, rounded down: a fraction of a pixel over would wrap a line.
-            let space = fleet::MapSpace { width: width as u32, height: height as u32, heading: FIT_HEADING };
-            fleet::fit(&groups, &space)
-        })
-    });
-    let class = move || match fitted.get() {
-        Some(_) => "fleet-map size-fit".to_string(),
-        None => format!("fleet-map size-{}", size.get().key()),
-    };
-    // Each length as a custom property of the map's CSSOM style (the page's CSP allows no style attribute).
-    let px = move |f: fn(&fleet::Fit) -> u32| move || fitted.get().map(|fit| format!("{}px", f(&fit)));
     view! {
         <section class="fleet" data-testid="fleet">
             <Legend />
             <div
-                class=class
-                style:--cell=px(|f| f.cell)
-                style:--gap=px(|f| f.gap)
-                style:--column-gap=px(|f| f.column_gap)
-                style:--row-gap=px(|f| f.row_gap)
-                style:--heading=px(|_| FIT_HEADING)
+                class=move || format!("fleet-map size-{}", size.get().key())
                 data-testid="fleet-map"
-                data-cell=move || fitted.get().map(|f| f.cell)
-                data-fits=move || fitted.get().map(|f| f.fits.to_string())
                 role="listbox"
                 tabindex="0"
                 aria-label=t_string!(i18n, map.title)
@@ -97,9 +69,6 @@ pub fn FleetMap(
     // Erased, as a card is: the map's static view type is deep enough to stall the compiler where it is nested.
     .into_any()
 }
-
-/// A group's heading in a fitted map, in CSS pixels: one line of the wall's type.
-const FIT_HEADING: u32 = 34;
 
 /// One group: its heading and its cells. It follows its group in the layout by value.
 #[component]
@@ -130,10 +99,9 @@ fn Group(value: Option<String>, layout: Memo<Vec<MapGroup>>, links: bool) -> imp
         }
     };
     let label = heading.clone();
-    let title = heading.clone();
     view! {
         <div class="map-group" role="group" aria-label=move || label().unwrap_or_default() data-testid="map-group" data-group=value.clone().unwrap_or_default()>
-            <p class="map-group-name" aria-hidden="true" title=move || title().unwrap_or_default()>{move || heading().unwrap_or_default()}</p>
+            <p class="map-group-name" aria-hidden="true">{move || heading().unwrap_or_default()}</p>
             <div class="map-cells">
                 <For each=cells key=|c| c.clone() let(c)>
                     <Cell cell=c links i18n />

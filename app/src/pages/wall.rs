@@ -38,13 +38,11 @@ pub fn WallPage() -> impl IntoView {
     provide_context(crate::components::windows::WindowHolds::new());
     view! {
         <section class="wall" data-testid="wall" data-hydrated=move || live.hydrated.get().to_string()>
-            <div class="wall-head">
-                <ConnectionBadge live />
-                // The server's clock, so that anyone looking at the wall sees that it is live, and when.
-                <p class="wall-clock" data-testid="wall-clock">
-                    {move || t_string!(i18n, wall.clock, time = clock_text(live.server_now().get())).to_string()}
-                </p>
-            </div>
+            <ConnectionBadge live />
+            // The server's clock, so that anyone looking at the wall sees that it is live, and when.
+            <p class="wall-clock" data-testid="wall-clock">
+                {move || t_string!(i18n, wall.clock, time = clock_text(live.server_now().get())).to_string()}
+            </p>
             <Suspense fallback=move || view! { <p>{t_string!(i18n, app.loading_nodes)}</p> }>
                 {move || Suspend::new(async move {
                     let snap = snapshot.await.ok()?;
@@ -70,7 +68,7 @@ fn wall_view(live: LiveBoard, current: Current) -> AnyView {
         <div class="wall-grid">
             <div class="wall-main">
                 <div class="wall-map">
-                    <FleetMap current drains=live.drains group=DEFAULT_GROUP_LABEL.to_string() filters=None links=false fit=true />
+                    <FleetMap current drains=live.drains group=DEFAULT_GROUP_LABEL.to_string() filters=None links=false />
                 </div>
                 <Timeline version=live.history now=live.now nodes=TIMELINE_NODES links=false />
             </div>
