@@ -81,19 +81,16 @@ impl Drain {
             (p.options.dry_run == DryRun::None).then(|| {
                 let mut entry = AuditEntry::new(&p.started_by, AuditAction::DrainEnded, &p.node, Timestamp::now());
                 entry.outcome = Some(p.state.outcome_text());
-                let took = p.finished_at.and_then(|end| {
-                    let took = end.duration_since(p.started_at);
-                    (!took.is_negative()).then(|| took.unsigned_abs())
-                });
-                crate::metrics::METRICS.drain_ended(p.state.label(), took);
+                let timing = p.timing();
+                crate::metrics::METRICS.drain_ended(p.state.label(), timing.took_seconds.map(Duration::from_secs));
                 // The estimate is of a drain to its end; one stopped early says nothing of it.
-                if let Some(ratio) = p.state.is_final_ok().then(|| p.timing().estimate_ratio()).flatten() {
+                if let Some(ratio) = p.state.is_final_ok().then(|| timing.estimate_ratio()).flatten() {
                     crate::metrics::METRICS.estimate_was(ratio);
                 }
                 entry.ended = Some(p.state.clone());
                 entry.reason = p.reason.clone();
                 entry.drain_id = Some(p.id.clone());
-                entry.timing = Some(p.timing());
+                entry.timing = Some(timing);
                 entry
             })
         };

@@ -295,8 +295,8 @@ impl Metrics {
         text
     }
 
-    /// Counts an ended real drain, and how long it took (`None` when its end reads before its start: a clock
-    /// that went back is not a duration).
+    /// Counts an ended real drain, and how long it took (`DrainTiming::took_seconds`: `None` when its end reads
+    /// before its start, since a clock that went back is not a duration).
     pub fn drain_ended(&self, outcome: &str, took: Option<std::time::Duration>) {
         let labels = OutcomeLabels { outcome: outcome.to_owned() };
         self.drains.get_or_create(&labels).inc();
