@@ -306,17 +306,19 @@ impl DrainRegistry {
         self.changes.subscribe()
     }
 
-    /// The progress of the drains this server runs in `cluster` now (not other servers': their Leases carry only
-    /// a summary).
-    pub fn running(&self, cluster: &str) -> Vec<DrainProgress> {
+    /// The pods the drains this server runs in `cluster` wait on at `now`, by blocker class
+    /// (`domain::census::waiting`), read in place: a scrape copies no drain's progress. Other servers' drains are
+    /// theirs to count (their Leases carry only a summary).
+    pub fn waiting(&self, cluster: &str, now: Timestamp) -> std::collections::BTreeMap<&'static str, usize> {
         let inner = self.lock();
-        inner
+        let progress: Vec<_> = inner
             .drains
             .values()
             .filter(|e| e.cluster == cluster)
-            .map(|e| e.progress.borrow().clone())
-            .filter(|p| p.state.is_running() && p.options.dry_run == DryRun::None)
-            .collect()
+            .map(|e| e.progress.borrow())
+            .filter(|p| p.options.dry_run == DryRun::None)
+            .collect();
+        domain::census::waiting(progress.iter().map(|p| &**p), now)
     }
 
     /// For each node of `cluster`, the drain its card shows: the running one, or else the latest. Dry runs

@@ -20,9 +20,8 @@ impl Engine {
         let plans: Vec<RolloutProgress> =
             self.plans.as_ref().map(|p| p.list().iter().map(MaintenancePlan::progress).collect()).unwrap_or_default();
         let mut census = domain::census::census(cards.iter().map(AsRef::as_ref), &drains, &plans);
-        let running = self.drains.running(&self.access.cluster().unwrap_or_default());
         let now = jiff::Timestamp::now();
-        census.waiting = domain::census::waiting(&running, now);
+        census.waiting = self.drains.waiting(&self.access.cluster().unwrap_or_default(), now);
         if let Some(windows) = &self.windows {
             let names: Vec<&str> = cards.iter().map(|c| c.name.as_str()).collect();
             let decisions = windows.decide(cache, &names, &[], now);
