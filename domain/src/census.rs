@@ -129,11 +129,8 @@ pub fn waiting<'a>(
 pub fn held<'a>(decisions: impl IntoIterator<Item = &'a Decision>) -> BTreeMap<&'static str, usize> {
     let mut held: BTreeMap<&'static str, usize> =
         crate::window::decide::HOLD_KINDS.into_iter().map(|k| (k, 0)).collect();
-    for decision in decisions {
-        let Some(decided) = decision.decided_by.as_deref() else { continue };
-        if let Some(hold) = decision.holds.iter().find(|h| h.window == decided) {
-            *held.entry(hold.hold.kind()).or_default() += 1;
-        }
+    for hold in decisions.into_iter().filter_map(Decision::deciding) {
+        *held.entry(hold.hold.kind()).or_default() += 1;
     }
     held
 }
@@ -159,7 +156,7 @@ pub fn held_by_window<'a>(
     if over {
         held.insert(OTHER_WINDOWS.to_owned(), 0);
     }
-    for window in decisions.into_iter().filter_map(|d| d.decided_by.as_deref().filter(|_| !d.holds.is_empty())) {
+    for window in decisions.into_iter().filter_map(Decision::deciding).map(|h| h.window.as_str()) {
         let key = if named.binary_search(&window).is_ok() { window } else { OTHER_WINDOWS };
         *held.entry(key.to_owned()).or_default() += 1;
     }

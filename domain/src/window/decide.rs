@@ -169,10 +169,15 @@ impl Decision {
         self.holds.is_empty()
     }
 
+    /// The hold of the window that decides (the one the board names); `None` when nothing holds the node.
+    pub fn deciding(&self) -> Option<&Held> {
+        let decided = self.decided_by.as_deref()?;
+        self.holds.iter().find(|h| h.window == decided)
+    }
+
     /// The deciding window and its hold, as decided at `now`; `None` when nothing holds the node.
     pub fn held(&self, now: Timestamp) -> Option<HeldNode> {
-        let decided = self.decided_by.as_deref()?;
-        let held = self.holds.iter().find(|h| h.window == decided)?;
+        let held = self.deciding()?;
         Some(HeldNode { node: self.node.clone(), window: held.window.clone(), hold: held.hold.clone(), at: now })
     }
 
