@@ -330,7 +330,13 @@ pub async fn metrics(
     // The fleet's counts are read with the server's own view: they go to a person who may read the whole board,
     // as the board's own lists do, and to nobody else.
     let sees_all = matches!(engine.acting_as(&caller).sight().await, Ok(Some(Visibility::All)));
-    metrics_response(if sees_all { engine.census() } else { None })
+    metrics_response(if sees_all { census(engine).await } else { None })
+}
+
+/// The fleet's counts for one scrape (`Engine::census`), counted off the async workers: deciding every node against
+/// the maintenance windows is work in proportion to the fleet.
+pub async fn census(engine: Engine) -> Option<domain::census::Census> {
+    tokio::task::spawn_blocking(move || engine.census()).await.ok().flatten()
 }
 
 /// The scrape's answer, with its content type: every metric, and the fleet's maintenance counts when given

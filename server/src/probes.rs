@@ -17,7 +17,9 @@ pub fn router(engine: Engine) -> Router {
         .route("/readyz", get(ready))
         .route(
             "/metrics",
-            get(|State(engine): State<Engine>| async move { crate::events::metrics_response(engine.census()) }),
+            get(|State(engine): State<Engine>| async move {
+                crate::events::metrics_response(crate::events::census(engine).await)
+            }),
         )
         .with_state(engine)
 }
