@@ -141,7 +141,8 @@ test('a runner cut off from the API server past its Lease writes nothing more on
   assert.equal(seen.mostDraining, 1, `at most max_parallel nodes draining by the status (${seen.mostDraining})`);
   assert.ok(seen.mostRecordsRunning <= 1, `at most max_parallel drains running by the nodes' records (${seen.mostRecordsRunning})`);
   assert.ok(await metric(a, 'drainboard_lease_losses_total', { lease: 'plan' }) >= 1, 'a knew it lost the plan');
-  assert.equal(await metric(b, 'drainboard_plan_takeovers_total'), 1, 'b took it over once');
+  assert.ok(await metric(b, 'drainboard_plan_takeovers_total') >= 1, 'b counted its takeover');
+  assert.equal(await metric(a, 'drainboard_plan_takeovers_total'), 0, 'a took nothing over');
   for (const node of p.nodes) {
     assert.equal(record(node).state, 'Drained', `${node} drained once, to the end (node 0's records: ${seen.records.join(' → ')})`);
   }

@@ -152,7 +152,7 @@ test('a plan that overrides a window records each node\'s override once, even wh
   const [runner, other] = a.logs().includes(`holder=${holder}`) ? [a, b] : [b, a];
   await runner.stop('SIGKILL');
   await waitFor('the other server to take the plan over', 120_000, () => reasons(id).includes('TakenOver'));
-  assert.equal(await metric(other, 'drainboard_plan_takeovers_total'), 1, 'the takeover counted where it happened');
+  assert.ok(await metric(other, 'drainboard_plan_takeovers_total') >= 1, 'the takeover counted where it happened');
   // The server that took over must let the node past the window again before it can start it, so a second record,
   // if any, is written before the plan can complete.
   release();
