@@ -72,10 +72,23 @@ async fn cordon(
     set_unschedulable(node, true, reason).await
 }
 
-/// Uncordons a node: makes it schedulable again. `POST /api/nodes/uncordon` with `{"node": "..."}`.
+/// Uncordons a node: makes it schedulable again. `POST /api/nodes/uncordon` with `{"node": "...", "confirm":
+/// "..."}`. When other tools are at work on the node, `confirm` must name each (`domain::actor::confirmed`): 409
+/// naming them otherwise.
 #[server(prefix = "/api", endpoint = "nodes/uncordon", input = Json)]
-pub async fn uncordon_node(node: String) -> Result<CordonOutcome, AppError> {
-    respond(set_unschedulable(node, false, None).await)
+pub async fn uncordon_node(
+    node: String,
+    #[server(default)] confirm: Option<String>,
+) -> Result<CordonOutcome, AppError> {
+    respond(uncordon(node, confirm).await)
+}
+
+#[cfg(feature = "ssr")]
+async fn uncordon(node: String, confirm: Option<String>) -> Result<CordonOutcome, AppError> {
+    let node = input(node_name(node.trim()))?;
+    let confirm = input(domain::actor::typed(confirm.as_deref()))?;
+    let (engine, caller) = (engine(), caller()?);
+    Ok(engine.acting_as(&caller).uncordon(node, confirm.as_deref()).await?)
 }
 
 #[cfg(feature = "ssr")]

@@ -99,6 +99,7 @@ impl AppError {
                         403
                     }
                     StartRefusal::ServerFull { .. } | StartRefusal::PersonFull { .. } => 429,
+                    StartRefusal::OtherActors { .. } => 409,
                 }
             }
         }
@@ -316,6 +317,14 @@ mod answers {
             (StartRefusal::PersonFull { user: "u".into(), most: 1, dry_run: false }, 429, "1 drains running"),
             (StartRefusal::NoSuchNode { node: "n9".into() }, 404, "node n9 does not exist"),
             (StartRefusal::Stopping { node: "n1".into() }, 503, "the server is stopping"),
+            (
+                StartRefusal::OtherActors {
+                    node: "n1".into(),
+                    actors: vec![domain::actor::Actor::ClusterAutoscaler, domain::actor::Actor::Karpenter],
+                },
+                409,
+                "then type cluster-autoscaler, karpenter to confirm",
+            ),
         ];
         for (refusal, status, words) in cases {
             let (answered, _, decoded) = answer(engine::Error::Refused(refusal.clone()));

@@ -102,6 +102,7 @@ pub fn status_value(status: StatusFilter) -> &'static str {
         StatusFilter::Problems => "problems",
         StatusFilter::Cordoned => "cordoned",
         StatusFilter::Ready => "ready",
+        StatusFilter::OtherActors => "other-actors",
     }
 }
 
@@ -111,6 +112,7 @@ pub fn status_from_value(value: &str) -> StatusFilter {
         "problems" => StatusFilter::Problems,
         "cordoned" => StatusFilter::Cordoned,
         "ready" => StatusFilter::Ready,
+        "other-actors" => StatusFilter::OtherActors,
         _ => StatusFilter::All,
     }
 }
@@ -207,7 +209,13 @@ mod tests {
 
     #[test]
     fn every_status_option_reads_back_as_itself() {
-        for status in [StatusFilter::All, StatusFilter::Problems, StatusFilter::Cordoned, StatusFilter::Ready] {
+        for status in [
+            StatusFilter::All,
+            StatusFilter::Problems,
+            StatusFilter::Cordoned,
+            StatusFilter::Ready,
+            StatusFilter::OtherActors,
+        ] {
             assert_eq!(status_from_value(status_value(status)), status);
         }
         assert_eq!(status_from_value("nonsense"), StatusFilter::All);

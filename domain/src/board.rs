@@ -99,6 +99,8 @@ pub enum StatusFilter {
     Problems,
     Cordoned,
     Ready,
+    /// Another actor (a tool or a person outside Drainboard) is at work on the node ([`crate::actor`]).
+    OtherActors,
 }
 
 /// Whether the server's watches reach the API server: sent on the board stream as a `health` event whenever it
@@ -155,6 +157,7 @@ impl Filter {
             StatusFilter::Problems => card.ready != ReadyStatus::Ready,
             StatusFilter::Cordoned => card.unschedulable,
             StatusFilter::Ready => card.ready == ReadyStatus::Ready,
+            StatusFilter::OtherActors => !card.actors.is_empty(),
         }
     }
 }
@@ -457,6 +460,20 @@ mod tests {
         assert!(broken.selector_error().is_some() && !broken.matches(&a), "an unreadable selector matches nothing");
         assert!(matches(&b, "", "", StatusFilter::Problems) && matches(&b, "", "", StatusFilter::Cordoned));
         assert!(!matches(&a, "", "", StatusFilter::Problems));
+        assert!(
+            !matches(&b, "", "", StatusFilter::OtherActors),
+            "a cordon alone names no actor until the card says so"
+        );
+        let mut c = b.clone();
+        c.actors.push(crate::actor::Sighting {
+            actor: crate::actor::Actor::Karpenter,
+            doing: crate::actor::Doing::Disrupting,
+            marker: "taint karpenter.sh/disrupted".into(),
+            at: None,
+            detail: None,
+            stale: false,
+        });
+        assert!(matches(&c, "", "", StatusFilter::OtherActors));
         assert_eq!(summary([&a, &b]), Summary { nodes: 2, not_ready: 1, cordoned: 1 });
         assert!(display_rank(&b) < display_rank(&a));
     }

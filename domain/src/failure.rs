@@ -86,6 +86,9 @@ pub enum StartRefusal {
     Held(Box<crate::window::HeldNode>),
     /// An override of a window was asked for by someone who may not override: the permission they lack.
     MayNotOverride { user: String, lacks: String },
+    /// An uncordon would undo the work of other tools on the node (`crate::actor`), and the person did not type
+    /// each one's name to confirm it.
+    OtherActors { node: String, actors: Vec<crate::actor::Actor> },
 }
 
 impl StartRefusal {
@@ -123,6 +126,12 @@ impl StartRefusal {
                     "{user} may not override a maintenance window: lacks {lacks}; ask for the drainboard-window-override role"
                 )
             }
+            Self::OtherActors { node, actors } => format!(
+                "{node} was cordoned by {}, at work on it: uncordoning it would undo that work; check with its owner, \
+                 then type {} to confirm",
+                crate::actor::ids(actors),
+                crate::actor::ids(actors)
+            ),
         }
     }
 }

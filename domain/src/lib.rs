@@ -5,12 +5,14 @@
 //! browser run the same rules without ever linking the Kubernetes API types.
 
 pub mod actions;
+pub mod actor;
 pub mod audit;
 pub mod blocker;
 pub mod board;
 pub mod budget;
 pub mod capacity;
 pub mod census;
+pub mod condition;
 pub mod conflict;
 pub mod context;
 pub mod countdown;

@@ -4,57 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ReadyStatus;
 
-/// One row of a node's `status.conditions`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Condition {
-    #[serde(rename = "type")]
-    pub type_: String,
-    pub status: String,
-    pub reason: Option<String>,
-    pub message: Option<String>,
-    pub last_heartbeat: Option<jiff::Timestamp>,
-    pub last_transition: Option<jiff::Timestamp>,
-}
-
-/// A condition as the API writes it in `status.conditions`, for the card's JSON view. The browser writes it when
-/// the view is opened, so that the cards on the wire do not carry every condition twice.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ApiCondition<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    last_heartbeat_time: Option<jiff::Timestamp>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    last_transition_time: Option<jiff::Timestamp>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    message: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<&'a str>,
-    status: &'a str,
-    #[serde(rename = "type")]
-    type_: &'a str,
-}
-
-impl Condition {
-    /// This condition in the API's own form and field order.
-    pub fn as_api(&self) -> ApiCondition<'_> {
-        ApiCondition {
-            last_heartbeat_time: self.last_heartbeat,
-            last_transition_time: self.last_transition,
-            message: self.message.as_deref(),
-            reason: self.reason.as_deref(),
-            status: &self.status,
-            type_: &self.type_,
-        }
-    }
-}
-
-/// How a condition reads for an operator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum ConditionHealth {
-    Good,
-    Bad,
-    Unknown,
-}
+pub use crate::condition::{ApiCondition, Condition, ConditionHealth};
 
 /// When one pod on a tainted node goes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,22 +57,13 @@ pub struct NodeCard {
     /// Who cordoned the node, when and why (annotation `drainboard.dev/cordon`), while it is cordoned.
     #[serde(default)]
     pub cordon_record: Option<crate::progress::CordonRecord>,
+    /// Other actors seen at work on the node, by their markers ([`crate::actor`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actors: Vec<crate::actor::Sighting>,
     /// Unfinished pods per namespace: what [`Self::visible_to`] counts for a person who may list pods in some
     /// namespaces only. Kept on the server; never sent.
     #[serde(skip)]
     pub pods_by_namespace: std::collections::BTreeMap<String, usize>,
-}
-
-impl Condition {
-    /// `Ready` is good when True; every other condition (the pressures, `NetworkUnavailable`) is bad when True.
-    pub fn health(&self) -> ConditionHealth {
-        let good_when_true = self.type_ == "Ready";
-        match (self.status.as_str(), good_when_true) {
-            ("True", true) | ("False", false) => ConditionHealth::Good,
-            ("True", false) | ("False", true) => ConditionHealth::Bad,
-            _ => ConditionHealth::Unknown,
-        }
-    }
 }
 
 impl NodeCard {
@@ -197,6 +138,22 @@ impl NodeCard {
             .collect();
         let ready = conditions.iter().find(|c| c.type_ == "Ready");
         let unschedulable = node.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false);
+        let no_annotations = std::collections::BTreeMap::new();
+        let annotations = node.metadata.annotations.as_ref().unwrap_or(&no_annotations);
+        // A record left on a node uncordoned by other means says nothing true any more.
+        let cordon_record = annotations
+            .get(crate::progress::CORDON_ANNOTATION)
+            .and_then(|text| crate::progress::CordonRecord::parse(text))
+            .filter(|_| unschedulable);
+        let taints = Self::taints_of(node);
+        let actors = crate::actor::sightings(&crate::actor::Marks {
+            labels: &labels,
+            annotations,
+            taints: &taints,
+            conditions: &conditions,
+            unschedulable,
+            cordon_is_ours: cordon_record.is_some(),
+        });
         NodeCard {
             name: node.metadata.name.clone().unwrap_or_default(),
             roles: roles(&labels),
@@ -212,7 +169,7 @@ impl NodeCard {
             ready_heartbeat: ready.and_then(|c| c.last_heartbeat),
             lease_renewed: None,
             unschedulable,
-            taints: Self::taints_of(node),
+            taints,
             allocatable: status
                 .and_then(|s| s.allocatable.as_ref())
                 .map(|a| {
@@ -227,20 +184,11 @@ impl NodeCard {
             pods_by_namespace: Default::default(),
             labels,
             pod_evictions: Vec::new(),
-            drain_record: node
-                .metadata
-                .annotations
-                .as_ref()
-                .and_then(|a| a.get(crate::progress::RECORD_ANNOTATION))
+            drain_record: annotations
+                .get(crate::progress::RECORD_ANNOTATION)
                 .and_then(|text| serde_json::from_str(text).ok()),
-            // A record left on a node uncordoned by other means says nothing true any more.
-            cordon_record: node
-                .metadata
-                .annotations
-                .as_ref()
-                .and_then(|a| a.get(crate::progress::CORDON_ANNOTATION))
-                .and_then(|text| crate::progress::CordonRecord::parse(text))
-                .filter(|_| unschedulable),
+            cordon_record,
+            actors,
         }
     }
 }

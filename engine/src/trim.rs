@@ -7,12 +7,13 @@ use k8s_openapi::api::{coordination::v1::Lease, core::v1::Node, policy::v1::PodD
 fn meta(meta: &mut kube::api::ObjectMeta) {
     meta.managed_fields = None;
     if let Some(annotations) = meta.annotations.as_mut() {
-        // The mirror marker and the drain and cordon records are the annotations Drainboard reads; the rest
-        // (last-applied configs) can be large.
+        // The mirror marker, the drain and cordon records and other actors' markers are the annotations Drainboard
+        // reads; the rest (last-applied configs) can be large.
         annotations.retain(|k, _| {
             k == domain::pod::MIRROR_ANNOTATION
                 || k == domain::progress::RECORD_ANNOTATION
                 || k == domain::progress::CORDON_ANNOTATION
+                || domain::actor::ANNOTATIONS.contains(&k.as_str())
         });
     }
 }

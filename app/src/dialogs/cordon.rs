@@ -3,6 +3,7 @@ use leptos::prelude::*;
 
 use super::{
     Actions,
+    actor_consent::{ActorConsent, consented, refused_actors, undone_actors},
     window_hold::{WindowHoldSection, WindowWay, held_nodes, refused_hold, undecided},
 };
 use crate::{
@@ -27,6 +28,10 @@ pub fn CordonDialog(node: String, cordon: bool) -> impl IntoView {
     let nodes = Signal::derive(move || if cordon { vec![node.get_value()] } else { Vec::new() });
     let held = held_nodes(nodes, Signal::derive(move || refused_hold(cordon_action.value().get())));
     let held_back = undecided(held, way);
+    // An uncordon that would undo another tool's work waits for the person to type its name.
+    let actors = undone_actors(node, Signal::derive(move || refused_actors(uncordon_action.value().get())));
+    let typed = RwSignal::new(String::new());
+    let consent = consented(actors, typed);
     Effect::new(move |_| {
         if let Some(Ok(outcome)) = result() {
             let node = node.get_value();
@@ -53,7 +58,8 @@ pub fn CordonDialog(node: String, cordon: bool) -> impl IntoView {
                 Some(way).filter(|_| !held.with_untracked(Vec::is_empty)).and_then(WindowWay::override_reason);
             cordon_action.dispatch(CordonNode { node, reason, override_window });
         } else {
-            uncordon_action.dispatch(UncordonNode { node });
+            let confirm = Some(typed.get_untracked()).filter(|t| !t.trim().is_empty());
+            uncordon_action.dispatch(UncordonNode { node, confirm });
         }
     };
     let close = Callback::new(move |_| actions.close());
@@ -74,10 +80,11 @@ pub fn CordonDialog(node: String, cordon: bool) -> impl IntoView {
                 </label>
             })}
             <WindowHoldSection held way />
+            {(!cordon).then(|| view! { <ActorConsent actors typed /> })}
             {move || error().map(|e| view! { <p class="error" role="alert" data-testid="dialog-error">{e}</p> })}
             <div class="modal-buttons">
                 <button type="button" data-testid="dialog-cancel" on:click=move |_| close.run(())>{t_string!(i18n, actions.cancel)}</button>
-                <button type="button" class="primary" data-testid="dialog-confirm" disabled=move || busy() || held_back.get() on:click=confirm>
+                <button type="button" class="primary" data-testid="dialog-confirm" disabled=move || busy() || held_back.get() || !consent.get() on:click=confirm>
                     {move || {
                         if busy() {
                             t_string!(i18n, actions.working)

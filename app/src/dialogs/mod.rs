@@ -1,6 +1,7 @@
 //! The node actions' dialogs: cordon and uncordon, the drain with its live preview, and the drain progress panel
 //! that everyone watching can open. One dialog at a time, hosted by the page.
 
+mod actor_consent;
 mod cordon;
 mod drain;
 mod host;

@@ -2,6 +2,7 @@
 //! shows, in `catalogue/locales/`), [`t_string!`], the functions in `words` that put the domain's states into
 //! words, those in `time` for durations and dates, and the language a page is in (`language`).
 
+mod actors;
 mod blockers;
 mod checks;
 mod conflict;
@@ -14,6 +15,7 @@ mod time;
 mod windows;
 mod words;
 
+pub use actors::*;
 pub use blockers::*;
 pub use catalogue::{I18n, I18nContextProvider, Locale, use_i18n};
 pub use checks::*;

@@ -167,6 +167,10 @@ fn start_refusal_text(i18n: I18n, refusal: &StartRefusal) -> String {
         StartRefusal::MayNotOverride { user, lacks } => {
             t_string!(i18n, failure.refused_may_not_override, user, lacks).to_string()
         }
+        StartRefusal::OtherActors { node, actors } => {
+            let names = domain::actor::ids(actors);
+            t_string!(i18n, failure.refused_other_actors, node, names).to_string()
+        }
     }
 }
 

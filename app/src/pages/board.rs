@@ -207,6 +207,7 @@ fn Toolbar(filters: Filters, live: LiveBoard) -> impl IntoView {
                 <option value=status_value(StatusFilter::Problems)>{t_string!(i18n, board.status_problems)}</option>
                 <option value=status_value(StatusFilter::Cordoned)>{t_string!(i18n, board.status_cordoned)}</option>
                 <option value=status_value(StatusFilter::Ready)>{t_string!(i18n, board.status_ready)}</option>
+                <option value=status_value(StatusFilter::OtherActors)>{t_string!(i18n, board.status_other_actors)}</option>
             </select>
             <ConnectionBadge live />
         </div>

@@ -51,6 +51,23 @@ impl Acting<'_> {
         Ok(outcome)
     }
 
+    /// Uncordons `node` at a person's ask. When other tools are at work on it (`domain::actor`), only once the person
+    /// has typed each one's name in `confirm`, since the uncordon would undo their work (a scale-down, a reboot, a
+    /// replacement). The node is read fresh, with the person's own credentials, so the check is of the node as it is.
+    pub async fn uncordon(&self, node: &str, confirm: Option<&str>) -> Result<CordonOutcome> {
+        let nodes: kube::Api<Node> = kube::Api::all(self.client()?);
+        if let Some(current) = nodes.get_opt(node).await? {
+            let actors = domain::actor::undone_by_uncordon(&domain::node::NodeCard::from_node(&current).actors);
+            if !domain::actor::confirmed(&actors, confirm) {
+                let err = Error::Refused(StartRefusal::OtherActors { node: node.to_owned(), actors });
+                let entry = AuditEntry::new(&self.identity.user, AuditAction::Uncordon, node, jiff::Timestamp::now());
+                self.engine.record_refused(entry, &err);
+                return Err(err);
+            }
+        }
+        self.set_unschedulable(node, false, None).await
+    }
+
     /// Starts draining `node`, or attaches to the drain of that node already running.
     pub async fn start_drain(
         &self,

@@ -104,7 +104,9 @@ pub(super) async fn carry_out(
             }
             Effect::Uncordon { node } => {
                 tracing::info!(%node, "node is back and checks out; uncordoning it");
-                let result = doing.acting.set_unschedulable(&node, false, None).await;
+                // Never over another tool's work: a node some tool cordoned since stays cordoned, and the plan says
+                // which (`domain::actor`); nobody typed its name.
+                let result = doing.acting.uncordon(&node, None).await;
                 let result = result.map(|_| ()).map_err(|err| err.failure());
                 plan_step::absorb(progress, Outcome::Uncordoned { node, result }, now);
             }

@@ -2,6 +2,7 @@
 //! node in the live board by name, so that an update re-renders only what changed.
 
 mod actions;
+mod actors;
 mod conditions;
 mod cordon;
 mod countdowns;
@@ -48,6 +49,7 @@ pub fn CardView(
         >
             <header::CardHeader name card server_now drain />
             <cordon::CardCordon card server_now settings drain />
+            <actors::CardActors card server_now drain />
             <plan::CardPlan card />
             <CardDrain card drain server_now />
             <CardActions card drain />

@@ -1,0 +1,176 @@
+// Other actors at work on a node, named on its card. Each tool is played by writing exactly the marker its own code
+// writes (docs/actors.md cites where): the cluster autoscaler's taint with Unix seconds, Karpenter's valueless
+// taint, kured's node annotation, the node-maintenance operator's taint, GKE's maintenance label, EKS's node group
+// taint, and a lifecycle condition with kubectl's proposed reason. A bare cordon is "someone outside Drainboard";
+// Drainboard's own cordon is no other actor's. The card says so in English and Japanese, warns when two work on one
+// node, and the board's filter finds them.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { artifactsDir, kubectl, kwokNodes, launchBrowser, startDrainboard, waitFor } from './support.mjs';
+
+const pool = `actors-${process.pid % 10_000}`;
+const names = ['ca', 'karpenter', 'kured', 'nmo', 'gke', 'eks', 'lifecycle', 'bare', 'ours', 'clean'].map((n) => `${pool}-${n}`);
+const node = (n) => `${pool}-${n}`;
+let server;
+let browser;
+let cleanup = () => {};
+
+before(async () => {
+  cleanup = kwokNodes(pool, names);
+  server = await startDrainboard();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  cleanup();
+});
+
+async function post(path, body) {
+  const res = await fetch(`${server.url}/api/${path}`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+const cards = async () => new Map((await post('board', {})).body.upsert.map((c) => [c.name, c]));
+const seen = (card) => (card?.actors ?? []).map((s) => `${s.actor}:${s.doing}`).join(' ');
+
+test('each actor is named on the card by its real marker, and Drainboard\'s own cordon by none', { timeout: 120_000 }, async () => {
+  const epoch = Math.floor(Date.now() / 1000) - 120;
+  kubectl('cordon', node('ca'));
+  kubectl('taint', 'node', node('ca'), `ToBeDeletedByClusterAutoscaler=${epoch}:NoSchedule`);
+  kubectl('cordon', node('karpenter'));
+  kubectl('taint', 'node', node('karpenter'), 'karpenter.sh/disrupted:NoSchedule');
+  kubectl('cordon', node('kured'));
+  kubectl('annotate', 'node', node('kured'), `weave.works/kured-reboot-in-progress=${new Date(epoch * 1000).toISOString()}`);
+  kubectl('cordon', node('nmo'));
+  kubectl('taint', 'node', node('nmo'), 'medik8s.io/drain:NoSchedule');
+  kubectl('label', 'node', node('gke'), `cloud.google.com/scheduled-maintenance-time=${epoch + 7200}`);
+  kubectl('taint', 'node', node('eks'), 'eks.amazonaws.com/nodegroup=unschedulable:NoSchedule');
+  kubectl('cordon', node('lifecycle'));
+  kubectl('patch', 'node', node('lifecycle'), '--subresource=status', '--type=strategic', '-p', JSON.stringify({
+    status: { conditions: [{ type: 'DrainInProgress', status: 'True', reason: 'KubectlDrainStarted',
+      message: 'kubectl drain started processing this Node', lastTransitionTime: new Date(epoch * 1000).toISOString(),
+      lastHeartbeatTime: new Date(epoch * 1000).toISOString() }] },
+  }));
+  kubectl('cordon', node('bare'));
+  const ours = await post('nodes/cordon', { node: node('ours'), reason: 'disk swap' });
+  assert.equal(ours.status, 200, JSON.stringify(ours.body));
+  // The cluster autoscaler takes Drainboard's cordoned node as well: two actors at once.
+  kubectl('taint', 'node', node('ours'), `ToBeDeletedByClusterAutoscaler=${epoch}:NoSchedule`);
+
+  const want = {
+    ca: 'ClusterAutoscaler:Removing',
+    karpenter: 'Karpenter:Disrupting',
+    kured: 'Kured:Rebooting',
+    nmo: 'NodeMaintenance:Maintenance',
+    gke: 'Gke:MaintenanceScheduled',
+    eks: 'Eks:Replacing',
+    lifecycle: 'KubectlDrain:Draining',
+    bare: 'Unknown:Cordoned',
+    ours: 'ClusterAutoscaler:Removing',
+    clean: '',
+  };
+  const all = await waitFor('every card to name its actor', 60_000, async () => {
+    const now = await cards();
+    return Object.entries(want).every(([n, w]) => seen(now.get(node(n))) === w) ? now : null;
+  }).catch(async (e) => {
+    const now = await cards();
+    throw new Error(`${e.message}: ${JSON.stringify(Object.fromEntries(Object.keys(want).map((n) => [n, seen(now.get(node(n)))])))}`);
+  });
+  const ca = all.get(node('ca')).actors[0];
+  assert.equal(Date.parse(ca.at), epoch * 1000, 'the taint\'s Unix seconds are when');
+  assert.equal(ca.marker, 'taint ToBeDeletedByClusterAutoscaler');
+  assert.equal(Date.parse(all.get(node('gke')).actors[0].at), (epoch + 7200) * 1000, 'the label says when it is due');
+  assert.equal(all.get(node('lifecycle')).actors[0].detail, 'KubectlDrainStarted: kubectl drain started processing this Node');
+  assert.ok(all.get(node('ours')).cordon_record, 'the cordon is still Drainboard\'s own');
+});
+
+test('the card names the actor in English and Japanese, and warns when two work on one node', { timeout: 90_000 }, async () => {
+  for (const [locale, removing, crowded] of [
+    ['en-US', /^cluster-autoscaler is removing this node$/, /^2 actors are working on this node at once/],
+    ['ja-JP', /^cluster-autoscalerがこのノードを削除中$/, /^2つの操作が同時にこのノードに働いています/],
+  ]) {
+    const context = await browser.newContext({ locale, viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${server.url}/nodes/${node('ours')}`);
+    const text = page.locator('[data-testid="card-actor"][data-actor="cluster-autoscaler"] [data-testid="card-actor-text"]');
+    await text.waitFor({ timeout: 30_000 });
+    assert.match(await text.textContent(), removing);
+    assert.match(await page.locator('[data-testid="card-actors-crowded"]').textContent(), crowded);
+    const title = await page.locator('[data-testid="card-actor"]').first().getAttribute('title');
+    assert.match(title, /taint ToBeDeletedByClusterAutoscaler/, 'the marker is named on hover');
+    await page.goto(`${server.url}/nodes/${node('bare')}`);
+    await page.locator('[data-testid="card-actor"][data-actor="kubectl"]').waitFor({ timeout: 30_000 });
+    assert.equal(await page.locator('[data-testid="card-actors-crowded"]').count(), 0, 'one actor: no warning');
+    if (locale === 'en-US') {
+      await page.locator('[data-testid="card-actors"]').screenshot({ path: join(artifactsDir, 'card-actors.png') });
+    }
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
+test('the board\'s filter shows the nodes another actor works on, and not the others', { timeout: 90_000 }, async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${server.url}/`);
+  await page.locator('[data-testid="nodes-page"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
+  await page.locator('[data-testid="connection-state"][data-state="live"]').waitFor({ timeout: 30_000 });
+  await page.fill('[data-testid="node-filter"]', pool);
+  await page.selectOption('[data-testid="status-filter"]', 'other-actors');
+  const shown = async () => (await page.locator('[data-testid="node-row"]').evaluateAll((rows) => rows.map((r) => r.dataset.node))).sort();
+  const expected = names.filter((n) => n !== node('clean')).sort();
+  await waitFor('the filtered board', 20_000, async () => JSON.stringify(await shown()) === JSON.stringify(expected))
+    .catch(async (e) => { throw new Error(`${e.message}: ${JSON.stringify(await shown())}`); });
+  await context.close();
+});
+
+test('the markers gone, the card names no one', { timeout: 60_000 }, async () => {
+  kubectl('taint', 'node', node('ca'), 'ToBeDeletedByClusterAutoscaler-');
+  kubectl('uncordon', node('ca'));
+  kubectl('label', 'node', node('gke'), 'cloud.google.com/scheduled-maintenance-time-');
+  await waitFor('the cards to clear', 30_000, async () => {
+    const now = await cards();
+    return seen(now.get(node('ca'))) === '' && seen(now.get(node('gke'))) === '';
+  });
+});
+
+test('an uncordon that would undo a tool\'s work needs its name typed, on the server and in the dialog', { timeout: 90_000 }, async () => {
+  const n = node('karpenter');
+  const unschedulable = () => kubectl('get', 'node', n, '-o', 'jsonpath={.spec.unschedulable}').trim();
+  const refused = await post('nodes/uncordon', { node: n });
+  assert.equal(refused.status, 409, JSON.stringify(refused.body));
+  assert.deepEqual(refused.body.Refused.refusal.OtherActors.actors, ['Karpenter']);
+  assert.match(refused.body.Refused.message, /type karpenter to confirm/);
+  assert.equal(unschedulable(), 'true', 'nothing changed');
+  const wrong = await post('nodes/uncordon', { node: n, confirm: 'Karpenter' });
+  assert.equal(wrong.status, 409, 'the name exactly');
+  const long = await post('nodes/uncordon', { node: n, confirm: 'k'.repeat(301) });
+  assert.equal(long.status, 400, JSON.stringify(long.body));
+  assert.equal(unschedulable(), 'true');
+  // A bare cordon names no tool: uncordoned as before, with nothing to type.
+  const bare = await post('nodes/uncordon', { node: node('bare') });
+  assert.equal(bare.status, 200, JSON.stringify(bare.body));
+
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${server.url}/nodes/${n}`);
+  await page.locator('[data-testid="node-detail"][data-hydrated="true"]').waitFor({ timeout: 30_000 });
+  await page.locator('[data-testid="card-actor"][data-actor="karpenter"]').waitFor({ timeout: 30_000 });
+  await page.click('[data-testid="action-uncordon"]');
+  const consent = page.locator('[data-testid="uncordon-actors"]');
+  await consent.waitFor({ timeout: 10_000 });
+  assert.equal(await consent.getAttribute('data-actors'), 'karpenter');
+  const go = page.locator('[data-testid="cordon-dialog"] [data-testid="dialog-confirm"]');
+  assert.equal(await go.isDisabled(), true, 'the button waits for the name');
+  await page.fill('[data-testid="uncordon-type-actors"]', 'karpenter');
+  assert.equal(await go.isDisabled(), false);
+  await go.click();
+  await waitFor('the node uncordoned', 15_000, () => unschedulable() === '');
+  await context.close();
+});
