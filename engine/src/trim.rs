@@ -9,11 +9,11 @@ fn meta(meta: &mut kube::api::ObjectMeta) {
     if let Some(annotations) = meta.annotations.as_mut() {
         // The mirror marker, the drain and cordon records and other actors' markers are the annotations Drainboard
         // reads; the rest (last-applied configs) can be large.
-        annotations.retain(|k, _| {
+        annotations.retain(|k, v| {
             k == domain::pod::MIRROR_ANNOTATION
                 || k == domain::progress::RECORD_ANNOTATION
                 || k == domain::progress::CORDON_ANNOTATION
-                || domain::actor::ANNOTATIONS.contains(&k.as_str())
+                || domain::actor::keeps_annotation(k, v)
         });
     }
 }

@@ -232,6 +232,15 @@ const RULES: &[Rule] = &[
 /// The node annotations the table reads: the server's cache keeps them when it trims a node's annotations.
 pub const ANNOTATIONS: &[&str] = &["weave.works/kured-reboot-in-progress"];
 
+/// At most this many bytes of such an annotation are kept: kured's is a time, about 25. Anyone who may patch nodes
+/// could otherwise have every node's cached copy hold as much as the API server allows an object's annotations.
+pub const ANNOTATION_BYTES: usize = 64;
+
+/// Whether the server's cache keeps a node annotation for the table: one the table reads, of a sane length.
+pub fn keeps_annotation(key: &str, value: &str) -> bool {
+    ANNOTATIONS.contains(&key) && value.len() <= ANNOTATION_BYTES
+}
+
 /// The lifecycle conditions of KEP-5683, and what each says when `True`.
 const CONDITIONS: &[(&str, Doing)] = &[
     ("DrainInProgress", Doing::Draining),

@@ -207,3 +207,12 @@ fn an_uncordon_undoes_only_the_tools_that_cordon_and_needs_each_named() {
     assert!(!confirmed(&two, Some("Karpenter, cluster-autoscaler")), "the name exactly");
     assert!(confirmed(&[], None), "nothing to confirm");
 }
+
+#[test]
+fn the_cache_keeps_only_the_annotations_the_table_reads_and_only_short() {
+    let key = "weave.works/kured-reboot-in-progress";
+    assert!(keeps_annotation(key, "2026-12-07T10:02:03+09:00"));
+    assert!(keeps_annotation(key, &"x".repeat(ANNOTATION_BYTES)));
+    assert!(!keeps_annotation(key, &"x".repeat(ANNOTATION_BYTES + 1)), "a forged giant is dropped");
+    assert!(!keeps_annotation("weave.works/kured-most-recent-reboot-needed", "2026-12-07T01:02:03Z"));
+}
