@@ -33,13 +33,32 @@ pub async fn set_unschedulable(
     dry_run: DryRun,
     record: Option<&CordonRecord>,
 ) -> Result<CordonOutcome, kube::Error> {
+    let written = set_unschedulable_unless(client, node, unschedulable, dry_run, record, |_| Vec::<()>::new()).await?;
+    // Nothing refuses here, so the write is never held back.
+    Ok(written.unwrap_or(CordonOutcome::AlreadyDone))
+}
+
+/// [`set_unschedulable`], unless `refuse` names someone on the node as read (the tools whose work an uncordon
+/// would undo): then nothing is written, and `Ok(Err(them))`. One read serves both the check and the write.
+pub async fn set_unschedulable_unless<T>(
+    client: &Client,
+    node: &str,
+    unschedulable: bool,
+    dry_run: DryRun,
+    record: Option<&CordonRecord>,
+    refuse: impl FnOnce(&Node) -> Vec<T>,
+) -> Result<Result<CordonOutcome, Vec<T>>, kube::Error> {
     let nodes: Api<Node> = Api::all(client.clone());
     let current = nodes.get(node).await?;
-    if current.spec.and_then(|s| s.unschedulable).unwrap_or(false) == unschedulable {
-        return Ok(CordonOutcome::AlreadyDone);
+    if current.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false) == unschedulable {
+        return Ok(Ok(CordonOutcome::AlreadyDone));
+    }
+    let refused = refuse(&current);
+    if !refused.is_empty() {
+        return Ok(Err(refused));
     }
     if dry_run == DryRun::Client {
-        return Ok(CordonOutcome::Changed);
+        return Ok(Ok(CordonOutcome::Changed));
     }
     let value = if unschedulable { json!(true) } else { json!(null) };
     let annotation = match record.filter(|_| unschedulable) {
@@ -52,7 +71,7 @@ pub async fn set_unschedulable(
     });
     let params = PatchParams { dry_run: dry_run == DryRun::Server, ..Default::default() };
     nodes.patch(node, &params, &Patch::Strategic(patch)).await?;
-    Ok(CordonOutcome::Changed)
+    Ok(Ok(CordonOutcome::Changed))
 }
 
 /// Lists the node's pods by field selector (and the drain's pod selector), page by page, as kubectl does.

@@ -27,14 +27,42 @@ impl Acting<'_> {
         unschedulable: bool,
         reason: Option<String>,
     ) -> Result<CordonOutcome> {
+        self.change_cordon(node, unschedulable, reason, |_| Vec::new()).await
+    }
+
+    /// Uncordons `node` at a person's ask. When other tools are at work on it (`domain::actor`), only once the person
+    /// has typed each one's name in `confirm`, since the uncordon would undo their work (a scale-down, a reboot, a
+    /// replacement). Judged on the node as read for the write, with the person's own credentials.
+    pub async fn uncordon(&self, node: &str, confirm: Option<&str>) -> Result<CordonOutcome> {
+        self.change_cordon(node, false, None, |current| {
+            let actors = domain::actor::undone_by_uncordon(&domain::node::NodeCard::from_node(current).actors);
+            if domain::actor::confirmed(&actors, confirm) { Vec::new() } else { actors }
+        })
+        .await
+    }
+
+    /// The cordon or uncordon, unless `refuse` names tools at work on the node as read; audited either way.
+    async fn change_cordon(
+        &self,
+        node: &str,
+        unschedulable: bool,
+        reason: Option<String>,
+        refuse: impl FnOnce(&Node) -> Vec<domain::actor::Actor>,
+    ) -> Result<CordonOutcome> {
         let client = self.client()?;
         let user = &self.identity.user;
         let record = CordonRecord { by: user.clone(), at: jiff::Timestamp::now(), reason: reason.clone() };
         let action = if unschedulable { AuditAction::Cordon } else { AuditAction::Uncordon };
         let mut entry = AuditEntry::new(user, action, node, jiff::Timestamp::now());
         entry.reason = reason;
-        let outcome = match ops::set_unschedulable(&client, node, unschedulable, DryRun::None, Some(&record)).await {
-            Ok(outcome) => outcome,
+        let written = ops::set_unschedulable_unless(&client, node, unschedulable, DryRun::None, Some(&record), refuse);
+        let outcome = match written.await {
+            Ok(Ok(outcome)) => outcome,
+            Ok(Err(actors)) => {
+                let err = Error::Refused(StartRefusal::OtherActors { node: node.to_owned(), actors });
+                self.engine.record_refused(entry, &err);
+                return Err(err);
+            }
             Err(err) => {
                 let err = if crate::kube_error::not_found(&err) {
                     Error::Refused(StartRefusal::NoSuchNode { node: node.to_owned() })
@@ -49,23 +77,6 @@ impl Acting<'_> {
             self.engine.audit.record(entry).await;
         }
         Ok(outcome)
-    }
-
-    /// Uncordons `node` at a person's ask. When other tools are at work on it (`domain::actor`), only once the person
-    /// has typed each one's name in `confirm`, since the uncordon would undo their work (a scale-down, a reboot, a
-    /// replacement). The node is read fresh, with the person's own credentials, so the check is of the node as it is.
-    pub async fn uncordon(&self, node: &str, confirm: Option<&str>) -> Result<CordonOutcome> {
-        let nodes: kube::Api<Node> = kube::Api::all(self.client()?);
-        if let Some(current) = nodes.get_opt(node).await? {
-            let actors = domain::actor::undone_by_uncordon(&domain::node::NodeCard::from_node(&current).actors);
-            if !domain::actor::confirmed(&actors, confirm) {
-                let err = Error::Refused(StartRefusal::OtherActors { node: node.to_owned(), actors });
-                let entry = AuditEntry::new(&self.identity.user, AuditAction::Uncordon, node, jiff::Timestamp::now());
-                self.engine.record_refused(entry, &err);
-                return Err(err);
-            }
-        }
-        self.set_unschedulable(node, false, None).await
     }
 
     /// Starts draining `node`, or attaches to the drain of that node already running.
