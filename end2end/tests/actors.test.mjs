@@ -150,6 +150,13 @@ test('an uncordon that would undo a tool\'s work needs its name typed, on the se
   assert.equal(unschedulable(), 'true', 'nothing changed');
   const wrong = await post('nodes/uncordon', { node: n, confirm: 'Karpenter' });
   assert.equal(wrong.status, 409, 'the name exactly');
+  // Another site's page cannot send the name for a person: refused before anything is read.
+  const foreign = await fetch(`${server.url}/api/nodes/uncordon`, {
+    method: 'POST', body: JSON.stringify({ node: n, confirm: 'karpenter' }),
+    headers: { 'content-type': 'application/json', origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+  });
+  assert.equal(foreign.status, 403);
+  assert.equal(unschedulable(), 'true', 'nothing changed');
   const long = await post('nodes/uncordon', { node: n, confirm: 'k'.repeat(301) });
   assert.equal(long.status, 400, JSON.stringify(long.body));
   assert.equal(unschedulable(), 'true');
