@@ -4,8 +4,8 @@
 #   docker build -t drainboard .        (or: podman build -t drainboard .   buildah build -t drainboard .)
 #
 # The context is the repository root: the server is built from the whole workspace. .dockerignore keeps build
-# output, caches and node_modules out of it. A cold build compiles cargo-leptos, the wasm-bindgen CLI and the
-# workspace (tens of minutes on two cores); the tool layers are cached for later builds.
+# output, caches and node_modules out of it. A cold build compiles the site's build tool (end2end/tools/site) and
+# the workspace (tens of minutes on two cores); the tool's layer is cached for later builds.
 
 # Base images are pinned by digest (the multi-platform index's), so that a tag moved on the registry cannot change
 # what is built; the tag stays beside it for the reader. Bump both together, with the digest the registry gives now:
@@ -13,8 +13,8 @@
 #   (or: skopeo inspect --format '{{.Digest}}' docker://docker.io/library/rust:1.95-bookworm)
 # The empty base (scratch) is not an image and has nothing to pin. check-architecture.sh refuses a tag alone.
 
-# wasm-opt for the release wasm: npm's binaryen, pinned by end2end/package-lock.json (as ./run uses it). Node 20,
-# which that lockfile's packages ask for.
+# wasm-opt, esbuild and lightningcss for the release site: npm's, pinned by end2end/package-lock.json (as ./run uses
+# them). Node 20, which that lockfile's packages ask for.
 FROM docker.io/library/node:20-bookworm-slim@sha256:2cf067cfed83d5ea958367df9f966191a942351a2df77d6f0193e162b5febfc0 AS npm
 WORKDIR /src/end2end
 COPY end2end/package.json end2end/package-lock.json ./
@@ -26,23 +26,17 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends musl-tools \
  && rm -rf /var/lib/apt/lists/*
 RUN rustup target add wasm32-unknown-unknown x86_64-unknown-linux-musl
-# The versions end2end/scripts/ensure-tools.sh installs, as it installs them: no_downloads (cargo-leptos never
-# fetches a tool itself), and a debug build of cargo-leptos, which only orchestrates and builds in a third of the time.
-ARG CARGO_LEPTOS_VERSION=0.3.10
-RUN cargo install cargo-leptos --version "${CARGO_LEPTOS_VERSION}" --locked --features no_downloads --debug
 WORKDIR /src
-# The wasm-bindgen CLI must be exactly the version in Cargo.lock.
-COPY Cargo.lock ./
-RUN version=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/"/, "", $3); print $3; exit}' Cargo.lock) \
- && cargo install wasm-bindgen-cli --version "$version"
+# The site's build tool (wasm-bindgen, the wasm splitter, precompression), from its own lockfile, in a layer of its
+# own: it changes only when its wasm-bindgen does. build-site.sh finds it built in the same place.
+COPY end2end/tools/site end2end/tools/site
+RUN cargo build --release --locked --manifest-path end2end/tools/site/Cargo.toml --target-dir /src/.cache/tools-target
 COPY --from=npm /usr/local/bin/node /usr/local/bin/node
 COPY --from=npm /src/end2end/node_modules end2end/node_modules
 COPY . .
-# The server for musl (statically linked: nothing to load at run time); the wasm as ./run --release builds it.
-ENV PATH=/src/end2end/node_modules/.bin:$PATH \
-    LEPTOS_BIN_TARGET_TRIPLE=x86_64-unknown-linux-musl \
-    RUSTFLAGS="--cfg erase_components"
-RUN cargo leptos build --release --precompress --split \
+# The server for musl (statically linked: nothing to load at run time); the wasm as ./run builds it.
+ENV PATH=/src/end2end/node_modules/.bin:$PATH
+RUN end2end/scripts/build-site.sh --release --server-target x86_64-unknown-linux-musl \
  && mkdir -p /out/etc \
  && cp target/x86_64-unknown-linux-musl/release/drainboard /out/drainboard \
  && strip /out/drainboard \

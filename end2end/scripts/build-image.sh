@@ -34,9 +34,8 @@ say() { echo "build-image: $*" >&2; }
 
 # 1. The static server and the release site, in a site root of their own so that ./run's and the tests' stay.
 target=x86_64-unknown-linux-musl
-# Views' types erased, as ./run's release build does.
-RUSTFLAGS="--cfg erase_components" LEPTOS_SITE_ROOT=target/site-image LEPTOS_BIN_TARGET_TRIPLE=$target \
-  cargo leptos build --release --precompress --split >&2
+# As ./run's release build, views' types erased.
+end2end/scripts/build-site.sh --release --site target/site-image --server-target "$target" >&2
 context=$(mktemp -d)
 trap 'rm -rf "$context"' EXIT
 mkdir -p "$context/etc"

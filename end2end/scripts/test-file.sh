@@ -3,7 +3,7 @@
 # shards do: the one command to run or debug a file.
 #   end2end/scripts/test-file.sh end2end/tests/plans.test.mjs [more files] [-- node --test options]
 #   end2end/scripts/test-file.sh end2end/tests/plans.test.mjs -- --test-name-pattern='undo'
-# Tests the debug build already made (`cargo leptos build --split`); builds nothing itself.
+# Tests the debug build already made (`end2end/scripts/build-site.sh`); builds nothing itself.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -19,7 +19,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#files[@]} -gt 0 ] || { sed -n '2,6p' "$0" >&2; exit 2; }
 [ -x target/debug/drainboard ] && [ -d target/site/pkg ] ||
-  { echo "test-file: no debug build: run 'cargo leptos build --split' first" >&2; exit 2; }
+  { echo "test-file: no debug build: run 'end2end/scripts/build-site.sh' first" >&2; exit 2; }
 
 # The same control plane as ./test-all's: 4 nodes in 2 zones, short failure timings, the seed workloads.
 cluster=$(end2end/cluster/cluster.sh up --nodes 4 --zones 2 --grace-seconds 10 --toleration-seconds 10)

@@ -62,7 +62,7 @@ function lockCookie(origin, token) {
 }
 
 /**
- * Starts the cargo-leptos-built server, on a free port unless `addr` names one (`host:port`, e.g. to restart a
+ * Starts the built server (end2end/scripts/build-site.sh), on a free port unless `addr` names one (`host:port`, e.g. to restart a
  * server where its pages are still connected); resolves with its URL (`url`, without the local secret; `printedUrl` as printed, with it; `token`, the secret) and
  * a stop function. `stop()` sends SIGTERM
  * and waits for the exit; `stop('SIGKILL')` ends it at once, like a crash. `kubeconfig` defaults to the test

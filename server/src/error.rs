@@ -8,7 +8,9 @@ use engine::access::ConnectError;
 pub enum Error {
     #[error(transparent)]
     Connect(#[from] ConnectError),
-    #[error("cannot read the site configuration (run through cargo-leptos, or set LEPTOS_* variables): {0}")]
+    #[error(
+        "cannot read the site configuration (set LEPTOS_SITE_ROOT and the other LEPTOS_* variables, as ./run does): {0}"
+    )]
     SiteConfig(String),
     #[error(
         "refusing to serve on {0}: every request acts with your kubeconfig's credentials, so Drainboard listens on \

@@ -190,9 +190,9 @@ mod tests {
     use http_body_util::BodyExt;
     use tower::ServiceExt;
 
-    /// The site's files are compressed ahead of time in a release build (`cargo leptos build --precompress`): the
-    /// precompressed file is served as it is, so no request pays for compressing the wasm; without one, the file is
-    /// compressed on the fly.
+    /// The site's files are compressed ahead of time in a release build (`build-site.sh --release`): the precompressed
+    /// file is served as it is, so no request pays for compressing the wasm; without one, the file is compressed on
+    /// the fly.
     #[tokio::test]
     async fn precompressed_site_files_are_served_as_they_are() {
         let site = tempfile::tempdir().unwrap();

@@ -15,7 +15,7 @@ use crate::{
 /// How often the timeline is read again with nothing new in the history: the window moves on by itself.
 const REFRESH_SECONDS: i64 = 300;
 
-/// The timeline, its code loaded when it is first shown: in the release build (`cargo leptos build --split`) it is
+/// The timeline, its code loaded when it is first shown: in the release build (`end2end/scripts/build-site.sh`) it is
 /// a part of the wasm of its own, as the dialogs are, so that the board's first load does not carry it.
 #[lazy]
 pub fn timeline_view(

@@ -41,7 +41,7 @@ pub fn DialogHost(server_now: Signal<Timestamp>, board: RwSignal<Option<Board>>)
     }
 }
 
-/// The open dialog. Its code loads when a dialog first opens: in the release build (`cargo leptos build --split`)
+/// The open dialog. Its code loads when a dialog first opens: in the release build (`end2end/scripts/build-site.sh`)
 /// the dialogs, the drain planner and the capacity check are a part of the wasm of their own, so that the board's
 /// first load does not carry them. Elsewhere this is an ordinary function.
 #[lazy]
