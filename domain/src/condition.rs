@@ -15,6 +15,20 @@ pub struct Condition {
     pub last_transition: Option<jiff::Timestamp>,
 }
 
+#[cfg(feature = "k8s")]
+impl From<&k8s_openapi::api::core::v1::NodeCondition> for Condition {
+    fn from(c: &k8s_openapi::api::core::v1::NodeCondition) -> Self {
+        Condition {
+            type_: c.type_.clone(),
+            status: c.status.clone(),
+            reason: c.reason.clone(),
+            message: c.message.clone(),
+            last_heartbeat: c.last_heartbeat_time.as_ref().map(|t| t.0),
+            last_transition: c.last_transition_time.as_ref().map(|t| t.0),
+        }
+    }
+}
+
 /// A condition as the API writes it in `status.conditions`, for the card's JSON view. The browser writes it when
 /// the view is opened, so that the cards on the wire do not carry every condition twice.
 #[derive(Serialize)]

@@ -23,6 +23,7 @@ pub mod eviction;
 pub mod failure;
 pub mod fleet;
 pub mod input;
+pub mod lifecycle;
 pub mod moving;
 pub mod node;
 pub mod notice;

@@ -125,17 +125,7 @@ impl NodeCard {
         let labels = node.metadata.labels.clone().unwrap_or_default();
         let status = node.status.as_ref();
         let api_conditions = status.and_then(|s| s.conditions.clone()).unwrap_or_default();
-        let conditions: Vec<Condition> = api_conditions
-            .iter()
-            .map(|c| Condition {
-                type_: c.type_.clone(),
-                status: c.status.clone(),
-                reason: c.reason.clone(),
-                message: c.message.clone(),
-                last_heartbeat: c.last_heartbeat_time.as_ref().map(|t| t.0),
-                last_transition: c.last_transition_time.as_ref().map(|t| t.0),
-            })
-            .collect();
+        let conditions: Vec<Condition> = api_conditions.iter().map(Condition::from).collect();
         let ready = conditions.iter().find(|c| c.type_ == "Ready");
         let unschedulable = node.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false);
         let no_annotations = std::collections::BTreeMap::new();

@@ -167,7 +167,9 @@ test('the ServiceAccount may do exactly what API.md lists: no more', { timeout: 
   kubectl('apply', '-f', join(deployDir, 'namespace.yaml'), '-f', join(deployDir, 'serviceaccount.yaml'));
   // Cluster-wide, for the shared board cache.
   const everywhere = {
-    nodes: 'list watch', pods: 'list watch', 'poddisruptionbudgets.policy': 'list watch',
+    nodes: 'get list watch', pods: 'list watch', 'poddisruptionbudgets.policy': 'list watch',
+    // The drains' lifecycle conditions (DrainInProgress, Drained), each written on the node version read.
+    'nodes/status': 'patch',
     // Plans: followed, their status and finalizer written; made, paused and cancelled by people only.
     'maintenanceplans.drainboard.dev': 'get list patch watch', 'maintenanceplans.drainboard.dev/status': 'get patch',
     // Windows: read, and whether each reads written in its status; written by people only.

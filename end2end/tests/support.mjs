@@ -70,10 +70,13 @@ function lockCookie(origin, token) {
  */
 /**
  * A counter's value in `server`'s `/metrics` (`name` as scraped, `_total` included), for the series whose labels
- * include `labels`; 0 when there is none yet.
+ * include `labels`; 0 when there is none yet. A team server's needs a session (`cookie`). A scrape that is not
+ * answered fails the test, rather than reading as zero.
  */
-export async function metric(server, name, labels = {}) {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
+export async function metric(server, name, labels = {}, { cookie } = {}) {
+  const res = await fetch(`${server.url}/metrics`, { headers: cookie ? { cookie } : {} });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`GET /metrics answered ${res.status}: ${text.slice(0, 200)}`);
   const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
   let sum = 0;
   for (const line of text.split('\n')) {

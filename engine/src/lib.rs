@@ -38,6 +38,7 @@ pub mod health;
 pub mod history;
 pub mod kube_error;
 pub mod lease;
+pub mod lifecycle;
 pub mod metrics;
 pub mod moving;
 pub mod notices;

@@ -54,6 +54,13 @@ pub struct Args {
     #[arg(long, requires = "team")]
     pub unattended_plans: bool,
 
+    /// Team mode: do not publish drains as node lifecycle conditions. By default the server writes
+    /// `DrainInProgress` and `Drained` (KEP-5683, as kubectl's proposed --report-node-conditions writes them) on each
+    /// node it drains, with its own identity (`patch nodes/status`), and removes its own on uncordon, so that other
+    /// tools see the drain. It never changes a condition another writer set.
+    #[arg(long, requires = "team", env = "DRAINBOARD_NO_NODE_CONDITIONS")]
+    pub no_node_conditions: bool,
+
     /// The most maintenance plans this server runs at once as one person; the rest wait `Blocked` (`TooMany`),
     /// the oldest going on first as places free.
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=1000))]

@@ -301,6 +301,9 @@ fn build_engine(args: &cli::Args, tasks: &Tasks, connected: access::Connected) -
             .with_windows(alertmanager, args.alertmanager_fail_open),
         None => engine,
     };
+    // Only with the server's own identity: in single-user mode that would be the operator's, which writes nothing
+    // the operator did not ask for.
+    let engine = if args.team && !args.no_node_conditions { engine.with_node_conditions() } else { engine };
     let engine = engine.with_plan_caps(engine::plan::Caps {
         per_person: args.max_plans_per_person.into(),
         total: args.max_plans.into(),

@@ -62,6 +62,8 @@ pub struct DrainRegistry {
     audit: crate::audit::Audit,
     /// The node Leases through which replicas agree, when kept.
     leases: Option<crate::lease::Leases>,
+    /// Publishes each real drain's lifecycle conditions on its node, when asked (team mode).
+    lifecycle: Option<crate::lifecycle::Publisher>,
     /// Moves whenever any drain's progress changes, so that board streams can push drains to every viewer.
     changes: Arc<watch::Sender<u64>>,
     /// The drains other servers run, from their node Leases ([`crate::lease::Leases::follow`]).
@@ -104,6 +106,7 @@ impl DrainRegistry {
             #[cfg(feature = "test-hooks")]
             hooks: TestHooks::default(),
             audit: Default::default(),
+            lifecycle: None,
             leases: None,
             changes: Arc::new(watch::channel(0).0),
             elsewhere: None,
@@ -134,6 +137,12 @@ impl DrainRegistry {
     }
 
     /// The same registry, recording each real drain's end in `audit`.
+    /// The same registry, each real drain publishing its lifecycle conditions through `publisher`.
+    pub fn with_lifecycle(mut self, publisher: crate::lifecycle::Publisher) -> Self {
+        self.lifecycle = Some(publisher);
+        self
+    }
+
     pub fn with_audit(mut self, audit: crate::audit::Audit) -> Self {
         self.audit = audit;
         self
@@ -240,6 +249,8 @@ impl DrainRegistry {
             pacer: self.pacer.clone(),
             in_flight: self.pacer.in_flight(),
             audit: self.audit.clone(),
+            lifecycle: self.lifecycle.clone(),
+            cordoned: Default::default(),
             lease: self.leases.clone().filter(|_| real),
             lost_lease: Default::default(),
             written,

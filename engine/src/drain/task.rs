@@ -49,6 +49,11 @@ pub(super) struct Drain {
     pub in_flight: tokio::sync::Semaphore,
     /// Where the drain's end is recorded (real drains only).
     pub audit: crate::audit::Audit,
+    /// Publishes the drain's lifecycle conditions on the node, with the server's identity (team mode).
+    pub lifecycle: Option<crate::lifecycle::Publisher>,
+    /// Set once the node is cordoned with the person's own credentials: only then does the server publish anything
+    /// for this drain, so a person who may not cordon the node cannot have the server write on it.
+    pub cordoned: std::sync::atomic::AtomicBool,
     /// The node's Lease, renewed while the drain runs (real drains, when Leases are kept).
     pub lease: Option<crate::lease::Leases>,
     /// Set when the Lease could not be renewed in time: the drain stops as interrupted, since another server may
@@ -128,6 +133,7 @@ impl Drain {
             Err(err) if kube_error::unauthorized(&err) => return DrainState::Failed(Failure::CredentialsExpired),
             Err(err) => return DrainState::Failed(Failure::Cordon(kube_error::answer(&err))),
         }
+        self.cordoned.store(true, std::sync::atomic::Ordering::Relaxed);
         self.record().await;
 
         self.set_state(DrainState::Planning);
@@ -295,5 +301,25 @@ impl Drain {
         let last = self.written.lock().clone();
         let now = super::record::record(&self.client, &self.node, &self.progress, last).await;
         *self.written.lock() = now;
+        self.publish().await;
+    }
+
+    /// Publishes the drain's lifecycle conditions for its state now (`domain::lifecycle::for_drain`): at each of
+    /// the record's writes, so the two say the same. Dry runs publish nothing.
+    async fn publish(&self) {
+        let Some(publisher) = &self.lifecycle else { return };
+        if !self.cordoned.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        let wanted = {
+            let p = self.progress.borrow();
+            if p.options.dry_run != DryRun::None {
+                return;
+            }
+            domain::lifecycle::for_drain(&p.state, &p.started_by, &p.id, p.reason.as_deref())
+        };
+        if let Some(wanted) = wanted {
+            publisher.publish(&self.node, &wanted, &domain::lifecycle::Kind::DRAIN).await;
+        }
     }
 }

@@ -75,6 +75,10 @@ impl Acting<'_> {
         };
         if outcome == CordonOutcome::Changed {
             self.engine.audit.record(entry).await;
+            // Back in service: neither draining nor drained, as far as Drainboard's own conditions say.
+            if let (false, Some(publisher)) = (unschedulable, &self.engine.lifecycle) {
+                publisher.clear(node).await;
+            }
         }
         Ok(outcome)
     }

@@ -59,6 +59,8 @@ pub struct Engine {
     capacity_checks: Arc<tokio::sync::Semaphore>,
     /// The last day of every node's history, for the maintenance timeline; kept when the history is.
     recent: Option<crate::recent::Recent>,
+    /// Publishes Drainboard's node lifecycle conditions with the server's own identity, when asked (team mode).
+    pub(crate) lifecycle: Option<crate::lifecycle::Publisher>,
 }
 
 /// The engine acting as one caller: every read and action it offers is made with that caller's identity.
@@ -103,6 +105,7 @@ impl Engine {
             authz: Authz::default(),
             capacity_checks: Arc::new(tokio::sync::Semaphore::new(CAPACITY_CHECKS_AT_ONCE)),
             recent: None,
+            lifecycle: None,
         }
     }
 
@@ -133,6 +136,20 @@ impl Engine {
                 self.drains.leases().map(|l| crate::windows::shared::Shared::new(client.clone(), l.namespace()));
             self.windows = Some(crate::windows::Windows::new(client, &self.tasks, alertmanager, fail_open, team));
         }
+        self
+    }
+
+    /// The same engine, publishing its drains as node lifecycle conditions (`DrainInProgress`, `Drained`) with the
+    /// server's own identity, clearing them on its uncordons, and sweeping its own off any node seen back in service.
+    /// Only with an identity of the server's own (team mode): a person's rights never write them.
+    pub fn with_node_conditions(mut self) -> Self {
+        let Some(client) = self.server_client() else { return self };
+        let publisher = crate::lifecycle::Publisher::new(client);
+        if let Some((_, cache)) = &self.shared {
+            publisher.sweep(&self.tasks, cache.live_cards());
+        }
+        self.drains = self.drains.with_lifecycle(publisher.clone());
+        self.lifecycle = Some(publisher);
         self
     }
 

@@ -118,6 +118,8 @@ pub struct Metrics {
     pub alertmanager_asks: Family<AnswerOutcomeLabels, Counter>,
     /// 1 when Alertmanager answered the last question, 0 when it did not, or has not been asked.
     pub alertmanager_up: Gauge,
+    /// Writes of Drainboard's node lifecycle conditions, by outcome (`written`, `failed`).
+    pub node_condition_writes: Family<AnswerOutcomeLabels, Counter>,
     /// How far off the estimate of each drain that drained was: the time it took over its likely time.
     pub estimate_ratios: Histogram,
 }
@@ -217,6 +219,13 @@ impl Metrics {
             "1 when Alertmanager answered the last question, 0 when it did not or was never asked (none is set)",
             alertmanager_up.clone(),
         );
+        let node_condition_writes = Family::default();
+        registry.register(
+            "node_condition_writes",
+            "Writes of Drainboard's node lifecycle conditions (DrainInProgress, Drained) with the server's identity, by \
+             outcome (written, failed)",
+            node_condition_writes.clone(),
+        );
         // A quarter to 16 times the likely time, doubling: the buckets a dashboard reads as "within 2×".
         let estimate_ratios =
             Histogram::new(prometheus_client::metrics::histogram::exponential_buckets(0.0625, 2.0, 9));
@@ -242,6 +251,7 @@ impl Metrics {
             window_overrides,
             alertmanager_asks,
             alertmanager_up,
+            node_condition_writes,
             estimate_ratios,
         };
         // The series of fixed label sets start at zero, so that an increase or a rate over them sees their first
@@ -252,6 +262,9 @@ impl Metrics {
         }
         for lease in ["node", "plan"] {
             metrics.lease_losses.get_or_create(&LeaseLabels { lease }).inc_by(0);
+        }
+        for outcome in ["written", "failed"] {
+            metrics.node_condition_writes.get_or_create(&AnswerOutcomeLabels { outcome }).inc_by(0);
         }
         for outcome in ["answered", "failed"] {
             metrics.alertmanager_asks.get_or_create(&AnswerOutcomeLabels { outcome }).inc_by(0);
@@ -313,6 +326,12 @@ impl Metrics {
     /// Counts a Lease of `lease`'s kind (`node` or `plan`) this server lost.
     pub fn lease_lost(&self, lease: &'static str) {
         self.lease_losses.get_or_create(&LeaseLabels { lease }).inc();
+    }
+
+    /// Counts a write of the node lifecycle conditions, and whether it landed.
+    pub fn node_conditions_written(&self, ok: bool) {
+        let outcome = if ok { "written" } else { "failed" };
+        self.node_condition_writes.get_or_create(&AnswerOutcomeLabels { outcome }).inc();
     }
 
     /// Records Alertmanager's answer to a question, or its failure.
