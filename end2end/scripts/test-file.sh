@@ -23,7 +23,8 @@ done
 
 # The same control plane as ./test-all's: 4 nodes in 2 zones, short failure timings, the seed workloads.
 cluster=$(end2end/cluster/cluster.sh up --nodes 4 --zones 2 --grace-seconds 10 --toleration-seconds 10)
-trap 'end2end/cluster/cluster.sh down "$cluster" >/dev/null 2>&1 || true' EXIT
+# By its full path: the tests run from end2end/, and a relative path there would leave the cluster running.
+trap '"$root/end2end/cluster/cluster.sh" down "$cluster" >/dev/null 2>&1 || true' EXIT
 end2end/cluster/cluster.sh seed "$cluster" >/dev/null
 set -a; source "$cluster/cluster.env"; set +a
 cd end2end
