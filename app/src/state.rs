@@ -103,6 +103,8 @@ pub fn status_value(status: StatusFilter) -> &'static str {
         StatusFilter::Cordoned => "cordoned",
         StatusFilter::Ready => "ready",
         StatusFilter::OtherActors => "other-actors",
+        // The tool's own name: none is one of the words above.
+        StatusFilter::Actor(actor) => actor.id(),
     }
 }
 
@@ -113,7 +115,7 @@ pub fn status_from_value(value: &str) -> StatusFilter {
         "cordoned" => StatusFilter::Cordoned,
         "ready" => StatusFilter::Ready,
         "other-actors" => StatusFilter::OtherActors,
-        _ => StatusFilter::All,
+        other => domain::actor::Actor::from_id(other).map_or(StatusFilter::All, StatusFilter::Actor),
     }
 }
 
@@ -215,7 +217,10 @@ mod tests {
             StatusFilter::Cordoned,
             StatusFilter::Ready,
             StatusFilter::OtherActors,
-        ] {
+        ]
+        .into_iter()
+        .chain(domain::actor::Actor::ALL.map(StatusFilter::Actor))
+        {
             assert_eq!(status_from_value(status_value(status)), status);
         }
         assert_eq!(status_from_value("nonsense"), StatusFilter::All);

@@ -101,6 +101,8 @@ pub enum StatusFilter {
     Ready,
     /// Another actor (a tool or a person outside Drainboard) is at work on the node ([`crate::actor`]).
     OtherActors,
+    /// This actor is at work on the node.
+    Actor(crate::actor::Actor),
 }
 
 /// Whether the server's watches reach the API server: sent on the board stream as a `health` event whenever it
@@ -158,6 +160,7 @@ impl Filter {
             StatusFilter::Cordoned => card.unschedulable,
             StatusFilter::Ready => card.ready == ReadyStatus::Ready,
             StatusFilter::OtherActors => !card.actors.is_empty(),
+            StatusFilter::Actor(actor) => card.actors.iter().any(|s| s.actor == actor),
         }
     }
 }
@@ -474,6 +477,9 @@ mod tests {
             stale: false,
         });
         assert!(matches(&c, "", "", StatusFilter::OtherActors));
+        assert!(matches(&c, "", "", StatusFilter::Actor(crate::actor::Actor::Karpenter)));
+        assert!(!matches(&c, "", "", StatusFilter::Actor(crate::actor::Actor::ClusterAutoscaler)), "another tool's");
+        assert!(!matches(&a, "", "", StatusFilter::Actor(crate::actor::Actor::Karpenter)));
         assert_eq!(summary([&a, &b]), Summary { nodes: 2, not_ready: 1, cordoned: 1 });
         assert!(display_rank(&b) < display_rank(&a));
     }

@@ -127,6 +127,12 @@ test('the board\'s filter shows the nodes another actor works on, and not the ot
   const expected = names.filter((n) => n !== node('clean')).sort();
   await waitFor('the filtered board', 20_000, async () => JSON.stringify(await shown()) === JSON.stringify(expected))
     .catch(async (e) => { throw new Error(`${e.message}: ${JSON.stringify(await shown())}`); });
+  // One tool's nodes: Karpenter's alone, then the cluster autoscaler's (whose node Drainboard also works on).
+  for (const [actor, only] of [['karpenter', [node('karpenter')]], ['cluster-autoscaler', [node('ca'), node('ours')]]]) {
+    await page.selectOption('[data-testid="status-filter"]', actor);
+    await waitFor(`${actor}'s nodes`, 20_000, async () => JSON.stringify(await shown()) === JSON.stringify([...only].sort()))
+      .catch(async (e) => { throw new Error(`${e.message}: ${JSON.stringify(await shown())}`); });
+  }
   await context.close();
 });
 

@@ -8,19 +8,22 @@ use super::{I18n, age_text, t_string};
 
 /// The actor's name: a tool's own name in every language; a writer or a cordon that names no one, in words.
 pub fn actor_name(i18n: I18n, actor: Actor) -> String {
+    // Tools' names read the same in every language; they are in the catalogue all the same, so that every word the
+    // page shows comes from it (the pseudo-locale test checks that).
     match actor {
-        Actor::ClusterAutoscaler => "cluster-autoscaler".into(),
-        Actor::Karpenter => "Karpenter".into(),
-        Actor::Kured => "kured".into(),
-        Actor::NodeMaintenance => "node-maintenance-operator".into(),
-        Actor::ClusterApi => "Cluster API".into(),
-        Actor::Gke => "GKE".into(),
-        Actor::Aks => "AKS".into(),
-        Actor::Eks => "EKS".into(),
-        Actor::KubectlDrain => "kubectl drain".into(),
-        Actor::Lifecycle => t_string!(i18n, actors.another_tool).to_string(),
-        Actor::Unknown => t_string!(i18n, actors.someone).to_string(),
+        Actor::ClusterAutoscaler => t_string!(i18n, actors.name_cluster_autoscaler),
+        Actor::Karpenter => t_string!(i18n, actors.name_karpenter),
+        Actor::Kured => t_string!(i18n, actors.name_kured),
+        Actor::NodeMaintenance => t_string!(i18n, actors.name_node_maintenance),
+        Actor::ClusterApi => t_string!(i18n, actors.name_cluster_api),
+        Actor::Gke => t_string!(i18n, actors.name_gke),
+        Actor::Aks => t_string!(i18n, actors.name_aks),
+        Actor::Eks => t_string!(i18n, actors.name_eks),
+        Actor::KubectlDrain => t_string!(i18n, actors.name_kubectl_drain),
+        Actor::Lifecycle => t_string!(i18n, actors.another_tool),
+        Actor::Unknown => t_string!(i18n, actors.someone),
     }
+    .to_string()
 }
 
 /// What a sighting says: "cluster-autoscaler is removing this node".

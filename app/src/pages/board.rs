@@ -208,6 +208,19 @@ fn Toolbar(filters: Filters, live: LiveBoard) -> impl IntoView {
                 <option value=status_value(StatusFilter::Cordoned)>{t_string!(i18n, board.status_cordoned)}</option>
                 <option value=status_value(StatusFilter::Ready)>{t_string!(i18n, board.status_ready)}</option>
                 <option value=status_value(StatusFilter::OtherActors)>{t_string!(i18n, board.status_other_actors)}</option>
+                // One tool's nodes: the tool named as the cards name it.
+                <optgroup label=t_string!(i18n, board.status_one_actor)>
+                    {domain::actor::Actor::ALL
+                        .into_iter()
+                        .map(|actor| {
+                            view! {
+                                <option value=status_value(StatusFilter::Actor(actor))>
+                                    {crate::i18n::actor_name(i18n, actor)}
+                                </option>
+                            }
+                        })
+                        .collect_view()}
+                </optgroup>
             </select>
             <ConnectionBadge live />
         </div>
