@@ -3,18 +3,10 @@
 // node uncordoned outside it, and never touches another writer's condition.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAINTAIN, inlineKubeconfig, kubectl, metric, postAs, scenario, startDrainboard, waitFor } from './support.mjs';
+import { MAINTAIN, inlineKubeconfig, kubectl, metric, postAs, scenario, startDrainboard, waitFor, signInWith as signIn } from './support.mjs';
 
 const cleanups = [];
 after(async () => { for (const c of cleanups.reverse()) await c(); });
-
-async function signIn(server, kubeconfig) {
-  const res = await fetch(`${server.url}/api/session/sign-in`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kubeconfig }),
-  });
-  assert.equal(res.status, 200, await res.text());
-  return res.headers.get('set-cookie').split(';')[0];
-}
 
 /** The node's lifecycle conditions by type, as the API server holds them. */
 function lifecycle(node) {

@@ -5,21 +5,13 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { apply, deletePlans, inlineKubeconfig, kubectl, kwokNodes, MAINTAIN, postAs, READ, repoRoot, startDrainboard, waitFor } from './support.mjs';
+import { apply, deletePlans, inlineKubeconfig, kubectl, kwokNodes, MAINTAIN, postAs, READ, repoRoot, startDrainboard, waitFor, signInWith as signIn } from './support.mjs';
 
 const TAINT = 'drainboard.dev/test';
 const cleanups = [];
 after(async () => { for (const c of cleanups.reverse()) await c(); deletePlans(); });
 
 const call = (server, path, cookie, body) => postAs(server.url, path, cookie, body);
-
-async function signIn(server, kubeconfig) {
-  const res = await fetch(`${server.url}/api/session/sign-in`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kubeconfig }),
-  });
-  assert.equal(res.status, 200, await res.text());
-  return res.headers.get('set-cookie').split(';')[0];
-}
 
 const plan = (name) => JSON.parse(kubectl('get', 'maintenanceplan', name, '-o', 'json'));
 const record = (node) => JSON.parse(kubectl('get', 'node', node, '-o', 'jsonpath={.metadata.annotations.drainboard\\.dev/drain}') || 'null');

@@ -473,6 +473,16 @@ export async function typeWhileStreaming(page, input, text, read) {
  * POSTs `body` as JSON to `/api/PATH` of the server at `url` with a session's `cookie`; answers the status and the
  * body, as JSON where it reads as JSON, as text otherwise.
  */
+/** Signs in to a team server with `kubeconfig` (inline credentials); returns the session cookie (`name=value`). */
+export async function signInWith(server, kubeconfig) {
+  const res = await fetch(`${server.url}/api/session/sign-in`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kubeconfig }),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`sign-in answered ${res.status}: ${text.slice(0, 200)}`);
+  return res.headers.get('set-cookie').split(';')[0];
+}
+
 export async function postAs(url, path, cookie, body = {}) {
   const res = await fetch(`${url}/api/${path}`, {
     method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(body),

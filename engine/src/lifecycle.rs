@@ -40,42 +40,53 @@ impl Publisher {
         Publisher { client }
     }
 
-    /// Brings the `managed` types on `node` to `wanted` (an absent type: Drainboard's removed). Logs what failed.
-    pub async fn publish(&self, node: &str, wanted: &[Wanted], managed: &[Kind]) {
+    /// Brings the `managed` types on `node` to `wanted` (an absent type: Drainboard's removed). Logs what failed;
+    /// answers whether the node now says what was wanted.
+    pub async fn publish(&self, node: &str, wanted: &[Wanted], managed: &[Kind]) -> bool {
+        self.bring(node, wanted, managed, false).await
+    }
+
+    /// Removes Drainboard's drain conditions from `node` (after its uncordon).
+    pub async fn clear(&self, node: &str) {
+        self.bring(node, &[], &Kind::DRAIN, false).await;
+    }
+
+    /// [`Self::publish`], each attempt a read and at most one write on that read's version; with `only_schedulable`,
+    /// nothing is written to a node the read finds cordoned.
+    async fn bring(&self, node: &str, wanted: &[Wanted], managed: &[Kind], only_schedulable: bool) -> bool {
         for attempt in 1..=ATTEMPTS {
-            match self.write(node, wanted, managed).await {
+            match self.write(node, wanted, managed, only_schedulable).await {
                 Ok(wrote) => {
                     if wrote {
                         crate::metrics::METRICS.node_conditions_written(true);
                     }
-                    return;
+                    return true;
                 }
                 Err(kube::Error::Api(answer)) if answer.code == 409 && attempt < ATTEMPTS => continue,
                 Err(err) => {
                     crate::metrics::METRICS.node_conditions_written(false);
                     tracing::warn!(%node, error = %err, "could not publish the node's lifecycle conditions");
-                    return;
+                    return false;
                 }
             }
         }
-    }
-
-    /// Removes Drainboard's drain conditions from `node` (after its uncordon).
-    pub async fn clear(&self, node: &str) {
-        self.publish(node, &[], &Kind::DRAIN).await;
+        false
     }
 
     /// One read and, if anything is to change, one write on that read's version. Answers whether it wrote.
-    async fn write(&self, node: &str, wanted: &[Wanted], managed: &[Kind]) -> Result<bool, kube::Error> {
+    async fn write(
+        &self,
+        node: &str,
+        wanted: &[Wanted],
+        managed: &[Kind],
+        only_schedulable: bool,
+    ) -> Result<bool, kube::Error> {
         let api: Api<Node> = Api::all(self.client.clone());
         let current = api.get(node).await?;
-        let conditions: Vec<domain::condition::Condition> = current
-            .status
-            .as_ref()
-            .and_then(|s| s.conditions.as_ref())
-            .map(|cs| cs.iter().map(Into::into).collect())
-            .unwrap_or_default();
-        let changes = domain::lifecycle::changes(&conditions, wanted, managed, Timestamp::now());
+        if only_schedulable && current.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false) {
+            return Ok(false);
+        }
+        let changes = domain::lifecycle::changes(&conditions(&current), wanted, managed, Timestamp::now());
         if changes.is_empty() {
             return Ok(false);
         }
@@ -106,7 +117,8 @@ impl Publisher {
                         continue;
                     }
                     tried.insert(node.clone(), Instant::now());
-                    publisher.publish_unless_cordoned(&node).await;
+                    // Read again: cordoned since the card, it is left as it is.
+                    publisher.bring(&node, &[], &Kind::DRAIN, true).await;
                 }
                 tokio::select! {
                     () = shutdown.cancelled() => return,
@@ -117,19 +129,19 @@ impl Publisher {
             }
         });
     }
+}
 
-    /// Clears the drain conditions of `node` if the node, read again, is still schedulable.
-    async fn publish_unless_cordoned(&self, node: &str) {
-        let api: Api<Node> = Api::all(self.client.clone());
-        match api.get(node).await {
-            Ok(n) if !n.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false) => {
-                tracing::info!(%node, "clearing Drainboard's drain conditions from a node back in service");
-                self.clear(node).await;
-            }
-            Ok(_) => {}
-            Err(err) => tracing::warn!(%node, error = %err, "could not read the node to clear its conditions"),
-        }
-    }
+/// Whether `node` carries any of Drainboard's own drain conditions: an uncordon of a node without them has nothing
+/// to clear, and makes no further call.
+pub fn has_ours(node: &Node) -> bool {
+    // Seen as if schedulable: `stale` then names every drain condition of Drainboard's on it.
+    !domain::lifecycle::stale(false, &conditions(node)).is_empty()
+}
+
+/// The node's conditions, as the domain reads them.
+fn conditions(node: &Node) -> Vec<domain::condition::Condition> {
+    let conditions = node.status.as_ref().and_then(|s| s.conditions.as_ref());
+    conditions.map(|cs| cs.iter().map(Into::into).collect()).unwrap_or_default()
 }
 
 /// The strategic merge patch for `changes`, on `resource_version` (the API server refuses it if the node changed

@@ -136,13 +136,13 @@ impl DrainRegistry {
         self.leases.as_ref()
     }
 
-    /// The same registry, recording each real drain's end in `audit`.
     /// The same registry, each real drain publishing its lifecycle conditions through `publisher`.
     pub fn with_lifecycle(mut self, publisher: crate::lifecycle::Publisher) -> Self {
         self.lifecycle = Some(publisher);
         self
     }
 
+    /// The same registry, recording each real drain's end in `audit`.
     pub fn with_audit(mut self, audit: crate::audit::Audit) -> Self {
         self.audit = audit;
         self
@@ -251,6 +251,7 @@ impl DrainRegistry {
             audit: self.audit.clone(),
             lifecycle: self.lifecycle.clone(),
             cordoned: Default::default(),
+            published: Default::default(),
             lease: self.leases.clone().filter(|_| real),
             lost_lease: Default::default(),
             written,

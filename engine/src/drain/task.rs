@@ -54,6 +54,9 @@ pub(super) struct Drain {
     /// Set once the node is cordoned with the person's own credentials: only then does the server publish anything
     /// for this drain, so a person who may not cordon the node cannot have the server write on it.
     pub cordoned: std::sync::atomic::AtomicBool,
+    /// What this drain last published and the node took: the same again (the record's next write while the drain
+    /// still runs) makes no call.
+    pub published: parking_lot::Mutex<Option<Vec<domain::lifecycle::Wanted>>>,
     /// The node's Lease, renewed while the drain runs (real drains, when Leases are kept).
     pub lease: Option<crate::lease::Leases>,
     /// Set when the Lease could not be renewed in time: the drain stops as interrupted, since another server may
@@ -318,8 +321,11 @@ impl Drain {
             }
             domain::lifecycle::for_drain(&p.state, &p.started_by, &p.id, p.reason.as_deref())
         };
-        if let Some(wanted) = wanted {
-            publisher.publish(&self.node, &wanted, &domain::lifecycle::Kind::DRAIN).await;
+        let Some(wanted) = wanted else { return };
+        if self.published.lock().as_ref() == Some(&wanted) {
+            return;
         }
+        let landed = publisher.publish(&self.node, &wanted, &domain::lifecycle::Kind::DRAIN).await;
+        *self.published.lock() = landed.then_some(wanted);
     }
 }

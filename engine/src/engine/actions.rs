@@ -55,7 +55,13 @@ impl Acting<'_> {
         let action = if unschedulable { AuditAction::Cordon } else { AuditAction::Uncordon };
         let mut entry = AuditEntry::new(user, action, node, jiff::Timestamp::now());
         entry.reason = reason;
-        let written = ops::set_unschedulable_unless(&client, node, unschedulable, DryRun::None, Some(&record), refuse);
+        // Whether the node, as the write reads it, carries Drainboard's drain conditions for an uncordon to clear.
+        let mut conditions_to_clear = false;
+        let read = |current: &Node| {
+            conditions_to_clear = crate::lifecycle::has_ours(current);
+            refuse(current)
+        };
+        let written = ops::set_unschedulable_unless(&client, node, unschedulable, DryRun::None, Some(&record), read);
         let outcome = match written.await {
             Ok(Ok(outcome)) => outcome,
             Ok(Err(actors)) => {
@@ -76,7 +82,7 @@ impl Acting<'_> {
         if outcome == CordonOutcome::Changed {
             self.engine.audit.record(entry).await;
             // Back in service: neither draining nor drained, as far as Drainboard's own conditions say.
-            if let (false, Some(publisher)) = (unschedulable, &self.engine.lifecycle) {
+            if let (false, true, Some(publisher)) = (unschedulable, conditions_to_clear, &self.engine.lifecycle) {
                 publisher.clear(node).await;
             }
         }
