@@ -103,6 +103,7 @@ pub fn status_value(status: StatusFilter) -> &'static str {
         StatusFilter::Cordoned => "cordoned",
         StatusFilter::Ready => "ready",
         StatusFilter::OtherActors => "other-actors",
+        StatusFilter::NeedReboot => "need-reboot",
         // The tool's own name: none is one of the words above.
         StatusFilter::Actor(actor) => actor.id(),
     }
@@ -115,6 +116,7 @@ pub fn status_from_value(value: &str) -> StatusFilter {
         "cordoned" => StatusFilter::Cordoned,
         "ready" => StatusFilter::Ready,
         "other-actors" => StatusFilter::OtherActors,
+        "need-reboot" => StatusFilter::NeedReboot,
         other => domain::actor::Actor::from_id(other).map_or(StatusFilter::All, StatusFilter::Actor),
     }
 }
@@ -217,6 +219,7 @@ mod tests {
             StatusFilter::Cordoned,
             StatusFilter::Ready,
             StatusFilter::OtherActors,
+            StatusFilter::NeedReboot,
         ]
         .into_iter()
         .chain(domain::actor::Actor::ALL.map(StatusFilter::Actor))

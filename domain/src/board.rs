@@ -101,6 +101,8 @@ pub enum StatusFilter {
     Ready,
     /// Another actor (a tool or a person outside Drainboard) is at work on the node ([`crate::actor`]).
     OtherActors,
+    /// The node carries the sign that it needs a reboot ([`crate::reboot`]).
+    NeedReboot,
     /// This actor is at work on the node.
     Actor(crate::actor::Actor),
 }
@@ -160,6 +162,7 @@ impl Filter {
             StatusFilter::Cordoned => card.unschedulable,
             StatusFilter::Ready => card.ready == ReadyStatus::Ready,
             StatusFilter::OtherActors => !card.actors.is_empty(),
+            StatusFilter::NeedReboot => card.reboot.is_some(),
             StatusFilter::Actor(actor) => card.actors.iter().any(|s| s.actor == actor),
         }
     }
@@ -477,6 +480,12 @@ mod tests {
             stale: false,
         });
         assert!(matches(&c, "", "", StatusFilter::OtherActors));
+        assert!(!matches(&c, "", "", StatusFilter::NeedReboot));
+        let signed = NodeCard {
+            reboot: Some(crate::reboot::RebootSign { signal: "label:reboot".into(), value: None }),
+            ..c.clone()
+        };
+        assert!(matches(&signed, "", "", StatusFilter::NeedReboot));
         assert!(matches(&c, "", "", StatusFilter::Actor(crate::actor::Actor::Karpenter)));
         assert!(!matches(&c, "", "", StatusFilter::Actor(crate::actor::Actor::ClusterAutoscaler)), "another tool's");
         assert!(!matches(&a, "", "", StatusFilter::Actor(crate::actor::Actor::Karpenter)));

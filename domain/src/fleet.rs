@@ -100,6 +100,8 @@ pub fn map_state(card: &NodeCard, drain: Option<&DrainSummary>) -> MapState {
 pub struct MapCell {
     pub name: String,
     pub state: MapState,
+    /// The node carries the sign that it needs a reboot ([`crate::reboot`]).
+    pub reboot: bool,
 }
 
 /// The cells of one value of the grouping label.
@@ -121,7 +123,8 @@ impl MapGroup {
     }
 }
 
-/// The map of `cards` (in name order, as the board keeps them), grouped by the value of `label`: groups in order
+/// The map of `cards` (in name order, as the board keeps them), grouped by the value of `label` (a label key, or a
+/// version's path as [`crate::verify::Component::path`] writes it): groups in order
 /// of their value, the nodes without the label last, and each group's cells in the cards' order.
 pub fn layout<'a>(
     cards: impl IntoIterator<Item = &'a NodeCard>,
@@ -130,11 +133,20 @@ pub fn layout<'a>(
 ) -> Vec<MapGroup> {
     let label = label.trim();
     let label = (label.len() <= MAX_LABEL_KEY).then_some(label).filter(|l| !l.is_empty());
+    // A version's path (`.status.nodeInfo.kubeletVersion`) groups by what the nodes report there.
+    let version = label.and_then(crate::verify::Component::from_path);
     let mut groups: BTreeMap<Option<&str>, Vec<MapCell>> = BTreeMap::new();
     for card in cards {
-        let value = label.and_then(|l| card.labels.get(l)).map(String::as_str);
+        let value = match version {
+            Some(component) => component.of(card),
+            None => label.and_then(|l| card.labels.get(l)).map(String::as_str),
+        };
         let state = map_state(card, drains.get(&card.name));
-        groups.entry(value).or_default().push(MapCell { name: card.name.clone(), state });
+        groups.entry(value).or_default().push(MapCell {
+            name: card.name.clone(),
+            state,
+            reboot: card.reboot.is_some(),
+        });
     }
     let mut out: Vec<MapGroup> = Vec::with_capacity(groups.len());
     let mut unlabelled = None;
@@ -380,6 +392,39 @@ mod tests {
         }
         assert_eq!(find_group(&groups, &Some("zz".into())), None);
         assert_eq!(find_group(&groups[..2], &None), None);
+    }
+
+    #[test]
+    fn a_versions_path_groups_by_what_the_nodes_report() {
+        let mut cards = Vec::new();
+        for (name, kubelet, kernel) in
+            [("n1", Some("v1.36.3"), "6.12"), ("n2", Some("v1.35.1"), "6.1"), ("n3", None, "6.12")]
+        {
+            let mut c = card(name, ReadyStatus::Ready, false);
+            c.kubelet_version = kubelet.map(Into::into);
+            c.kernel_version = Some(kernel.into());
+            // A label of the same name does not count: the path is not a label key.
+            c.labels.insert("status.nodeInfo.kubeletVersion".into(), "label".into());
+            cards.push(c);
+        }
+        let shape = |path: &str| -> Vec<(Option<String>, Vec<String>)> {
+            layout(&cards, &BTreeMap::new(), path)
+                .into_iter()
+                .map(|g| (g.value, g.cells.into_iter().map(|c| c.name).collect()))
+                .collect()
+        };
+        let s = |v: &str| Some(v.to_string());
+        let names = |v: &[&str]| v.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            shape(crate::verify::Component::Kubelet.path()),
+            [(s("v1.35.1"), names(&["n2"])), (s("v1.36.3"), names(&["n1"])), (None, names(&["n3"]))]
+        );
+        assert_eq!(
+            shape(".status.nodeInfo.kernelVersion"),
+            [(s("6.1"), names(&["n2"])), (s("6.12"), names(&["n1", "n3"]))]
+        );
+        assert_eq!(shape(" .status.nodeInfo.osImage "), [(None, names(&["n1", "n2", "n3"]))]);
+        assert_eq!(shape("status.nodeInfo.kubeletVersion"), [(s("label"), names(&["n1", "n2", "n3"]))]);
     }
 
     #[test]

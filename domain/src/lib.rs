@@ -35,6 +35,7 @@ pub mod pod;
 pub mod preview;
 pub mod progress;
 pub mod ready;
+pub mod reboot;
 pub mod recovery;
 pub mod rollout;
 pub mod selector;
@@ -44,6 +45,7 @@ pub mod tense;
 pub mod timeline;
 pub mod undo;
 pub mod verify;
+pub mod versions;
 pub mod volume;
 pub mod window;
 

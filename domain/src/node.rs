@@ -23,13 +23,13 @@ pub struct NodeCard {
     pub roles: Vec<String>,
     pub zone: Option<String>,
     pub kubelet_version: Option<String>,
-    /// `status.nodeInfo`'s kernel, OS image and container runtime: what a maintenance plan's verification compares
-    /// with what it expects. Kept on the server; never sent (the page does not show them).
-    #[serde(skip)]
+    /// `status.nodeInfo`'s kernel, OS image and container runtime: what the versions view counts, and what a
+    /// maintenance plan's verification compares with what it expects.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel_version: Option<String>,
-    #[serde(skip)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub os_image: Option<String>,
-    #[serde(skip)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub container_runtime: Option<String>,
     /// `status.nodeInfo.bootID`: new at each boot, so a rollout can tell a node came back from a reboot.
     #[serde(default)]
@@ -57,6 +57,9 @@ pub struct NodeCard {
     /// Who cordoned the node, when and why (annotation `drainboard.dev/cordon`), while it is cordoned.
     #[serde(default)]
     pub cordon_record: Option<crate::progress::CordonRecord>,
+    /// The node's sign that it needs a reboot, by the signals the server was given ([`crate::reboot`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reboot: Option<crate::reboot::RebootSign>,
     /// Other actors seen at work on the node, by their markers ([`crate::actor`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub actors: Vec<crate::actor::Sighting>,
@@ -120,8 +123,13 @@ impl NodeCard {
             .unwrap_or_default()
     }
 
-    /// The card of `node`, without Lease and pod count (the caller has those).
+    /// The card of `node`, without Lease and pod count (the caller has those), and without a reboot sign.
     pub fn from_node(node: &k8s_openapi::api::core::v1::Node) -> Self {
+        Self::read(node, &[])
+    }
+
+    /// The card of `node`, with its reboot sign by `reboot` (the server's `--reboot-required`).
+    pub fn read(node: &k8s_openapi::api::core::v1::Node, reboot: &[crate::reboot::Signal]) -> Self {
         let labels = node.metadata.labels.clone().unwrap_or_default();
         let status = node.status.as_ref();
         let api_conditions = status.and_then(|s| s.conditions.clone()).unwrap_or_default();
@@ -144,6 +152,10 @@ impl NodeCard {
             unschedulable,
             cordon_is_ours: cordon_record.is_some(),
         });
+        let reboot = crate::reboot::sign(
+            reboot,
+            &crate::reboot::Marks { labels: &labels, annotations, conditions: &conditions },
+        );
         NodeCard {
             name: node.metadata.name.clone().unwrap_or_default(),
             roles: roles(&labels),
@@ -178,6 +190,7 @@ impl NodeCard {
                 .get(crate::progress::RECORD_ANNOTATION)
                 .and_then(|text| serde_json::from_str(text).ok()),
             cordon_record,
+            reboot,
             actors,
         }
     }

@@ -160,7 +160,7 @@ fn parse_term(term: &str) -> Result<Requirement, SelectorError> {
 }
 
 /// A label key: an optional DNS-subdomain prefix and `/`, then a name of up to 63 alphanumerics, `-`, `_`, `.`.
-fn valid_key(key: &str) -> bool {
+pub fn valid_key(key: &str) -> bool {
     let name = match key.rsplit_once('/') {
         Some((prefix, name)) => {
             if prefix.is_empty()
@@ -177,7 +177,7 @@ fn valid_key(key: &str) -> bool {
 }
 
 /// A label value: empty, or up to 63 alphanumerics, `-`, `_` and `.`, starting and ending alphanumeric.
-fn valid_value(value: &str) -> bool {
+pub fn valid_value(value: &str) -> bool {
     value.is_empty()
         || (value.len() <= 63
             && value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))

@@ -85,6 +85,62 @@ pub enum Component {
 }
 
 impl Component {
+    /// Every version, in the order the versions view and the dialog show them.
+    pub const ALL: [Component; 4] =
+        [Component::Kubelet, Component::Kernel, Component::OsImage, Component::ContainerRuntime];
+
+    /// The value `card` reports for this version, if any.
+    pub fn of(self, card: &NodeCard) -> Option<&str> {
+        match self {
+            Component::Kubelet => card.kubelet_version.as_deref(),
+            Component::Kernel => card.kernel_version.as_deref(),
+            Component::OsImage => card.os_image.as_deref(),
+            Component::ContainerRuntime => card.container_runtime.as_deref(),
+        }
+    }
+
+    /// Where the node reports it, written as `kubectl get -o custom-columns` takes it. The map groups by these
+    /// paths as it groups by a label key: the leading dot keeps them apart from every label key.
+    pub fn path(self) -> &'static str {
+        match self {
+            Component::Kubelet => ".status.nodeInfo.kubeletVersion",
+            Component::Kernel => ".status.nodeInfo.kernelVersion",
+            Component::OsImage => ".status.nodeInfo.osImage",
+            Component::ContainerRuntime => ".status.nodeInfo.containerRuntimeVersion",
+        }
+    }
+
+    /// The version whose [`Self::path`] is `path`.
+    pub fn from_path(path: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.path() == path)
+    }
+
+    /// A stable name, for addresses and tests.
+    pub fn key(self) -> &'static str {
+        match self {
+            Component::Kubelet => "kubelet",
+            Component::Kernel => "kernel",
+            Component::OsImage => "os-image",
+            Component::ContainerRuntime => "container-runtime",
+        }
+    }
+
+    /// The version whose [`Self::key`] is `key`.
+    pub fn from_key(key: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.key() == key)
+    }
+
+    /// `verify` with this version expected to be `value`.
+    pub fn expect(self, verify: &mut Verify, value: String) {
+        let slot = match self {
+            Component::Kubelet => &mut verify.kubelet_version,
+            Component::Kernel => &mut verify.kernel_version,
+            Component::OsImage => &mut verify.os_image,
+            Component::ContainerRuntime => &mut verify.container_runtime,
+        };
+        *slot = Some(value);
+    }
+
     pub fn english(self) -> &'static str {
         match self {
             Component::Kubelet => "kubelet",
@@ -183,6 +239,12 @@ impl CheckFailure {
     }
 }
 
+/// Whether a node reporting `found` has the version a plan expects: `expected` exactly, or as a prefix of it
+/// ("v1.36" holds for "v1.36.3"). The versions view counts a node as on a value by the same rule.
+pub fn holds(expected: &str, found: &str) -> bool {
+    found.starts_with(expected)
+}
+
 /// The checks `card`, back since `back_seen`, fails now: empty when it checks out. Each names its node.
 pub fn failures(card: &NodeCard, verify: &Verify, back_seen: Timestamp) -> Vec<CheckFailure> {
     let node = || card.name.clone();
@@ -194,16 +256,16 @@ pub fn failures(card: &NodeCard, verify: &Verify, back_seen: Timestamp) -> Vec<C
         failed.push(CheckFailure::LeaseStale { node: node() });
     }
     let versions = [
-        (Component::Kubelet, &verify.kubelet_version, &card.kubelet_version),
-        (Component::Kernel, &verify.kernel_version, &card.kernel_version),
-        (Component::OsImage, &verify.os_image, &card.os_image),
-        (Component::ContainerRuntime, &verify.container_runtime, &card.container_runtime),
+        (Component::Kubelet, &verify.kubelet_version),
+        (Component::Kernel, &verify.kernel_version),
+        (Component::OsImage, &verify.os_image),
+        (Component::ContainerRuntime, &verify.container_runtime),
     ];
-    for (component, expected, found) in versions {
+    for (component, expected) in versions {
         let Some(expected) = expected else { continue };
         let expected = expected.clone();
-        match found.as_deref() {
-            Some(found) if found.starts_with(expected.as_str()) => {}
+        match component.of(card) {
+            Some(found) if holds(&expected, found) => {}
             Some(found) => {
                 failed.push(CheckFailure::Version { node: node(), component, found: found.into(), expected })
             }

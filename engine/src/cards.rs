@@ -9,6 +9,7 @@ use std::{
 use domain::{
     eviction::{NO_EXECUTE, pod_eviction},
     node::{NodeCard, PodEta},
+    reboot::Signal,
 };
 use k8s_openapi::api::{coordination::v1::Lease, core::v1::Node};
 use kube::runtime::reflector::Store;
@@ -31,6 +32,8 @@ pub struct CardBuilder {
     namespaces_by_node: HashMap<String, std::collections::BTreeMap<String, usize>>,
     /// Each node's last card, with what it was built from.
     built: HashMap<String, Built>,
+    /// The signals that a node needs a reboot (`--reboot-required`).
+    reboot: Arc<[Signal]>,
 }
 
 /// A whole card and the inputs it was built from.
@@ -53,6 +56,11 @@ impl Built {
 }
 
 impl CardBuilder {
+    /// A builder that reads each node's reboot sign by `reboot`.
+    pub fn new(reboot: Arc<[Signal]>) -> Self {
+        CardBuilder { reboot, ..Default::default() }
+    }
+
     pub fn build(
         &mut self,
         nodes: &Store<Node>,
@@ -103,7 +111,7 @@ impl CardBuilder {
                 // whatever the card held before.
                 let mut card = match last {
                     Some(built) if built.version == version && version.is_some() => NodeCard::clone(&built.card),
-                    _ => NodeCard::from_node(node),
+                    _ => NodeCard::read(node, &self.reboot),
                 };
                 card.lease_renewed = lease_renewed;
                 card.pod_count = on_node.len();

@@ -61,6 +61,13 @@ pub struct Args {
     #[arg(long, requires = "team", env = "DRAINBOARD_NO_NODE_CONDITIONS")]
     pub no_node_conditions: bool,
 
+    /// A sign that a node needs a reboot, shown on its card, on the map and in the versions view, where "Plan the
+    /// nodes that need a reboot" offers them as a plan: `condition:<Type>` (status True, as node-problem-detector's
+    /// custom plugins write), `label:<key>[=<value>]` or `annotation:<key>[=<value>]` (kured with --annotate-nodes
+    /// writes `weave.works/kured-reboot-in-progress`). Give it up to 8 times; the first that matches names the sign.
+    #[arg(long = "reboot-required", value_name = "SIGNAL")]
+    pub reboot_required: Vec<String>,
+
     /// The most maintenance plans this server runs at once as one person; the rest wait `Blocked` (`TooMany`),
     /// the oldest going on first as places free.
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=1000))]

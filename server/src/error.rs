@@ -39,6 +39,8 @@ pub enum Error {
     Alertmanager(String),
     #[error("{0}")]
     Webhooks(String),
+    #[error("--reboot-required: {0}")]
+    RebootSignals(String),
     #[error("cannot open the audit log {path}: {source}")]
     AuditLog { path: String, source: io::Error },
     #[error("cannot listen on {addr}: {source}")]

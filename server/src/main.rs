@@ -276,7 +276,8 @@ fn build_engine(args: &cli::Args, tasks: &Tasks, connected: access::Connected) -
         .map(engine::windows::alerts::Alertmanager::new)
         .transpose()
         .map_err(Error::Alertmanager)?;
-    let engine = Engine::new(access, tasks, DEFAULT_LINGER, limits);
+    let reboot = domain::reboot::parse_all(&args.reboot_required).map_err(Error::RebootSignals)?;
+    let engine = Engine::reading(access, tasks, DEFAULT_LINGER, limits, reboot);
     let engine = match notifier(args, tasks)? {
         Some(notifier) => engine.with_notifier(notifier),
         None => engine,

@@ -117,6 +117,11 @@ fn Group(value: Option<String>, layout: Memo<Vec<MapGroup>>, links: bool) -> imp
 #[component]
 fn Cell(cell: MapCell, links: bool, i18n: I18n) -> impl IntoView {
     let label = format!("{}: {}", cell.name, map_state_text(i18n, cell.state));
+    let label = match cell.reboot {
+        true => format!("{label} · {}", t_string!(i18n, map.needs_reboot)),
+        false => label,
+    };
+    let reboot = if cell.reboot { " reboot" } else { "" };
     let href = links.then(|| crate::context::href(&format!("/nodes/{}", cell.name)));
     let holds = use_context::<WindowHolds>();
     let name = cell.name.clone();
@@ -129,7 +134,7 @@ fn Cell(cell: MapCell, links: bool, i18n: I18n) -> impl IntoView {
     view! {
         <a
             id=format!("cell-{}", cell.name)
-            class=move || format!("cell s-{key}{}", if held.with(Option::is_some) { " held" } else { "" })
+            class=move || format!("cell s-{key}{reboot}{}", if held.with(Option::is_some) { " held" } else { "" })
             role="option"
             aria-selected="false"
             tabindex="-1"
@@ -139,6 +144,7 @@ fn Cell(cell: MapCell, links: bool, i18n: I18n) -> impl IntoView {
             data-testid="map-cell"
             data-node=cell.name
             data-state=key
+            data-reboot=cell.reboot.then_some("true")
             data-held=move || held.with(|h| h.as_ref().and_then(|h| h.first()).map(|(window, _)| window.clone()))
         >
             <span class="l" aria-hidden="true">{cell.state.letter()}</span>
@@ -158,6 +164,7 @@ fn Legend() -> impl IntoView {
                     " " {map_state_text(i18n, s)}
                 </li>
             }).collect_view()}
+            <li><span class="cell s-ready reboot" aria-hidden="true"></span> " " {t_string!(i18n, map.needs_reboot)}</li>
             {use_context::<WindowHolds>().map(|_| view! {
                 <li><span class="cell s-ready held" aria-hidden="true"></span> " " {t_string!(i18n, windows.map_legend)}</li>
             })}

@@ -54,7 +54,7 @@ fn dialog_view(dialog: Dialog, server_now: Signal<Timestamp>, board: RwSignal<Op
         Dialog::Again(draft) => view! { <DrainDialog node=draft.node.clone() draft=*draft /> }.into_any(),
         Dialog::Progress(id) => view! { <ProgressPanel id server_now board /> }.into_any(),
         Dialog::DryRun(id, draft) => view! { <ProgressPanel id server_now board back=*draft /> }.into_any(),
-        Dialog::Rollout(nodes) => view! { <RolloutDialog nodes board /> }.into_any(),
+        Dialog::Rollout(nodes, expect) => view! { <RolloutDialog nodes board expect /> }.into_any(),
     }
 }
 

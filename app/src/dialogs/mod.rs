@@ -40,8 +40,9 @@ pub enum Dialog {
     /// A server dry run's progress, by id, with the dialog it came from: closing it goes back there, so that
     /// what runs next is what was tried.
     DryRun(String, Box<Draft>),
-    /// The rolling drain of these nodes.
-    Rollout(Vec<String>),
+    /// The rolling drain of these nodes; with a version, its verification expects each node back on it (the
+    /// versions view's "Plan the stragglers").
+    Rollout(Vec<String>, Option<(domain::verify::Component, String)>),
 }
 
 /// What the cards and the dialogs of a page share.

@@ -51,9 +51,14 @@ impl Settings {
 }
 
 /// The rolling drain of `nodes`. Confirming starts the rollout on the server; the board's rollouts panel follows
-/// it.
+/// it. With `expect`, the plan starts out uncordoning each node once back, after checking it reports that
+/// version; the person sees and may change both before confirming.
 #[component]
-pub fn RolloutDialog(nodes: Vec<String>, board: RwSignal<Option<Board>>) -> impl IntoView {
+pub fn RolloutDialog(
+    nodes: Vec<String>,
+    board: RwSignal<Option<Board>>,
+    expect: Option<(domain::verify::Component, String)>,
+) -> impl IntoView {
     let i18n = use_i18n();
     let actions = expect_context::<Actions>();
     let count = nodes.len();
@@ -64,7 +69,7 @@ pub fn RolloutDialog(nodes: Vec<String>, board: RwSignal<Option<Board>>) -> impl
         parallel: RwSignal::new("2".to_string()),
         one_per_zone: RwSignal::new(false),
         stop_on_failure: RwSignal::new(true),
-        uncordon_when_back: RwSignal::new(false),
+        uncordon_when_back: RwSignal::new(expect.is_some()),
         unattended: RwSignal::new(false),
     };
     // Offered only where the server runs unattended plans; whether this person may ask for one is the cluster's
@@ -73,6 +78,9 @@ pub fn RolloutDialog(nodes: Vec<String>, board: RwSignal<Option<Board>>) -> impl
     let offers_unattended =
         Signal::derive(move || who.get().is_some_and(|w| w.ok().flatten().is_some_and(|w| w.unattended_plans)));
     let after = After::new();
+    if let Some((component, value)) = expect {
+        after.expect(component, value);
+    }
     let options = Memo::new(move |_| form.options());
     // Each node planned as a single drain, on the server, again whenever the options change.
     let plans = RwSignal::new(None::<Plans>);

@@ -5,7 +5,7 @@
 
 use domain::{
     rollout::MAX_SETTLE_SECONDS,
-    verify::{MAX_DEADLINE_SECONDS, Verify, check_request},
+    verify::{Component, MAX_DEADLINE_SECONDS, Verify, check_request},
 };
 use leptos::prelude::*;
 
@@ -19,6 +19,8 @@ pub struct After {
     pub deadline_minutes: RwSignal<String>,
     pub kubelet: RwSignal<String>,
     pub kernel: RwSignal<String>,
+    pub os_image: RwSignal<String>,
+    pub container_runtime: RwSignal<String>,
     pub continue_on_failure: RwSignal<bool>,
 }
 
@@ -30,8 +32,26 @@ impl After {
             deadline_minutes: RwSignal::new("10".into()),
             kubelet: RwSignal::new(String::new()),
             kernel: RwSignal::new(String::new()),
+            os_image: RwSignal::new(String::new()),
+            container_runtime: RwSignal::new(String::new()),
             continue_on_failure: RwSignal::new(false),
         }
+    }
+
+    /// The field of `component`.
+    fn field(&self, component: Component) -> RwSignal<String> {
+        match component {
+            Component::Kubelet => self.kubelet,
+            Component::Kernel => self.kernel,
+            Component::OsImage => self.os_image,
+            Component::ContainerRuntime => self.container_runtime,
+        }
+    }
+
+    /// Checks on, expecting `component` to be `value`.
+    pub fn expect(&self, component: Component, value: String) {
+        self.verify.set(true);
+        self.field(component).set(value);
     }
 
     /// The settle time typed, if it is a whole number of seconds in range.
@@ -52,6 +72,8 @@ impl After {
             deadline_seconds,
             kubelet_version: typed(self.kubelet),
             kernel_version: typed(self.kernel),
+            os_image: typed(self.os_image),
+            container_runtime: typed(self.container_runtime),
             continue_on_failure: self.continue_on_failure.get(),
             ..Default::default()
         };
@@ -88,6 +110,8 @@ pub fn AfterEachNode(after: After, uncordon_when_back: RwSignal<bool>) -> AnyVie
                     {text(t_string!(i18n, rollout.verify_deadline).to_string(), "rollout-verify-deadline", after.deadline_minutes, "number")}
                     {text(t_string!(i18n, rollout.verify_kubelet).to_string(), "rollout-verify-kubelet", after.kubelet, "text")}
                     {text(t_string!(i18n, rollout.verify_kernel).to_string(), "rollout-verify-kernel", after.kernel, "text")}
+                    {text(t_string!(i18n, rollout.verify_os_image).to_string(), "rollout-verify-os-image", after.os_image, "text")}
+                    {text(t_string!(i18n, rollout.verify_container_runtime).to_string(), "rollout-verify-container-runtime", after.container_runtime, "text")}
                     <label class="toggle">
                         <input type="checkbox" data-testid="rollout-verify-continue" prop:checked=after.continue_on_failure on:change=move |ev| after.continue_on_failure.set(event_target_checked(&ev)) />
                         <span>{t_string!(i18n, rollout.verify_continue)}</span>
@@ -130,6 +154,20 @@ mod tests {
             after.deadline_minutes.set("1".into());
             after.kernel.set("x".repeat(257));
             assert_eq!(after.checks(true), Err(()), "an expected version over 256 characters");
+        });
+    }
+
+    #[test]
+    fn a_version_asked_for_lands_in_its_own_field() {
+        Owner::new().with(|| {
+            for component in Component::ALL {
+                let after = After::new();
+                after.expect(component, "v-target".into());
+                let checks = after.checks(true).unwrap().unwrap();
+                let mut expected = Verify::default();
+                component.expect(&mut expected, "v-target".into());
+                assert_eq!(checks, expected, "{component:?}");
+            }
         });
     }
 }

@@ -5,7 +5,7 @@ use domain::verify::{CheckFailure, Component};
 
 use super::{I18n, t_string};
 
-fn component_text(i18n: I18n, component: Component) -> String {
+pub fn component_text(i18n: I18n, component: Component) -> String {
     match component {
         Component::Kubelet => t_string!(i18n, checks.kubelet),
         Component::Kernel => t_string!(i18n, checks.kernel),

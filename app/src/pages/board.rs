@@ -9,7 +9,7 @@ use jiff::Timestamp;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
-use super::{PAGE_SIZE, map::map_view};
+use super::{PAGE_SIZE, map::map_view, versions::versions_view};
 use crate::{
     api::board_snapshot,
     components::{
@@ -74,6 +74,10 @@ pub fn BoardPage() -> impl IntoView {
                                         <Suspense fallback=|| ()>{Suspend::new(map_view(current, live.drains, group.into(), filters))}</Suspense>
                                     }))
                                     .into_any(),
+                                    BoardView::Versions => (move || live.hydrated.get().then(|| view! {
+                                        <Suspense fallback=|| ()>{Suspend::new(versions_view(current, filters))}</Suspense>
+                                    }))
+                                    .into_any(),
                                     BoardView::Timeline => ().into_any(),
                                 }}
                             }
@@ -98,11 +102,12 @@ pub fn BoardPage() -> impl IntoView {
 /// How many nodes the board's timeline shows.
 const TIMELINE_NODES: usize = 50;
 
-/// What the board shows: the cards, the fleet map or the timeline (`?view=`).
+/// What the board shows: the cards, the fleet map, the versions or the timeline (`?view=`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BoardView {
     Cards,
     Map,
+    Versions,
     Timeline,
 }
 
@@ -110,6 +115,7 @@ impl BoardView {
     fn from_query(value: Option<&str>) -> Self {
         match value {
             Some("map") => BoardView::Map,
+            Some("versions") => BoardView::Versions,
             Some("timeline") => BoardView::Timeline,
             _ => BoardView::Cards,
         }
@@ -119,6 +125,7 @@ impl BoardView {
         match self {
             BoardView::Cards => "cards",
             BoardView::Map => "map",
+            BoardView::Versions => "versions",
             BoardView::Timeline => "timeline",
         }
     }
@@ -150,6 +157,7 @@ fn Views(current: Signal<BoardView>) -> impl IntoView {
         <nav class="views" aria-label=t_string!(i18n, view.label)>
             {link(BoardView::Cards, t_string!(i18n, view.cards).to_string())}
             {link(BoardView::Map, t_string!(i18n, view.map).to_string())}
+            {link(BoardView::Versions, t_string!(i18n, view.versions).to_string())}
             {link(BoardView::Timeline, t_string!(i18n, view.timeline).to_string())}
         </nav>
     }
@@ -208,6 +216,7 @@ fn Toolbar(filters: Filters, live: LiveBoard) -> impl IntoView {
                 <option value=status_value(StatusFilter::Cordoned)>{t_string!(i18n, board.status_cordoned)}</option>
                 <option value=status_value(StatusFilter::Ready)>{t_string!(i18n, board.status_ready)}</option>
                 <option value=status_value(StatusFilter::OtherActors)>{t_string!(i18n, board.status_other_actors)}</option>
+                <option value=status_value(StatusFilter::NeedReboot)>{t_string!(i18n, board.status_need_reboot)}</option>
                 // One tool's nodes: the tool named as the cards name it.
                 <optgroup label=t_string!(i18n, board.status_one_actor)>
                     {domain::actor::Actor::ALL
@@ -300,6 +309,9 @@ mod tests {
     #[test]
     fn the_view_is_read_from_the_address() {
         assert_eq!(BoardView::from_query(Some("map")), BoardView::Map);
+        for view in [BoardView::Cards, BoardView::Map, BoardView::Versions, BoardView::Timeline] {
+            assert_eq!(BoardView::from_query(Some(view.key())), view);
+        }
         assert_eq!(BoardView::from_query(Some("nonsense")), BoardView::Cards);
         assert_eq!(BoardView::from_query(None), BoardView::Cards);
     }

@@ -45,7 +45,13 @@ fn GroupBy(current: Current, group: Signal<String>) -> impl IntoView {
                     break;
                 }
             }
-            keys.into_iter().take(MAX_LABEL_KEYS).map(str::to_owned).collect::<Vec<_>>()
+            // The versions' paths first: the map groups by what the nodes report there as it does by a label.
+            domain::verify::Component::ALL
+                .into_iter()
+                .map(|c| c.path())
+                .chain(keys.into_iter().take(MAX_LABEL_KEYS))
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
         })
     });
     let navigate = leptos_router::hooks::use_navigate();

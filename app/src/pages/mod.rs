@@ -4,6 +4,7 @@ pub mod board;
 mod map;
 pub mod node;
 pub mod sign_in;
+mod versions;
 pub mod wall;
 
 /// How many cards one page shows; a cluster of thousands of nodes is paged, not rendered at once.

@@ -22,6 +22,7 @@ use domain::{
     budget::PdbInfo,
     capacity::{self, CapacityReport, Fate, NodeRoom},
     node::NodeCard,
+    reboot::Signal,
 };
 use k8s_openapi::api::{
     coordination::v1::Lease,
@@ -78,10 +79,12 @@ pub struct ClusterCache {
     /// The kinds the identity may not list (kind → the API's message).
     refused: watch::Receiver<std::collections::BTreeMap<String, String>>,
     handles: Vec<JoinHandle<()>>,
+    /// The signals that a node needs a reboot, for the cards computed on demand.
+    reboot: Arc<[Signal]>,
 }
 
 impl ClusterCache {
-    fn start(client: Client, watches_started: &AtomicU64, tasks: &Tasks) -> Self {
+    fn start(client: Client, watches_started: &AtomicU64, tasks: &Tasks, reboot: Arc<[Signal]>) -> Self {
         let (version_tx, version) = watch::channel(0u64);
         let (lost_tx, lost_since) = watch::channel(None);
         let (refused_tx, refused) = watch::channel(Default::default());
@@ -137,9 +140,11 @@ impl ClusterCache {
         let counted_pods = pod_changes.clone();
         // Supervised: every viewer's board hangs on this task, so a panic in it (a card built from a value nobody
         // foresaw) restarts it, and the log says so, instead of freezing every board until a restart.
+        let reboot_signals = reboot.clone();
         handles.push(tasks.supervise("node cards", move || {
             let (n, p, l, b, mut changes) = (n.clone(), p.clone(), l.clone(), b.clone(), changes.clone());
             let (ready_tx, cards_tx, counted_pods) = (ready_tx.clone(), cards_tx.clone(), counted_pods.clone());
+            let reboot = reboot_signals.clone();
             async move {
                 let _ = tokio::join!(
                     n.wait_until_ready(),
@@ -148,7 +153,7 @@ impl ClusterCache {
                     b.wait_until_ready()
                 );
                 ready_tx.send_replace(true);
-                let mut builder = CardBuilder::default();
+                let mut builder = CardBuilder::new(reboot.clone());
                 loop {
                     cards_tx.send_replace(Arc::new(builder.build(&n, &p, &l, counted_pods.load(Ordering::Relaxed))));
                     let built = Instant::now();
@@ -175,6 +180,7 @@ impl ClusterCache {
             lost_since,
             refused,
             handles,
+            reboot,
         }
     }
 
@@ -229,7 +235,7 @@ impl ClusterCache {
 
     /// Every node's card, computed now.
     pub fn cards(&self) -> Vec<NodeCard> {
-        CardBuilder::default()
+        CardBuilder::new(self.reboot.clone())
             .build(&self.nodes, &self.pods, &self.leases, 0)
             .into_iter()
             .map(Arc::unwrap_or_clone)

@@ -26,6 +26,8 @@ pub struct ClusterCaches {
     watches_started: Arc<AtomicU64>,
     linger: Duration,
     tasks: Tasks,
+    /// The signals that a node needs a reboot (`--reboot-required`), the same for every identity's cards.
+    reboot: Arc<[domain::reboot::Signal]>,
 }
 
 /// A cache as the registry holds it: weakly, plus strongly until `until` after its last use.
@@ -38,11 +40,17 @@ impl ClusterCaches {
     /// Caches whose tasks run under `tasks`, kept `linger` after their last use. With a linger, one sweeper task
     /// lets go of the caches nobody used for that long; no timer is started per request.
     pub fn new(tasks: &Tasks, linger: Duration) -> Self {
+        Self::reading(tasks, linger, Arc::default())
+    }
+
+    /// [`Self::new`], whose cards carry each node's sign that it needs a reboot by `reboot`.
+    pub fn reading(tasks: &Tasks, linger: Duration, reboot: Arc<[domain::reboot::Signal]>) -> Self {
         let caches = ClusterCaches {
             caches: Default::default(),
             watches_started: Default::default(),
             linger,
             tasks: tasks.clone(),
+            reboot,
         };
         if !linger.is_zero() {
             let sweeper = caches.clone();
@@ -69,7 +77,8 @@ impl ClusterCaches {
             Some(cache) => cache,
             None => {
                 caches.retain(|_, held| held.cache.strong_count() > 0);
-                let cache = Arc::new(ClusterCache::start(client, &self.watches_started, &self.tasks));
+                let cache =
+                    Arc::new(ClusterCache::start(client, &self.watches_started, &self.tasks, self.reboot.clone()));
                 caches.insert(identity.clone(), Held { cache: Arc::downgrade(&cache), keep: None });
                 cache
             }

@@ -80,7 +80,19 @@ const CAPACITY_CHECKS_AT_ONCE: usize = 2;
 impl Engine {
     /// An engine acting through `access`, its tasks under `tasks`, caches kept `linger` after their last use.
     pub fn new(access: KubeAccess, tasks: &Tasks, linger: Duration, limits: DrainLimits) -> Self {
-        let caches = ClusterCaches::new(tasks, linger);
+        Self::reading(access, tasks, linger, limits, Vec::new())
+    }
+
+    /// [`Self::new`], whose cards carry each node's sign that it needs a reboot by `reboot`
+    /// (`--reboot-required`).
+    pub fn reading(
+        access: KubeAccess,
+        tasks: &Tasks,
+        linger: Duration,
+        limits: DrainLimits,
+        reboot: Vec<domain::reboot::Signal>,
+    ) -> Self {
+        let caches = ClusterCaches::reading(tasks, linger, reboot.into());
         let shared = match access.operator() {
             Some(operator) => access
                 .client_for(&operator)

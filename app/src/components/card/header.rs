@@ -34,6 +34,18 @@ pub fn CardHeader(
                 <span class="badge draining" data-testid="node-draining">{t_string!(i18n, card.draining_badge)}</span>
             })}
             <crate::components::windows::HeldBadge name=name.clone() />
+            // A claim anyone who may write the node can make: shown with the signal and what it says.
+            {move || card.with(|c| c.reboot.clone()).map(|sign| {
+                let said = match &sign.value {
+                    Some(value) => format!("{}: {value}", sign.signal),
+                    None => sign.signal.clone(),
+                };
+                view! {
+                    <span class="badge reboot" data-testid="node-reboot" data-signal=sign.signal title=t_string!(i18n, card.reboot_title, said).to_string()>
+                        {t_string!(i18n, card.reboot_badge)}
+                    </span>
+                }
+            })}
         </header>
         <p class="meta">
             {move || card.with(|c| {

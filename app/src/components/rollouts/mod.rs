@@ -74,7 +74,7 @@ pub fn RolloutBar(current: Current, filters: Filters) -> impl IntoView {
                     type="button"
                     class="primary"
                     data-testid="open-rollout"
-                    on:click=move |_| actions.open(Dialog::Rollout(chosen.get_untracked().into_iter().collect()))
+                    on:click=move |_| actions.open(Dialog::Rollout(chosen.get_untracked().into_iter().collect(), None))
                 >
                     {t_string!(i18n, rollout.open)}
                 </button>

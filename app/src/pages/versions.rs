@@ -1,0 +1,115 @@
+//! The board's versions view: for each of kubelet, kernel, OS image and container runtime, how many of the nodes
+//! the filters show report each value, and how many of them need a reboot. "Plan the stragglers" on a value opens
+//! the rollout dialog with the nodes not on it, its verification expecting that value once each is back; "Plan
+//! the nodes that need a reboot" opens it with those. The counts and the lists are `domain::versions`'s. Its code
+//! loads when first shown.
+
+use domain::{node::NodeCard, verify::Component, versions};
+use leptos::prelude::*;
+
+use crate::{
+    dialogs::{Actions, Dialog},
+    i18n::{I18n, component_text, t_string, use_i18n},
+    live::Current,
+    state::Filters,
+};
+
+/// The versions view, its code loaded when first shown.
+#[lazy]
+pub(super) fn versions_view(current: Current, filters: Filters) -> AnyView {
+    view! { <Versions current filters /> }.into_any()
+}
+
+/// The names of the nodes the filters show, in the board's order, and those of them that need a reboot.
+#[component]
+fn Versions(current: Current, filters: Filters) -> impl IntoView {
+    let i18n = use_i18n();
+    let actions = expect_context::<Actions>();
+    // The cards the filters show, gathered once per change of the board or of the filters.
+    let shown = Memo::new(move |_| {
+        let filter = filters.filter();
+        current.with(|b| b.cards.values().filter(|c| filter.matches(c)).cloned().collect::<Vec<NodeCard>>())
+    });
+    let need_reboot = Memo::new(move |_| shown.with(|cards| versions::need_reboot(cards)));
+    view! {
+        <section class="versions" data-testid="versions">
+            {move || {
+                let nodes = need_reboot.get();
+                let count = nodes.len();
+                view! {
+                    <p class="versions-reboot" data-testid="versions-reboot" data-count=count>
+                        {if count == 0 {
+                            t_string!(i18n, versions.no_reboot).to_string()
+                        } else {
+                            t_string!(i18n, versions.need_reboot, count).to_string()
+                        }}
+                        " "
+                        {(count > 0).then(|| view! {
+                            <button
+                                type="button"
+                                data-testid="versions-plan-reboot"
+                                on:click=move |_| actions.open(Dialog::Rollout(nodes.clone(), None))
+                            >
+                                {t_string!(i18n, versions.plan_reboot, count)}
+                            </button>
+                        })}
+                    </p>
+                }
+            }}
+            {Component::ALL.into_iter().map(|component| view! { <Table component shown i18n actions /> }).collect_view()}
+        </section>
+    }
+}
+
+/// One version's values, most nodes first.
+#[component]
+fn Table(component: Component, shown: Memo<Vec<NodeCard>>, i18n: I18n, actions: Actions) -> impl IntoView {
+    let rows = Memo::new(move |_| shown.with(|cards| versions::tally(cards, component)));
+    let row = move |count: versions::ValueCount| {
+        let value = count.value.clone();
+        let others = shown.with(|cards| cards.len()).saturating_sub(count.nodes);
+        let plan = value.clone().filter(|_| others > 0).map(|target| {
+            view! {
+                <button
+                    type="button"
+                    data-testid="versions-plan-stragglers"
+                    on:click=move |_| {
+                        let nodes = shown.with(|cards| versions::stragglers(cards, component, &target));
+                        actions.open(Dialog::Rollout(nodes, Some((component, target.clone()))));
+                    }
+                >
+                    {t_string!(i18n, versions.plan_stragglers, count = others)}
+                </button>
+            }
+        });
+        view! {
+            <tr data-testid="versions-row" data-value=value.clone().unwrap_or_default() data-nodes=count.nodes data-reboot=count.need_reboot>
+                <th scope="row">
+                    {match &value {
+                        Some(v) => view! { <code>{v.clone()}</code> }.into_any(),
+                        None => view! { <em>{t_string!(i18n, versions.not_reported)}</em> }.into_any(),
+                    }}
+                </th>
+                <td data-testid="versions-count">{count.nodes}</td>
+                <td data-testid="versions-reboot-count">{count.need_reboot}</td>
+                <td>{plan}</td>
+            </tr>
+        }
+    };
+    view! {
+        <table class="versions-table" data-testid="versions-table" data-component=component.key()>
+            <caption>
+                {component_text(i18n, component)} " " <small class="muted"><code>{component.path()}</code></small>
+            </caption>
+            <thead>
+                <tr>
+                    <th scope="col">{t_string!(i18n, versions.value)}</th>
+                    <th scope="col">{t_string!(i18n, versions.nodes)}</th>
+                    <th scope="col">{t_string!(i18n, versions.need_reboot_column)}</th>
+                    <th scope="col"><span class="visually-hidden">{t_string!(i18n, versions.actions)}</span></th>
+                </tr>
+            </thead>
+            <tbody>{move || rows.get().into_iter().map(row).collect_view()}</tbody>
+        </table>
+    }
+}
