@@ -22,7 +22,7 @@ pub(super) fn versions_view(current: Current, filters: Filters) -> AnyView {
 
 /// The names of the nodes the filters show, in the board's order, and those of them that need a reboot.
 #[component]
-fn Versions(current: Current, filters: Filters) -> impl IntoView {
+fn Versions(current: Current, filters: Filters) -> AnyView {
     let i18n = use_i18n();
     let actions = expect_context::<Actions>();
     // The cards the filters show, gathered once per change of the board or of the filters.
@@ -55,15 +55,17 @@ fn Versions(current: Current, filters: Filters) -> impl IntoView {
                         })}
                     </p>
                 }
+                .into_any()
             }}
             {Component::ALL.into_iter().map(|component| view! { <Table component shown i18n actions /> }).collect_view()}
         </section>
     }
+    .into_any()
 }
 
 /// One version's values, most nodes first.
 #[component]
-fn Table(component: Component, shown: Memo<Vec<NodeCard>>, i18n: I18n, actions: Actions) -> impl IntoView {
+fn Table(component: Component, shown: Memo<Vec<NodeCard>>, i18n: I18n, actions: Actions) -> AnyView {
     let rows = Memo::new(move |_| shown.with(|cards| versions::tally(cards, component)));
     let row = move |count: versions::ValueCount| {
         let value = count.value.clone();
@@ -95,6 +97,7 @@ fn Table(component: Component, shown: Memo<Vec<NodeCard>>, i18n: I18n, actions: 
                 <td>{plan}</td>
             </tr>
         }
+        .into_any()
     };
     view! {
         <table class="versions-table" data-testid="versions-table" data-component=component.key()>
@@ -112,4 +115,6 @@ fn Table(component: Component, shown: Memo<Vec<NodeCard>>, i18n: I18n, actions: 
             <tbody>{move || rows.get().into_iter().map(row).collect_view()}</tbody>
         </table>
     }
+    // A static view type this deep overflows the compiler's limits once hydrated; erased, it does not.
+    .into_any()
 }
