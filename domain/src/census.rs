@@ -47,6 +47,8 @@ pub struct Census {
     pub held_by_window: BTreeMap<String, usize>,
     /// The windows with alert gates: those that an Alertmanager the server cannot ask holds (unless it fails open).
     pub alert_gated_windows: usize,
+    /// The nodes that carry the sign that they need a reboot (`crate::reboot`).
+    pub need_reboot: usize,
 }
 
 impl Census {
@@ -86,6 +88,7 @@ pub fn census<'a>(
     for card in cards {
         let drain = shown.get(card.name.as_str()).copied();
         *census.nodes.entry(map_state(card, drain)).or_default() += 1;
+        census.need_reboot += usize::from(card.reboot.is_some());
         let draining = drain.is_some_and(|d| d.state.is_running());
         if !card.unschedulable || draining || in_plans.contains_key(card.name.as_str()) {
             continue;

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { artifactsDir, deletePlans, kubectl, kwokNodes, launchBrowser, startDrainboard, waitFor } from './support.mjs';
+import { artifactsDir, deletePlans, kubectl, kwokNodes, launchBrowser, metric, startDrainboard, waitFor } from './support.mjs';
 
 const pool = `versions-${process.pid % 10_000}`;
 const node = (n) => `${pool}-${n}`;
@@ -85,6 +85,7 @@ test('each form of the reboot signal marks its node, and only its node; the vers
     d: null,
     e: null,
   });
+  assert.equal(await metric(server, 'drainboard_nodes_reboot_required'), 3, 'the gauge counts the same nodes');
   assert.deepEqual([got.get('b').kubelet_version, got.get('b').kernel_version, got.get('b').os_image, got.get('b').container_runtime],
     ['v1.35.1', '6.1.0-31-amd64', 'Debian GNU/Linux 13 (trixie)', 'containerd://2.1.4']);
   // The sign follows the node: gone when its label is.

@@ -75,7 +75,6 @@ impl After {
             os_image: typed(self.os_image),
             container_runtime: typed(self.container_runtime),
             continue_on_failure: self.continue_on_failure.get(),
-            ..Default::default()
         };
         check_request(&verify).map_err(|_| ())?;
         Ok(Some(verify))

@@ -76,6 +76,8 @@ pub(super) fn registry(census: &domain::census::Census, now: jiff::Timestamp) ->
     gated.set(count(census.alert_gated_windows));
     let unexplained_cordons = Gauge::<i64>::default();
     unexplained_cordons.set(count(census.unexplained_cordons));
+    let need_reboot = Gauge::<i64>::default();
+    need_reboot.set(count(census.need_reboot));
     let unexplained_cordon_age = Gauge::<i64>::default();
     unexplained_cordon_age.set(census.oldest_unexplained_seconds(now));
     registry.register(
@@ -114,6 +116,11 @@ pub(super) fn registry(census: &domain::census::Census, now: jiff::Timestamp) ->
         "Maintenance windows with alert gates, which hold while Alertmanager cannot be asked (unless the server \
          fails open)",
         gated,
+    );
+    registry.register(
+        "nodes_reboot_required",
+        "Nodes that carry the sign that they need a reboot, by the server's --reboot-required signals (0 without any)",
+        need_reboot,
     );
     registry.register(
         "unexplained_cordons",

@@ -428,7 +428,12 @@ mod tests {
             cordon_record: Some(CordonRecord { by: "bob".into(), at: at("2026-12-06T18:00:00Z"), reason: None }),
             ..NodeCard::default()
         };
-        let ready = NodeCard { name: "n2".into(), ready: ReadyStatus::Ready, ..NodeCard::default() };
+        let ready = NodeCard {
+            name: "n2".into(),
+            ready: ReadyStatus::Ready,
+            reboot: Some(domain::reboot::RebootSign { signal: "label:reboot".into(), value: None }),
+            ..NodeCard::default()
+        };
         let mut census = domain::census::census([&cordoned, &ready], &[], &[]);
         census.held_by_window = [("nights".to_owned(), 1), ("(others)".to_owned(), 0)].into();
         metrics.request_refused("origin");
@@ -446,6 +451,7 @@ mod tests {
             r#"drainboard_pods_waiting{blocker="unknown"} 0"#,
             r#"drainboard_window_holds{hold="frozen"} 0"#,
             "drainboard_alert_gated_windows 0",
+            "drainboard_nodes_reboot_required 1",
             r#"drainboard_window_held_nodes{window="nights"} 1"#,
             r#"drainboard_window_held_nodes{window="(others)"} 0"#,
             "drainboard_unexplained_cordons 1",
