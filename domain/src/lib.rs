@@ -34,6 +34,7 @@ pub mod plan_step;
 pub mod pod;
 pub mod preview;
 pub mod progress;
+pub mod readiness;
 pub mod ready;
 pub mod reboot;
 pub mod recovery;
