@@ -10,6 +10,7 @@ pub mod history;
 mod i18n;
 mod live;
 mod pages;
+pub mod readiness;
 pub mod rollouts;
 #[cfg(feature = "ssr")]
 pub mod security;

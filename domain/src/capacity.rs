@@ -220,7 +220,7 @@ pub fn misfit(pod: &PodNeeds, node: &NodeRoom) -> Option<Misfit> {
 }
 
 /// A term with no requirement matches nothing, as the API defines it.
-fn term_matches(term: &NodeSelectorTerm, node: &NodeRoom) -> bool {
+pub(crate) fn term_matches(term: &NodeSelectorTerm, node: &NodeRoom) -> bool {
     if term.expressions.is_empty() && term.fields.is_empty() {
         return false;
     }
@@ -317,7 +317,7 @@ pub fn pending_text(nodes_left: u32, reasons: &[(Misfit, u32)]) -> String {
 }
 
 #[cfg(feature = "k8s")]
-mod k8s;
+pub(crate) mod k8s;
 
 #[cfg(test)]
 mod tests {

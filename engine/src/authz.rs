@@ -53,6 +53,14 @@ pub enum Visibility {
 }
 
 impl Visibility {
+    /// Whether the viewer sees the pods and budgets of `namespace`.
+    pub fn sees(&self, namespace: &str) -> bool {
+        match self {
+            Visibility::All => true,
+            Visibility::Namespaces(namespaces) => namespaces.contains(namespace),
+        }
+    }
+
     /// The cards as the viewer sees them.
     pub fn cards(&self, cards: &[Arc<NodeCard>]) -> Vec<Arc<NodeCard>> {
         match self {

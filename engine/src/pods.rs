@@ -35,6 +35,9 @@ pub struct CachedPod {
     needs: PodNeeds,
     /// What becomes of the pod when its node is drained, decided once: it reads the owner held apart.
     fate: Fate,
+    /// The persistent volume claims it mounts, by name (most pods have none): what the readiness check matches
+    /// against the local volumes bound to a node.
+    claims: Box<[Box<str>]>,
 }
 
 impl CachedPod {
@@ -44,6 +47,13 @@ impl CachedPod {
         let fate = capacity::fate(&summary);
         let needs =
             PodNeeds { namespace: String::new(), name: String::new(), tolerations: Vec::new(), ..PodNeeds::from(&pod) };
+        let claims = pod
+            .spec
+            .iter()
+            .flat_map(|s| s.volumes.iter().flatten())
+            .filter_map(|v| v.persistent_volume_claim.as_ref())
+            .map(|c| c.claim_name.as_str().into())
+            .collect();
         CachedPod {
             namespace: shared.namespaces.get(std::mem::take(&mut summary.namespace)),
             name: std::mem::take(&mut summary.name).into_boxed_str(),
@@ -53,6 +63,7 @@ impl CachedPod {
             summary,
             needs,
             fate,
+            claims,
         }
     }
 
@@ -89,6 +100,11 @@ impl CachedPod {
 
     pub fn labels(&self) -> &BTreeMap<String, String> {
         &self.labels
+    }
+
+    /// The persistent volume claims it mounts, by name.
+    pub fn claims(&self) -> impl Iterator<Item = &str> {
+        self.claims.iter().map(|c| &**c)
     }
 
     /// What becomes of the pod when its node is drained.

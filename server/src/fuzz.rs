@@ -41,6 +41,7 @@ const ENDPOINTS: &[&str] = &[
     "plans/undo",
     "plans",
     "capacity",
+    "readiness",
 ];
 
 fn router() -> Router {

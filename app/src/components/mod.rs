@@ -11,6 +11,7 @@ mod language;
 mod modal;
 mod notice;
 mod plan_runner;
+pub mod readiness;
 pub mod rollouts;
 mod timeline;
 mod who;

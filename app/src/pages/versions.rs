@@ -31,8 +31,10 @@ fn Versions(current: Current, filters: Filters) -> AnyView {
         current.with(|b| b.cards.values().filter(|c| filter.matches(c)).cloned().collect::<Vec<NodeCard>>())
     });
     let need_reboot = Memo::new(move |_| shown.with(|cards| versions::need_reboot(cards)));
+    let names = Signal::derive(move || shown.with(|cards| cards.iter().map(|c| c.name.clone()).collect::<Vec<_>>()));
     view! {
         <section class="versions" data-testid="versions">
+            <crate::components::readiness::CheckReadiness nodes=names />
             {move || {
                 let nodes = need_reboot.get();
                 let count = nodes.len();

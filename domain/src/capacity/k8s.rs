@@ -45,6 +45,18 @@ fn requirements(rs: Option<&Vec<NodeSelectorRequirement>>) -> Vec<Requirement> {
         .collect()
 }
 
+/// The terms of a required node selector (a pod's required node affinity, a volume's node affinity).
+pub(crate) fn terms(selector: &k8s_openapi::api::core::v1::NodeSelector) -> Vec<NodeSelectorTerm> {
+    selector
+        .node_selector_terms
+        .iter()
+        .map(|t| NodeSelectorTerm {
+            expressions: requirements(t.match_expressions.as_ref()),
+            fields: requirements(t.match_fields.as_ref()),
+        })
+        .collect()
+}
+
 impl From<&Pod> for PodNeeds {
     fn from(pod: &Pod) -> Self {
         let meta = &pod.metadata;
@@ -87,14 +99,7 @@ impl From<&Pod> for PodNeeds {
                 .as_ref()
                 .and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())
             {
-                needs.affinity = required
-                    .node_selector_terms
-                    .iter()
-                    .map(|t| NodeSelectorTerm {
-                        expressions: requirements(t.match_expressions.as_ref()),
-                        fields: requirements(t.match_fields.as_ref()),
-                    })
-                    .collect();
+                needs.affinity = terms(required);
                 if needs.affinity.is_empty() {
                     // No term at all matches no node.
                     needs.affinity.push(NodeSelectorTerm::default());

@@ -81,7 +81,8 @@ fn each_class_is_found_on_its_own() {
         p
     };
     // (what the row shows, the node's pods, its budgets, the holds expected)
-    let table: Vec<(&str, Vec<PodSummary>, Vec<PdbInfo>, Vec<&str>)> = vec![
+    type Row = (&'static str, Vec<PodSummary>, Vec<PdbInfo>, Vec<&'static str>);
+    let table: Vec<Row> = vec![
         ("nothing holds it", vec![pod("web-1", "web")], vec![budget("web-pdb", "web", 3, 2)], vec![]),
         (
             "a budget that allows one of three now",
@@ -244,4 +245,119 @@ fn budgets_that_select_nothing_are_found_cluster_wide() {
         "a pod of another namespace does not count"
     );
     assert!(idle_budgets(&[], [("shop", &web)]).is_empty());
+}
+
+#[test]
+fn a_volume_pins_its_pods_to_a_node_only_by_name() {
+    use crate::{capacity::NodeSelectorTerm, selector::Requirement};
+    let req = |key: &str, op: &str, values: &[&str]| Requirement {
+        key: key.into(),
+        operator: op.into(),
+        values: values.iter().map(|v| v.to_string()).collect(),
+    };
+    let labels: BTreeMap<String, String> = [
+        ("kubernetes.io/hostname".to_string(), "host-1".to_string()),
+        ("topology.kubernetes.io/zone".to_string(), "a".to_string()),
+    ]
+    .into();
+    let term = |r: Requirement| NodeSelectorTerm { expressions: vec![r], fields: vec![] };
+    let volume = |local: bool, terms: Vec<NodeSelectorTerm>| Volume { name: "pv".into(), local, terms, claim: None };
+    // (what, the volume, whether it pins the pods to node-1, whose hostname is host-1)
+    let table = [
+        ("a local disk of this host", volume(true, vec![term(req("kubernetes.io/hostname", "In", &["host-1"]))]), true),
+        (
+            "a local disk of another host",
+            volume(true, vec![term(req("kubernetes.io/hostname", "In", &["host-2"]))]),
+            false,
+        ),
+        (
+            "any volume pinned by hostname",
+            volume(false, vec![term(req("kubernetes.io/hostname", "In", &["host-1", "host-3"]))]),
+            true,
+        ),
+        (
+            "by the node's name",
+            volume(
+                false,
+                vec![NodeSelectorTerm { expressions: vec![], fields: vec![req("metadata.name", "In", &["node-1"])] }],
+            ),
+            true,
+        ),
+        (
+            "a zonal disk: other nodes of the zone take it",
+            volume(false, vec![term(req("topology.kubernetes.io/zone", "In", &["a"]))]),
+            false,
+        ),
+        (
+            "a local disk pinned by zone",
+            volume(true, vec![term(req("topology.kubernetes.io/zone", "In", &["a"]))]),
+            true,
+        ),
+        ("no node affinity", volume(true, vec![]), false),
+    ];
+    for (what, volume, expected) in table {
+        assert_eq!(pins(&volume, "node-1", &labels), expected, "{what}");
+    }
+}
+
+#[test]
+fn each_window_has_its_nodes_and_its_opening_and_a_line_names_the_first_stall() {
+    use crate::window::decide::{Decision, Held, Hold as WindowHold};
+    let outside = |window: &str| Held {
+        window: window.into(),
+        hold: WindowHold::OutsideWindow {
+            opens: None,
+            local: Some("Mon 22:00".into()),
+            zone: "Asia/Tokyo".into(),
+            at: None,
+        },
+    };
+    let decision = |node: &str, windows: &[&str], holds: Vec<Held>| Decision {
+        node: node.into(),
+        windows: windows.iter().map(|w| w.to_string()).collect(),
+        holds,
+        decided_by: None,
+        opens: None,
+    };
+    let decisions = [
+        decision("n2", &["tonight"], vec![outside("tonight")]),
+        decision("n1", &["tonight", "always"], vec![outside("tonight")]),
+        decision("n3", &[], vec![]),
+    ];
+    let scopes = window_scopes(&decisions);
+    type Shape<'a> = (&'a str, Vec<&'a str>, usize, Option<(&'a str, &'a str)>);
+    let shape: Vec<Shape> = scopes
+        .iter()
+        .map(|s| {
+            (
+                s.window.as_str(),
+                s.nodes.iter().map(String::as_str).collect(),
+                s.covering,
+                s.opens.as_ref().map(|(l, z)| (l.as_str(), z.as_str())),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        [("always", vec!["n1"], 1, None), ("tonight", vec!["n1", "n2"], 2, Some(("Mon 22:00", "Asia/Tokyo")))],
+        "an open window has no opening; nodes in name order; a node of no window in none"
+    );
+
+    let hold = |class: &str| match class {
+        "owner" => Hold::OwnerAsked { namespace: "shop".into(), pod: "p".into(), annotation: "a: b".into() },
+        _ => Hold::SingleReplica { namespace: "shop".into(), budget: "db-pdb".into(), pod: "db-0".into() },
+    };
+    let answer = |nodes: Vec<(&str, Vec<Hold>)>| Readiness {
+        nodes: nodes.into_iter().map(|(n, holds)| NodeReadiness { node: n.into(), holds }).collect(),
+        ..Readiness::default()
+    };
+    assert_eq!(
+        first_stall(&answer(vec![("n1", vec![]), ("n2", vec![hold("owner")])])),
+        None,
+        "an owner's request alone stalls nothing"
+    );
+    let stalls =
+        answer(vec![("n1", vec![hold("owner"), hold("single")]), ("n2", vec![hold("single")]), ("n3", vec![])]);
+    let (node, first, more) = first_stall(&stalls).unwrap();
+    assert_eq!((node, first.class(), more), ("n1", "single-replica", 1));
 }

@@ -308,6 +308,21 @@ impl ClusterCache {
         PdbInfo::from_k8s(&budget).map(|info| info.status)
     }
 
+    /// The budgets that select no unfinished pod of the cache (`domain::readiness::idle_budgets`).
+    pub fn idle_budgets(&self) -> Vec<domain::readiness::IdleBudget> {
+        let pdbs: Vec<PdbInfo> = self.pdbs.state().iter().filter_map(|b| PdbInfo::from_k8s(b)).collect();
+        let pods = self.pods.state();
+        domain::readiness::idle_budgets(
+            &pdbs,
+            pods.iter().filter(|p| !p.phase().is_terminal()).map(|p| (p.namespace(), p.labels())),
+        )
+    }
+
+    /// The node's labels now, as the cache has them.
+    pub fn node_labels(&self, node: &str) -> Option<std::collections::BTreeMap<String, String>> {
+        self.nodes.get(&reflector::ObjectRef::new(node)).map(|n| n.metadata.labels.clone().unwrap_or_default())
+    }
+
     /// The PodDisruptionBudgets of `namespaces`, with their selectors and status now, sorted for a stable preview.
     /// (Two budgets covering one pod make its eviction fail; the drain says so.)
     pub fn pdbs_in(&self, namespaces: &BTreeSet<String>) -> Vec<PdbInfo> {

@@ -27,6 +27,11 @@ impl PreviewSource {
         PreviewSource { client, node, daemonsets: HashMap::new(), timing }
     }
 
+    /// The same source for `node`, keeping the DaemonSets it looked up: a check of many nodes asks for each once.
+    pub fn retarget(&mut self, node: String) {
+        self.node = node;
+    }
+
     /// The inputs now.
     pub async fn inputs(&mut self, cache: &ClusterCache) -> PreviewInputs {
         let mut inputs = cached_inputs(cache, &self.node);

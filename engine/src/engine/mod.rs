@@ -13,6 +13,7 @@ mod census;
 mod estimates;
 mod holds;
 mod move_first;
+mod readiness;
 mod unblock;
 
 use std::{sync::Arc, time::Duration};
