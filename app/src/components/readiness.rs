@@ -12,8 +12,10 @@ use crate::{
     windows::window_decisions,
 };
 
-/// How often the board checks its windows' nodes again: a budget changed by an app team shows within this.
-const WINDOW_REFRESH_SECONDS: i64 = 60;
+/// How often the board checks its windows' nodes again: a budget changed by an app team shows within this. Each
+/// check previews up to 500 nodes a window and runs the capacity check, for each viewer, so it is not every few
+/// seconds as the windows' own line is.
+const WINDOW_REFRESH_SECONDS: i64 = 300;
 
 /// One answer: each node with holds, its holds; the budgets that select nothing; what could not be checked.
 #[component]
@@ -117,7 +119,7 @@ pub fn CheckReadiness(nodes: Signal<Vec<String>>) -> AnyView {
 }
 
 /// The board's line per maintenance window: "tonight (Mon 22:00 Asia/Tokyo) will stall on node-7: …", with a badge
-/// counting the windows' nodes whose drain would stall. Checked in the browser once hydrated, then every minute;
+/// counting the windows' nodes whose drain would stall. Checked in the browser once hydrated, then every 5 minutes;
 /// nothing shows while no window would stall.
 #[component]
 pub fn WindowReadiness(now: Signal<Timestamp>) -> impl IntoView {
@@ -156,21 +158,22 @@ pub fn WindowReadiness(now: Signal<Timestamp>) -> impl IntoView {
 /// One window's line, if any of its nodes would stall.
 fn line(i18n: I18n, scope: &WindowScope, answer: &Readiness) -> Option<AnyView> {
     let (node, hold, more) = first_stall(answer)?;
-    let when = match &scope.opens {
-        Some((local, zone)) => {
-            t_string!(i18n, readiness.window_opens, local = local.clone(), zone = zone.clone()).to_string()
-        }
-        None => t_string!(i18n, readiness.window_open).to_string(),
+    let (window, node_name, why) = (scope.window.clone(), node.to_owned(), readiness_text(i18n, hold));
+    // While the window's calendar keeps it closed, the line says when it opens; otherwise (open, or held for
+    // another reason the windows line names) it says nothing of time.
+    let text = match &scope.opens {
+        Some((local, zone)) => t_string!(
+            i18n,
+            readiness.window_line,
+            window,
+            local = local.clone(),
+            zone = zone.clone(),
+            node = node_name,
+            why
+        )
+        .to_string(),
+        None => t_string!(i18n, readiness.window_line_now, window, node = node_name, why).to_string(),
     };
-    let text = t_string!(
-        i18n,
-        readiness.window_line,
-        window = scope.window.clone(),
-        when,
-        node = node.to_owned(),
-        why = readiness_text(i18n, hold)
-    )
-    .to_string();
     let more = (more > 0).then(|| t_string!(i18n, readiness.window_more, count = more).to_string());
     Some(
         view! {
