@@ -98,15 +98,6 @@ pub enum DrainOption {
 }
 
 impl DrainOption {
-    /// The option's kubectl flag: `--force`, `--ignore-daemonsets`, `--delete-emptydir-data`.
-    pub fn flag(self) -> &'static str {
-        match self {
-            Self::Force => "--force",
-            Self::IgnoreDaemonsets => "--ignore-daemonsets",
-            Self::DeleteEmptydirData => "--delete-emptydir-data",
-        }
-    }
-
     fn enable(self, options: &mut DrainOptions) {
         match self {
             Self::Force => options.force = true,

@@ -43,7 +43,7 @@ pub fn readiness_text(i18n: I18n, hold: &Hold) -> String {
                     namespace = namespace.clone(),
                     pod = pod.clone(),
                     why,
-                    flag = option.flag()
+                    option = super::option_text(i18n, *option)
                 )
                 .to_string(),
                 None => t_string!(i18n, readiness.refused, namespace = namespace.clone(), pod = pod.clone(), why)

@@ -12,6 +12,12 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+mod volume;
+mod window;
+
+pub use volume::{Volume, pins};
+pub use window::{WindowScope, first_stall, window_scopes};
+
 use crate::{
     budget::{PdbInfo, covering_all},
     capacity::{CapacityReport, Verdict},
@@ -106,7 +112,7 @@ impl Hold {
                     Refusal::OwnerAsked(d) => format!("its owner asked not to be disrupted ({})", d.annotation().0),
                 };
                 match needs {
-                    Some(option) => format!("{namespace}/{pod} {why}: the drain refuses it without {}", option.flag()),
+                    Some(option) => format!("{namespace}/{pod} {why}: the drain refuses it without {}", flag(*option)),
                     None => format!("{namespace}/{pod} {why}: the drain refuses it"),
                 }
             }
@@ -118,6 +124,15 @@ impl Hold {
             ),
             Hold::NoRoom { namespace, pod, why } => format!("{namespace}/{pod} would not be placed again: {why}"),
         }
+    }
+}
+
+/// An option's kubectl flag.
+fn flag(option: DrainOption) -> &'static str {
+    match option {
+        DrainOption::Force => "--force",
+        DrainOption::IgnoreDaemonsets => "--ignore-daemonsets",
+        DrainOption::DeleteEmptydirData => "--delete-emptydir-data",
     }
 }
 
@@ -142,55 +157,6 @@ pub struct LocalBound {
     pub namespace: String,
     pub pod: String,
     pub volume: String,
-}
-
-/// A persistent volume as the local-volume rule reads it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Volume {
-    pub name: String,
-    /// A `local` volume (a disk of one node).
-    pub local: bool,
-    /// Its required node affinity; empty when it has none.
-    pub terms: Vec<crate::capacity::NodeSelectorTerm>,
-    /// The claim bound to it: namespace and name.
-    pub claim: Option<(String, String)>,
-}
-
-/// The label the scheduler and local volumes name a node by.
-const HOSTNAME: &str = "kubernetes.io/hostname";
-
-/// Whether `volume` binds whoever mounts it to `node` (with its `labels`): its node affinity admits the node, and
-/// it is a `local` volume, or every term of it names nodes one by one (`kubernetes.io/hostname` or
-/// `metadata.name` `In` a list), so that no other node could take its pods. A volume without node affinity binds
-/// to no node.
-pub fn pins(volume: &Volume, node: &str, labels: &BTreeMap<String, String>) -> bool {
-    if volume.terms.is_empty() {
-        return false;
-    }
-    let room = crate::capacity::NodeRoom { name: node.to_owned(), labels: labels.clone(), ..Default::default() };
-    let admits = volume.terms.iter().any(|t| crate::capacity::term_matches(t, &room));
-    let by_name = |t: &crate::capacity::NodeSelectorTerm| {
-        t.expressions.iter().any(|r| r.key == HOSTNAME && r.operator == "In")
-            || t.fields.iter().any(|r| r.key == "metadata.name" && r.operator == "In")
-    };
-    admits && (volume.local || volume.terms.iter().all(by_name))
-}
-
-#[cfg(feature = "k8s")]
-impl From<&k8s_openapi::api::core::v1::PersistentVolume> for Volume {
-    fn from(pv: &k8s_openapi::api::core::v1::PersistentVolume) -> Self {
-        let spec = pv.spec.as_ref();
-        Volume {
-            name: pv.metadata.name.clone().unwrap_or_default(),
-            local: spec.is_some_and(|s| s.local.is_some()),
-            terms: spec
-                .and_then(|s| s.node_affinity.as_ref())
-                .and_then(|a| a.required.as_ref())
-                .map(crate::capacity::k8s::terms)
-                .unwrap_or_default(),
-            claim: spec.and_then(|s| s.claim_ref.as_ref()).and_then(|c| Some((c.namespace.clone()?, c.name.clone()?))),
-        }
-    }
 }
 
 /// The holds of the node of `inputs`: its drain previewed with the dialog's default options, its pods' budgets,
@@ -353,58 +319,4 @@ impl Readiness {
     }
 }
 
-/// A maintenance window as the board's readiness line reads it: the nodes it covers, and when it next opens on
-/// its own clock, while it is closed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WindowScope {
-    pub window: String,
-    /// The nodes it covers, in name order: at most [`MAX_NODES`] are checked.
-    pub nodes: Vec<String>,
-    /// How many it covers in all.
-    pub covering: usize,
-    /// When it next opens, on its clock, and the clock's zone: `None` while it is open.
-    pub opens: Option<(String, String)>,
-}
-
-/// Each window of `decisions` (as `POST /api/windows` answers), in name order, with its nodes.
-pub fn window_scopes(decisions: &[crate::window::Decision]) -> Vec<WindowScope> {
-    let mut scopes: BTreeMap<&str, WindowScope> = BTreeMap::new();
-    for decision in decisions {
-        for window in &decision.windows {
-            let scope = scopes.entry(window).or_insert_with(|| WindowScope {
-                window: window.clone(),
-                nodes: Vec::new(),
-                covering: 0,
-                opens: None,
-            });
-            scope.covering += 1;
-            if scope.nodes.len() < MAX_NODES {
-                scope.nodes.push(decision.node.clone());
-            }
-            for held in decision.holds.iter().filter(|h| &h.window == window) {
-                if let crate::window::decide::Hold::OutsideWindow { local: Some(local), zone, .. } = &held.hold {
-                    scope.opens.get_or_insert_with(|| (local.clone(), zone.clone()));
-                }
-            }
-        }
-    }
-    scopes
-        .into_values()
-        .map(|mut s| {
-            s.nodes.sort();
-            s
-        })
-        .collect()
-}
-
-/// A window's line: the first node whose drain would stall, its first hold that stalls, and how many more of
-/// the window's nodes would stall; `None` when none would.
-pub fn first_stall(readiness: &Readiness) -> Option<(&str, &Hold, usize)> {
-    let mut stalling = readiness.stalling();
-    let first = stalling.next()?;
-    let hold = first.holds.iter().find(|h| h.stalls())?;
-    Some((first.node.as_str(), hold, stalling.count()))
-}
-
-#[cfg(test)]
 mod tests;

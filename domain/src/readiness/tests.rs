@@ -1,3 +1,5 @@
+#![cfg(test)]
+
 //! The readiness rules, a row per class: each row is a node's pods and budgets, and the holds expected of it.
 
 use std::collections::BTreeMap;
