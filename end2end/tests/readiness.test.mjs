@@ -163,9 +163,9 @@ test('the versions view checks the nodes shown, and the board says which window 
     ['en-GB', { line: new RegExp(`^${window} \\(\\w+ ${hhmm(at)} UTC\\) will stall on ${s.never.node}: ${s.never.ns}/web-pdb never allows an eviction: it needs 2 of 2 pods healthy`),
       badge: /^1 node in a maintenance window would stall a drain$/, summary: /^1 of 2 nodes checked would stall a drain:$/,
       hold: new RegExp(`^${s.single.ns}/\\S+ is the only replica under db-pdb, which never lets it go\\. Ask the owners of ${s.single.ns}`) }],
-    ['ja-JP', { line: new RegExp(`^${window}（\\S+ ${hhmm(at)} UTC）は${s.never.node}で止まります: ${s.never.ns}/web-pdbは退避を一切許可しません`),
+    ['ja-JP', { line: new RegExp(`^${window}（\\S+ ${hhmm(at)} UTC）は${s.never.node}で止まります: ${s.never.ns}/web-pdbはevictionを一切許可しません`),
       badge: /^メンテナンスウィンドウ内の1ノードでドレーンが止まります$/, summary: /^確認した2ノードのうち1ノードでドレーンが止まります:$/,
-      hold: new RegExp(`^${s.single.ns}/\\S+はdb-pdbの下の唯一のレプリカで、退避できません。`) }],
+      hold: new RegExp(`^${s.single.ns}/\\S+はdb-pdbの下の唯一のレプリカで、evictionできません。`) }],
   ]) {
     const context = await browser.newContext({ locale, viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
