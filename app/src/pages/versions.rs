@@ -20,21 +20,33 @@ pub(super) fn versions_view(current: Current, filters: Filters) -> AnyView {
     view! { <Versions current filters /> }.into_any()
 }
 
-/// The names of the nodes the filters show, in the board's order, and those of them that need a reboot.
+/// The cards the filters show, read in place: the board holds thousands at scale, and each table's memo walks them
+/// by reference rather than a copy of them all at every board update.
+#[derive(Clone, Copy)]
+struct Shown {
+    current: Current,
+    filters: Filters,
+}
+
+impl Shown {
+    /// `f` over the cards the filters show, in name order.
+    fn with<T>(&self, f: impl FnOnce(&mut dyn Iterator<Item = &NodeCard>) -> T) -> T {
+        let filter = self.filters.filter();
+        self.current.with(|b| f(&mut b.cards.values().filter(|c| filter.matches(c))))
+    }
+}
+
+/// The readiness check, the nodes that need a reboot, and a table per version.
 #[component]
 fn Versions(current: Current, filters: Filters) -> AnyView {
     let i18n = use_i18n();
     let actions = expect_context::<Actions>();
-    // The cards the filters show, gathered once per change of the board or of the filters.
-    let shown = Memo::new(move |_| {
-        let filter = filters.filter();
-        current.with(|b| b.cards.values().filter(|c| filter.matches(c)).cloned().collect::<Vec<NodeCard>>())
-    });
+    let shown = Shown { current, filters };
     let need_reboot = Memo::new(move |_| shown.with(|cards| versions::need_reboot(cards)));
-    let names = Signal::derive(move || shown.with(|cards| cards.iter().map(|c| c.name.clone()).collect::<Vec<_>>()));
+    let names = Memo::new(move |_| shown.with(|cards| cards.map(|c| c.name.clone()).collect::<Vec<_>>()));
     view! {
         <section class="versions" data-testid="versions">
-            <crate::components::readiness::CheckReadiness nodes=names />
+            <crate::components::readiness::CheckReadiness nodes=names.into() />
             {move || {
                 let nodes = need_reboot.get();
                 let count = nodes.len();
@@ -67,11 +79,12 @@ fn Versions(current: Current, filters: Filters) -> AnyView {
 
 /// One version's values, most nodes first.
 #[component]
-fn Table(component: Component, shown: Memo<Vec<NodeCard>>, i18n: I18n, actions: Actions) -> AnyView {
+fn Table(component: Component, shown: Shown, i18n: I18n, actions: Actions) -> AnyView {
     let rows = Memo::new(move |_| shown.with(|cards| versions::tally(cards, component)));
+    let total = Memo::new(move |_| shown.with(|cards| cards.count()));
     let row = move |count: versions::ValueCount| {
         let value = count.value.clone();
-        let others = shown.with(|cards| cards.len()).saturating_sub(count.nodes);
+        let others = total.get().saturating_sub(count.nodes);
         let plan = value.clone().filter(|_| others > 0).map(|target| {
             view! {
                 <button

@@ -85,55 +85,6 @@ impl Hold {
     pub fn stalls(&self) -> bool {
         !matches!(self, Hold::OwnerAsked { .. })
     }
-
-    /// The hold in English, for logs and API readers; the page words it in the reader's language.
-    pub fn english(&self) -> String {
-        match self {
-            Hold::BudgetNever { namespace, budget, expected, desired, .. } => format!(
-                "{namespace}/{budget} never allows an eviction: it needs {desired} of {expected} pods healthy (scale \
-                 the workload up or relax the budget)"
-            ),
-            Hold::SingleReplica { namespace, budget, pod } => format!(
-                "{namespace}/{pod} is the single replica under {namespace}/{budget}, which never lets it go (run a \
-                 second replica, or move it first)"
-            ),
-            Hold::TwoBudgets { namespace, pod, budgets } => format!(
-                "{namespace}/{pod} is covered by {} budgets ({}): the API server refuses its eviction (keep one)",
-                budgets.len(),
-                budgets.join(", ")
-            ),
-            Hold::Refused { namespace, pod, reason, needs } => {
-                let why = match reason {
-                    Refusal::LocalStorage => "has emptyDir data that would be lost".to_string(),
-                    Refusal::NoController => "has no controller, so it would not come back".to_string(),
-                    Refusal::DaemonSetMissing(ds) => format!("belongs to DaemonSet {ds}, which is gone"),
-                    Refusal::DaemonSetLookupFailed(e) => format!("its DaemonSet could not be read: {e}"),
-                    Refusal::DaemonSetManaged => "is a DaemonSet's".to_string(),
-                    Refusal::OwnerAsked(d) => format!("its owner asked not to be disrupted ({})", d.annotation().0),
-                };
-                match needs {
-                    Some(option) => format!("{namespace}/{pod} {why}: the drain refuses it without {}", flag(*option)),
-                    None => format!("{namespace}/{pod} {why}: the drain refuses it"),
-                }
-            }
-            Hold::OwnerAsked { namespace, pod, annotation } => {
-                format!("{namespace}/{pod} asks not to be disrupted ({annotation}); a default drain evicts it anyway")
-            }
-            Hold::LocalVolume { namespace, pod, volume } => format!(
-                "{namespace}/{pod} uses local volume {volume} on this node: its replacement cannot start elsewhere"
-            ),
-            Hold::NoRoom { namespace, pod, why } => format!("{namespace}/{pod} would not be placed again: {why}"),
-        }
-    }
-}
-
-/// An option's kubectl flag.
-fn flag(option: DrainOption) -> &'static str {
-    match option {
-        DrainOption::Force => "--force",
-        DrainOption::IgnoreDaemonsets => "--ignore-daemonsets",
-        DrainOption::DeleteEmptydirData => "--delete-emptydir-data",
-    }
 }
 
 /// What holds one node's drain.
