@@ -68,7 +68,7 @@ pub fn namespace_name(namespace: &str) -> Result<&str, String> {
 }
 
 /// A name of `kind` that is a DNS subdomain (RFC 1123).
-fn subdomain<'a>(kind: &str, name: &'a str) -> Result<&'a str, String> {
+pub(crate) fn subdomain<'a>(kind: &str, name: &'a str) -> Result<&'a str, String> {
     let fail = |why: &str| Err(format!("{name:?} is not a {kind} name: {why}"));
     if name.is_empty() {
         return Err(format!("a {kind} name is required"));

@@ -42,6 +42,7 @@ pub mod rollout;
 pub mod selector;
 pub mod spec_change;
 pub mod tally;
+pub mod teams;
 pub mod tense;
 pub mod timeline;
 pub mod undo;

@@ -41,6 +41,29 @@ pub enum Notice {
         reason: String,
         why: String,
     },
+    /// To an app team (`crate::teams`): a plan will reach `node`, where these pods of theirs run, not before
+    /// `expected`.
+    TeamAhead {
+        plan: String,
+        node: String,
+        team: String,
+        namespaces: Vec<String>,
+        pods: Vec<String>,
+        more: usize,
+        expected: Timestamp,
+    },
+    /// To an app team: their pods on `node` were evicted, for their controllers to place elsewhere.
+    TeamEvicted {
+        plan: String,
+        node: String,
+        team: String,
+    },
+    /// To an app team: `node` is back in service.
+    TeamBack {
+        plan: String,
+        node: String,
+        team: String,
+    },
 }
 
 impl Notice {
@@ -52,6 +75,9 @@ impl Notice {
             Notice::NodeDone { .. } => "dev.drainboard.node.done",
             Notice::PlanEnded { .. } => "dev.drainboard.plan.ended",
             Notice::WindowOverridden { .. } => "dev.drainboard.window.overridden",
+            Notice::TeamAhead { .. } => "dev.drainboard.team.ahead",
+            Notice::TeamEvicted { .. } => "dev.drainboard.team.evicted",
+            Notice::TeamBack { .. } => "dev.drainboard.team.back",
         }
     }
 
@@ -61,7 +87,10 @@ impl Notice {
             Notice::PlanStarted { plan, .. } | Notice::PlanEnded { plan, .. } => plan,
             Notice::NodeBlocked { node, .. }
             | Notice::NodeDone { node, .. }
-            | Notice::WindowOverridden { node, .. } => node,
+            | Notice::WindowOverridden { node, .. }
+            | Notice::TeamAhead { node, .. }
+            | Notice::TeamEvicted { node, .. }
+            | Notice::TeamBack { node, .. } => node,
         }
     }
 
@@ -86,6 +115,20 @@ impl Notice {
             Notice::WindowOverridden { node, by, reason, why } => {
                 format!("{by} overrode a maintenance window on {node} ({why}): {reason}")
             }
+            Notice::TeamAhead { plan, node, namespaces, pods, more, expected, .. } => {
+                let more = if *more > 0 { format!(" and {more} more") } else { String::new() };
+                format!(
+                    "Maintenance plan {plan} will drain {node} from {} at the earliest: your pods there in {} will be \
+                     evicted and placed elsewhere by their controllers ({}{more})",
+                    expected.strftime("%Y-%m-%d %H:%M UTC"),
+                    namespaces.join(", "),
+                    pods.join(", ")
+                )
+            }
+            Notice::TeamEvicted { plan, node, .. } => {
+                format!("Maintenance plan {plan}: your pods on {node} were evicted")
+            }
+            Notice::TeamBack { plan, node, .. } => format!("Maintenance plan {plan}: {node} is back in service"),
         }
     }
 }
@@ -170,6 +213,33 @@ mod tests {
                 "dev.drainboard.window.overridden",
                 "n4",
                 "bo overrode a maintenance window on n4 (frozen): disk",
+            ),
+            (
+                Notice::TeamAhead {
+                    plan: "m-1".into(),
+                    node: "n5".into(),
+                    team: "payments".into(),
+                    namespaces: vec!["pay".into()],
+                    pods: vec!["pay/api-1".into()],
+                    more: 3,
+                    expected: "2026-12-07T22:00:00Z".parse().unwrap(),
+                },
+                "dev.drainboard.team.ahead",
+                "n5",
+                "Maintenance plan m-1 will drain n5 from 2026-12-07 22:00 UTC at the earliest: your pods there in pay \
+                 will be evicted and placed elsewhere by their controllers (pay/api-1 and 3 more)",
+            ),
+            (
+                Notice::TeamEvicted { plan: "m-1".into(), node: "n5".into(), team: "payments".into() },
+                "dev.drainboard.team.evicted",
+                "n5",
+                "Maintenance plan m-1: your pods on n5 were evicted",
+            ),
+            (
+                Notice::TeamBack { plan: "m-1".into(), node: "n5".into(), team: "payments".into() },
+                "dev.drainboard.team.back",
+                "n5",
+                "Maintenance plan m-1: n5 is back in service",
             ),
         ];
         for (notice, kind, subject, text) in cases {

@@ -125,6 +125,9 @@ pub struct RolloutNode {
     /// the node's cordon record claims it, and whether it had a new boot id then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub said_back: Option<SaidBack>,
+    /// What the app teams whose pods run on it were told (`crate::teams`); `None`: nothing yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub told: Option<crate::teams::Told>,
 }
 
 /// A node taken as back on a person's word.
@@ -189,6 +192,7 @@ impl RolloutNode {
             estimate: None,
             overridden_at: None,
             said_back: None,
+            told: None,
         }
     }
 

@@ -41,6 +41,12 @@ pub struct Look {
     /// For nodes awaited back: who last uncordoned each, and when, as the node's history says (a claim: shown on
     /// the plan's row as who said it was back, never acted on).
     pub uncordons: BTreeMap<String, Uncordon>,
+    /// How far ahead app teams are told (`crate::teams`); `None`: no team has a webhook, and none is told.
+    pub notify_lead: Option<jiff::SignedDuration>,
+    /// For queued nodes a window holds: when the hold lifts, where the window says.
+    pub opens: BTreeMap<String, Timestamp>,
+    /// For nodes whose teams are due to be told ahead: each team's pods there, by node.
+    pub teams: BTreeMap<String, BTreeMap<String, crate::teams::TeamPods>>,
 }
 
 /// A node's last uncordon, as its history says (a claim: shown, never acted on).
@@ -126,6 +132,11 @@ pub enum Effect {
         drains: Vec<String>,
     },
     Notify(Notice),
+    /// Tell an app team (`crate::teams`), through the webhook of that name only.
+    Tell {
+        team: String,
+        notice: Notice,
+    },
     /// Make the Alertmanager silences what the status wants; `ending`: none.
     Silences {
         ending: bool,

@@ -13,7 +13,7 @@ mod back;
 mod elsewhere;
 mod facts;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 mod wake;
 
 use jiff::Timestamp;
@@ -61,6 +61,7 @@ pub fn step(status: &RolloutProgress, look: &Look) -> Stepped {
         p.blocked = Some(Blocked::NoLongerUnattended);
     }
     follow(&mut p, look, &mut effects);
+    crate::teams::after(&mut p, &mut effects);
     p.state = if plan.paused { RolloutState::Paused } else { RolloutState::Running };
     if cancelled {
         let drains: Vec<String> = p.nodes.iter().filter_map(draining).collect();
@@ -72,7 +73,9 @@ pub fn step(status: &RolloutProgress, look: &Look) -> Stepped {
     }
     if look.stopping {
         p.runner = None;
-        return Stepped { status: p, effects: Vec::new(), next: Next::Handover };
+        // Only what is told goes out: it is written as told in the status left for whoever takes the plan over.
+        effects.retain(Effect::is_notice);
+        return Stepped { status: p, effects, next: Next::Handover };
     }
     if p.settled() {
         return Stepped { status: p, effects, next: Next::End { cancelled: false } };
@@ -80,6 +83,9 @@ pub fn step(status: &RolloutProgress, look: &Look) -> Stepped {
     if p.blocked.is_none() {
         back::bring_back(&mut p, look, &mut effects);
         done(&mut p, look.now, &mut effects);
+        if let Some(lead) = look.notify_lead {
+            crate::teams::ahead(&mut p, look.now, lead, &look.opens, &look.teams, &mut effects);
+        }
         // What holds a node is said anew at each look, from the outcomes of its starts and resumes.
         p.held = None;
         if !rollout::settling(&p, look.now) {
@@ -98,10 +104,17 @@ pub fn step(status: &RolloutProgress, look: &Look) -> Stepped {
         // Nothing more can be done as this person: the plan is left for whoever continues it, and nothing new
         // (not even a resume) is begun as it goes.
         p.runner = None;
-        effects.clear();
+        effects.retain(Effect::is_notice);
         return Stepped { status: p, effects, next: Next::Leave };
     }
     Stepped { status: p, effects, next: Next::Look }
+}
+
+impl Effect {
+    /// A notice (to the webhooks or a team): no action, and always sent, since the status records it as told.
+    pub fn is_notice(&self) -> bool {
+        matches!(self, Effect::Notify(_) | Effect::Tell { .. })
+    }
 }
 
 /// Where each draining node's drain is now: one that ended ends the node's step; one interrupted and the plan's
@@ -177,6 +190,7 @@ pub fn finish(status: &RolloutProgress, look: &Look, cancelled: bool) -> Stepped
     let mut p = status.clone();
     let mut effects = Vec::new();
     done(&mut p, look.now, &mut effects);
+    crate::teams::after(&mut p, &mut effects);
     for node in &mut p.nodes {
         if node.waiting_back() {
             node.back = Some(Back::Left);

@@ -23,18 +23,18 @@ use crate::{
     window::HeldNode,
 };
 
-fn t0() -> Timestamp {
+pub(crate) fn t0() -> Timestamp {
     "2026-12-06T10:00:00Z".parse().unwrap()
 }
 
-fn now() -> Timestamp {
+pub(crate) fn now() -> Timestamp {
     t0() + SignedDuration::from_secs(60)
 }
 
 /// A status from its nodes in short form: `name[@zone]:code`, where the code is `q` queued, `d` draining (drain
 /// `d-name`), `e` drained, `t` timed out, `w` drained and awaited back (boot id `boot-1`, since `t0`), `r`
 /// recovering (its drain touched a Deployment), `u` back and uncordoned. Ended nodes were done at `t0`.
-fn given(nodes: &str) -> RolloutProgress {
+pub(crate) fn given(nodes: &str) -> RolloutProgress {
     let nodes = nodes
         .split_whitespace()
         .map(|token| {
@@ -107,7 +107,7 @@ fn given(nodes: &str) -> RolloutProgress {
 
 /// The nodes in short form, as [`given`] reads them, with `x` not started, `i` interrupted, `c` cancelled, `f`
 /// failed to start, `l` left awaited back, `v` unverified, `z` unrecovered and `b` back but its uncordon failed.
-fn short(p: &RolloutProgress) -> String {
+pub(crate) fn short(p: &RolloutProgress) -> String {
     let code = |n: &RolloutNode| match (&n.step, &n.back) {
         (Step::Queued, _) => "q",
         (Step::Draining(_), _) => "d",
@@ -131,7 +131,7 @@ fn short(p: &RolloutProgress) -> String {
 
 /// The effects in words: `start n1`, `start n1 past windows` (`, recording` on the override's first use),
 /// `resume n1`, `restart n1`, `uncordon n1`, `cancel d-n1`, `done n1`, `ended Complete`, `silences`, `silences off`.
-fn said(effects: &[Effect]) -> Vec<String> {
+pub(crate) fn said(effects: &[Effect]) -> Vec<String> {
     effects
         .iter()
         .map(|e| match e {
@@ -147,13 +147,14 @@ fn said(effects: &[Effect]) -> Vec<String> {
             Effect::Notify(Notice::PlanEnded { phase, failed, .. }) if failed.is_empty() => format!("ended {phase}"),
             Effect::Notify(Notice::PlanEnded { phase, failed, .. }) => format!("ended {phase} ({})", failed.join(",")),
             Effect::Notify(other) => format!("notify {}", other.kind()),
+            Effect::Tell { team, notice } => format!("tell {team} {} {}", notice.kind().rsplit('.').next().unwrap_or(""), notice.subject()),
             Effect::Silences { ending: false } => "silences".into(),
             Effect::Silences { ending: true } => "silences off".into(),
         })
         .collect()
 }
 
-fn look() -> Look {
+pub(crate) fn look() -> Look {
     Look {
         now: now(),
         plan: PlanSeen { spec: SpecSeen::Same, ..PlanSeen::default() },
@@ -165,10 +166,13 @@ fn look() -> Look {
         cards: BTreeMap::new(),
         unrecovered: BTreeMap::new(),
         uncordons: BTreeMap::new(),
+        notify_lead: None,
+        opens: BTreeMap::new(),
+        teams: BTreeMap::new(),
     }
 }
 
-fn here(look: &mut Look, node: &str, state: DrainState) {
+pub(crate) fn here(look: &mut Look, node: &str, state: DrainState) {
     look.drains.insert(node.into(), DrainSeen::Here(state));
 }
 

@@ -244,13 +244,16 @@ impl Runner {
             }
             Next::Handover => {
                 // Stopping: the drains record themselves as interrupted, and whoever takes the plan over resumes
-                // them.
+                // them. Only notices are left to carry out.
+                effects::carry_out(&mut doing, progress, stepped.effects).await;
                 effects::publish(plans, &self.latest, &mut self.shown, progress, &self.lost).await;
                 tracing::info!("the server stops; the plan is left for another to take over");
                 return Turn::Over;
             }
             Next::Leave => {
-                // Nothing more can be done as this person: the plan is left for whoever continues it.
+                // Nothing more can be done as this person: the plan is left for whoever continues it. Only notices
+                // are left to carry out.
+                effects::carry_out(&mut doing, progress, stepped.effects).await;
                 effects::publish(plans, &self.latest, &mut self.shown, progress, &self.lost).await;
                 plans.let_hold_go(&name);
                 return Turn::Over;

@@ -1,0 +1,133 @@
+//! App teams told of maintenance on their pods (API.md, "App teams told"). A namespace's annotation
+//! [`ANNOTATION`] names one of the operator's webhooks; the team behind it is told, for each node of a plan where
+//! its pods run: ahead (the node, the pods, and the earliest time the plan may reach the node, at least the lead
+//! ahead where the plan's timing allows it), once its pods there are evicted, and once the node is back.
+//!
+//! The annotation is a claim of whoever may edit the namespace: it only picks, among the webhooks the operator
+//! configured, who is told. It never chooses whose rights are used nor what is drained, and a name no webhook has
+//! tells nobody. What was told is kept in the plan's status ([`Told`]), so that a server taking the plan over tells
+//! nothing twice. Pure: the engine finds the pods, reads the annotations and sends; the rules are here.
+
+mod starts;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+pub use starts::{due, earliest, held_until};
+
+use crate::{
+    notice::Notice,
+    plan_step::Effect,
+    rollout::{Back, RolloutProgress, Step},
+};
+
+/// The namespace annotation naming the webhook of the team whose pods run there.
+pub const ANNOTATION: &str = "drainboard.dev/notify";
+/// The most pods one notice names; the rest are counted.
+pub const MAX_PODS_NAMED: usize = 20;
+/// The most teams one node's notices go to (the webhooks file holds at most 20 webhooks).
+pub const MAX_TEAMS: usize = 20;
+
+/// A team's name, as a webhook and an annotation give it: a DNS label (at most 63 lowercase letters, digits and
+/// '-'), so that it is never a URL, a path or a line of a chat message.
+pub fn name(value: &str) -> Result<&str, String> {
+    let value = value.trim();
+    crate::input::subdomain("team", value)?;
+    if value.contains('.') || value.len() > 63 {
+        return Err(format!("{value:?} is not a team name: at most 63 characters, and no '.'"));
+    }
+    Ok(value)
+}
+
+/// How far a node's teams have been told.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Stage {
+    /// Told the plan will reach the node.
+    Ahead,
+    /// Told their pods there were evicted.
+    Evicted,
+    /// Told the node is back in service.
+    Back,
+}
+
+/// What a node's teams were told, kept in the plan's status.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Told {
+    pub stage: Stage,
+    /// The teams told (empty: no pod of the node was in an annotated namespace then).
+    pub teams: Vec<String>,
+    /// The earliest time the plan could reach the node, as told ahead.
+    pub expected: Timestamp,
+    /// When they were first told.
+    pub at: Timestamp,
+}
+
+/// One team's pods on a node, as the engine found them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TeamPods {
+    pub namespaces: Vec<String>,
+    /// `namespace/name`, at most [`MAX_PODS_NAMED`].
+    pub pods: Vec<String>,
+    /// How many more pods there are than named.
+    pub more: usize,
+}
+
+/// Tells ahead the teams of each node [`due`] at `now`: `teams` holds, by node, each team's pods there (a node
+/// missing from it was not looked at, and waits for the next look). `lead`: how far ahead.
+pub fn ahead(
+    p: &mut RolloutProgress,
+    now: Timestamp,
+    lead: jiff::SignedDuration,
+    opens: &BTreeMap<String, Timestamp>,
+    teams: &BTreeMap<String, BTreeMap<String, TeamPods>>,
+    effects: &mut Vec<Effect>,
+) {
+    for (i, expected) in due(p, now, lead, opens) {
+        let node = p.nodes[i].name.clone();
+        let Some(found) = teams.get(&node) else { continue };
+        for (team, pods) in found.iter().take(MAX_TEAMS) {
+            let notice = Notice::TeamAhead {
+                plan: p.id.clone(),
+                node: node.clone(),
+                team: team.clone(),
+                namespaces: pods.namespaces.clone(),
+                pods: pods.pods.clone(),
+                more: pods.more,
+                expected,
+            };
+            effects.push(Effect::Tell { team: team.clone(), notice });
+        }
+        let teams = found.keys().take(MAX_TEAMS).cloned().collect();
+        p.nodes[i].told = Some(Told { stage: Stage::Ahead, teams, expected, at: now });
+    }
+}
+
+/// Tells the teams told ahead of each node that their pods there were evicted (its drain ended drained), and then
+/// that the node is back (uncordoned by the plan, or said back by a person). A node whose drain failed or was
+/// cancelled is told no more: the plan's own notices say how it ended.
+pub fn after(p: &mut RolloutProgress, effects: &mut Vec<Effect>) {
+    let plan = p.id.clone();
+    for node in &mut p.nodes {
+        let Some(told) = &mut node.told else { continue };
+        let drained = matches!(&node.step, Step::Ended(state) if state.is_drained());
+        let back = matches!(node.back, Some(Back::Uncordoned | Back::Recovering | Back::Unrecovered(_)));
+        if told.stage == Stage::Ahead && drained {
+            told.stage = Stage::Evicted;
+            for team in &told.teams {
+                let notice = Notice::TeamEvicted { plan: plan.clone(), node: node.name.clone(), team: team.clone() };
+                effects.push(Effect::Tell { team: team.clone(), notice });
+            }
+        }
+        if told.stage == Stage::Evicted && back {
+            told.stage = Stage::Back;
+            for team in &told.teams {
+                let notice = Notice::TeamBack { plan: plan.clone(), node: node.name.clone(), team: team.clone() };
+                effects.push(Effect::Tell { team: team.clone(), notice });
+            }
+        }
+    }
+}
