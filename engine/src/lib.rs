@@ -48,6 +48,7 @@ pub mod recent;
 pub mod retry;
 pub mod signin;
 pub mod tasks;
+pub mod teams;
 pub mod token;
 pub mod trim;
 pub mod windows;

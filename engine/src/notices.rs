@@ -3,10 +3,13 @@
 //! (dropped, and counted, when the queue is full), and each webhook is tried a few times with growing waits, then
 //! given up on. Every attempt is counted in `/metrics` with its outcome.
 //!
+//! A webhook with a `name` is an app team's (`domain::teams`): it is sent only the notices of the namespaces whose
+//! `drainboard.dev/notify` annotation names it. The others are the operators': they are sent every other notice.
+//!
 //! Webhook URLs are secrets (a Slack URL is its own credential): they come from a file or the environment, never
 //! from a flag that `ps` shows, and are never logged.
 
-use std::time::Duration;
+use std::{collections::BTreeSet, sync::Arc, time::Duration};
 
 use domain::notice::{self, Notice};
 use secrecy::{ExposeSecret, SecretString};
@@ -39,6 +42,9 @@ impl Format {
 /// One webhook.
 #[derive(Clone, Deserialize)]
 pub struct Webhook {
+    /// An app team's name (`domain::teams::name`): only that team's notices go to it.
+    #[serde(default)]
+    pub name: Option<String>,
     #[serde(rename = "kind")]
     pub format: Format,
     pub url: SecretString,
@@ -54,10 +60,17 @@ pub fn webhooks(json: &str) -> Result<Vec<Webhook>, String> {
             e.line()
         )
     })?;
-    if hooks.len() > 20 {
+    if hooks.len() > domain::teams::MAX_TEAMS {
         return Err(format!("{} webhooks are configured; at most 20 are allowed", hooks.len()));
     }
+    let mut names = BTreeSet::new();
     for (i, hook) in hooks.iter().enumerate() {
+        if let Some(name) = &hook.name {
+            let name = domain::teams::name(name).map_err(|e| format!("webhook {i}'s name: {e}"))?;
+            if !names.insert(name.to_owned()) {
+                return Err(format!("webhook {i}'s name {name:?} is another webhook's too; each team has one"));
+            }
+        }
         let url =
             reqwest::Url::parse(hook.url.expose_secret()).map_err(|_| format!("webhook {i}'s url is not a URL"))?;
         if !matches!(url.scheme(), "http" | "https") {
@@ -85,9 +98,14 @@ impl ClassifyStr for serde_json::Error {
 /// Where notices go. Cheap to clone.
 #[derive(Clone)]
 pub struct Notifier {
-    tx: mpsc::Sender<Notice>,
+    /// A notice, and the team it is for (`None`: the operators').
+    tx: mpsc::Sender<(Option<String>, Notice)>,
     /// How long a plan's next node may be held before the team is told.
     pub blocked_after: Duration,
+    /// How far ahead app teams are told that a plan will reach their pods.
+    pub lead: Duration,
+    /// The app teams' names, as their webhooks give them.
+    teams: Arc<BTreeSet<String>>,
 }
 
 impl Notifier {
@@ -96,23 +114,24 @@ impl Notifier {
     pub fn new(
         hooks: Vec<Webhook>,
         source: String,
-        blocked_after: Duration,
+        (blocked_after, lead): (Duration, Duration),
         tasks: &crate::tasks::Tasks,
     ) -> Result<Self, String> {
         let client = crate::windows::alerts::client()?;
-        let (tx, mut rx) = mpsc::channel::<Notice>(QUEUE);
+        let teams = Arc::new(hooks.iter().filter_map(|h| h.name.clone()).collect());
+        let (tx, mut rx) = mpsc::channel::<(Option<String>, Notice)>(QUEUE);
         let shutdown = tasks.shutdown_signal().clone();
         let spawner = tasks.clone();
         tasks.spawn(async move {
             loop {
-                let notice = tokio::select! {
+                let (to, notice) = tokio::select! {
                     () = shutdown.cancelled() => break,
                     notice = rx.recv() => match notice { Some(n) => n, None => break },
                 };
                 let id = uuid::Uuid::new_v4().to_string();
                 let at = jiff::Timestamp::now();
                 // Each webhook on its own, so that a slow one does not delay the others, nor the next notice.
-                for hook in &hooks {
+                for hook in hooks.iter().filter(|h| h.name == to) {
                     let (client, hook, notice, id, source) =
                         (client.clone(), hook.clone(), notice.clone(), id.clone(), source.clone());
                     let stop = spawner.shutdown_signal().clone();
@@ -126,14 +145,31 @@ impl Notifier {
                 }
             }
         });
-        Ok(Notifier { tx, blocked_after })
+        Ok(Notifier { tx, blocked_after, lead, teams })
     }
 
-    /// Queues `notice`, never waiting: a full queue drops it, counted.
+    /// Queues `notice` for the operators' webhooks, never waiting: a full queue drops it, counted.
     pub fn send(&self, notice: Notice) {
-        if self.tx.try_send(notice).is_err() {
+        if self.tx.try_send((None, notice)).is_err() {
             crate::metrics::METRICS.notice_attempt("any", "dropped");
         }
+    }
+
+    /// Queues `notice` for app team `team`'s webhook alone, as [`Self::send`]; nothing for a team without one.
+    pub fn tell(&self, team: &str, notice: Notice) {
+        if self.knows(team) && self.tx.try_send((Some(team.to_owned()), notice)).is_err() {
+            crate::metrics::METRICS.notice_attempt("any", "dropped");
+        }
+    }
+
+    /// Whether `team` has a webhook.
+    pub fn knows(&self, team: &str) -> bool {
+        self.teams.contains(team)
+    }
+
+    /// Whether any app team has a webhook.
+    pub fn has_teams(&self) -> bool {
+        !self.teams.is_empty()
     }
 }
 
@@ -201,6 +237,16 @@ mod tests {
         let err = webhooks(r#"[{"kind": "slack", "url": "ftp://secret.example/x"}]"#).err().unwrap();
         assert_eq!(err, "webhook 0's url must be http or https");
         assert!(webhooks("[").err().unwrap().contains("cut short"));
+        let named = webhooks(r#"[{"name": "payments", "kind": "slack", "url": "https://hooks.example/p"}, {"kind": "slack", "url": "https://hooks.example/ops"}]"#).unwrap();
+        assert_eq!(named.iter().map(|h| h.name.as_deref()).collect::<Vec<_>>(), vec![Some("payments"), None]);
+        let err =
+            webhooks(r#"[{"name": "Pay Ments", "kind": "slack", "url": "https://secret.example/x"}]"#).err().unwrap();
+        assert!(err.starts_with("webhook 0's name") && !err.contains("secret"), "{err}");
+        let twice = r#"[{"name": "pay", "kind": "slack", "url": "https://a.example/1"}, {"name": "pay", "kind": "cloudevents", "url": "https://a.example/2"}]"#;
+        assert_eq!(
+            webhooks(twice).err().unwrap(),
+            "webhook 1's name \"pay\" is another webhook's too; each team has one"
+        );
         assert!(webhooks("not json").err().unwrap().contains("not JSON"));
     }
 }

@@ -83,14 +83,21 @@ pub struct Args {
     pub alertmanager_url: Option<String>,
 
     /// A file of webhooks to tell as maintenance goes (a plan started, a node held too long, a node done, a plan
-    /// ended, a window overridden): JSON, `[{"kind": "slack" or "cloudevents", "url": "https://…"}]`. The URLs are
-    /// secrets, so they come from a file or DRAINBOARD_WEBHOOKS (the same JSON), never a flag.
+    /// ended, a window overridden): JSON, `[{"kind": "slack" or "cloudevents", "url": "https://…"}]`. A webhook with
+    /// a `"name"` is an app team's: only the namespaces annotated `drainboard.dev/notify: <name>` are told through
+    /// it, of the plans that reach their pods. The URLs are secrets, so they come from a file or
+    /// DRAINBOARD_WEBHOOKS (the same JSON), never a flag.
     #[arg(long, value_name = "FILE")]
     pub webhooks_file: Option<std::path::PathBuf>,
 
     /// How long a plan's next node may be held (by a maintenance window) before the webhooks are told.
     #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=604_800))]
     pub notify_blocked_after: u64,
+
+    /// How far ahead an app team is told that a plan will reach its pods, at least, where the plan's timing allows
+    /// it (a plan started now reaches its first node now).
+    #[arg(long, value_name = "SECONDS", default_value_t = 3_600, value_parser = clap::value_parser!(u64).range(0..=604_800))]
+    pub notify_lead: u64,
 
     /// Let alert gates open when Alertmanager cannot be asked (down, slow, or not configured). By default they
     /// hold, and the page says why: a tool that cannot see the alerts should not assume there are none.

@@ -361,5 +361,6 @@ fn notifier(args: &cli::Args, tasks: &Tasks) -> Result<Option<engine::notices::N
     };
     let hooks = engine::notices::webhooks(&json).map_err(Error::Webhooks)?;
     let after = std::time::Duration::from_secs(args.notify_blocked_after);
-    engine::notices::Notifier::new(hooks, "/drainboard".into(), after, tasks).map(Some).map_err(Error::Webhooks)
+    let lead = std::time::Duration::from_secs(args.notify_lead);
+    engine::notices::Notifier::new(hooks, "/drainboard".into(), (after, lead), tasks).map(Some).map_err(Error::Webhooks)
 }

@@ -147,7 +147,9 @@ pub(crate) fn said(effects: &[Effect]) -> Vec<String> {
             Effect::Notify(Notice::PlanEnded { phase, failed, .. }) if failed.is_empty() => format!("ended {phase}"),
             Effect::Notify(Notice::PlanEnded { phase, failed, .. }) => format!("ended {phase} ({})", failed.join(",")),
             Effect::Notify(other) => format!("notify {}", other.kind()),
-            Effect::Tell { team, notice } => format!("tell {team} {} {}", notice.kind().rsplit('.').next().unwrap_or(""), notice.subject()),
+            Effect::Tell { team, notice } => {
+                format!("tell {team} {} {}", notice.kind().rsplit('.').next().unwrap_or(""), notice.subject())
+            }
             Effect::Silences { ending: false } => "silences".into(),
             Effect::Silences { ending: true } => "silences off".into(),
         })

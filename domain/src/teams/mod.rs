@@ -45,6 +45,7 @@ pub fn name(value: &str) -> Result<&str, String> {
 
 /// How far a node's teams have been told.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Stage {
     /// Told the plan will reach the node.
     Ahead,
@@ -56,13 +57,18 @@ pub enum Stage {
 
 /// What a node's teams were told, kept in the plan's status.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Told {
+    /// `Ahead`, `Evicted` or `Back`.
     pub stage: Stage,
     /// The teams told (empty: no pod of the node was in an annotated namespace then).
+    #[cfg_attr(feature = "schema", schemars(length(max = 20)))]
     pub teams: Vec<String>,
     /// The earliest time the plan could reach the node, as told ahead.
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub expected: Timestamp,
     /// When they were first told.
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub at: Timestamp,
 }
 
@@ -74,6 +80,34 @@ pub struct TeamPods {
     pub pods: Vec<String>,
     /// How many more pods there are than named.
     pub more: usize,
+}
+
+/// Each team's pods among `pods` (`(namespace, "namespace/name")`, the pods a drain of the node would evict), by
+/// the team each namespace names (`team_of`: the annotation, read and known); pods of a namespace naming no team
+/// are left out. At most [`MAX_PODS_NAMED`] pods are named per team, the rest counted.
+pub fn group<'a>(
+    pods: impl IntoIterator<Item = (&'a str, String)>,
+    team_of: impl Fn(&str) -> Option<String>,
+) -> BTreeMap<String, TeamPods> {
+    let mut teams: BTreeMap<String, TeamPods> = BTreeMap::new();
+    let mut named: BTreeMap<&str, Option<String>> = BTreeMap::new();
+    for (namespace, pod) in pods {
+        let Some(team) = named.entry(namespace).or_insert_with(|| team_of(namespace)).clone() else { continue };
+        let found = teams.entry(team).or_default();
+        if !found.namespaces.iter().any(|n| n == namespace) {
+            found.namespaces.push(namespace.to_owned());
+        }
+        if found.pods.len() < MAX_PODS_NAMED {
+            found.pods.push(pod);
+        } else {
+            found.more = found.more.saturating_add(1);
+        }
+    }
+    for found in teams.values_mut() {
+        found.namespaces.sort();
+        found.pods.sort();
+    }
+    teams
 }
 
 /// Tells ahead the teams of each node [`due`] at `now`: `teams` holds, by node, each team's pods there (a node

@@ -32,7 +32,8 @@ pub fn held_until(hold: &Hold) -> Option<Timestamp> {
 /// estimate), at `now`, with `opens` the time each held node's hold lifts.
 pub fn earliest(p: &RolloutProgress, now: Timestamp, opens: &BTreeMap<String, Timestamp>) -> Vec<Option<Timestamp>> {
     let slots = p.options.max_parallel.clamp(1, MAX_PARALLEL) as usize;
-    let settle = SignedDuration::from_secs(i64::try_from(p.options.settle_seconds.min(MAX_SETTLE_SECONDS)).unwrap_or(0));
+    let settle =
+        SignedDuration::from_secs(i64::try_from(p.options.settle_seconds.min(MAX_SETTLE_SECONDS)).unwrap_or(0));
     let mut free: BinaryHeap<Reverse<Timestamp>> = (0..slots).map(|_| Reverse(now)).collect();
     let mut position = 0usize;
     let mut starts = vec![None; p.nodes.len()];

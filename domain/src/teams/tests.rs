@@ -63,10 +63,29 @@ fn a_team_name_is_a_dns_label_never_a_url_or_a_line() {
 }
 
 #[test]
+fn pods_group_by_the_team_their_namespace_names_and_the_rest_are_counted() {
+    let mut pods: Vec<(&str, String)> =
+        vec![("shop", "shop/web-1".into()), ("pay", "pay/api-1".into()), ("tmp", "tmp/x".into())];
+    pods.extend((0..22).map(|i| ("shop-2", format!("shop-2/w-{i:02}"))));
+    let team_of = |ns: &str| match ns {
+        "shop" | "shop-2" => Some("shop-team".to_owned()),
+        "pay" => Some("payments".to_owned()),
+        _ => None,
+    };
+    let teams = group(pods, team_of);
+    assert_eq!(teams.keys().collect::<Vec<_>>(), ["payments", "shop-team"]);
+    let shop = &teams["shop-team"];
+    assert_eq!(shop.namespaces, ["shop", "shop-2"]);
+    assert_eq!((shop.pods.len(), shop.more), (MAX_PODS_NAMED, 3));
+    assert_eq!(teams["payments"], TeamPods { namespaces: vec!["pay".into()], pods: vec!["pay/api-1".into()], more: 0 });
+}
+
+#[test]
 fn earliest_starts_fill_the_slots_in_order_and_wait_for_a_window() {
     let none = BTreeMap::new();
     // (nodes, parallel, settle seconds, minutes per node, holds lifting (node, minutes), earliest in minutes)
-    let rows: [(&str, u32, u64, Option<u64>, &[(&str, i64)], &[Option<i64>]); 7] = [
+    type Row<'a> = (&'a str, u32, u64, Option<u64>, &'a [(&'a str, i64)], &'a [Option<i64>]);
+    let rows: [Row; 7] = [
         ("a:q b:q c:q", 1, 0, Some(10), &[], &[Some(0), Some(10), Some(20)]),
         ("a:q b:q c:q", 2, 0, Some(10), &[], &[Some(0), Some(0), Some(10)]),
         ("a:q b:q c:q", 1, 300, Some(10), &[], &[Some(0), Some(15), Some(30)]),
@@ -121,7 +140,10 @@ fn a_step_tells_each_team_ahead_once_then_evicted_then_back() {
     let stepped = plan_step::step(&p, &l);
     assert_eq!(said(&stepped.effects), ["tell payments ahead a", "tell search ahead a", "start a", "silences"]);
     let told = stepped.status.nodes[0].told.clone().unwrap();
-    assert_eq!((told.stage, told.teams, told.expected), (Stage::Ahead, vec!["payments".into(), "search".into()], now()));
+    assert_eq!(
+        (told.stage, told.teams, told.expected),
+        (Stage::Ahead, vec!["payments".into(), "search".into()], now())
+    );
     // b starts in 10 min, past the 5-minute lead: not told yet.
     assert_eq!(stepped.status.nodes[1].told, None);
     let Some(plan_step::Effect::Tell { notice: Notice::TeamAhead { pods, namespaces, expected, .. }, .. }) =
@@ -129,7 +151,10 @@ fn a_step_tells_each_team_ahead_once_then_evicted_then_back() {
     else {
         panic!("no ahead notice first")
     };
-    assert_eq!((pods.len(), namespaces.as_slice(), *expected), (2, ["pay".to_owned(), "pay".to_owned()].as_slice(), now()));
+    assert_eq!(
+        (pods.len(), namespaces.as_slice(), *expected),
+        (2, ["pay".to_owned(), "pay".to_owned()].as_slice(), now())
+    );
 
     // Told once: the next look, with the node now draining, tells nothing ahead.
     let mut p = stepped.status;
@@ -179,7 +204,8 @@ fn nothing_is_told_without_a_lead_nor_for_a_node_without_annotated_pods_nor_past
     // A drain that failed tells nothing more.
     let mut failed = given("a:q");
     failed.nodes[0].step = Step::Ended(DrainState::Failed(crate::failure::Failure::Internal { detail: "x".into() }));
-    failed.nodes[0].told = Some(Told { stage: Stage::Ahead, teams: vec!["payments".into()], expected: now(), at: now() });
+    failed.nodes[0].told =
+        Some(Told { stage: Stage::Ahead, teams: vec!["payments".into()], expected: now(), at: now() });
     let mut effects = Vec::new();
     super::after(&mut failed, &mut effects);
     assert!(effects.is_empty());

@@ -25,6 +25,14 @@ const OVERRIDE: &str = "update maintenancewindows/override (drainboard.dev)";
 
 impl Engine {
     /// The decision for each of `nodes` now. Empty decisions (nothing holds) when this server follows no windows.
+    /// For each of `nodes` a window holds now: when the hold lifts, where the window says (the latest of its
+    /// holds that say).
+    pub(crate) async fn holds_lift(&self, nodes: &[&str]) -> std::collections::BTreeMap<String, jiff::Timestamp> {
+        let decisions = self.window_decisions(nodes).await;
+        let lifts = |d: &Decision| d.holds.iter().filter_map(|h| domain::teams::held_until(&h.hold)).max();
+        decisions.iter().filter_map(|d| Some((d.node.clone(), lifts(d)?))).collect()
+    }
+
     async fn window_decisions(&self, nodes: &[&str]) -> Vec<Decision> {
         self.window_decisions_with(nodes, &[]).await
     }

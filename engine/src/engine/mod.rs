@@ -45,6 +45,8 @@ pub struct Engine {
     pub(crate) windows: Option<crate::windows::Windows>,
     /// Where notices go (webhooks), when any are configured.
     notifier: Option<crate::notices::Notifier>,
+    /// The namespaces' teams, followed when an app team has a webhook.
+    teams: Option<crate::teams::Teams>,
     /// Who is admitted into maintenance here, one at a time, and who was lately (see `holds`).
     admissions: crate::windows::admissions::Admissions,
     tasks: Tasks,
@@ -112,6 +114,7 @@ impl Engine {
             windows: None,
             admissions: crate::windows::admissions::Admissions::default(),
             notifier: None,
+            teams: None,
             tasks: tasks.clone(),
             audit: Audit::default(),
             shared,
@@ -168,8 +171,33 @@ impl Engine {
 
     /// The same engine, telling `notifier`'s webhooks as maintenance goes.
     pub fn with_notifier(mut self, notifier: crate::notices::Notifier) -> Self {
+        if notifier.has_teams() {
+            self.teams = self.server_client().map(|client| crate::teams::Teams::follow(client, &self.tasks));
+        }
         self.notifier = Some(notifier);
         self
+    }
+
+    /// Queues `notice` for app team `team`'s webhook, if it has one; never waits.
+    pub(crate) fn tell(&self, team: &str, notice: domain::notice::Notice) {
+        if let Some(notifier) = &self.notifier {
+            notifier.tell(team, notice);
+        }
+    }
+
+    /// How far ahead app teams are told (`None`: no team has a webhook, or the namespaces are not followed).
+    pub(crate) fn teams_lead(&self) -> Option<jiff::SignedDuration> {
+        let notifier = self.notifier.as_ref().filter(|_| self.teams.is_some())?;
+        jiff::SignedDuration::try_from(notifier.lead).ok()
+    }
+
+    /// Each app team's pods on `node` that a drain would evict, from the shared cache.
+    pub(crate) fn pods_by_team(
+        &self,
+        node: &str,
+    ) -> Option<std::collections::BTreeMap<String, domain::teams::TeamPods>> {
+        let (teams, notifier, (_, cache)) = (self.teams.as_ref()?, self.notifier.as_ref()?, self.shared.as_ref()?);
+        cache.is_ready().then(|| teams.pods_by_team(cache, node, |team| notifier.knows(team)))
     }
 
     /// Queues `notice` for the webhooks, if any; never waits.

@@ -112,6 +112,7 @@ pub(super) async fn carry_out(
             }
             Effect::Cancel { drains } => cancel(doing, &drains).await,
             Effect::Notify(notice) => doing.engine.notify(notice),
+            Effect::Tell { team, notice } => doing.engine.tell(&team, notice),
             Effect::Silences { ending } => doing.silences.keep(doing.engine, progress, ending).await,
         }
     }

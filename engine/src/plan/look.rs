@@ -34,6 +34,9 @@ pub(super) async fn look(engine: &Engine, acting: &Acting<'_>, progress: &Rollou
         cards: BTreeMap::new(),
         unrecovered: BTreeMap::new(),
         uncordons: BTreeMap::new(),
+        notify_lead: None,
+        opens: BTreeMap::new(),
+        teams: BTreeMap::new(),
     };
     if look.lease_lost {
         return look;
@@ -79,7 +82,28 @@ pub(super) async fn look(engine: &Engine, acting: &Acting<'_>, progress: &Rollou
             look.unrecovered.insert(node.name.clone(), failed);
         }
     }
+    teams(engine, progress, &mut look).await;
     look
+}
+
+/// For app teams (`domain::teams`): the lead, when a window lifts its hold on each node that could be due, and the
+/// teams' pods on each node due. The nodes due are decided by the same rule the step applies.
+async fn teams(engine: &Engine, progress: &RolloutProgress, look: &mut Look) {
+    let Some(lead) = engine.teams_lead() else { return };
+    look.notify_lead = Some(lead);
+    // A hold only delays a node: those due with none are the only ones that may be due.
+    let could = domain::teams::due(progress, look.now, lead, &BTreeMap::new());
+    if could.is_empty() {
+        return;
+    }
+    let names: Vec<&str> = could.iter().map(|&(i, _)| progress.nodes[i].name.as_str()).collect();
+    look.opens = engine.holds_lift(&names).await;
+    for (i, _) in domain::teams::due(progress, look.now, lead, &look.opens) {
+        let node = &progress.nodes[i].name;
+        if let Some(found) = engine.pods_by_team(node) {
+            look.teams.insert(node.clone(), found);
+        }
+    }
 }
 
 /// The drains of `progress` that still run on this server, as [`domain::plan_step::finish`] reads them.

@@ -62,6 +62,7 @@ impl PlanNode {
             estimate: node.estimate.as_ref().map(Into::into),
             overridden_at: node.overridden_at,
             said_back: node.said_back.clone(),
+            told: node.told.clone(),
         }
     }
 
@@ -119,6 +120,7 @@ impl PlanNode {
             estimate: self.estimate.as_ref().map(Into::into),
             overridden_at: self.overridden_at,
             said_back: self.said_back.clone(),
+            told: self.told.clone(),
         }
     }
 }

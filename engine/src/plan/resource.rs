@@ -271,6 +271,10 @@ pub struct PlanNode {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "any_value")]
     pub said_back: Option<domain::rollout::SaidBack>,
+    /// What the app teams whose pods run on it were told (API.md, "App teams told"): a server taking the plan over
+    /// tells nothing twice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub told: Option<domain::teams::Told>,
 }
 
 /// The phases in which nothing more happens.

@@ -42,6 +42,18 @@ fn step_text(i18n: I18n, node: &RolloutNode, verify: Option<&Verify>) -> String 
 
 /// A node taken as back on a person's word: who, whether it had a new boot id, and which of the plan's checks it
 /// passed first, where it came by the plan's own "It is back".
+/// What the node's app teams were told (`domain::teams`), when any was: the latest notice and to whom.
+fn told_view(i18n: I18n, told: Option<&domain::teams::Told>) -> Option<impl IntoView + use<>> {
+    let told = told.filter(|t| !t.teams.is_empty())?;
+    let teams = told.teams.join(", ");
+    let (stage, text) = match told.stage {
+        domain::teams::Stage::Ahead => ("ahead", t_string!(i18n, rollout.teams_ahead, teams = teams).to_string()),
+        domain::teams::Stage::Evicted => ("evicted", t_string!(i18n, rollout.teams_evicted, teams = teams).to_string()),
+        domain::teams::Stage::Back => ("back", t_string!(i18n, rollout.teams_back, teams = teams).to_string()),
+    };
+    Some(view! { <span class="told" data-testid="rollout-node-told" data-stage=stage>" · " {text}</span> })
+}
+
 fn said_back_text(i18n: I18n, node: &RolloutNode, verify: Option<&Verify>) -> String {
     let Some(said) = &node.said_back else { return String::new() };
     // Named only where they used the plan's own "It is back" (`domain::plan_step`).
@@ -139,7 +151,10 @@ pub(super) fn RolloutView(id: String, rollouts: RwSignal<Vec<RolloutProgress>>) 
             >
                 <td>{node.name.clone()}</td>
                 <td>{node.zone.clone().unwrap_or_default()}</td>
-                <td>{step_text(i18n, &node, checks.as_ref())}</td>
+                <td>
+                    {step_text(i18n, &node, checks.as_ref())}
+                    {told_view(i18n, node.told.as_ref())}
+                </td>
                 <td>
                     {drain.map(|drain| view! {
                         <button type="button" data-testid="rollout-node-details" on:click=move |_| actions.open(Dialog::Progress(drain.clone()))>
