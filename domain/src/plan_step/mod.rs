@@ -12,6 +12,7 @@
 mod back;
 mod elsewhere;
 mod facts;
+pub mod teams;
 #[cfg(test)]
 pub(crate) mod tests;
 mod wake;
@@ -61,7 +62,7 @@ pub fn step(status: &RolloutProgress, look: &Look) -> Stepped {
         p.blocked = Some(Blocked::NoLongerUnattended);
     }
     follow(&mut p, look, &mut effects);
-    crate::teams::after(&mut p, &mut effects);
+    teams::after(&mut p, &mut effects);
     p.state = if plan.paused { RolloutState::Paused } else { RolloutState::Running };
     if cancelled {
         let drains: Vec<String> = p.nodes.iter().filter_map(draining).collect();
@@ -84,7 +85,7 @@ pub fn step(status: &RolloutProgress, look: &Look) -> Stepped {
         back::bring_back(&mut p, look, &mut effects);
         done(&mut p, look.now, &mut effects);
         if let Some(lead) = look.notify_lead {
-            crate::teams::ahead(&mut p, look.now, lead, &look.opens, &look.teams, &mut effects);
+            teams::ahead(&mut p, look.now, lead, &look.opens, &look.teams, &mut effects);
         }
         // What holds a node is said anew at each look, from the outcomes of its starts and resumes.
         p.held = None;
@@ -190,7 +191,7 @@ pub fn finish(status: &RolloutProgress, look: &Look, cancelled: bool) -> Stepped
     let mut p = status.clone();
     let mut effects = Vec::new();
     done(&mut p, look.now, &mut effects);
-    crate::teams::after(&mut p, &mut effects);
+    teams::after(&mut p, &mut effects);
     for node in &mut p.nodes {
         if node.waiting_back() {
             node.back = Some(Back::Left);

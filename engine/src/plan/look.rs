@@ -92,13 +92,13 @@ async fn teams(engine: &Engine, progress: &RolloutProgress, look: &mut Look) {
     let Some(lead) = engine.teams_lead() else { return };
     look.notify_lead = Some(lead);
     // A hold only delays a node: those due with none are the only ones that may be due.
-    let could = domain::teams::due(progress, look.now, lead, &BTreeMap::new());
+    let could = domain::plan_step::teams::due(progress, look.now, lead, &BTreeMap::new());
     if could.is_empty() {
         return;
     }
     let names: Vec<&str> = could.iter().map(|&(i, _)| progress.nodes[i].name.as_str()).collect();
     look.opens = engine.holds_lift(&names).await;
-    for (i, _) in domain::teams::due(progress, look.now, lead, &look.opens) {
+    for (i, _) in domain::plan_step::teams::due(progress, look.now, lead, &look.opens) {
         let node = &progress.nodes[i].name;
         if let Some(found) = engine.pods_by_team(node) {
             look.teams.insert(node.clone(), found);

@@ -14,19 +14,7 @@ use std::{
 
 use jiff::{SignedDuration, Timestamp};
 
-use crate::{
-    rollout::{MAX_PARALLEL, MAX_SETTLE_SECONDS, RolloutProgress, RolloutState, Step},
-    window::Hold,
-};
-
-/// When a hold lifts, where its window says: the window's opening, or the freeze's end.
-pub fn held_until(hold: &Hold) -> Option<Timestamp> {
-    match hold {
-        Hold::OutsideWindow { opens, .. } => *opens,
-        Hold::Frozen { until, .. } => Some(*until),
-        _ => None,
-    }
-}
+use crate::rollout::{MAX_PARALLEL, MAX_SETTLE_SECONDS, RolloutProgress, RolloutState, Step};
 
 /// The earliest each node may start, by index (`None`: not queued, or not to be told yet for want of an
 /// estimate), at `now`, with `opens` the time each held node's hold lifts.

@@ -1,6 +1,6 @@
 #![cfg(test)]
 
-//! The teams' rules, row by row: names, the earliest starts, which nodes are due, and what each look tells.
+//! When the teams are told, row by row: the earliest starts, which nodes are due, and what each look tells.
 
 use std::collections::BTreeMap;
 
@@ -15,6 +15,7 @@ use crate::{
     },
     progress::DrainState,
     rollout::RolloutState,
+    teams::held_until,
     window::{HeldNode, Hold},
 };
 
@@ -51,33 +52,6 @@ fn pods(team_pods: &[(&str, &[&str])]) -> BTreeMap<String, TeamPods> {
             ((*team).to_owned(), TeamPods { namespaces, pods, more: 0 })
         })
         .collect()
-}
-
-#[test]
-fn a_team_name_is_a_dns_label_never_a_url_or_a_line() {
-    assert_eq!(name(" payments "), Ok("payments"));
-    assert_eq!(name("team-7"), Ok("team-7"));
-    for bad in ["", "Payments", "https://hooks.example/x", "a.b", "-a", "a\nb", &"a".repeat(64)] {
-        assert!(name(bad).is_err(), "{bad:?} read as a team");
-    }
-}
-
-#[test]
-fn pods_group_by_the_team_their_namespace_names_and_the_rest_are_counted() {
-    let mut pods: Vec<(&str, String)> =
-        vec![("shop", "shop/web-1".into()), ("pay", "pay/api-1".into()), ("tmp", "tmp/x".into())];
-    pods.extend((0..22).map(|i| ("shop-2", format!("shop-2/w-{i:02}"))));
-    let team_of = |ns: &str| match ns {
-        "shop" | "shop-2" => Some("shop-team".to_owned()),
-        "pay" => Some("payments".to_owned()),
-        _ => None,
-    };
-    let teams = group(pods, team_of);
-    assert_eq!(teams.keys().collect::<Vec<_>>(), ["payments", "shop-team"]);
-    let shop = &teams["shop-team"];
-    assert_eq!(shop.namespaces, ["shop", "shop-2"]);
-    assert_eq!((shop.pods.len(), shop.more), (MAX_PODS_NAMED, 3));
-    assert_eq!(teams["payments"], TeamPods { namespaces: vec!["pay".into()], pods: vec!["pay/api-1".into()], more: 0 });
 }
 
 #[test]

@@ -6,24 +6,15 @@
 //! The annotation is a claim of whoever may edit the namespace: it only picks, among the webhooks the operator
 //! configured, who is told. It never chooses whose rights are used nor what is drained, and a name no webhook has
 //! tells nobody. What was told is kept in the plan's status ([`Told`]), so that a server taking the plan over tells
-//! nothing twice. Pure: the engine finds the pods, reads the annotations and sends; the rules are here.
-
-mod starts;
-#[cfg(test)]
-mod tests;
+//! nothing twice. Pure: the engine finds the pods, reads the annotations and sends. When each notice goes is the
+//! plan's step's (`crate::plan_step::teams`).
 
 use std::collections::BTreeMap;
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-pub use starts::{due, earliest, held_until};
-
-use crate::{
-    notice::Notice,
-    plan_step::Effect,
-    rollout::{Back, RolloutProgress, Step},
-};
+use crate::window::Hold;
 
 /// The namespace annotation naming the webhook of the team whose pods run there.
 pub const ANNOTATION: &str = "drainboard.dev/notify";
@@ -110,58 +101,46 @@ pub fn group<'a>(
     teams
 }
 
-/// Tells ahead the teams of each node [`due`] at `now`: `teams` holds, by node, each team's pods there (a node
-/// missing from it was not looked at, and waits for the next look). `lead`: how far ahead.
-pub fn ahead(
-    p: &mut RolloutProgress,
-    now: Timestamp,
-    lead: jiff::SignedDuration,
-    opens: &BTreeMap<String, Timestamp>,
-    teams: &BTreeMap<String, BTreeMap<String, TeamPods>>,
-    effects: &mut Vec<Effect>,
-) {
-    for (i, expected) in due(p, now, lead, opens) {
-        let node = p.nodes[i].name.clone();
-        let Some(found) = teams.get(&node) else { continue };
-        for (team, pods) in found.iter().take(MAX_TEAMS) {
-            let notice = Notice::TeamAhead {
-                plan: p.id.clone(),
-                node: node.clone(),
-                team: team.clone(),
-                namespaces: pods.namespaces.clone(),
-                pods: pods.pods.clone(),
-                more: pods.more,
-                expected,
-            };
-            effects.push(Effect::Tell { team: team.clone(), notice });
-        }
-        let teams = found.keys().take(MAX_TEAMS).cloned().collect();
-        p.nodes[i].told = Some(Told { stage: Stage::Ahead, teams, expected, at: now });
+/// When a hold lifts, where its window says: the window's opening, or the freeze's end.
+pub fn held_until(hold: &Hold) -> Option<Timestamp> {
+    match hold {
+        Hold::OutsideWindow { opens, .. } => *opens,
+        Hold::Frozen { until, .. } => Some(*until),
+        _ => None,
     }
 }
 
-/// Tells the teams told ahead of each node that their pods there were evicted (its drain ended drained), and then
-/// that the node is back (uncordoned by the plan, or said back by a person). A node whose drain failed or was
-/// cancelled is told no more: the plan's own notices say how it ended.
-pub fn after(p: &mut RolloutProgress, effects: &mut Vec<Effect>) {
-    let plan = p.id.clone();
-    for node in &mut p.nodes {
-        let Some(told) = &mut node.told else { continue };
-        let drained = matches!(&node.step, Step::Ended(state) if state.is_drained());
-        let back = matches!(node.back, Some(Back::Uncordoned | Back::Recovering | Back::Unrecovered(_)));
-        if told.stage == Stage::Ahead && drained {
-            told.stage = Stage::Evicted;
-            for team in &told.teams {
-                let notice = Notice::TeamEvicted { plan: plan.clone(), node: node.name.clone(), team: team.clone() };
-                effects.push(Effect::Tell { team: team.clone(), notice });
-            }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_team_name_is_a_dns_label_never_a_url_or_a_line() {
+        assert_eq!(name(" payments "), Ok("payments"));
+        assert_eq!(name("team-7"), Ok("team-7"));
+        for bad in ["", "Payments", "https://hooks.example/x", "a.b", "-a", "a\nb", &"a".repeat(64)] {
+            assert!(name(bad).is_err(), "{bad:?} read as a team");
         }
-        if told.stage == Stage::Evicted && back {
-            told.stage = Stage::Back;
-            for team in &told.teams {
-                let notice = Notice::TeamBack { plan: plan.clone(), node: node.name.clone(), team: team.clone() };
-                effects.push(Effect::Tell { team: team.clone(), notice });
-            }
-        }
+    }
+
+    #[test]
+    fn pods_group_by_the_team_their_namespace_names_and_the_rest_are_counted() {
+        let mut pods: Vec<(&str, String)> =
+            vec![("shop", "shop/web-1".into()), ("pay", "pay/api-1".into()), ("tmp", "tmp/x".into())];
+        pods.extend((0..22).map(|i| ("shop-2", format!("shop-2/w-{i:02}"))));
+        let team_of = |ns: &str| match ns {
+            "shop" | "shop-2" => Some("shop-team".to_owned()),
+            "pay" => Some("payments".to_owned()),
+            _ => None,
+        };
+        let teams = group(pods, team_of);
+        assert_eq!(teams.keys().collect::<Vec<_>>(), ["payments", "shop-team"]);
+        let shop = &teams["shop-team"];
+        assert_eq!(shop.namespaces, ["shop", "shop-2"]);
+        assert_eq!((shop.pods.len(), shop.more), (MAX_PODS_NAMED, 3));
+        assert_eq!(
+            teams["payments"],
+            TeamPods { namespaces: vec!["pay".into()], pods: vec!["pay/api-1".into()], more: 0 }
+        );
     }
 }
