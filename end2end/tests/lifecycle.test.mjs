@@ -1,18 +1,20 @@
 // Drainboard's own node lifecycle conditions (KEP-5683), as `kubectl get node -o json` shows them: a team server
 // publishes each drain as DrainInProgress and Drained with its own identity, removes its own on uncordon and from a
-// node uncordoned outside it, and never touches another writer's condition.
+// node uncordoned outside it, and never touches another writer's condition. A plan publishes MaintenancePlanned on
+// the nodes it queues and MaintenanceInProgress on those it awaits back, and clears them as it goes.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAINTAIN, inlineKubeconfig, kubectl, metric, postAs, scenario, startDrainboard, waitFor, signInWith as signIn } from './support.mjs';
+import { MAINTAIN, apply, inlineKubeconfig, kubectl, kwokNodes, metric, postAs, scenario, startDrainboard, waitFor, signInWith as signIn } from './support.mjs';
 
 const cleanups = [];
 after(async () => { for (const c of cleanups.reverse()) await c(); });
 
 /** The node's lifecycle conditions by type, as the API server holds them. */
-function lifecycle(node) {
+function lifecycle(node, types = ['DrainInProgress', 'Drained']) {
   const conditions = JSON.parse(kubectl('get', 'node', node, '-o', 'json')).status.conditions ?? [];
-  return Object.fromEntries(conditions.filter((c) => ['DrainInProgress', 'Drained'].includes(c.type)).map((c) => [c.type, c]));
+  return Object.fromEntries(conditions.filter((c) => types.includes(c.type)).map((c) => [c.type, c]));
 }
+const PLAN_TYPES = ['MaintenancePlanned', 'MaintenanceInProgress'];
 
 /** Who wrote the node's status conditions last, as the API server's managed fields record it. */
 function managers(node) {
@@ -105,4 +107,61 @@ test("another writer's condition is left as it is; a node uncordoned outside Dra
     (await postAs(quiet.url, 'drains/status', bob, { id: again.body.id })).body.state === 'Drained');
   assert.deepEqual(lifecycle(s.node), {}, 'nothing published with --no-node-conditions');
   assert.equal(await metric(quiet, 'drainboard_node_condition_writes_total', { outcome: 'written' }, { cookie: bob }), 0);
+});
+
+test('a plan publishes MaintenancePlanned on the nodes it queues and MaintenanceInProgress on one it awaits back, and clears each as it is done with the node', { timeout: 180_000 }, async () => {
+  const id = `lcp-${Math.random().toString(36).slice(2, 6)}`;
+  const nodes = [0, 1].map((i) => `${id}-${i}`);
+  cleanups.push(kwokNodes(id, nodes));
+  kubectl('wait', '--for=condition=Ready', ...nodes.map((n) => `node/${n}`), '--timeout=60s');
+  const boot = (node, n) => kubectl('patch', 'node', node, '--subresource=status', '--type=merge', '-p',
+    JSON.stringify({ status: { nodeInfo: { bootID: `${node}-boot-${n}` } } }));
+  for (const n of nodes) boot(n, 1);
+  kubectl('create', 'namespace', id);
+  await waitFor(`the default service account of ${id}`, 30_000, () => {
+    try { kubectl('get', 'serviceaccount', 'default', '-n', id); return true; } catch { return false; }
+  });
+  // The first node's pod is held by a budget, so that the second is seen queued while the first drains.
+  apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'held' },
+    spec: { replicas: 1, selector: { matchLabels: { app: 'held' } }, template: { metadata: { labels: { app: 'held' } }, spec: {
+      nodeSelector: { 'kubernetes.io/hostname': nodes[0] },
+      tolerations: [{ key: 'drainboard.dev/test', operator: 'Exists', effect: 'NoSchedule' }],
+      containers: [{ name: 'c', image: 'nginx:1.27' }] } } } }, id);
+  apply({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'held' },
+    spec: { minAvailable: 1, selector: { matchLabels: { app: 'held' } } } }, id);
+  await waitFor('the held pod running', 60_000, () =>
+    kubectl('get', 'pods', '-n', id, '--field-selector', 'status.phase=Running', '-o', 'name').trim() !== '');
+
+  const server = await startDrainboard(['--team', '--insecure-http']);
+  cleanups.push(() => server.stop());
+  const alice = await signIn(server, inlineKubeconfig('lcp-alice', MAINTAIN));
+  const started = await postAs(server.url, 'plans/start', alice, { nodes, options: { max_parallel: 1, uncordon_when_back: true }, reason: 'kernel 6.12' });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const plan = started.body;
+
+  // The first node drains (its drain's own conditions), the second is planned.
+  const queued = await waitFor('MaintenancePlanned on the queued node', 30_000, () => lifecycle(nodes[1], PLAN_TYPES).MaintenancePlanned);
+  assert.deepEqual([queued.status, queued.reason], ['True', 'DrainboardPlanQueued']);
+  assert.equal(queued.message, `Drainboard maintenance plan ${plan} by lcp-alice (kernel 6.12) will drain this node`);
+  assert.ok(managers(nodes[1]).includes('drainboard-lifecycle'), 'written by the server\'s field manager');
+  await waitFor('the first node draining', 30_000, () => lifecycle(nodes[0]).DrainInProgress?.status === 'True');
+  assert.deepEqual(lifecycle(nodes[0], PLAN_TYPES), {}, 'a node draining carries the drain\'s conditions, not the plan\'s');
+
+  // Released: drained and awaited back.
+  kubectl('delete', 'pdb', 'held', '-n', id);
+  const awaited = await waitFor('MaintenanceInProgress on the node awaited back', 60_000, () => lifecycle(nodes[0], PLAN_TYPES).MaintenanceInProgress);
+  assert.deepEqual([awaited.status, awaited.reason], ['True', 'DrainboardPlanAwaitingBack']);
+  assert.equal(lifecycle(nodes[0]).Drained?.status, 'True', 'beside the drain\'s Drained');
+
+  // Back: the plan uncordons it and clears its own; the second node's turn.
+  boot(nodes[0], 2);
+  await waitFor('the first node uncordoned and cleared', 60_000, () =>
+    Object.keys(lifecycle(nodes[0], [...PLAN_TYPES, 'DrainInProgress', 'Drained'])).length === 0);
+  await waitFor('the second awaited back', 60_000, () => lifecycle(nodes[1], PLAN_TYPES).MaintenanceInProgress?.status === 'True');
+  assert.equal(lifecycle(nodes[1], PLAN_TYPES).MaintenancePlanned, undefined, 'planned no more once it started');
+  boot(nodes[1], 2);
+  await waitFor('the plan complete', 60_000, () =>
+    JSON.parse(kubectl('get', 'maintenanceplan', plan, '-o', 'json')).status?.phase === 'Complete');
+  await waitFor('every condition of the plan cleared', 30_000, () =>
+    nodes.every((n) => Object.keys(lifecycle(n, PLAN_TYPES)).length === 0));
 });

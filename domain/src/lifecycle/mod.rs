@@ -4,6 +4,9 @@
 //! Rules, each in one place here:
 //! - what a drain publishes at each of its states ([`for_drain`]): `DrainInProgress` while it runs, then `Drained`
 //!   exactly when the card says "safe to reboot" (every pod gone, no volume attached);
+//! - what a plan publishes for each of its nodes ([`for_plan_node`]): `MaintenancePlanned` while the plan queues it
+//!   (a window may be what holds it), `MaintenanceInProgress` while the plan awaits it back or its workloads recover;
+//!   none once the node is done, never started, or the plan ended;
 //! - which writes a node needs ([`changes`]): only Drainboard's own conditions (their reason starts with
 //!   [`crate::actor::OUR_REASON_PREFIX`]) are ever changed or removed. Another writer's condition of the same type is
 //!   its claim, left as it is; Drainboard then does not publish that type on that node;
@@ -22,6 +25,8 @@ mod tests;
 pub enum Kind {
     DrainInProgress,
     Drained,
+    MaintenancePlanned,
+    MaintenanceInProgress,
 }
 
 impl Kind {
@@ -30,8 +35,13 @@ impl Kind {
         match self {
             Kind::DrainInProgress => "DrainInProgress",
             Kind::Drained => "Drained",
+            Kind::MaintenancePlanned => "MaintenancePlanned",
+            Kind::MaintenanceInProgress => "MaintenanceInProgress",
         }
     }
+
+    /// Every type a plan manages for its nodes ([`for_plan_node`]).
+    pub const PLAN: [Kind; 2] = [Kind::MaintenancePlanned, Kind::MaintenanceInProgress];
 
     /// Every type a drain manages: the ones [`for_drain`] decides, and an uncordon clears.
     pub const DRAIN: [Kind; 2] = [Kind::DrainInProgress, Kind::Drained];
@@ -78,6 +88,33 @@ pub fn for_drain(state: &DrainState, person: &str, drain_id: &str, reason: Optio
         wanted(Kind::DrainInProgress, running, cause, message.clone()),
         wanted(Kind::Drained, drained, cause, message),
     ])
+}
+
+/// What plan `plan` (run for `person`, for `reason`) publishes for `node`: `MaintenancePlanned` while it is queued,
+/// `MaintenanceInProgress` while it is awaited back or recovering, nothing otherwise (the drain's own conditions
+/// cover the drain) and nothing at all once the plan `ended`.
+pub fn for_plan_node(
+    node: &crate::rollout::RolloutNode,
+    plan: &str,
+    person: &str,
+    reason: Option<&str>,
+    ended: bool,
+) -> Vec<Wanted> {
+    use crate::rollout::Step;
+    if ended {
+        return Vec::new();
+    }
+    let why = reason.map(|r| format!(" ({r})")).unwrap_or_default();
+    let by = format!("Drainboard maintenance plan {plan} by {person}{why}");
+    if node.step == Step::Queued {
+        let message = format!("{by} will drain this node");
+        return vec![wanted(Kind::MaintenancePlanned, true, "DrainboardPlanQueued", message)];
+    }
+    if node.waiting_back() || node.recovering() {
+        let message = format!("{by} drained this node and awaits it back");
+        return vec![wanted(Kind::MaintenanceInProgress, true, "DrainboardPlanAwaitingBack", message)];
+    }
+    Vec::new()
 }
 
 fn wanted(kind: Kind, status: bool, reason: &'static str, message: String) -> Wanted {

@@ -152,3 +152,39 @@ fn ours_are_stale_only_on_a_schedulable_node() {
     let theirs = vec![cond("Drained", "True", "KubectlDrainCompleted", "m", "2026-12-07T09:00:00Z")];
     assert_eq!(stale(false, &theirs), vec![], "another writer's is theirs to clear");
 }
+
+/// Each step of a plan's node and what the plan publishes for it: (node, ended, type and reason or none).
+#[test]
+fn a_plan_publishes_planned_while_queued_and_in_progress_while_awaiting_back() {
+    use crate::rollout::{Back, RolloutNode, Step};
+    let node = |step: Step, back: Option<Back>| RolloutNode { step, back, ..RolloutNode::queued("n1".into(), None) };
+    let drained = || Step::Ended(DrainState::Drained);
+    type Row = (RolloutNode, bool, Option<(&'static str, &'static str)>);
+    let rows: Vec<Row> = vec![
+        (node(Step::Queued, None), false, Some(("MaintenancePlanned", "DrainboardPlanQueued"))),
+        // The drain publishes its own conditions while it runs.
+        (node(Step::Draining("d-1".into()), None), false, None),
+        (
+            node(drained(), Some(Back::Waiting(None))),
+            false,
+            Some(("MaintenanceInProgress", "DrainboardPlanAwaitingBack")),
+        ),
+        (node(drained(), Some(Back::Recovering)), false, Some(("MaintenanceInProgress", "DrainboardPlanAwaitingBack"))),
+        (node(drained(), Some(Back::Uncordoned)), false, None),
+        (node(drained(), None), false, None),
+        (node(Step::NotStarted, None), false, None),
+        // An ended plan publishes nothing, whatever its nodes' last step.
+        (node(Step::Queued, None), true, None),
+        (node(drained(), Some(Back::Waiting(None))), true, None),
+    ];
+    for (n, ended, want) in rows {
+        let got = for_plan_node(&n, "night", "alice", Some("kernel"), ended);
+        let got: Vec<(&str, &str)> = got.iter().map(|w| (w.kind.as_str(), w.reason)).collect();
+        assert_eq!(got, want.into_iter().collect::<Vec<_>>(), "{:?} {:?}, ended {ended}", n.step, n.back);
+    }
+    let queued = for_plan_node(&node(Step::Queued, None), "night", "alice", Some("kernel"), false);
+    assert_eq!(queued[0].message, "Drainboard maintenance plan night by alice (kernel) will drain this node");
+    assert!(queued[0].status);
+    // Only the plan's own types are managed: a drain's are left to the drain.
+    assert!(Kind::PLAN.iter().all(|k| !Kind::DRAIN.contains(k)));
+}

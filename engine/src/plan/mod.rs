@@ -25,6 +25,7 @@
 mod actions;
 mod back;
 mod checks;
+mod conditions;
 mod controller;
 mod coordinator;
 mod drain;

@@ -21,6 +21,7 @@ use kube::ResourceExt;
 use tokio_util::sync::CancellationToken;
 
 use super::{
+    conditions::Conditions,
     effects::{self, Doing, Shown},
     look::{self, Seeing},
     notices::Told,
@@ -59,6 +60,8 @@ pub(super) struct Runner {
     gone: bool,
     told: Told,
     silences: Silences,
+    /// The plan's node lifecycle conditions, as last asked.
+    conditions: Conditions,
     /// Cancelled to stop this runner (a continue on this server that runs it on as another person).
     stop: CancellationToken,
     /// Cancelled once the Lease's guard gives up.
@@ -159,6 +162,7 @@ impl Runner {
             gone: false,
             told: Told::default(),
             silences: Silences::default(),
+            conditions: Conditions::new(engine),
             stop,
             lost,
             _guard: guard,
@@ -255,6 +259,7 @@ impl Runner {
                 // are left to carry out.
                 effects::carry_out(&mut doing, progress, stepped.effects).await;
                 effects::publish(plans, &self.latest, &mut self.shown, progress, &self.lost).await;
+                self.conditions.keep(progress, false);
                 plans.let_hold_go(&name);
                 return Turn::Over;
             }
@@ -265,6 +270,7 @@ impl Runner {
                 *progress = ended.status;
                 effects::carry_out(&mut doing, progress, ended.effects).await;
                 effects::publish(plans, &self.latest, &mut self.shown, progress, &self.lost).await;
+                self.conditions.keep(progress, true);
                 tracing::info!(state = ?progress.state, "plan ended");
                 return Turn::Over;
             }
@@ -279,6 +285,7 @@ impl Runner {
         if self.lost.is_cancelled() {
             return Turn::Over;
         }
+        self.conditions.keep(progress, false);
         Turn::Again(plan_step::wake(progress, jiff::Timestamp::now()))
     }
 }
