@@ -108,6 +108,7 @@ pub fn changes(pinned: &Pinned, now: &Pinned) -> Vec<SpecChange> {
     };
     differ(Field::Verify, verify_shown(&a.verify), verify_shown(&b.verify));
     differ(Field::SettleSeconds, a.settle_seconds.to_string(), b.settle_seconds.to_string());
+    differ(Field::OthersAtWork, format!("{:?}", a.others_at_work), format!("{:?}", b.others_at_work));
     differ(Field::WindowOverride, shown(&pinned.window_override), shown(&now.window_override));
     differ(Field::Unattended, a.unattended.to_string(), b.unattended.to_string());
     // Two specs that differ only where no field above looks (a dry run's mode, say) still differ.
@@ -225,6 +226,7 @@ mod tests {
                 verify: None,
                 unattended: false,
                 settle_seconds: 0,
+                others_at_work: Default::default(),
             },
             window_override: None,
         }
@@ -302,6 +304,13 @@ mod tests {
             ("a settle time", sealed(1, pinned()), 2, |p| p.options.settle_seconds = 60, Err("SpecChanged")),
             ("uncordon once back", sealed(1, pinned()), 2, |p| p.options.uncordon_when_back = true, Err("SpecChanged")),
             ("stop on failure", sealed(1, pinned()), 2, |p| p.options.stop_on_failure = true, Err("SpecChanged")),
+            (
+                "others at work",
+                sealed(1, pinned()),
+                2,
+                |p| p.options.others_at_work = crate::rollout::OthersAtWork::Skip,
+                Err("SpecChanged"),
+            ),
             ("one per zone", sealed(1, pinned()), 2, |p| p.options.one_per_zone = true, Err("SpecChanged")),
         ];
         for (what, pin, generation, edit, expected) in rows {

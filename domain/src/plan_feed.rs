@@ -70,6 +70,7 @@ mod tests {
                 verify: None,
                 unattended: false,
                 settle_seconds: 0,
+                others_at_work: Default::default(),
             },
             state: RolloutState::Running,
             nodes: vec![node],

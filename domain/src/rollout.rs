@@ -50,6 +50,27 @@ pub struct RolloutOptions {
     /// the next one starts, so that what moved settles (0 to [`MAX_SETTLE_SECONDS`]; 0: none).
     #[serde(default)]
     pub settle_seconds: u64,
+    /// What the plan does with a node another tool is taking down when its turn comes ([`OthersAtWork`]).
+    #[serde(default, skip_serializing_if = "OthersAtWork::is_wait")]
+    pub others_at_work: OthersAtWork,
+}
+
+/// What a plan does with a node another tool is taking down (`crate::actor::disrupting`: Karpenter disrupting it,
+/// the cluster autoscaler removing it, kured rebooting it, …) when the node's turn comes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum OthersAtWork {
+    /// The node waits, passed over, until the tool is done with it; the nodes after it go on.
+    #[default]
+    Wait,
+    /// The node is not started, and the plan says which tool had it.
+    Skip,
+}
+
+impl OthersAtWork {
+    pub fn is_wait(&self) -> bool {
+        *self == OthersAtWork::Wait
+    }
 }
 
 impl RolloutOptions {
@@ -125,6 +146,10 @@ pub struct RolloutNode {
     /// the node's cordon record claims it, and whether it had a new boot id then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub said_back: Option<SaidBack>,
+    /// Other tools seen taking it down when its turn came (`crate::actor::disrupting`): it waits for them, or was
+    /// skipped for them ([`OthersAtWork`]); empty once it starts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub others: Vec<crate::actor::Actor>,
     /// What the app teams whose pods run on it were told (`crate::teams`); `None`: nothing yet.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub told: Option<crate::teams::Told>,
@@ -192,6 +217,7 @@ impl RolloutNode {
             estimate: None,
             overridden_at: None,
             said_back: None,
+            others: Vec::new(),
             told: None,
         }
     }
@@ -330,6 +356,12 @@ pub fn shared_zones<'a>(nodes: impl IntoIterator<Item = (&'a str, Option<&'a str
 /// this same round. None once the
 /// rollout stops at a failure, while it is paused, or while it is blocked (no one may run it now).
 pub fn startable(progress: &RolloutProgress) -> Vec<usize> {
+    startable_but(progress, &std::collections::BTreeSet::new())
+}
+
+/// [`startable`], passing over the queued nodes in `passed` (those waiting for another tool), so that the nodes
+/// after them take their room.
+pub fn startable_but(progress: &RolloutProgress, passed: &std::collections::BTreeSet<usize>) -> Vec<usize> {
     if progress.state != RolloutState::Running || progress.stopping() || progress.blocked.is_some() {
         return Vec::new();
     }
@@ -351,7 +383,7 @@ pub fn startable(progress: &RolloutProgress) -> Vec<usize> {
         if room == 0 {
             break;
         }
-        if node.step != Step::Queued {
+        if node.step != Step::Queued || passed.contains(&i) {
             continue;
         }
         if options.one_per_zone && busy_zones.contains(&node.zone.as_deref()) {
@@ -447,6 +479,7 @@ mod tests {
             verify: None,
             unattended: false,
             settle_seconds: 0,
+            others_at_work: Default::default(),
         }
     }
 

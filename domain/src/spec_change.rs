@@ -17,6 +17,7 @@ pub enum Field {
     Drain(DrainField),
     Verify,
     SettleSeconds,
+    OthersAtWork,
     WindowOverride,
     Unattended,
 }
@@ -56,6 +57,7 @@ impl Field {
             Field::Drain(DrainField::RespectDoNotDisrupt) => "spec.drain.respectDoNotDisrupt",
             Field::Verify => "spec.verify",
             Field::SettleSeconds => "spec.settleSeconds",
+            Field::OthersAtWork => "spec.othersAtWork",
             Field::WindowOverride => "spec.windowOverride",
             Field::Unattended => "spec.unattended",
         }

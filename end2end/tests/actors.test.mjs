@@ -187,3 +187,49 @@ test('an uncordon that would undo a tool\'s work needs its name typed, on the se
   await waitFor('the node uncordoned', 15_000, () => unschedulable() === '');
   await context.close();
 });
+
+test('a plan passes over a node Karpenter is disrupting and drains it once Karpenter is done; with othersAtWork Skip it is not started, and the row says which tool', { timeout: 150_000 }, async () => {
+  const plans = `${pool}-p`;
+  const nodes = [0, 1, 2].map((i) => `${plans}-${i}`);
+  const done = kwokNodes(plans, nodes);
+  try {
+    kubectl('wait', '--for=condition=Ready', ...nodes.map((n) => `node/${n}`), '--timeout=60s');
+    kubectl('taint', 'node', nodes[0], 'karpenter.sh/disrupted:NoSchedule');
+    await waitFor('the card naming Karpenter', 20_000, async () => seen((await cards()).get(nodes[0])).includes('Karpenter'));
+    const plan = (id) => JSON.parse(kubectl('get', 'maintenanceplan', id, '-o', 'json'));
+
+    // Wait (the default): the first node is passed over, the others drain, and the plan says why it waits.
+    const waiting = await post('plans/start', { nodes, options: { max_parallel: 1 }, reason: 'kernel' });
+    assert.equal(waiting.status, 200, JSON.stringify(waiting.body));
+    await waitFor('the two other nodes drained', 60_000, () =>
+      plan(waiting.body).status?.nodes?.slice(1).every((n) => n.outcome === 'Drained'));
+    const held = plan(waiting.body).status.nodes[0];
+    assert.deepEqual([held.step, held.othersAtWork], ['Queued', ['karpenter']]);
+    assert.equal(kubectl('get', 'node', nodes[0], '-o', 'jsonpath={.spec.unschedulable}'), '', 'never cordoned over Karpenter\'s work');
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/`);
+    const row = page.locator(`[data-testid="rollout"][data-id="${waiting.body}"] [data-testid="rollout-node"][data-node="${nodes[0]}"] [data-testid="rollout-node-others"]`);
+    await row.waitFor({ state: 'attached', timeout: 20_000 });
+    assert.equal(await row.getAttribute('data-state'), 'waiting');
+    assert.match(await row.textContent(), /waits: karpenter at work on it/);
+    await page.close();
+    // Karpenter is done with it: the plan drains it and completes.
+    kubectl('taint', 'node', nodes[0], 'karpenter.sh/disrupted:NoSchedule-');
+    await waitFor('the plan complete', 60_000, () => plan(waiting.body).status?.phase === 'Complete');
+    assert.deepEqual([plan(waiting.body).status.nodes[0].outcome, plan(waiting.body).status.nodes[0].othersAtWork], ['Drained', undefined]);
+
+    // Skip: a node the cluster autoscaler is removing is not started, and says so.
+    for (const n of nodes) kubectl('uncordon', n);
+    kubectl('taint', 'node', nodes[1], `ToBeDeletedByClusterAutoscaler=${Math.floor(Date.now() / 1000)}:NoSchedule`);
+    await waitFor('the card naming the autoscaler', 20_000, async () => seen((await cards()).get(nodes[1])).includes('ClusterAutoscaler'));
+    const skipping = await post('plans/start', { nodes, options: { max_parallel: 1, others_at_work: 'Skip' }, reason: 'kernel' });
+    assert.equal(skipping.status, 200, JSON.stringify(skipping.body));
+    assert.equal(plan(skipping.body).spec.othersAtWork, 'Skip');
+    await waitFor('the plan ended', 60_000, () => ['Complete', 'Failed'].includes(plan(skipping.body).status?.phase));
+    const ended = plan(skipping.body).status.nodes;
+    assert.deepEqual(ended.map((n) => n.step), ['Ended', 'NotStarted', 'Ended']);
+    assert.deepEqual(ended[1].othersAtWork, ['cluster-autoscaler']);
+  } finally {
+    done();
+  }
+});

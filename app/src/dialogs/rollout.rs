@@ -9,7 +9,7 @@ use domain::{
     board::Board,
     drain::destructive_options,
     preview::Preview,
-    rollout::{MAX_PARALLEL, RolloutOptions, confirm_word},
+    rollout::{MAX_PARALLEL, OthersAtWork, RolloutOptions, confirm_word},
 };
 use leptos::prelude::*;
 
@@ -41,6 +41,8 @@ struct Settings {
     stop_on_failure: RwSignal<bool>,
     uncordon_when_back: RwSignal<bool>,
     unattended: RwSignal<bool>,
+    /// Skip a node another tool is taking down, rather than wait for it.
+    skip_others: RwSignal<bool>,
 }
 
 impl Settings {
@@ -71,6 +73,7 @@ pub fn RolloutDialog(
         stop_on_failure: RwSignal::new(true),
         uncordon_when_back: RwSignal::new(expect.is_some()),
         unattended: RwSignal::new(false),
+        skip_others: RwSignal::new(false),
     };
     // Offered only where the server runs unattended plans; whether this person may ask for one is the cluster's
     // admission policy's call, and its refusal shows as the dialog's error.
@@ -155,6 +158,7 @@ pub fn RolloutDialog(
             verify,
             unattended: settings.unattended.get_untracked() && offers_unattended.get_untracked(),
             settle_seconds,
+            others_at_work: if settings.skip_others.get_untracked() { OthersAtWork::Skip } else { OthersAtWork::Wait },
             drain,
         };
         let confirm = Some(form.typed.get_untracked()).filter(|t| !t.trim().is_empty());
@@ -271,6 +275,7 @@ fn settings_view(settings: Settings, after: After, offers_unattended: Signal<boo
             </label>
             <Check label=t_string!(i18n, rollout.one_per_zone).to_string() testid="rollout-one-per-zone" value=settings.one_per_zone />
             <Check label=t_string!(i18n, rollout.stop_on_failure).to_string() testid="rollout-stop-on-failure" value=settings.stop_on_failure />
+            <Check label=t_string!(i18n, rollout.skip_others).to_string() testid="rollout-skip-others" value=settings.skip_others />
             <Check label=t_string!(i18n, rollout.uncordon_when_back).to_string() testid="rollout-uncordon-when-back" value=settings.uncordon_when_back />
             <AfterEachNode after uncordon_when_back=settings.uncordon_when_back />
             {move || offers_unattended.get().then(|| view! {
@@ -316,6 +321,7 @@ mod tests {
                 stop_on_failure: RwSignal::new(false),
                 uncordon_when_back: RwSignal::new(false),
                 unattended: RwSignal::new(false),
+                skip_others: RwSignal::new(false),
             };
             let (max, over) = (MAX_PARALLEL.to_string(), (MAX_PARALLEL + 1).to_string());
             for (typed, want) in [

@@ -35,6 +35,7 @@ pub fn PlanEstimateLine(nodes: StoredValue<Vec<String>>, ask: Memo<Option<Ask>>)
             max_parallel,
             one_per_zone: false,
             stop_on_failure: false,
+            others_at_work: Default::default(),
             drain,
             uncordon_when_back,
             verify,

@@ -302,6 +302,15 @@ pub fn undone_by_uncordon(sightings: &[Sighting]) -> Vec<Actor> {
     actors
 }
 
+/// The tools taking the node down now, whose work a plan does not start a drain over: each seen doing work that
+/// cordons it (removing, disrupting, rebooting, draining, …), a claim left behind on a schedulable node not counted.
+pub fn disrupting(sightings: &[Sighting]) -> Vec<Actor> {
+    let mut actors: Vec<Actor> = sightings.iter().filter(|s| s.doing.cordons() && !s.stale).map(|s| s.actor).collect();
+    actors.sort();
+    actors.dedup();
+    actors
+}
+
 /// The ids of `actors`, as a person types them to confirm: `cluster-autoscaler, karpenter`.
 pub fn ids(actors: &[Actor]) -> String {
     actors.iter().map(|a| a.id()).collect::<Vec<_>>().join(", ")

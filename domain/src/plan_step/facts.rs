@@ -41,6 +41,8 @@ pub struct Look {
     /// For nodes awaited back: who last uncordoned each, and when, as the node's history says (a claim: shown on
     /// the plan's row as who said it was back, never acted on).
     pub uncordons: BTreeMap<String, Uncordon>,
+    /// For queued nodes: what other tools the cluster shows at work on each (`crate::actor`), where any.
+    pub others: BTreeMap<String, Vec<crate::actor::Sighting>>,
     /// How far ahead app teams are told (`crate::teams`); `None`: no team has a webhook, and none is told.
     pub notify_lead: Option<jiff::SignedDuration>,
     /// For queued nodes a window holds: when the hold lifts, where the window says.

@@ -12,6 +12,7 @@
 mod back;
 mod elsewhere;
 mod facts;
+mod others;
 pub mod teams;
 #[cfg(test)]
 pub(crate) mod tests;
@@ -89,8 +90,9 @@ pub fn step(status: &RolloutProgress, look: &Look) -> Stepped {
         }
         // What holds a node is said anew at each look, from the outcomes of its starts and resumes.
         p.held = None;
+        let passed = others::at_work(&mut p, look);
         if !rollout::settling(&p, look.now) {
-            for i in rollout::startable(&p) {
+            for i in rollout::startable_but(&p, &passed) {
                 let node = &p.nodes[i];
                 effects.push(Effect::Start {
                     node: node.name.clone(),

@@ -92,6 +92,7 @@ pub(crate) fn given(nodes: &str) -> RolloutProgress {
             verify: None,
             unattended: false,
             settle_seconds: 0,
+            others_at_work: Default::default(),
         },
         state: RolloutState::Running,
         nodes,
@@ -168,6 +169,7 @@ pub(crate) fn look() -> Look {
         cards: BTreeMap::new(),
         unrecovered: BTreeMap::new(),
         uncordons: BTreeMap::new(),
+        others: BTreeMap::new(),
         notify_lead: None,
         opens: BTreeMap::new(),
         teams: BTreeMap::new(),
@@ -651,4 +653,49 @@ fn a_runner_looks_again_by_itself_only_while_time_or_a_node_decides() {
         }
     }
     assert!(failed.is_empty(), "{} of {} rows failed:\n{}", failed.len(), rows.len(), failed.join("\n"));
+}
+
+fn sighting(actor: crate::actor::Actor, doing: crate::actor::Doing, stale: bool) -> crate::actor::Sighting {
+    crate::actor::Sighting { actor, doing, marker: "taint x".into(), at: None, detail: None, stale }
+}
+
+#[test]
+fn a_node_another_tool_takes_down_waits_passed_over_or_is_skipped_and_names_the_tool() {
+    use crate::actor::{Actor, Doing};
+    use crate::rollout::OthersAtWork;
+    let p = given("a:q b:q c:q");
+    let mut l = look();
+    l.others.insert("a".into(), vec![sighting(Actor::Karpenter, Doing::Disrupting, false)]);
+    // Wait: a is passed over, b takes its room.
+    let waited = step(&p, &l);
+    assert_eq!(said(&waited.effects), ["start b", "silences"]);
+    assert_eq!(short(&waited.status), "a:q b:q c:q");
+    assert_eq!(waited.status.nodes[0].others, [Actor::Karpenter]);
+    // Karpenter is done with it: a starts when there is room, its tools forgotten.
+    let mut free = waited.status.clone();
+    free.nodes[1].step = Step::Queued;
+    let started = step(&free, &look());
+    assert_eq!(said(&started.effects), ["start a", "silences"]);
+    assert!(started.status.nodes[0].others.is_empty());
+    // Skip: a is not started, and says why; b starts.
+    let mut skipping = p.clone();
+    skipping.options.others_at_work = OthersAtWork::Skip;
+    let skipped = step(&skipping, &l);
+    assert_eq!(said(&skipped.effects), ["start b", "silences"]);
+    assert_eq!(short(&skipped.status), "a:x b:q c:q");
+    assert_eq!(skipped.status.nodes[0].others, [Actor::Karpenter]);
+    // A plain cordon, a soft candidate and a claim left behind hold nothing up.
+    for (actor, doing, stale) in [
+        (Actor::Unknown, Doing::Cordoned, false),
+        (Actor::ClusterAutoscaler, Doing::RemovalCandidate, false),
+        (Actor::Lifecycle, Doing::Draining, true),
+    ] {
+        let mut l = look();
+        l.others.insert("a".into(), vec![sighting(actor, doing, stale)]);
+        assert_eq!(said(&step(&skipping, &l).effects), ["start a", "silences"], "{actor:?} {doing:?} stale {stale}");
+    }
+    // A paused plan skips nothing.
+    let mut paused_look = l.clone();
+    paused_look.plan.paused = true;
+    assert_eq!(short(&step(&skipping, &paused_look).status), "a:q b:q c:q");
 }

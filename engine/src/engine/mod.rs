@@ -191,6 +191,20 @@ impl Engine {
         jiff::SignedDuration::try_from(notifier.lead).ok()
     }
 
+    /// The other tools the shared cache shows at work on each of `nodes` (`domain::actor`), where any.
+    pub(crate) fn sightings(
+        &self,
+        nodes: &std::collections::BTreeSet<&str>,
+    ) -> std::collections::BTreeMap<String, Vec<domain::actor::Sighting>> {
+        let Some((_, cache)) = &self.shared else { return Default::default() };
+        let cards = cache.live_cards().borrow().clone();
+        cards
+            .iter()
+            .filter(|c| !c.actors.is_empty() && nodes.contains(c.name.as_str()))
+            .map(|c| (c.name.clone(), c.actors.clone()))
+            .collect()
+    }
+
     /// Each app team's pods on `node` that a drain would evict, from the shared cache.
     pub(crate) fn pods_by_team(
         &self,

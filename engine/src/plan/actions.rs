@@ -177,6 +177,7 @@ impl Acting<'_> {
                 unattended: options.unattended,
                 // Checked in range by `rollout::check` above.
                 settle_seconds: u32::try_from(options.settle_seconds).unwrap_or(u32::MAX),
+                others_at_work: options.others_at_work,
                 window_override,
                 paused: false,
                 cancelled: false,

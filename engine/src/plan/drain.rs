@@ -270,3 +270,10 @@ impl From<&PlanEstimate> for Estimate {
 
 /// A condition, in Kubernetes' own type (`metav1.Condition`), schema and all.
 pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition as PlanCondition;
+
+/// A status field kept as a domain type's own JSON (`domain::plan_block::Blocked`, a mix of bare names and objects
+/// that a structural schema cannot spell): the API server keeps it as written, and the reader checks it, since
+/// anyone who may patch the status may write it (it is shown, never acted on).
+pub(super) fn any_value(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "x-kubernetes-preserve-unknown-fields": true })
+}

@@ -34,6 +34,7 @@ pub(super) async fn look(engine: &Engine, acting: &Acting<'_>, progress: &Rollou
         cards: BTreeMap::new(),
         unrecovered: BTreeMap::new(),
         uncordons: BTreeMap::new(),
+        others: BTreeMap::new(),
         notify_lead: None,
         opens: BTreeMap::new(),
         teams: BTreeMap::new(),
@@ -81,6 +82,12 @@ pub(super) async fn look(engine: &Engine, acting: &Acting<'_>, progress: &Rollou
             let failed = super::checks::failures(acting, &node.name, touched).await;
             look.unrecovered.insert(node.name.clone(), failed);
         }
+    }
+    // Other tools at work on the nodes the plan may start next.
+    let queued: std::collections::BTreeSet<&str> =
+        progress.nodes.iter().filter(|n| n.step == Step::Queued).map(|n| n.name.as_str()).collect();
+    if !queued.is_empty() {
+        look.others = engine.sightings(&queued);
     }
     teams(engine, progress, &mut look).await;
     look

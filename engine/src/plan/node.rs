@@ -8,7 +8,96 @@ use domain::{
     verify::CheckFailure,
 };
 
-use super::resource::PlanNode;
+use jiff::Timestamp;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::drain::{PlanEstimate, PlanTouched, any_value};
+
+/// One node of a plan.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanNode {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone: Option<String>,
+    /// `Queued`, `Draining`, `Ended` or `NotStarted`.
+    pub step: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drain_id: Option<String>,
+    /// How its drain ended (`Drained`, `Failed`, `Cancelled`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
+    /// How its drain ended, whole, as data (a failure's answer, say); `outcome` is its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "any_value")]
+    pub ended: Option<domain::progress::DrainState>,
+    /// The same as JSON inside a string, as statuses written before `ended` keep it: read when `ended` is absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome_detail: Option<String>,
+    /// Whether it was cordoned before the plan touched it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cordoned_before: Option<bool>,
+    /// With `uncordonWhenBack`, after its drain: `Waiting`, `Uncordoned`, `Failed` or `Left`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub back: Option<String>,
+    /// Its boot id when its drain ended, while it is awaited back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot_id_before: Option<String>,
+    /// In English words, for `kubectl describe`: the failure of the uncordon once back, or, `Unverified` and
+    /// `Unrecovered`, the checks it failed. No code reads them back but to show a status an older build wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub back_detail: Option<String>,
+    /// `Failed`: the uncordon's failure, as data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "any_value")]
+    pub back_failure: Option<domain::failure::Failure>,
+    /// `Unverified` and `Unrecovered`: the checks it failed, as data, so that any replica's page words them in the
+    /// reader's language.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "any_value")]
+    pub failed_checks: Option<Vec<domain::verify::CheckFailure>>,
+    /// The same as JSON inside a string, as statuses written before `failedChecks` keep it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub back_checks: Option<String>,
+    /// When it began to be awaited back: the verification's deadline counts from here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub waiting_since: Option<Timestamp>,
+    /// When it was first seen back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub back_seen: Option<Timestamp>,
+    /// With verification: what its drain touched, recorded as it started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub touched: Option<PlanTouched>,
+    /// When it was done (drained, and back if awaited): the settle time counts from here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub done_at: Option<Timestamp>,
+    /// Its drain's estimate, made as the plan started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<PlanEstimate>,
+    /// When the plan's window override first let it past a maintenance window (the override was recorded then):
+    /// a server that takes the plan over records it no more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub overridden_at: Option<Timestamp>,
+    /// Taken as back on a person's word: `{"by": name or null, "new_boot": bool}`, `by` as the node's cordon record
+    /// claims it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "any_value")]
+    pub said_back: Option<domain::rollout::SaidBack>,
+    /// Other tools seen taking it down when its turn came (`Actor` ids: `karpenter`, `cluster-autoscaler`, …): it
+    /// waits for them, or was skipped for them (`spec.othersAtWork`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 11))]
+    pub others_at_work: Vec<String>,
+    /// What the app teams whose pods run on it were told (API.md, "App teams told"): a server taking the plan over
+    /// tells nothing twice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub told: Option<domain::teams::Told>,
+}
 
 /// A drain state from its name and, when it carries more, its JSON (as an older build wrote it).
 fn state_from(outcome: Option<&str>, detail: Option<&str>) -> Option<DrainState> {
@@ -62,6 +151,7 @@ impl PlanNode {
             estimate: node.estimate.as_ref().map(Into::into),
             overridden_at: node.overridden_at,
             said_back: node.said_back.clone(),
+            others_at_work: node.others.iter().map(|a| a.id().to_owned()).collect(),
             told: node.told.clone(),
         }
     }
@@ -120,6 +210,7 @@ impl PlanNode {
             estimate: self.estimate.as_ref().map(Into::into),
             overridden_at: self.overridden_at,
             said_back: self.said_back.clone(),
+            others: self.others_at_work.iter().filter_map(|id| domain::actor::Actor::from_id(id)).collect(),
             told: self.told.clone(),
         }
     }

@@ -21,6 +21,7 @@ pub(crate) fn with_pin(mut plan: MaintenancePlan, pin: &PlanPin) -> MaintenanceP
     plan.spec.drain = spec.drain.clone();
     plan.spec.verify = spec.verify.clone();
     plan.spec.settle_seconds = spec.settle_seconds;
+    plan.spec.others_at_work = spec.others_at_work;
     plan.spec.window_override = spec.window_override.clone();
     plan.spec.unattended = spec.unattended;
     plan.status.get_or_insert_with(Default::default).pinned = Some(pin.clone());

@@ -1,7 +1,7 @@
 //! A plan's pin as its status keeps it (`status.pinned`): the spec a person confirmed, with who, when and the
 //! servers' seal (`super::seal`), in the resource's camelCase. The rule that reads it is `domain::pin`.
 
-use domain::rollout::RolloutOptions;
+use domain::rollout::{OthersAtWork, RolloutOptions};
 use jiff::Timestamp;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -49,6 +49,9 @@ pub struct PinnedSpec {
     #[serde(default)]
     #[schemars(with = "i32")]
     pub settle_seconds: u32,
+    /// Left out when `Wait`, so that a pin sealed before the field existed still checks out.
+    #[serde(default, skip_serializing_if = "OthersAtWork::is_wait")]
+    pub others_at_work: OthersAtWork,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_override: Option<String>,
     #[serde(default)]
@@ -70,6 +73,7 @@ impl PinnedSpec {
                 verify: self.verify.as_ref().map(Into::into),
                 unattended: self.unattended,
                 settle_seconds: self.settle_seconds.into(),
+                others_at_work: self.others_at_work,
             },
             window_override: self.window_override.clone(),
         }

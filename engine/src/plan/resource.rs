@@ -6,13 +6,15 @@
 //! yaml` reads well and the schema stays structural. The page's view of a plan is `domain::rollout::RolloutProgress`;
 //! [`MaintenancePlan::progress`] and [`PlanNode::from_rollout`] convert between the two.
 
-use domain::rollout::{RolloutNode, RolloutOptions, RolloutProgress, RolloutState};
+use domain::rollout::{OthersAtWork, RolloutNode, RolloutOptions, RolloutProgress, RolloutState};
 use jiff::Timestamp;
 use kube::{CustomResource, ResourceExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::drain::any_value;
 pub use super::drain::{PlanCondition, PlanDrain, PlanEstimate, PlanVerify};
+pub use super::node::PlanNode;
 pub use super::pinned::{PinnedSpec, PlanPin};
 
 /// The `Blocked` condition's reason while a maintenance window holds the next node: the plan waits, and goes on by
@@ -90,6 +92,10 @@ pub struct PlanSpec {
     #[serde(default)]
     #[schemars(with = "i32", range(min = 0, max = 3600))]
     pub settle_seconds: u32,
+    /// What the plan does with a node another tool (Karpenter, the cluster autoscaler, kured, …) is taking down
+    /// when its turn comes: `Wait` (the default: passed over until the tool is done) or `Skip` (not started).
+    #[serde(default, skip_serializing_if = "OthersAtWork::is_wait")]
+    pub others_at_work: OthersAtWork,
     /// Start each node even while a maintenance window holds it, for this reason. Honoured only while whoever runs
     /// the plan may `update maintenancewindows/override`, asked of the API server as them at each such start (a
     /// plan written with `kubectl` gains nothing by setting it), and recorded for each node it lets start.
@@ -197,86 +203,6 @@ pub struct PlanStatus {
     pub pinned: Option<PlanPin>,
 }
 
-/// One node of a plan.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct PlanNode {
-    pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub zone: Option<String>,
-    /// `Queued`, `Draining`, `Ended` or `NotStarted`.
-    pub step: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub drain_id: Option<String>,
-    /// How its drain ended (`Drained`, `Failed`, `Cancelled`, ...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub outcome: Option<String>,
-    /// How its drain ended, whole, as data (a failure's answer, say); `outcome` is its name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "any_value")]
-    pub ended: Option<domain::progress::DrainState>,
-    /// The same as JSON inside a string, as statuses written before `ended` keep it: read when `ended` is absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub outcome_detail: Option<String>,
-    /// Whether it was cordoned before the plan touched it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cordoned_before: Option<bool>,
-    /// With `uncordonWhenBack`, after its drain: `Waiting`, `Uncordoned`, `Failed` or `Left`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub back: Option<String>,
-    /// Its boot id when its drain ended, while it is awaited back.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub boot_id_before: Option<String>,
-    /// In English words, for `kubectl describe`: the failure of the uncordon once back, or, `Unverified` and
-    /// `Unrecovered`, the checks it failed. No code reads them back but to show a status an older build wrote.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub back_detail: Option<String>,
-    /// `Failed`: the uncordon's failure, as data.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "any_value")]
-    pub back_failure: Option<domain::failure::Failure>,
-    /// `Unverified` and `Unrecovered`: the checks it failed, as data, so that any replica's page words them in the
-    /// reader's language.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "any_value")]
-    pub failed_checks: Option<Vec<domain::verify::CheckFailure>>,
-    /// The same as JSON inside a string, as statuses written before `failedChecks` keep it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub back_checks: Option<String>,
-    /// When it began to be awaited back: the verification's deadline counts from here.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<String>")]
-    pub waiting_since: Option<Timestamp>,
-    /// When it was first seen back.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<String>")]
-    pub back_seen: Option<Timestamp>,
-    /// With verification: what its drain touched, recorded as it started.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub touched: Option<super::drain::PlanTouched>,
-    /// When it was done (drained, and back if awaited): the settle time counts from here.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<String>")]
-    pub done_at: Option<Timestamp>,
-    /// Its drain's estimate, made as the plan started.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub estimate: Option<PlanEstimate>,
-    /// When the plan's window override first let it past a maintenance window (the override was recorded then):
-    /// a server that takes the plan over records it no more.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<String>")]
-    pub overridden_at: Option<Timestamp>,
-    /// Taken as back on a person's word: `{"by": name or null, "new_boot": bool}`, `by` as the node's cordon record
-    /// claims it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "any_value")]
-    pub said_back: Option<domain::rollout::SaidBack>,
-    /// What the app teams whose pods run on it were told (API.md, "App teams told"): a server taking the plan over
-    /// tells nothing twice.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub told: Option<domain::teams::Told>,
-}
-
 /// The phases in which nothing more happens.
 pub fn is_final(phase: Option<&str>) -> bool {
     matches!(phase, Some("Complete" | "Failed" | "Cancelled"))
@@ -294,6 +220,7 @@ impl MaintenancePlan {
             verify: self.spec.verify.as_ref().map(Into::into),
             unattended: self.spec.unattended,
             settle_seconds: self.spec.settle_seconds.into(),
+            others_at_work: self.spec.others_at_work,
         }
     }
 
@@ -310,6 +237,7 @@ impl MaintenancePlan {
             drain: spec.drain.clone(),
             verify: spec.verify.clone(),
             settle_seconds: spec.settle_seconds,
+            others_at_work: spec.others_at_work,
             window_override: spec.window_override.clone(),
             unattended: spec.unattended,
         }
@@ -400,13 +328,6 @@ impl MaintenancePlan {
             spec_changed: self.spec_changed().filter(|_| !self.ended()),
         }
     }
-}
-
-/// A status field kept as a domain type's own JSON (`domain::plan_block::Blocked`, a mix of bare names and objects
-/// that a structural schema cannot spell): the API server keeps it as written, and the reader checks it, since
-/// anyone who may patch the status may write it (it is shown, never acted on).
-fn any_value(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({ "x-kubernetes-preserve-unknown-fields": true })
 }
 
 #[cfg(test)]

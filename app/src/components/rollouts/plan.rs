@@ -42,6 +42,19 @@ fn step_text(i18n: I18n, node: &RolloutNode, verify: Option<&Verify>) -> String 
 
 /// A node taken as back on a person's word: who, whether it had a new boot id, and which of the plan's checks it
 /// passed first, where it came by the plan's own "It is back".
+/// The other tools at work on the node when its turn came: it waits for them, or was skipped for them.
+fn others_view(i18n: I18n, node: &RolloutNode) -> Option<impl IntoView + use<>> {
+    if node.others.is_empty() {
+        return None;
+    }
+    let tools = domain::actor::ids(&node.others);
+    let (state, text) = match node.step {
+        Step::Queued => ("waiting", t_string!(i18n, rollout.others_waiting, tools = tools).to_string()),
+        _ => ("skipped", t_string!(i18n, rollout.others_skipped, tools = tools).to_string()),
+    };
+    Some(view! { <span class="others" data-testid="rollout-node-others" data-state=state>" · " {text}</span> })
+}
+
 /// What the node's app teams were told (`domain::teams`), when any was: the latest notice and to whom.
 fn told_view(i18n: I18n, told: Option<&domain::teams::Told>) -> Option<impl IntoView + use<>> {
     let told = told.filter(|t| !t.teams.is_empty())?;
@@ -153,6 +166,7 @@ pub(super) fn RolloutView(id: String, rollouts: RwSignal<Vec<RolloutProgress>>) 
                 <td>{node.zone.clone().unwrap_or_default()}</td>
                 <td>
                     {step_text(i18n, &node, checks.as_ref())}
+                    {others_view(i18n, &node)}
                     {told_view(i18n, node.told.as_ref())}
                 </td>
                 <td>
