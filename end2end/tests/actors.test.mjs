@@ -233,3 +233,40 @@ test('a plan passes over a node Karpenter is disrupting and drains it once Karpe
     done();
   }
 });
+
+test('undo and "it is back" never uncordon over another tool\'s work: each names the tool, and the node stays cordoned', { timeout: 150_000 }, async () => {
+  const plans = `${pool}-u`;
+  const nodes = [0, 1].map((i) => `${plans}-${i}`);
+  const done = kwokNodes(plans, nodes);
+  const unschedulable = (n) => kubectl('get', 'node', n, '-o', 'jsonpath={.spec.unschedulable}');
+  const plan = (id) => JSON.parse(kubectl('get', 'maintenanceplan', id, '-o', 'json'));
+  try {
+    kubectl('wait', '--for=condition=Ready', ...nodes.map((n) => `node/${n}`), '--timeout=60s');
+    // Undo: the plan drained the first node; Karpenter chose it since.
+    const drained = await post('plans/start', { nodes: [nodes[0]], options: { max_parallel: 1 }, reason: 'kernel' });
+    assert.equal(drained.status, 200, JSON.stringify(drained.body));
+    await waitFor('the plan complete', 60_000, () => plan(drained.body).status?.phase === 'Complete');
+    kubectl('taint', 'node', nodes[0], 'karpenter.sh/disrupted:NoSchedule');
+    await waitFor('the card naming Karpenter', 20_000, async () => seen((await cards()).get(nodes[0])).includes('Karpenter'));
+    const undo = await post('plans/undo', { id: drained.body });
+    assert.equal(undo.status, 200, JSON.stringify(undo.body));
+    const line = undo.body.find((n) => n.node === nodes[0]);
+    assert.match(line.error ?? '', /karpenter.*type karpenter to confirm/, JSON.stringify(line));
+    assert.equal(unschedulable(nodes[0]), 'true', 'left cordoned');
+
+    // "It is back": the second node is awaited back, and Karpenter takes it meanwhile.
+    kubectl('patch', 'node', nodes[1], '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { nodeInfo: { bootID: `${nodes[1]}-boot-1` } } }));
+    const awaited = await post('plans/start', { nodes: [nodes[1]], options: { max_parallel: 1, uncordon_when_back: true }, reason: 'kernel' });
+    assert.equal(awaited.status, 200, JSON.stringify(awaited.body));
+    await waitFor('the node awaited back', 60_000, () => plan(awaited.body).status?.nodes?.[0]?.back === 'Waiting');
+    kubectl('taint', 'node', nodes[1], 'karpenter.sh/disrupted:NoSchedule');
+    await waitFor('the card naming Karpenter', 20_000, async () => seen((await cards()).get(nodes[1])).includes('Karpenter'));
+    const back = await post('plans/back', { id: awaited.body, node: nodes[1] });
+    assert.equal(back.status, 409, JSON.stringify(back.body));
+    assert.match(JSON.stringify(back.body), /type karpenter to confirm/);
+    assert.equal(unschedulable(nodes[1]), 'true', 'left cordoned');
+    await post('plans/cancel', { id: awaited.body });
+  } finally {
+    done();
+  }
+});

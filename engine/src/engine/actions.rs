@@ -34,7 +34,18 @@ impl Acting<'_> {
     /// has typed each one's name in `confirm`, since the uncordon would undo their work (a scale-down, a reboot, a
     /// replacement). Judged on the node as read for the write, with the person's own credentials.
     pub async fn uncordon(&self, node: &str, confirm: Option<&str>) -> Result<CordonOutcome> {
-        self.change_cordon(node, false, None, |current| {
+        self.uncordon_because(node, None, confirm).await
+    }
+
+    /// [`Self::uncordon`], its record carrying `reason` (a plan's undo, a node said back): no path of Drainboard's
+    /// uncordons over another tool's work unless a person typed its name.
+    pub(crate) async fn uncordon_because(
+        &self,
+        node: &str,
+        reason: Option<String>,
+        confirm: Option<&str>,
+    ) -> Result<CordonOutcome> {
+        self.change_cordon(node, false, reason, |current| {
             let actors = domain::actor::undone_by_uncordon(&domain::node::NodeCard::from_node(current).actors);
             if domain::actor::confirmed(&actors, confirm) { Vec::new() } else { actors }
         })

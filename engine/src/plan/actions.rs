@@ -102,8 +102,9 @@ impl Acting<'_> {
         if !failed.is_empty() {
             return Err(Error::Conflict(Conflict::NotCheckedOut { node: node.to_owned(), failed }));
         }
-        // The uncordon's record says why, for the plan's row and the node's history.
-        self.set_unschedulable(node, false, Some(domain::plan_step::said_back_reason(id))).await?;
+        // The uncordon's record says why, for the plan's row and the node's history. Never over another tool's work:
+        // the refusal names it, for the person to uncordon the node themselves, typing its name.
+        self.uncordon_because(node, Some(domain::plan_step::said_back_reason(id)), None).await?;
         Ok(())
     }
 
@@ -296,8 +297,10 @@ impl Acting<'_> {
         for node in plan.progress().nodes {
             let step = domain::undo::decide(&node, cache.node_card(&node.name).as_ref());
             let error = match step {
+                // Never over another tool's work: the refusal names it, for the person to uncordon the node
+                // themselves, typing its name.
                 UndoStep::Uncordon => {
-                    self.set_unschedulable(&node.name, false, reason.clone()).await.err().map(|e| e.to_string())
+                    self.uncordon_because(&node.name, reason.clone(), None).await.err().map(|e| e.to_string())
                 }
                 UndoStep::Leave(_) => None,
             };
