@@ -102,6 +102,8 @@ pub struct MapCell {
     pub state: MapState,
     /// The node carries the sign that it needs a reboot ([`crate::reboot`]).
     pub reboot: bool,
+    /// Other tools seen at work on the node ([`crate::actor`]), as its card names them.
+    pub actors: Vec<crate::actor::Sighting>,
 }
 
 /// The cells of one value of the grouping label.
@@ -146,6 +148,7 @@ pub fn layout<'a>(
             name: card.name.clone(),
             state,
             reboot: card.reboot.is_some(),
+            actors: card.actors.clone(),
         });
     }
     let mut out: Vec<MapGroup> = Vec::with_capacity(groups.len());

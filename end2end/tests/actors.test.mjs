@@ -136,6 +136,21 @@ test('the board\'s filter shows the nodes another actor works on, and not the ot
   await context.close();
 });
 
+test('the map (the wall's too: the same component) names the tool at work on a cell, in English and Japanese, and the legend says what the notch means', { timeout: 90_000 }, async () => {
+  for (const [locale, words] of [['en-US', /karpenter is replacing or removing this node/i], ['ja-JP', /このノードを置き換えまたは削除中/]]) {
+    const context = await browser.newContext({ locale, viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/?view=map&name=${pool}`);
+    const cell = page.locator(`[data-testid="map-cell"][data-node="${node('karpenter')}"]`);
+    await cell.waitFor({ timeout: 30_000 });
+    assert.equal(await cell.getAttribute('data-actors'), 'karpenter');
+    assert.match(await cell.getAttribute('aria-label'), words);
+    assert.equal(await page.locator(`[data-testid="map-cell"][data-node="${node('clean')}"]`).getAttribute('data-actors'), null);
+    assert.equal(await page.locator('[data-testid="map-legend"] .cell.other').count(), 1);
+    await context.close();
+  }
+});
+
 test('the markers gone, the card names no one', { timeout: 60_000 }, async () => {
   kubectl('taint', 'node', node('ca'), 'ToBeDeletedByClusterAutoscaler-');
   kubectl('uncordon', node('ca'));

@@ -121,7 +121,15 @@ fn Cell(cell: MapCell, links: bool, i18n: I18n) -> impl IntoView {
         true => format!("{label} · {}", t_string!(i18n, map.needs_reboot)),
         false => label,
     };
+    // Another tool at work on it, named as the card names it.
+    let label = cell.actors.iter().fold(label, |label, s| format!("{label} · {}", crate::i18n::sighting_text(i18n, s)));
     let reboot = if cell.reboot { " reboot" } else { "" };
+    let other = if cell.actors.is_empty() { "" } else { " other" };
+    let actors = (!cell.actors.is_empty()).then(|| {
+        let mut ids: Vec<&str> = cell.actors.iter().map(|s| s.actor.id()).collect();
+        ids.dedup();
+        ids.join(" ")
+    });
     let href = links.then(|| crate::context::href(&format!("/nodes/{}", cell.name)));
     let holds = use_context::<WindowHolds>();
     let name = cell.name.clone();
@@ -134,7 +142,7 @@ fn Cell(cell: MapCell, links: bool, i18n: I18n) -> impl IntoView {
     view! {
         <a
             id=format!("cell-{}", cell.name)
-            class=move || format!("cell s-{key}{reboot}{}", if held.with(Option::is_some) { " held" } else { "" })
+            class=move || format!("cell s-{key}{reboot}{other}{}", if held.with(Option::is_some) { " held" } else { "" })
             role="option"
             aria-selected="false"
             tabindex="-1"
@@ -145,6 +153,7 @@ fn Cell(cell: MapCell, links: bool, i18n: I18n) -> impl IntoView {
             data-node=cell.name
             data-state=key
             data-reboot=cell.reboot.then_some("true")
+            data-actors=actors
             data-held=move || held.with(|h| h.as_ref().and_then(|h| h.first()).map(|(window, _)| window.clone()))
         >
             <span class="l" aria-hidden="true">{cell.state.letter()}</span>
@@ -165,6 +174,7 @@ fn Legend() -> impl IntoView {
                 </li>
             }).collect_view()}
             <li><span class="cell s-ready reboot" aria-hidden="true"></span> " " {t_string!(i18n, map.needs_reboot)}</li>
+            <li><span class="cell s-ready other" aria-hidden="true"></span> " " {t_string!(i18n, map.other_tool)}</li>
             {use_context::<WindowHolds>().map(|_| view! {
                 <li><span class="cell s-ready held" aria-hidden="true"></span> " " {t_string!(i18n, windows.map_legend)}</li>
             })}
