@@ -136,7 +136,7 @@ test('the board\'s filter shows the nodes another actor works on, and not the ot
   await context.close();
 });
 
-test('the map (the wall's too: the same component) names the tool at work on a cell, in English and Japanese, and the legend says what the notch means', { timeout: 90_000 }, async () => {
+test('the map (the wall\'s too: the same component) names the tool at work on a cell, in English and Japanese, and the legend says what the notch means', { timeout: 90_000 }, async () => {
   for (const [locale, words] of [['en-US', /karpenter is replacing or removing this node/i], ['ja-JP', /このノードを置き換えまたは削除中/]]) {
     const context = await browser.newContext({ locale, viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
