@@ -40,12 +40,22 @@ pub enum AuditAction {
     NodeNotReady,
     /// The node's Ready condition is True again after [`AuditAction::NodeNotReady`].
     NodeReady,
+    /// Another tool was first seen at work on the node (`crate::actor`): the server's own record, never an Event.
+    /// `reason` is the tool's id, `outcome` what it does ([`crate::actor::Doing::name`]).
+    ActorSeen,
+    /// The tool of an [`AuditAction::ActorSeen`] is no longer seen at work on the node; `reason` is its id.
+    ActorGone,
 }
 
 impl AuditAction {
     /// A change of the node's own health, which the server records, rather than something a person did.
     pub fn is_health(self) -> bool {
         matches!(self, AuditAction::NodeNotReady | AuditAction::NodeReady)
+    }
+
+    /// Another tool seen at work on the node, or no longer: the server's own record too.
+    pub fn is_actor(self) -> bool {
+        matches!(self, AuditAction::ActorSeen | AuditAction::ActorGone)
     }
 
     /// The Event's reason: short, CamelCase, as the Events of other controllers are.
@@ -62,6 +72,8 @@ impl AuditAction {
             AuditAction::WindowOverridden => "DrainboardWindowOverride",
             AuditAction::NodeNotReady => "DrainboardNodeNotReady",
             AuditAction::NodeReady => "DrainboardNodeReady",
+            AuditAction::ActorSeen => "DrainboardActorSeen",
+            AuditAction::ActorGone => "DrainboardActorGone",
         }
     }
 
@@ -78,6 +90,8 @@ impl AuditAction {
             AuditAction::WindowOverridden => "overrode a maintenance window to start on",
             AuditAction::NodeNotReady => "saw NotReady:",
             AuditAction::NodeReady => "saw Ready again:",
+            AuditAction::ActorSeen => "saw another tool at work on",
+            AuditAction::ActorGone => "saw another tool done with",
         }
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod actions;
 pub mod actor;
+pub mod actor_history;
 pub mod audit;
 pub mod blocker;
 pub mod board;

@@ -83,6 +83,9 @@ pub enum SpanKind {
     Drain,
     /// From the node's Ready condition going False or Unknown to its coming back.
     NotReady,
+    /// From another tool first seen at work on the node to its no longer being seen (`by` is the tool's id,
+    /// `outcome` what it did, as [`crate::actor::Doing::name`] says).
+    OtherTool,
 }
 
 impl SpanKind {
@@ -92,6 +95,7 @@ impl SpanKind {
             SpanKind::Cordoned => "cordoned",
             SpanKind::Drain => "drain",
             SpanKind::NotReady => "not-ready",
+            SpanKind::OtherTool => "other-tool",
         }
     }
 }
@@ -197,6 +201,8 @@ fn spans(entries: &[&AuditEntry], since: Timestamp) -> Vec<TimelineSpan> {
     // The last health entry seen: a second `NodeReady` after one (two servers that each saw the recovery) is a
     // repeat, not a recovery without a failure.
     let mut last_health = None;
+    // Each tool's open span, by tool.
+    let mut tools: BTreeMap<crate::actor::Actor, TimelineSpan> = BTreeMap::new();
     for e in entries {
         match e.action {
             AuditAction::Cordon => {
@@ -252,6 +258,24 @@ fn spans(entries: &[&AuditEntry], since: Timestamp) -> Vec<TimelineSpan> {
                     ..start(SpanKind::NotReady, e)
                 });
             }
+            AuditAction::ActorSeen => {
+                let Some(actor) = e.reason.as_deref().and_then(crate::actor::Actor::from_id) else { continue };
+                // A second sighting while one is open (two servers that each saw it) is a repeat.
+                tools.entry(actor).or_insert_with(|| TimelineSpan {
+                    by: actor.id().to_owned(),
+                    outcome: e.outcome.clone(),
+                    reason: None,
+                    ..start(SpanKind::OtherTool, e)
+                });
+            }
+            AuditAction::ActorGone => {
+                let Some(actor) = e.reason.as_deref().and_then(crate::actor::Actor::from_id) else { continue };
+                // Gone with no sighting open: a repeat, or its start is past the history. Nothing is invented.
+                if let Some(mut span) = tools.remove(&actor) {
+                    span.to = Some(e.at);
+                    done.push(span);
+                }
+            }
             AuditAction::NodeReady => {
                 let repeat = last_health == Some(AuditAction::NodeReady) && !open.contains_key("health");
                 last_health = Some(e.action);
@@ -266,6 +290,7 @@ fn spans(entries: &[&AuditEntry], since: Timestamp) -> Vec<TimelineSpan> {
         }
     }
     done.extend(open.into_values());
+    done.extend(tools.into_values());
     done.retain(|s| s.to.is_none_or(|to| to >= since));
     done.sort_by_key(|s| s.from);
     done

@@ -25,6 +25,9 @@ after(async () => {
   await browser?.close();
   await server?.stop();
   cleanup();
+  for (const n of names) {
+    try { kubectl('delete', 'configmap', '-n', 'default', `drainboard-history.${n}`, '--ignore-not-found'); } catch {}
+  }
 });
 
 async function post(path, body) {
@@ -151,6 +154,25 @@ test('the map (the wall\'s too: the same component) names the tool at work on a 
   }
 });
 
+/** The history's entries for node `n`, as the API server holds them. */
+const historyOf = (n) => JSON.parse(kubectl('get', 'configmap', '-n', 'default', `drainboard-history.${n}`, '--ignore-not-found', '-o', 'jsonpath={.data.entries}') || '[]');
+
+test('each tool\'s work goes into the node\'s history, stamped with the marker\'s own time where it gives one, and onto the timeline', { timeout: 90_000 }, async () => {
+  const seenIn = (n, id) => historyOf(n).filter((e) => e.action === 'ActorSeen' && e.reason === id);
+  await waitFor('the sightings in the histories', 30_000, () => seenIn(node('karpenter'), 'karpenter').length && seenIn(node('ca'), 'cluster-autoscaler').length);
+  assert.deepEqual(seenIn(node('karpenter'), 'karpenter').map((e) => [e.outcome, e.user]), [['Disrupting', '']], 'recorded once, by no person');
+  const taintValue = kubectl('get', 'node', node('ca'), '-o', 'jsonpath={.spec.taints[?(@.key=="ToBeDeletedByClusterAutoscaler")].value}').trim();
+  assert.equal(Date.parse(seenIn(node('ca'), 'cluster-autoscaler')[0].at) / 1000, Number(taintValue), 'the autoscaler\'s own time');
+  assert.equal(historyOf(node('clean')).filter((e) => e.action === 'ActorSeen').length, 0);
+  const page = await browser.newPage({ viewport: { width: 1600, height: 900 } });
+  await page.goto(`${server.url}/?view=timeline&name=${node('karpenter')}`);
+  const span = page.locator(`[data-testid="timeline-row"][data-node="${node('karpenter')}"] [data-testid="timeline-span"][data-kind="other-tool"]`);
+  await span.first().waitFor({ state: 'attached', timeout: 30_000 });
+  assert.equal(await span.count(), 1, 'Karpenter alone: a bare cordon is not recorded');
+  assert.match(await span.locator('title').textContent(), /karpenter is replacing or removing this node: for .* so far/i);
+  await page.close();
+});
+
 test('the markers gone, the card names no one', { timeout: 60_000 }, async () => {
   kubectl('taint', 'node', node('ca'), 'ToBeDeletedByClusterAutoscaler-');
   kubectl('uncordon', node('ca'));
@@ -159,6 +181,10 @@ test('the markers gone, the card names no one', { timeout: 60_000 }, async () =>
     const now = await cards();
     return seen(now.get(node('ca'))) === '' && seen(now.get(node('gke'))) === '';
   });
+  // The history says the autoscaler is done with it, once.
+  await waitFor('the end in the history', 30_000, () => historyOf(node('ca')).some((e) => e.action === 'ActorGone' && e.reason === 'cluster-autoscaler'));
+  assert.deepEqual(historyOf(node('ca')).filter((e) => e.action.startsWith('Actor')).map((e) => [e.action, e.reason]),
+    [['ActorSeen', 'cluster-autoscaler'], ['ActorGone', 'cluster-autoscaler']], 'seen once, ended once');
 });
 
 test('an uncordon that would undo a tool\'s work needs its name typed, on the server and in the dialog', { timeout: 90_000 }, async () => {

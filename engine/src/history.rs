@@ -121,7 +121,13 @@ impl History {
 /// Whether two entries record the same thing: the same action on the same node by the same person at the same
 /// instant, for the same drain.
 fn same(a: &AuditEntry, b: &AuditEntry) -> bool {
-    a.at == b.at && a.action == b.action && a.node == b.node && a.user == b.user && a.drain_id == b.drain_id
+    a.at == b.at
+        && a.action == b.action
+        && a.node == b.node
+        && a.user == b.user
+        && a.drain_id == b.drain_id
+        // Two tools seen at the same moment are two entries.
+        && (!a.action.is_actor() || a.reason == b.reason)
 }
 
 /// The entries an object holds. Anyone who may edit ConfigMaps there could have written it, so a malformed one

@@ -46,6 +46,7 @@ pub mod plan;
 pub mod pods;
 pub mod recent;
 pub mod retry;
+pub mod sightings;
 pub mod signin;
 pub mod tasks;
 pub mod teams;

@@ -35,6 +35,8 @@ struct NodeRecent {
     health: Option<(AuditAction, Timestamp)>,
     /// The newest cordon or uncordon, however old.
     cordon: Option<(AuditAction, Timestamp)>,
+    /// Each other tool's newest sighting or end (`AuditAction::ActorSeen`, `ActorGone`), by its id, however old.
+    actors: BTreeMap<String, (AuditAction, Timestamp)>,
     /// The newest uncordon's author and time, however old (a claim, as the history is: shown, never acted on).
     uncordon: Option<domain::plan_step::Uncordon>,
     /// Its newest drains' median times for a pod to stop (newest first, at most [`LEARN_FROM`]), however old:
@@ -202,6 +204,11 @@ impl Recent {
         self.nodes.read().get(node).and_then(|n| n.uncordon.clone())
     }
 
+    /// Each other tool's newest entry in `node`'s history (a sighting or an end), by its id, however old.
+    pub fn actors(&self, node: &str) -> BTreeMap<String, (AuditAction, Timestamp)> {
+        self.nodes.read().get(node).map(|n| n.actors.clone()).unwrap_or_default()
+    }
+
     /// The newest cordon or uncordon of `node`'s history, and when.
     pub fn last_cordon(&self, node: &str) -> Option<(AuditAction, Timestamp)> {
         self.nodes.read().get(node).and_then(|n| n.cordon)
@@ -219,6 +226,14 @@ fn part(object: &ConfigMap, now: Timestamp) -> Option<(String, NodeRecent)> {
     };
     let health = newest(AuditAction::is_health);
     let cordon = newest(|a| matches!(a, AuditAction::Cordon | AuditAction::Uncordon));
+    let mut actors: BTreeMap<String, (AuditAction, Timestamp)> = BTreeMap::new();
+    for e in entries.iter().filter(|e| e.action.is_actor()) {
+        let Some(id) = e.reason.as_deref().filter(|id| domain::actor::Actor::from_id(id).is_some()) else { continue };
+        let newer = actors.get(id).is_none_or(|(_, at)| *at <= e.at);
+        if newer {
+            actors.insert(id.to_owned(), (e.action, e.at));
+        }
+    }
     let mut stops: Vec<(Timestamp, u32)> = entries
         .iter()
         .filter(|e| e.action == AuditAction::DrainEnded)
@@ -232,7 +247,7 @@ fn part(object: &ConfigMap, now: Timestamp) -> Option<(String, NodeRecent)> {
         .max_by_key(|e| e.at)
         .map(|e| domain::plan_step::Uncordon { by: e.user.clone(), at: e.at, reason: e.reason.clone() });
     let entries = entries.into_iter().filter(|e| e.at >= keep_from).collect();
-    Some((node.to_owned(), NodeRecent { entries, health, cordon, uncordon, stops }))
+    Some((node.to_owned(), NodeRecent { entries, health, cordon, actors, uncordon, stops }))
 }
 
 #[cfg(test)]

@@ -113,5 +113,16 @@ fn what(i18n: I18n, entry: &AuditEntry) -> String {
             t_string!(i18n, history.node_ready_observed).to_string()
         }
         AuditAction::NodeReady => t_string!(i18n, history.node_ready).to_string(),
+        AuditAction::ActorSeen => match domain::actor_history::of_entry(entry) {
+            Some(sighting) => crate::i18n::sighting_text(i18n, &sighting),
+            None => entry.reason.clone().unwrap_or_default(),
+        },
+        AuditAction::ActorGone => {
+            let who = match domain::actor_history::of_entry(entry) {
+                Some(s) => crate::i18n::actor_name(i18n, s.actor),
+                None => entry.reason.clone().unwrap_or_default(),
+            };
+            t_string!(i18n, history.actor_gone, who).to_string()
+        }
     }
 }

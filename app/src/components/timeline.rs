@@ -257,6 +257,7 @@ fn SpanMark(span: TimelineSpan, node: String, since: Timestamp, now: Timestamp, 
         SpanKind::Cordoned => (1, 7),
         SpanKind::Drain => (10, 10),
         SpanKind::NotReady => (22, 7),
+        SpanKind::OtherTool => (26, 4),
     };
     let result = match span.ok {
         Some(true) => "ok",
@@ -277,6 +278,20 @@ fn SpanMark(span: TimelineSpan, node: String, since: Timestamp, now: Timestamp, 
                 <title>{title}</title>
             </a>
         </g>
+    }
+}
+
+/// Another tool's work in the card's words ("karpenter is replacing or removing this node").
+fn other_tool_text(i18n: I18n, span: &TimelineSpan) -> String {
+    let actor = domain::actor::Actor::from_id(&span.by);
+    let doing = span.outcome.as_deref().and_then(domain::actor::Doing::from_name);
+    match (actor, doing) {
+        (Some(actor), Some(doing)) => {
+            let sighting =
+                domain::actor::Sighting { actor, doing, marker: String::new(), at: None, detail: None, stale: false };
+            crate::i18n::sighting_text(i18n, &sighting)
+        }
+        _ => span.by.clone(),
     }
 }
 
@@ -302,6 +317,13 @@ fn span_text(i18n: I18n, span: &TimelineSpan, now: Timestamp) -> String {
         (SpanKind::Drain, None) => t_string!(i18n, timeline.drain_running, who, duration).to_string(),
         (SpanKind::NotReady, Some(_)) => t_string!(i18n, timeline.not_ready, duration).to_string(),
         (SpanKind::NotReady, None) => t_string!(i18n, timeline.not_ready_still, duration).to_string(),
+        (SpanKind::OtherTool, to) => {
+            let what = other_tool_text(i18n, span);
+            match to {
+                Some(_) => t_string!(i18n, timeline.other_tool, what, duration).to_string(),
+                None => t_string!(i18n, timeline.other_tool_still, what, duration).to_string(),
+            }
+        }
     };
     let text = match span.reason.as_deref().or(span.outcome.as_deref().filter(|_| span.kind == SpanKind::NotReady)) {
         Some(reason) => format!("{text} · {reason}"),

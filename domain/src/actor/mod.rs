@@ -16,6 +16,9 @@ use serde::{Deserialize, Serialize};
 use crate::condition::Condition;
 use crate::eviction::Taint;
 
+pub use doing::Doing;
+
+mod doing;
 #[cfg(test)]
 mod tests;
 
@@ -75,42 +78,6 @@ impl Actor {
     /// The actor a filter value or a typed confirmation names; `None` for anything else.
     pub fn from_id(id: &str) -> Option<Actor> {
         Actor::ALL.into_iter().find(|a| a.id() == id.trim())
-    }
-}
-
-/// What the actor is doing to the node.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum Doing {
-    /// Cordoned, with nothing to say by whom.
-    Cordoned,
-    /// About to be drained and deleted (the cluster autoscaler's scale-down).
-    Removing,
-    /// Marked as a soft candidate for removal; nothing is evicted yet.
-    RemovalCandidate,
-    /// Chosen for disruption (Karpenter: drift, emptiness or consolidation; replaced or removed).
-    Disrupting,
-    /// A reboot under way (kured, with its node annotations on).
-    Rebooting,
-    /// Maintenance under way.
-    Maintenance,
-    /// Maintenance expected: `at` is when, where the marker says.
-    MaintenanceScheduled,
-    /// The machine is about to be terminated by its cloud.
-    Terminating,
-    /// Due to be replaced by a newer machine or image (a node group or machine rollout).
-    Replacing,
-    /// An upgrade could not drain it and left it cordoned.
-    Quarantined,
-    /// Being drained.
-    Draining,
-    /// Drained.
-    Drained,
-}
-
-impl Doing {
-    /// Whether this work cordons the node itself, so that a cordon beside it is explained by it.
-    fn cordons(self) -> bool {
-        !matches!(self, Doing::Cordoned | Doing::RemovalCandidate | Doing::MaintenanceScheduled | Doing::Replacing)
     }
 }
 

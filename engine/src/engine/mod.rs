@@ -277,6 +277,7 @@ impl Engine {
         self.access.follow_walls(history.api(), &self.tasks);
         if let Some((_, cache)) = &self.shared {
             crate::health::record(&self.tasks, cache.live_cards(), history.clone(), recent.clone());
+            crate::sightings::record(&self.tasks, cache.live_cards(), history.clone(), recent.clone());
         }
         self.recent = Some(recent);
         self
