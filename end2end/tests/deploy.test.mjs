@@ -174,6 +174,8 @@ test('the ServiceAccount may do exactly what API.md lists: no more', { timeout: 
     'maintenanceplans.drainboard.dev': 'get list patch watch', 'maintenanceplans.drainboard.dev/status': 'get patch',
     // Windows: read, and whether each reads written in its status; written by people only.
     'maintenancewindows.drainboard.dev': 'get list watch', 'maintenancewindows.drainboard.dev/status': 'get patch',
+    // The app teams' webhooks: which team each namespace names (its metadata alone).
+    namespaces: 'list watch',
   };
   const expected = {
     // A namespace with no grant of its own shows the cluster-wide rights alone.
