@@ -102,8 +102,9 @@ pub struct MapCell {
     pub state: MapState,
     /// The node carries the sign that it needs a reboot ([`crate::reboot`]).
     pub reboot: bool,
-    /// Other tools seen at work on the node ([`crate::actor`]), as its card names them.
-    pub actors: Vec<crate::actor::Sighting>,
+    /// Other tools seen at work on the node ([`crate::actor`]) and what each does, as its card names them: only
+    /// what the cell shows, so that a marker's time filled in later does not draw the cell anew.
+    pub actors: Vec<(crate::actor::Actor, crate::actor::Doing)>,
 }
 
 /// The cells of one value of the grouping label.
@@ -148,7 +149,7 @@ pub fn layout<'a>(
             name: card.name.clone(),
             state,
             reboot: card.reboot.is_some(),
-            actors: card.actors.clone(),
+            actors: card.actors.iter().map(|s| (s.actor, s.doing)).collect(),
         });
     }
     let mut out: Vec<MapGroup> = Vec::with_capacity(groups.len());

@@ -122,11 +122,12 @@ fn Cell(cell: MapCell, links: bool, i18n: I18n) -> impl IntoView {
         false => label,
     };
     // Another tool at work on it, named as the card names it.
-    let label = cell.actors.iter().fold(label, |label, s| format!("{label} · {}", crate::i18n::sighting_text(i18n, s)));
+    let label =
+        cell.actors.iter().fold(label, |label, &(a, d)| format!("{label} · {}", crate::i18n::work_text(i18n, a, d)));
     let reboot = if cell.reboot { " reboot" } else { "" };
     let other = if cell.actors.is_empty() { "" } else { " other" };
     let actors = (!cell.actors.is_empty()).then(|| {
-        let mut ids: Vec<&str> = cell.actors.iter().map(|s| s.actor.id()).collect();
+        let mut ids: Vec<&str> = cell.actors.iter().map(|(a, _)| a.id()).collect();
         ids.dedup();
         ids.join(" ")
     });

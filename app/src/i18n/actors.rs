@@ -28,8 +28,13 @@ pub fn actor_name(i18n: I18n, actor: Actor) -> String {
 
 /// What a sighting says: "cluster-autoscaler is removing this node".
 pub fn sighting_text(i18n: I18n, sighting: &Sighting) -> String {
-    let who = actor_name(i18n, sighting.actor);
-    match sighting.doing {
+    work_text(i18n, sighting.actor, sighting.doing)
+}
+
+/// What `actor` doing `doing` says: "cluster-autoscaler is removing this node".
+pub fn work_text(i18n: I18n, actor: domain::actor::Actor, doing: Doing) -> String {
+    let who = actor_name(i18n, actor);
+    match doing {
         Doing::Cordoned => t_string!(i18n, actors.cordoned, who).to_string(),
         Doing::Removing => t_string!(i18n, actors.removing, who).to_string(),
         Doing::RemovalCandidate => t_string!(i18n, actors.removal_candidate, who).to_string(),

@@ -82,7 +82,7 @@ impl Actor {
 }
 
 /// One actor seen at work on a node, and the marker that says so.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sighting {
     pub actor: Actor,
     pub doing: Doing,
