@@ -4,7 +4,8 @@
 // the nodes it queues and MaintenanceInProgress on those it awaits back, and clears them as it goes.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAINTAIN, apply, inlineKubeconfig, kubectl, kwokNodes, metric, postAs, scenario, startDrainboard, waitFor, signInWith as signIn } from './support.mjs';
+import { MAINTAIN, inlineKubeconfig, kubectl, metric, postAs, scenario, startDrainboard, waitFor, signInWith as signIn } from './support.mjs';
+import { hold, pool } from './plan-support.mjs';
 
 const cleanups = [];
 after(async () => { for (const c of cleanups.reverse()) await c(); });
@@ -110,27 +111,14 @@ test("another writer's condition is left as it is; a node uncordoned outside Dra
 });
 
 test('a plan publishes MaintenancePlanned on the nodes it queues and MaintenanceInProgress on one it awaits back, and clears each as it is done with the node', { timeout: 180_000 }, async () => {
-  const id = `lcp-${Math.random().toString(36).slice(2, 6)}`;
-  const nodes = [0, 1].map((i) => `${id}-${i}`);
-  cleanups.push(kwokNodes(id, nodes));
-  kubectl('wait', '--for=condition=Ready', ...nodes.map((n) => `node/${n}`), '--timeout=60s');
+  // Two fresh nodes with a pod each; the first node's pod is held by a budget, so that the second is seen queued
+  // while the first drains.
+  const p = await pool(cleanups, 'lcp', 2);
+  const { nodes } = p;
+  const release = hold(p, 0);
   const boot = (node, n) => kubectl('patch', 'node', node, '--subresource=status', '--type=merge', '-p',
     JSON.stringify({ status: { nodeInfo: { bootID: `${node}-boot-${n}` } } }));
   for (const n of nodes) boot(n, 1);
-  kubectl('create', 'namespace', id);
-  await waitFor(`the default service account of ${id}`, 30_000, () => {
-    try { kubectl('get', 'serviceaccount', 'default', '-n', id); return true; } catch { return false; }
-  });
-  // The first node's pod is held by a budget, so that the second is seen queued while the first drains.
-  apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'held' },
-    spec: { replicas: 1, selector: { matchLabels: { app: 'held' } }, template: { metadata: { labels: { app: 'held' } }, spec: {
-      nodeSelector: { 'kubernetes.io/hostname': nodes[0] },
-      tolerations: [{ key: 'drainboard.dev/test', operator: 'Exists', effect: 'NoSchedule' }],
-      containers: [{ name: 'c', image: 'nginx:1.27' }] } } } }, id);
-  apply({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'held' },
-    spec: { minAvailable: 1, selector: { matchLabels: { app: 'held' } } } }, id);
-  await waitFor('the held pod running', 60_000, () =>
-    kubectl('get', 'pods', '-n', id, '--field-selector', 'status.phase=Running', '-o', 'name').trim() !== '');
 
   const server = await startDrainboard(['--team', '--insecure-http']);
   cleanups.push(() => server.stop());
@@ -148,7 +136,7 @@ test('a plan publishes MaintenancePlanned on the nodes it queues and Maintenance
   assert.deepEqual(lifecycle(nodes[0], PLAN_TYPES), {}, 'a node draining carries the drain\'s conditions, not the plan\'s');
 
   // Released: drained and awaited back.
-  kubectl('delete', 'pdb', 'held', '-n', id);
+  release();
   const awaited = await waitFor('MaintenanceInProgress on the node awaited back', 60_000, () => lifecycle(nodes[0], PLAN_TYPES).MaintenanceInProgress);
   assert.deepEqual([awaited.status, awaited.reason], ['True', 'DrainboardPlanAwaitingBack']);
   assert.equal(lifecycle(nodes[0]).Drained?.status, 'True', 'beside the drain\'s Drained');
