@@ -1,5 +1,6 @@
 // Shared helpers for the browser tests: Debian's Chromium through playwright-core, a drainboard server on a free
 // port, and kubectl against the local control plane. The test command (../../test-all) sets the environment.
+import { createServer } from 'node:http';
 import { spawn, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { before, after, beforeEach, afterEach } from 'node:test';
@@ -491,4 +492,29 @@ export async function postAs(url, path, cookie, body = {}) {
   let json;
   try { json = JSON.parse(text); } catch { json = text; }
   return { status: res.status, body: json };
+}
+
+/**
+ * A local receiver of webhooks on 127.0.0.1: it keeps every post, in order, as `{path, type, body, at}` in
+ * `received`, and answers 500 to the paths in `failing`, 200 to the rest. `start()` answers its base URL; the
+ * returned `close()` stops it.
+ */
+export function webhookReceiver({ failing = [] } = {}) {
+  const received = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => { body += d; });
+    req.on('end', () => {
+      received.push({ path: req.url, type: req.headers['content-type'], body: JSON.parse(body || 'null'), at: Date.now() });
+      res.writeHead(failing.includes(req.url) ? 500 : 200).end();
+    });
+  });
+  return {
+    received,
+    start: async () => {
+      await new Promise((r) => server.listen(0, '127.0.0.1', r));
+      return `http://127.0.0.1:${server.address().port}`;
+    },
+    close: () => new Promise((r) => server.close(r)),
+  };
 }

@@ -7,9 +7,8 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { apply, deletePlans, kubectl, kwokNodes, launchBrowser, openBoard, requireEnv, startDrainboard, waitFor } from './support.mjs';
+import { apply, deletePlans, kubectl, kwokNodes, launchBrowser, openBoard, requireEnv, startDrainboard, waitFor, webhookReceiver } from './support.mjs';
 import { TAINT, call, plan } from './plan-support.mjs';
 
 const cleanups = [];
@@ -18,23 +17,15 @@ after(async () => {
   deletePlans();
 });
 
-/** Every post the webhooks receive, in order: its path, content type, body and when. */
-const received = [];
-const receiver = createServer((req, res) => {
-  let body = '';
-  req.on('data', (d) => { body += d; });
-  req.on('end', () => {
-    received.push({ path: req.url, type: req.headers['content-type'], body: JSON.parse(body || 'null'), at: Date.now() });
-    res.writeHead(200).end();
-  });
-});
+/** Every post the webhooks receive, in order. */
+const receiver = webhookReceiver();
+const { received } = receiver;
 
 let server;
 async function ensureServer() {
   if (!server) {
-    await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
-    cleanups.push(() => new Promise((r) => receiver.close(r)));
-    const base = `http://127.0.0.1:${receiver.address().port}`;
+    const base = await receiver.start();
+    cleanups.push(receiver.close);
     const hooks = join(requireEnv('DRAINBOARD_CLUSTER_DIR'), `team-webhooks-${process.pid}.json`);
     writeFileSync(hooks, JSON.stringify([
       { name: 'payments', kind: 'cloudevents', url: `${base}/payments` },

@@ -7,10 +7,9 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { apply, deletePlans, inlineKubeconfig, kubectl, kwokNodes, launchBrowser, MAINTAIN, metric, openBoard, requireEnv, startDrainboard, waitFor } from './support.mjs';
+import { apply, deletePlans, inlineKubeconfig, kubectl, kwokNodes, launchBrowser, MAINTAIN, metric, openBoard, requireEnv, startDrainboard, waitFor, webhookReceiver } from './support.mjs';
 
 const TAINT = 'drainboard.dev/test';
 const cleanups = [];
@@ -26,22 +25,14 @@ const alertmanager = (action) => execFileSync(join(dirname(fileURLToPath(import.
   [`${action}-alertmanager`, requireEnv('DRAINBOARD_CLUSTER_DIR')], { stdio: 'ignore' });
 
 /** A local receiver of webhooks: `/ok-ce` and `/ok-slack` take every post, `/fail` answers 500 to each. */
-const received = [];
-const receiver = createServer((req, res) => {
-  let body = '';
-  req.on('data', (d) => { body += d; });
-  req.on('end', () => {
-    received.push({ path: req.url, type: req.headers['content-type'], body: JSON.parse(body || 'null'), at: Date.now() });
-    res.writeHead(req.url === '/fail' ? 500 : 200).end();
-  });
-});
+const receiver = webhookReceiver({ failing: ['/fail'] });
+const { received } = receiver;
 
 let server;
 async function ensureServer() {
   if (!server) {
-    await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
-    cleanups.push(() => new Promise((r) => receiver.close(r)));
-    const base = `http://127.0.0.1:${receiver.address().port}`;
+    const base = await receiver.start();
+    cleanups.push(receiver.close);
     const hooks = join(requireEnv('DRAINBOARD_CLUSTER_DIR'), `webhooks-${process.pid}.json`);
     writeFileSync(hooks, JSON.stringify([{ kind: 'cloudevents', url: `${base}/ok-ce` }, { kind: 'slack', url: `${base}/ok-slack` },
       { kind: 'cloudevents', url: `${base}/fail` }]), { mode: 0o600 });
