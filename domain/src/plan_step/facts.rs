@@ -110,10 +110,13 @@ pub enum DrainSeen {
 pub enum Effect {
     /// Admit `node` by the maintenance windows, then start its drain. Past a window only with the pinned
     /// override (for a runner who may override), recorded on its first use for the node (`record_override`).
+    /// With `teams_untold`, the node's app teams are still to be told (`crate::teams`): it is admitted only to
+    /// learn what holds it, and nothing starts; a later look tells them, then starts it.
     Start {
         node: String,
         window_override: Option<String>,
         record_override: bool,
+        teams_untold: bool,
     },
     /// Admit `node` by the windows as a start, then resume the plan's interrupted drain there with the pinned
     /// options (never the record's).

@@ -85,21 +85,22 @@ pub fn step(status: &RolloutProgress, look: &Look) -> Stepped {
     if p.blocked.is_none() {
         back::bring_back(&mut p, look, &mut effects);
         done(&mut p, look.now, &mut effects);
-        if let Some(lead) = look.notify_lead {
-            teams::ahead(&mut p, look.now, lead, &look.opens, &look.teams, &mut effects);
-        }
         // What holds a node is said anew at each look, from the outcomes of its starts and resumes.
         p.held = None;
         let passed = others::at_work(&mut p, look);
-        if !rollout::settling(&p, look.now) {
-            for i in rollout::startable_but(&p, &passed) {
-                let node = &p.nodes[i];
-                effects.push(Effect::Start {
-                    node: node.name.clone(),
-                    window_override: plan.window_override.clone(),
-                    record_override: node.overridden_at.is_none(),
-                });
-            }
+        let starting = if rollout::settling(&p, look.now) { Vec::new() } else { rollout::startable_but(&p, &passed) };
+        if let Some(lead) = look.notify_lead {
+            teams::ahead(&mut p, look, lead, &starting, &mut effects);
+        }
+        for i in starting {
+            let node = &p.nodes[i];
+            effects.push(Effect::Start {
+                node: node.name.clone(),
+                window_override: plan.window_override.clone(),
+                record_override: node.overridden_at.is_none(),
+                // No node's pods go before its teams are told.
+                teams_untold: look.notify_lead.is_some() && node.told.is_none(),
+            });
         }
         effects.push(Effect::Silences { ending: false });
     }

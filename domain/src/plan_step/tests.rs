@@ -130,12 +130,13 @@ pub(crate) fn short(p: &RolloutProgress) -> String {
     p.nodes.iter().map(|n| format!("{}:{}", n.name, code(n))).collect::<Vec<_>>().join(" ")
 }
 
-/// The effects in words: `start n1`, `start n1 past windows` (`, recording` on the override's first use),
+/// The effects in words: `start n1`, `start n1 once its teams are told`, `start n1 past windows` (`, recording` on the override's first use),
 /// `resume n1`, `restart n1`, `uncordon n1`, `cancel d-n1`, `done n1`, `ended Complete`, `silences`, `silences off`.
 pub(crate) fn said(effects: &[Effect]) -> Vec<String> {
     effects
         .iter()
         .map(|e| match e {
+            Effect::Start { node, teams_untold: true, .. } => format!("start {node} once its teams are told"),
             Effect::Start { node, window_override: None, .. } => format!("start {node}"),
             Effect::Start { node, record_override: true, .. } => format!("start {node} past windows, recording"),
             Effect::Start { node, .. } => format!("start {node} past windows"),

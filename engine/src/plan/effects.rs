@@ -52,13 +52,21 @@ pub(super) async fn carry_out(
         }
         let now = jiff::Timestamp::now();
         match effect {
-            Effect::Start { node, window_override, record_override } => {
+            Effect::Start { node, window_override, record_override, teams_untold } => {
                 if progress.blocked.is_some() {
                     // The credentials were refused at a start before: the others would be too.
                     continue;
                 }
                 let decision = doing.engine.admit(&node).await;
-                match past_windows(doing, &decision, window_override.as_deref(), record_override).await {
+                // Only what holds it is learnt while its teams are untold: no override is recorded unused.
+                let record = record_override && !teams_untold;
+                match past_windows(doing, &decision, window_override.as_deref(), record).await {
+                    Admitted::Yes { .. } if teams_untold => {
+                        // Free since the look (a window just lifted, say): the next look tells its teams, then
+                        // starts it. No pod goes before they are told.
+                        tracing::info!(%node, "the node waits for its app teams to be told before it starts");
+                        continue;
+                    }
                     Admitted::Yes { recorded } => {
                         if recorded {
                             plan_step::absorb(progress, Outcome::Overridden { node: node.clone() }, now);
@@ -112,7 +120,10 @@ pub(super) async fn carry_out(
             }
             Effect::Cancel { drains } => cancel(doing, &drains).await,
             Effect::Notify(notice) => doing.engine.notify(notice),
-            Effect::Tell { team, notice } => doing.engine.tell(&team, notice),
+            Effect::Tell { team, notice } => {
+                tracing::info!(%team, kind = notice.kind(), node = notice.subject(), "telling an app team");
+                doing.engine.tell(&team, notice);
+            }
             Effect::Silences { ending } => doing.silences.keep(doing.engine, progress, ending).await,
         }
     }

@@ -93,22 +93,26 @@ pub(super) async fn look(engine: &Engine, acting: &Acting<'_>, progress: &Rollou
     look
 }
 
-/// For app teams (`domain::teams`): the lead, when a window lifts its hold on each node that could be due, and the
-/// teams' pods on each node due. The nodes due are decided by the same rule the step applies.
+/// For app teams (`domain::teams`): the lead, when a window lifts its hold on each node the step may tell, and
+/// the teams' pods on each of those the lead can reach. Which nodes, the step's own rule says
+/// (`domain::plan_step::teams::asked`).
 async fn teams(engine: &Engine, progress: &RolloutProgress, look: &mut Look) {
     let Some(lead) = engine.teams_lead() else { return };
     look.notify_lead = Some(lead);
-    // A hold only delays a node: those due with none are the only ones that may be due.
-    let could = domain::plan_step::teams::due(progress, look.now, lead, &BTreeMap::new());
-    if could.is_empty() {
+    let asked = domain::plan_step::teams::asked(progress, look, lead);
+    if asked.is_empty() {
         return;
     }
-    let names: Vec<&str> = could.iter().map(|&(i, _)| progress.nodes[i].name.as_str()).collect();
+    let names: Vec<&str> = asked.iter().map(|&i| progress.nodes[i].name.as_str()).collect();
     look.opens = engine.holds_lift(&names).await;
-    for (i, _) in domain::plan_step::teams::due(progress, look.now, lead, &look.opens) {
-        let node = &progress.nodes[i].name;
+    let by = look.now.checked_add(lead).unwrap_or(jiff::Timestamp::MAX);
+    for node in names {
+        // A node held past the lead is neither due nor started: its pods are not looked at.
+        if look.opens.get(node).is_some_and(|&lifts| lifts > by) {
+            continue;
+        }
         if let Some(found) = engine.pods_by_team(node) {
-            look.teams.insert(node.clone(), found);
+            look.teams.insert(node.to_owned(), found);
         }
     }
 }

@@ -15,7 +15,7 @@ use crate::{
     },
     progress::DrainState,
     rollout::RolloutState,
-    teams::held_until,
+    teams::{TeamPods, held_until},
     window::{HeldNode, Hold},
 };
 
@@ -215,4 +215,71 @@ fn a_plan_left_for_a_person_still_sends_what_it_records_as_told() {
     assert_eq!(stepped.next, Next::Leave);
     assert_eq!(said(&stepped.effects), ["tell payments evicted a"]);
     assert_eq!(stepped.status.nodes[0].told.as_ref().unwrap().stage, Stage::Evicted);
+}
+
+#[test]
+fn no_node_starts_before_its_teams_are_told() {
+    use crate::actor::{Actor, Doing, Sighting};
+    let karpenter = || Sighting {
+        actor: Actor::Karpenter,
+        doing: Doing::Disrupting,
+        marker: "taint x".into(),
+        at: None,
+        detail: None,
+        stale: false,
+    };
+    // (case, nodes, a window's hold on `a` lifting in minutes, whose pods the look found, Karpenter at work on `a`,
+    //  the effects)
+    type Row<'a> = (&'a str, &'a str, Option<i64>, &'a [&'a str], bool, &'a [&'a str]);
+    let rows: [Row; 6] = [
+        ("told as it starts", "a:q", None, &["a"], false, &["tell payments ahead a", "start a", "silences"]),
+        // The look saw a window hold it; the hold lifted before the start: nothing goes untold.
+        ("held when looked at", "a:q", Some(600_000), &["a"], false, &["start a once its teams are told", "silences"]),
+        // A hold that lifted by the look's time holds nothing.
+        ("a hold already lifted", "a:q", Some(-1), &["a"], false, &["tell payments ahead a", "start a", "silences"]),
+        ("its pods not looked at", "a:q", None, &[], false, &["start a once its teams are told", "silences"]),
+        // Without an estimate only the first in line is due (a, which starts once Karpenter is done with it); b
+        // takes the room a leaves, and is told first.
+        (
+            "passed over, the next told",
+            "a:q b:q",
+            None,
+            &["a", "b"],
+            true,
+            &["tell payments ahead a", "tell payments ahead b", "start b", "silences"],
+        ),
+        (
+            "passed over, the next not looked at",
+            "a:q b:q",
+            None,
+            &["a"],
+            true,
+            &["tell payments ahead a", "start b once its teams are told", "silences"],
+        ),
+    ];
+    for (case, nodes, lifts, found, others, want) in rows {
+        let p = given(nodes);
+        let mut l = look();
+        l.notify_lead = Some(SignedDuration::from_mins(60));
+        if let Some(minutes) = lifts {
+            l.opens.insert("a".into(), at(minutes));
+        }
+        for node in found {
+            l.teams.insert((*node).into(), pods(&[("payments", &["pay/api-1"])]));
+        }
+        if others {
+            l.others.insert("a".into(), vec![karpenter()]);
+        }
+        let stepped = plan_step::step(&p, &l);
+        assert_eq!(said(&stepped.effects), *want, "{case}");
+        for (node, effect) in p.nodes.iter().zip(&stepped.status.nodes) {
+            let started = want.contains(&format!("start {}", node.name).as_str());
+            assert!(!started || effect.told.is_some(), "{case}: {} started untold", node.name);
+        }
+        // What the look asks the engine for is what the step would tell or start.
+        let asked: Vec<&str> =
+            asked(&p, &l, SignedDuration::from_mins(60)).into_iter().map(|i| p.nodes[i].name.as_str()).collect();
+        let want_asked: &[&str] = if nodes == "a:q" { &["a"] } else { &["a", "b"] };
+        assert_eq!(asked, want_asked, "{case}");
+    }
 }
