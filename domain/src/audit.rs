@@ -45,6 +45,11 @@ pub enum AuditAction {
     ActorSeen,
     /// The tool of an [`AuditAction::ActorSeen`] is no longer seen at work on the node; `reason` is its id.
     ActorGone,
+    /// A freeze set other tools' switches on the node (`crate::hold_others`): `reason` names the window, `outcome`
+    /// the switches. The server's own doing, on a window's behalf.
+    OthersHeld,
+    /// The switches of an [`AuditAction::OthersHeld`] were removed: no freeze wants them any more.
+    OthersReleased,
 }
 
 impl AuditAction {
@@ -74,6 +79,8 @@ impl AuditAction {
             AuditAction::NodeReady => "DrainboardNodeReady",
             AuditAction::ActorSeen => "DrainboardActorSeen",
             AuditAction::ActorGone => "DrainboardActorGone",
+            AuditAction::OthersHeld => "DrainboardOthersHeld",
+            AuditAction::OthersReleased => "DrainboardOthersReleased",
         }
     }
 
@@ -92,6 +99,8 @@ impl AuditAction {
             AuditAction::NodeReady => "saw Ready again:",
             AuditAction::ActorSeen => "saw another tool at work on",
             AuditAction::ActorGone => "saw another tool done with",
+            AuditAction::OthersHeld => "held other tools off",
+            AuditAction::OthersReleased => "let other tools back on",
         }
     }
 }

@@ -23,6 +23,7 @@ pub mod estimate;
 pub mod eviction;
 pub mod failure;
 pub mod fleet;
+pub mod hold_others;
 pub mod input;
 pub mod lifecycle;
 pub mod moving;

@@ -250,6 +250,8 @@ fn spans(entries: &[&AuditEntry], since: Timestamp) -> Vec<TimelineSpan> {
             | AuditAction::Unblocked
             | AuditAction::Moved
             | AuditAction::WindowOverridden => {}
+            // Marks in the history; the freeze that set them is the window's, shown with the windows.
+            AuditAction::OthersHeld | AuditAction::OthersReleased => {}
             AuditAction::NodeNotReady => {
                 last_health = Some(e.action);
                 open.entry("health").or_insert_with(|| TimelineSpan {

@@ -149,6 +149,34 @@ impl Audit {
     }
 }
 
+impl Audit {
+    /// Records `entry`, which is about `object` (a namespaced object, not a node): a line in the file, and an
+    /// Event on the object in its namespace. No node's history: the object is not one node's.
+    pub async fn record_about_object<K>(&self, entry: AuditEntry, object: &K)
+    where
+        K: kube::Resource<DynamicType = ()>,
+    {
+        self.record_here(&entry);
+        let (Some(client), Some(namespace)) = (&self.events, object.meta().namespace.clone()) else { return };
+        let mut about = event(&entry);
+        about.metadata.name = Some(event_name(object.meta().name.as_deref().unwrap_or("object")));
+        about.metadata.namespace = Some(namespace.clone());
+        about.regarding = Some(ObjectReference {
+            api_version: Some(K::api_version(&()).into_owned()),
+            kind: Some(K::kind(&()).into_owned()),
+            name: object.meta().name.clone(),
+            namespace: Some(namespace.clone()),
+            uid: object.meta().uid.clone(),
+            ..Default::default()
+        });
+        if let Err(err) =
+            Api::<Event>::namespaced(client.clone(), &namespace).create(&PostParams::default(), &about).await
+        {
+            tracing::warn!(object = %entry.node, error = %crate::kube_error::api_message(&err), "could not write the audit Event");
+        }
+    }
+}
+
 /// The Event of an entry: about the Node, reported by Drainboard, naming the person.
 fn event(entry: &AuditEntry) -> Event {
     let warning = matches!(entry.action, AuditAction::DrainEnded | AuditAction::DrainCancelled)

@@ -61,6 +61,11 @@ pub struct Args {
     #[arg(long, requires = "team", env = "DRAINBOARD_NO_NODE_CONDITIONS")]
     pub no_node_conditions: bool,
 
+    /// Team mode: where kured's DaemonSet is (`NAMESPACE/NAME`), whose lock a window's freeze takes when its
+    /// `holdOthers` lists kured.
+    #[arg(long, value_name = "NAMESPACE/NAME", default_value = "kube-system/kured", value_parser = daemonset)]
+    pub kured_daemonset: (String, String),
+
     /// A sign that a node needs a reboot, shown on its card, on the map and in the versions view, where "Plan the
     /// nodes that need a reboot" offers them as a plan: `condition:<Type>` (status True, as node-problem-detector's
     /// custom plugins write), `label:<key>[=<value>]` or `annotation:<key>[=<value>]` (kured with --annotate-nodes
@@ -241,6 +246,13 @@ pub enum Command {
 }
 
 /// A namespace's name: an RFC 1123 label.
+/// `NAMESPACE/NAME`, each a DNS label.
+fn daemonset(text: &str) -> Result<(String, String), String> {
+    let (ns, name) = text.split_once('/').ok_or("write NAMESPACE/NAME, such as kube-system/kured")?;
+    let name = namespace(name).map_err(|_| format!("{name:?} is not a DaemonSet name; write NAMESPACE/NAME"))?;
+    Ok((namespace(ns)?, name))
+}
+
 fn namespace(text: &str) -> Result<String, String> {
     let ok = !text.is_empty()
         && text.len() <= 63

@@ -305,6 +305,8 @@ fn build_engine(args: &cli::Args, tasks: &Tasks, connected: access::Connected) -
     // Only with the server's own identity: in single-user mode that would be the operator's, which writes nothing
     // the operator did not ask for.
     let engine = if args.team && !args.no_node_conditions { engine.with_node_conditions() } else { engine };
+    // Also only the server's own identity holds other tools, and only where a window's freeze asks for it.
+    let engine = if args.team { engine.with_hold_others(args.kured_daemonset.clone()) } else { engine };
     let engine = engine.with_plan_caps(engine::plan::Caps {
         per_person: args.max_plans_per_person.into(),
         total: args.max_plans.into(),

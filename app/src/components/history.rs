@@ -124,5 +124,15 @@ fn what(i18n: I18n, entry: &AuditEntry) -> String {
             };
             t_string!(i18n, history.actor_gone, who).to_string()
         }
+        AuditAction::OthersHeld | AuditAction::OthersReleased => {
+            // The window that asked, and the switches by their ids (`domain::hold_others`).
+            let window = entry.reason.clone().unwrap_or_default();
+            let switches = entry.outcome.clone().unwrap_or_default();
+            if entry.action == AuditAction::OthersHeld {
+                t_string!(i18n, history.others_held, switches, window).to_string()
+            } else {
+                t_string!(i18n, history.others_released, switches).to_string()
+            }
+        }
     }
 }

@@ -205,7 +205,7 @@ pub const ANNOTATION_BYTES: usize = 64;
 
 /// Whether the server's cache keeps a node annotation for the table: one the table reads, of a sane length.
 pub fn keeps_annotation(key: &str, value: &str) -> bool {
-    ANNOTATIONS.contains(&key) && value.len() <= ANNOTATION_BYTES
+    (ANNOTATIONS.contains(&key) || crate::hold_others::ANNOTATIONS.contains(&key)) && value.len() <= ANNOTATION_BYTES
 }
 
 /// The lifecycle conditions of KEP-5683, and what each says when `True`.

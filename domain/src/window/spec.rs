@@ -36,6 +36,8 @@ pub struct Policy {
     pub gates: Gates,
     /// The label a silence matches on, and its margin in seconds.
     pub silence: Option<(String, u32)>,
+    /// The tools its freezes hold (`crate::hold_others`).
+    pub hold_others: Vec<crate::hold_others::switch::Switch>,
     /// Why the window does not read (or cannot be known yet): then it holds every node it covers, since a
     /// policy that cannot be read must not be taken as allowing everything.
     pub broken: Option<String>,
@@ -132,6 +134,7 @@ impl Policy {
             .collect::<Result<_, String>>()?;
         let gates = Gates { alerts, pods, max_not_ready: spec.gates.max_not_ready };
         let silence = spec.silence.as_ref().map(silence).transpose()?;
+        let hold_others = crate::hold_others::switch::parse(&spec.hold_others)?;
         Ok(Policy {
             name: name.into(),
             selector,
@@ -142,6 +145,7 @@ impl Policy {
             budget,
             gates,
             silence,
+            hold_others,
             broken: None,
         })
     }
@@ -160,6 +164,7 @@ impl Policy {
             budget: None,
             gates: Gates::default(),
             silence: None,
+            hold_others: Vec::new(),
             broken: Some(why),
         }
     }

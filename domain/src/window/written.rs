@@ -30,6 +30,10 @@ pub struct Spec {
     /// While a plan has one of its nodes in maintenance, an Alertmanager silence of that node's alerts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub silence: Option<SilenceSpec>,
+    /// Other tools held while a freeze is in force, by their own switches (`crate::hold_others`): `karpenter`,
+    /// `clusterAutoscaler`, `kured`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hold_others: Vec<String>,
 }
 
 /// The silence a window keeps for each node in maintenance: alerts whose `label` equals the node's name exactly

@@ -18,6 +18,9 @@ use std::{
     time::Duration,
 };
 
+/// A node's labels, or some of its annotations.
+type Labels = std::collections::BTreeMap<String, String>;
+
 use domain::{
     budget::PdbInfo,
     capacity::{self, CapacityReport, Fate, NodeRoom},
@@ -316,6 +319,28 @@ impl ClusterCache {
             &pdbs,
             pods.iter().filter(|p| !p.phase().is_terminal()).map(|p| (p.namespace(), p.labels())),
         )
+    }
+
+    /// Each node's name, labels, and the annotations of other tools' switches (`domain::hold_others`) now.
+    pub fn hold_marks(&self) -> Vec<(String, Labels, Labels)> {
+        let keep = |a: &Labels| {
+            a.iter()
+                .filter(|(k, _)| domain::hold_others::ANNOTATIONS.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        };
+        self.nodes
+            .state()
+            .iter()
+            .map(|n| {
+                let annotations = n.metadata.annotations.as_ref().map(keep).unwrap_or_default();
+                (
+                    n.metadata.name.clone().unwrap_or_default(),
+                    n.metadata.labels.clone().unwrap_or_default(),
+                    annotations,
+                )
+            })
+            .collect()
     }
 
     /// The node's labels now, as the cache has them.

@@ -303,3 +303,24 @@ impl Acting<'_> {
         }
     }
 }
+
+impl Engine {
+    /// The same engine, holding other tools while a window's freeze is in force, as each window's `holdOthers`
+    /// asks (`crate::windows::others`), with the server's own identity (team mode). `kured`: where kured's
+    /// DaemonSet is (namespace, name).
+    pub fn with_hold_others(self, kured: (String, String)) -> Self {
+        let (Some(client), Some(windows), Some((_, cache))) = (self.server_client(), &self.windows, &self.shared)
+        else {
+            return self;
+        };
+        let holding = crate::windows::others::HoldOthers {
+            client,
+            windows: windows.clone(),
+            cache: cache.clone(),
+            audit: self.audit.clone(),
+            kured,
+        };
+        holding.run(&self.tasks);
+        self
+    }
+}

@@ -9,6 +9,7 @@
 
 pub mod admissions;
 pub mod alerts;
+pub mod others;
 pub mod resource;
 pub mod shared;
 pub mod silences;
