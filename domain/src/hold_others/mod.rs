@@ -9,12 +9,14 @@
 //!   (`ScaleDownDisabledKey`); the node is never a scale-down candidate.
 //! - kured: its lock, the annotation `weave.works/kured-node-lock` on its DaemonSet, in kured's own JSON
 //!   (`pkg/daemonsetlock`): while another holds it, no kured node takes it and reboots. The lock is the whole
-//!   DaemonSet's, so it holds every node kured runs on, not only the window's ([`kured`]).
+//!   DaemonSet's, so it holds every node kured runs on, not only the window's (`kured`).
 //!
 //! What Drainboard set on a node is written beside the switches ([`MARK`]), so that any replica, or the same
 //! server after a restart, removes exactly those. The mark is a claim anyone who may patch the node can write; so
 //! is the switch itself: the mark never lets anyone remove more than they could remove themselves.
 
+// Only the server writes kured's lock; the browser never sees its JSON.
+#[cfg(feature = "k8s")]
 pub mod kured;
 pub mod switch;
 #[cfg(test)]

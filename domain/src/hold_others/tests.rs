@@ -5,7 +5,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use jiff::{Timestamp, tz::TimeZone};
 
-use super::{kured::Change, *};
+#[cfg(feature = "k8s")]
+use super::kured::{self, Change};
+use super::*;
 use crate::window::spec::{FreezeSpec, Spec};
 
 fn ts(text: &str) -> Timestamp {
@@ -126,6 +128,7 @@ fn each_row_of_the_node_switch_table() {
     }
 }
 
+#[cfg(feature = "k8s")]
 #[test]
 fn kured_flags_read_from_its_arguments() {
     let args = |a: &[&str]| a.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
@@ -140,6 +143,7 @@ fn kured_flags_read_from_its_arguments() {
     assert_eq!(kured::flags(&args(&["--concurrencyish=4"])).0, 1);
 }
 
+#[cfg(feature = "k8s")]
 #[test]
 fn each_row_of_the_kured_lock_table() {
     let now = ts("2026-12-24T12:00:00Z");
