@@ -23,7 +23,7 @@ const SECONDS = {
   'timeline.test.mjs': 10, 'capacity.test.mjs': 9, 'contexts.test.mjs': 9, 'faults-retry.test.mjs': 9,
   'reconnect.test.mjs': 8, 'cross-origin.test.mjs': 8, 'rbac-reads.test.mjs': 7, 'headers.test.mjs': 7,
   'cordon-record.test.mjs': 6, 'screen.test.mjs': 20, 'history.test.mjs': 14, 'past.test.mjs': 35, 'nodes.test.mjs': 5, 'extreme-values.test.mjs': 3,
-  'shutdown.test.mjs': 3, 'blockers.test.mjs': 75, 'move-first.test.mjs': 60, 'estimate.test.mjs': 30, 'windows.test.mjs': 240, 'api.test.mjs': 1, 'bad-input.test.mjs': 1, 'audit.test.mjs': 1,
+  'shutdown.test.mjs': 3, 'blockers.test.mjs': 75, 'move-first.test.mjs': 60, 'estimate.test.mjs': 30, 'windows.test.mjs': 240, 'hold-others.test.mjs': 25, 'teams.test.mjs': 30, 'lifecycle.test.mjs': 60, 'api.test.mjs': 1, 'bad-input.test.mjs': 1, 'audit.test.mjs': 1,
 };
 const DEFAULT_SECONDS = 15;
 

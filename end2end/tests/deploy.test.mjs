@@ -476,3 +476,59 @@ test('the unattended component: the server may drain, and its admission policy l
   assert.match(turned.stderr, /need create on maintenanceplans\/unattended/);
   assert.equal(patch('un-lead', 'un-maint-2', { unattended: true }).code, 0, 'the lead may');
 });
+
+test('the hold-others component: the server may set other tools\' switches on nodes and take kured\'s lock, and its admission policy refuses it anything else on a node', { timeout: 120_000 }, async () => {
+  const component = join(deployDir, 'components', 'hold-others');
+  const ops = mkdtempSync(join(requireEnv('DRAINBOARD_CLUSTER_DIR'), 'ops-'));
+  writeFileSync(join(ops, 'kustomization.yaml'), `resources: [${relative(ops, deployDir)}]\ncomponents: [${relative(ops, component)}]\n`);
+  const overlay = JSON.parse(kubectl('apply', '-k', ops, '--dry-run=client', '-o', 'json')).items;
+  const base = rendered();
+  const added = overlay.filter((o) => !base.some((b) => b.kind === o.kind && b.metadata.name === o.metadata.name)).map((o) => `${o.kind}/${o.metadata.name}`).sort();
+  assert.deepEqual(added, [
+    'ClusterRole/drainboard-server-hold-others', 'ClusterRoleBinding/drainboard-server-hold-others',
+    'Role/drainboard-kured-lock', 'RoleBinding/drainboard-kured-lock',
+    'ValidatingAdmissionPolicy/drainboard-hold-others', 'ValidatingAdmissionPolicyBinding/drainboard-hold-others',
+  ]);
+  assert.equal(overlay.find((o) => o.kind === 'ValidatingAdmissionPolicy').spec.failurePolicy, 'Fail');
+
+  const files = ['rbac.yaml', 'policy.yaml'].flatMap((f) => ['-f', join(component, f)]);
+  kubectl('apply', '-f', join(deployDir, 'namespace.yaml'), '-f', join(deployDir, 'serviceaccount.yaml'), ...files);
+  const node = `deploy-hold-${Math.random().toString(36).slice(2, 6)}`;
+  cleanups.push(() => {
+    run(['delete', ...files, '--ignore-not-found']);
+    run(['delete', 'node', node, '--ignore-not-found', '--wait=false']);
+  });
+  run(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: node, labels: { 'kwok.x-k8s.io/node': 'fake' } } }));
+  // kured's lock, kube-system/kured only; no other DaemonSet, and still no cordon by right alone.
+  assert.equal(canI(SA, 'patch', 'nodes'), true);
+  const canKured = (verb, name) => run(['auth', 'can-i', verb, `daemonsets.apps/${name}`, '-n', 'kube-system', '--as', SA]).stdout.trim();
+  assert.deepEqual([canKured('get', 'kured'), canKured('patch', 'kured'), canKured('patch', 'kube-proxy'), canKured('delete', 'kured')], ['yes', 'yes', 'no', 'no']);
+  assert.equal(canI(SA, 'create', 'events.events.k8s.io', 'kube-system'), true);
+  assert.equal(canI(SA, 'update', 'nodes'), false, 'no update: a patch, judged by the policy');
+
+  const asServer = (...args) => run([...args, '--as', SA]);
+  // The policy takes a moment to be seen by admission: wait until it refuses a taint.
+  const taint = await waitFor('the policy to refuse the server a taint', 30_000, () => {
+    const r = asServer('taint', 'node', node, 'x=y:NoSchedule');
+    if (r.code === 0) run(['taint', 'node', node, 'x-']);
+    return r.code !== 0 ? r : null;
+  });
+  assert.match(taint.stderr, /ValidatingAdmissionPolicy 'drainboard-hold-others'.*may not change a node's spec/);
+  // kubectl cordon says a refusal but exits 0: the node itself is what counts.
+  const cordon = asServer('cordon', node);
+  assert.match(cordon.stderr, /may not change a node's spec \(no cordon, no taint\)/);
+  assert.equal(run(['get', 'node', node, '-o', 'jsonpath={.spec.unschedulable}']).stdout.trim(), '', 'still schedulable');
+  const set = asServer('annotate', 'node', node, 'karpenter.sh/do-not-disrupt=true', 'drainboard.dev/holding-others=karpenter');
+  assert.equal(set.code, 0, set.stderr);
+  assert.equal(asServer('annotate', 'node', node, 'karpenter.sh/do-not-disrupt-').code, 0, 'and removes it');
+  for (const [what, args, message] of [
+    ['another annotation', ['annotate', 'node', node, 'example.com/x=1'], /only the annotations of other tools' switches/],
+    ['a label', ['label', 'node', node, 'pool=x'], /labels, finalizers or owners/],
+    ['a switch off', ['annotate', 'node', node, 'cluster-autoscaler.kubernetes.io/scale-down-disabled=false'], /only set other tools' switches to "true"/],
+  ]) {
+    const r = asServer(...args);
+    assert.notEqual(r.code, 0, `${what} is refused`);
+    assert.match(r.stderr, message, what);
+  }
+  assert.equal(run(['label', 'node', node, 'pool=x']).code, 0, 'people are not judged by it');
+});

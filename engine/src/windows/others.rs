@@ -35,6 +35,15 @@ const MANAGER: &str = "drainboard-hold-others";
 /// Who the history names for these entries: the server, on a window's behalf.
 const WHO: &str = "drainboard";
 
+/// What the rounds last logged: each lasting trouble is said once, then again only once it changes.
+#[derive(Default)]
+struct Said {
+    /// The nodes whose last write failed.
+    nodes: std::collections::HashSet<String>,
+    /// What was last said of kured's lock.
+    kured: Option<String>,
+}
+
 /// What the rounds need. Cheap to clone.
 #[derive(Clone)]
 pub struct HoldOthers {
@@ -55,9 +64,9 @@ impl HoldOthers {
                 () = shutdown.cancelled() => return,
                 () = self.windows.known() => {}
             }
-            let mut kured_said = None;
+            let mut said = Said::default();
             loop {
-                self.round(&mut kured_said).await;
+                self.round(&mut said).await;
                 tokio::select! {
                     () = shutdown.cancelled() => break,
                     () = tokio::time::sleep(ROUND) => {}
@@ -66,8 +75,8 @@ impl HoldOthers {
         });
     }
 
-    /// One round. `kured_said`: what was last logged of kured's lock, so that a busy lock is said once.
-    async fn round(&self, kured_said: &mut Option<String>) {
+    /// One round. `said`: what was last logged, so that a lasting refusal or a busy lock is said once.
+    async fn round(&self, said: &mut Said) {
         let policies = self.windows.policies();
         // A window that does not read (or windows not read yet) may still want what was set: nothing is removed.
         let keep = policies.iter().any(|p| p.broken.is_some());
@@ -78,23 +87,33 @@ impl HoldOthers {
             if !hold_others::node_change(&switches, &annotations, keep).writes() {
                 continue;
             }
-            if let Err(err) = self.node(&node, &wanted, keep).await {
-                tracing::warn!(%node, error = %crate::kube_error::api_message(&err), "could not set or remove other tools' switches on the node");
+            match self.node(&node, &wanted, keep).await {
+                Ok(()) => {
+                    said.nodes.remove(&node);
+                }
+                Err(err) => {
+                    let error = crate::kube_error::api_message(&err);
+                    if said.nodes.insert(node.clone()) {
+                        tracing::warn!(%node, %error, "could not set or remove other tools' switches on the node (deploy/components/hold-others grants the rights); trying again each round");
+                    } else {
+                        tracing::debug!(%node, %error, "could not set or remove other tools' switches on the node");
+                    }
+                }
             }
         }
         let lists_kured = policies.iter().any(|p| p.hold_others.contains(&Switch::Kured));
         if lists_kured {
             let want = hold_others::wanted_by(&policies, None, now).remove(&Switch::Kured);
-            let said = match self.kured(want.as_deref(), keep, now).await {
+            let said_now = match self.kured(want.as_deref(), keep, now).await {
                 Ok(said) => said,
                 Err(err) => {
                     Some(format!("could not read or write kured's lock: {}", crate::kube_error::api_message(&err)))
                 }
             };
-            if said.is_some() && said != *kured_said {
-                tracing::warn!(daemonset = %format!("{}/{}", self.kured.0, self.kured.1), "{}", said.as_deref().unwrap_or_default());
+            if let Some(words) = said_now.as_deref().filter(|_| said_now != said.kured) {
+                tracing::warn!(daemonset = %format!("{}/{}", self.kured.0, self.kured.1), "{words}");
             }
-            *kured_said = said;
+            said.kured = said_now;
         }
     }
 
