@@ -63,20 +63,22 @@ pub fn WallPage() -> impl IntoView {
 #[lazy]
 fn wall_view(live: LiveBoard, current: Current) -> AnyView {
     view! {
-        // The timeline under the map, in the map's column: a small fleet's map leaves most of it empty, and the
-        // side column keeps the width its plans' names need.
+        // The map beside what is under way, and the timeline under both, across the whole screen: the side column
+        // keeps the width its plans' names need, and the timeline's hour gets the width it needs to be read.
         <div class="wall-grid">
             <div class="wall-main">
                 <div class="wall-map">
                     <FleetMap current drains=live.drains group=DEFAULT_GROUP_LABEL.to_string() filters=None links=false />
                 </div>
-                <Timeline version=live.history now=live.now nodes=TIMELINE_NODES links=false />
             </div>
             <div class="wall-side">
                 <crate::components::windows::WindowsNow now=live.server_now() />
                 <Plans plans=live.plans />
                 <Drains live />
                 <CountingDown current now=live.server_now() />
+            </div>
+            <div class="wall-timeline">
+                <Timeline version=live.history now=live.now nodes=TIMELINE_NODES links=false />
             </div>
         </div>
     }
