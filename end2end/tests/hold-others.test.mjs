@@ -5,7 +5,7 @@
 // finishes the job.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { apply, kubectl, kwokNodes, startDrainboard, waitFor } from './support.mjs';
+import { READ, apply, inlineKubeconfig, kubectl, kwokNodes, launchBrowser, postAs, signInWith, startDrainboard, waitFor } from './support.mjs';
 
 const cleanups = [];
 after(async () => { for (const c of cleanups.reverse()) await c(); });
@@ -70,6 +70,27 @@ test('a freeze with holdOthers sets exactly its switches, never over another\'s,
   assert.deepEqual(held.map((e) => [e.user, e.reason, e.outcome]), [['drainboard', window, 'karpenter, clusterAutoscaler']]);
   assert.deepEqual(historyOf(theirs).filter((e) => e.action === 'OthersHeld').map((e) => e.outcome), ['clusterAutoscaler']);
   assert.equal(events('kured', 'DrainboardOthersHeld', id).length, 1, 'kured\'s lock: an Event on its DaemonSet');
+  // People see it beside what holds Drainboard (`/api/windows`, the board's line).
+  const kubeconfig = inlineKubeconfig(`${id}-viewer`, [...READ,
+    { apiGroups: ['drainboard.dev'], resources: ['maintenancewindows'], verbs: ['get', 'list', 'watch'] }]);
+  const viewer = await signInWith(server, kubeconfig);
+  const answer = await postAs(server.url, 'windows', viewer, {});
+  assert.equal(answer.status, 200, JSON.stringify(answer.body));
+  assert.deepEqual(answer.body.others_held.filter(([w]) => w === window), [[window, ['karpenter', 'clusterAutoscaler', 'kured']]]);
+  const browser = await launchBrowser();
+  try {
+    const context = await browser.newContext();
+    // Signed in as the same viewer, in the browser's own cookie jar.
+    const signedIn = await context.request.post(`${server.url}/api/session/sign-in`, { data: { kubeconfig } });
+    assert.equal(signedIn.status(), 200, await signedIn.text());
+    const page = await context.newPage();
+    await page.goto(`${server.url}/`);
+    const line = page.locator(`[data-testid="windows-others-held"][data-window="${window}"]`);
+    await line.waitFor({ timeout: 30_000 });
+    assert.equal(await line.textContent(), `${window}'s freeze also holds karpenter, clusterAutoscaler, kured by their own switches`);
+  } finally {
+    await browser.close();
+  }
 
   // The server is killed mid-freeze; the freeze ends while no server runs. The switches stay until one does.
   await server.stop('SIGKILL');

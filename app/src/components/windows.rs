@@ -84,6 +84,16 @@ fn summary(i18n: I18n, answer: &Now, now: Timestamp) -> AnyView {
     if !answer.keeps_windows || covered.is_empty() {
         return ().into_any();
     }
+    // Other tools a freeze holds by their own switches, said beside what holds Drainboard.
+    let others = answer
+        .others_held
+        .iter()
+        .map(|(window, tools)| {
+            let tools = tools.join(", ");
+            let text = t_string!(i18n, windows.others_held, window = window.clone(), tools).to_string();
+            view! { <li data-testid="windows-others-held" data-window=window.clone()>{text}</li> }
+        })
+        .collect_view();
     let total = covered.len();
     let mut groups: BTreeMap<(String, String), usize> = BTreeMap::new();
     // Each hold is a line of its own: a node held twice counts under both.
@@ -124,6 +134,7 @@ fn summary(i18n: I18n, answer: &Now, now: Timestamp) -> AnyView {
                         view! { <li data-testid="window-hold" data-window=window data-nodes=n>{text}</li> }
                     })
                     .collect_view()}
+                {others}
             </ul>
         </section>
     }

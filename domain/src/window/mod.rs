@@ -40,6 +40,20 @@ pub struct Now {
     /// allowing it, so that the board can say until when.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub closes: Option<WindowFit>,
+    /// The windows whose freeze in force holds other tools now (`crate::hold_others`), each with the tools by id,
+    /// as this server holds them (team mode only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub others_held: Vec<(String, Vec<String>)>,
+}
+
+impl Policy {
+    /// The tools this window's freeze holds at `now`, by id: none unless a freeze is in force and it lists some.
+    pub fn holding_others(&self, now: jiff::Timestamp) -> Vec<String> {
+        if self.broken.is_some() || self.frozen_at(now).is_none() {
+            return Vec::new();
+        }
+        self.hold_others.iter().map(|s| s.id().to_owned()).collect()
+    }
 }
 
 /// The subresource whose `update` lets a person start maintenance that a window holds (with a typed reason): an

@@ -181,7 +181,8 @@ impl Acting<'_> {
             true => None,
             false => self.engine.window_closing(&open).await,
         };
-        Ok(domain::window::Now { keeps_windows: self.engine.keeps_windows(), nodes, closes })
+        let others_held = self.engine.others_held(jiff::Timestamp::now());
+        Ok(domain::window::Now { keeps_windows: self.engine.keeps_windows(), nodes, closes, others_held })
     }
 
     /// Admits the caller's `action` on `node` into maintenance, or refuses it while a window holds the node,
@@ -305,6 +306,20 @@ impl Acting<'_> {
 }
 
 impl Engine {
+    /// The windows whose freeze holds other tools at `now`, with the tools by id: only where this server holds
+    /// them (team mode, with the windows followed).
+    pub(crate) fn others_held(&self, now: jiff::Timestamp) -> Vec<(String, Vec<String>)> {
+        // As `with_hold_others` starts it: in team mode, with the server's own identity and its cache.
+        let holding = self.is_team() && self.server_client().is_some() && self.shared.is_some();
+        let Some(windows) = self.windows.as_ref().filter(|_| holding) else { return Vec::new() };
+        windows
+            .policies()
+            .iter()
+            .map(|p| (p.name.clone(), p.holding_others(now)))
+            .filter(|(_, held)| !held.is_empty())
+            .collect()
+    }
+
     /// The same engine, holding other tools while a window's freeze is in force, as each window's `holdOthers`
     /// asks (`crate::windows::others`), with the server's own identity (team mode). `kured`: where kured's
     /// DaemonSet is (namespace, name).
