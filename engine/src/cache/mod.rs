@@ -321,9 +321,11 @@ impl ClusterCache {
         )
     }
 
-    /// Each node's name, labels, and the annotations of other tools' switches (`domain::hold_others`) now.
-    pub fn hold_marks(&self) -> Vec<(String, Labels, Labels)> {
-        let keep = |a: &Labels| {
+    /// Each node's name, labels, and the annotations of other tools' switches (`domain::hold_others`) now; with
+    /// `marked_only`, only the nodes that carry Drainboard's mark (`domain::hold_others::MARK`), whose labels are
+    /// then not copied for the rest.
+    pub fn hold_marks(&self, marked_only: bool) -> Vec<(String, Labels, Labels)> {
+        let keep = |a: &Labels| -> Labels {
             a.iter()
                 .filter(|(k, _)| domain::hold_others::ANNOTATIONS.contains(&k.as_str()))
                 .map(|(k, v)| (k.clone(), v.clone()))
@@ -332,13 +334,14 @@ impl ClusterCache {
         self.nodes
             .state()
             .iter()
+            .filter(|n| {
+                !marked_only
+                    || n.metadata.annotations.as_ref().is_some_and(|a| a.contains_key(domain::hold_others::MARK))
+            })
             .map(|n| {
                 let annotations = n.metadata.annotations.as_ref().map(keep).unwrap_or_default();
-                (
-                    n.metadata.name.clone().unwrap_or_default(),
-                    n.metadata.labels.clone().unwrap_or_default(),
-                    annotations,
-                )
+                let labels = n.metadata.labels.clone().unwrap_or_default();
+                (n.metadata.name.clone().unwrap_or_default(), labels, annotations)
             })
             .collect()
     }

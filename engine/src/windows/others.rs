@@ -42,6 +42,9 @@ struct Said {
     nodes: std::collections::HashSet<String>,
     /// What was last said of kured's lock.
     kured: Option<String>,
+    /// Whether kured's lock was Drainboard's after the last round that read it (`None`: not read yet, or the read
+    /// failed).
+    kured_ours: Option<bool>,
 }
 
 /// What the rounds need. Cheap to clone.
@@ -81,7 +84,9 @@ impl HoldOthers {
         // A window that does not read (or windows not read yet) may still want what was set: nothing is removed.
         let keep = policies.iter().any(|p| p.broken.is_some());
         let now = Timestamp::now();
-        for (node, labels, annotations) in self.cache.hold_marks() {
+        // No freeze holding any tool now: only the nodes Drainboard marked may need anything (a removal).
+        let holding = policies.iter().any(|p| !p.holding_others(now).is_empty());
+        for (node, labels, annotations) in self.cache.hold_marks(!holding) {
             let wanted = hold_others::wanted_by(&policies, Some(&labels), now);
             let switches: BTreeSet<Switch> = wanted.keys().copied().collect();
             if !hold_others::node_change(&switches, &annotations, keep).writes() {
@@ -102,11 +107,17 @@ impl HoldOthers {
             }
         }
         let lists_kured = policies.iter().any(|p| p.hold_others.contains(&Switch::Kured));
-        if lists_kured {
-            let want = hold_others::wanted_by(&policies, None, now).remove(&Switch::Kured);
+        let want = hold_others::wanted_by(&policies, None, now).remove(&Switch::Kured);
+        // The DaemonSet is read while the lock is wanted, or may still be Drainboard's: not every round of a
+        // window whose freeze is weeks away.
+        if lists_kured && (want.is_some() || said.kured_ours != Some(false)) {
             let said_now = match self.kured(want.as_deref(), keep, now).await {
-                Ok(said) => said,
+                Ok((words, ours)) => {
+                    said.kured_ours = Some(ours);
+                    words
+                }
                 Err(err) => {
+                    said.kured_ours = None;
                     Some(format!("could not read or write kured's lock: {}", crate::kube_error::api_message(&err)))
                 }
             };
@@ -160,12 +171,18 @@ impl HoldOthers {
     }
 
     /// Brings kured's lock to held by `window` (`None`: given back, if Drainboard's). Answers what is worth
-    /// saying when the lock cannot be had.
-    async fn kured(&self, window: Option<&str>, keep: bool, now: Timestamp) -> Result<Option<String>, kube::Error> {
+    /// saying when the lock cannot be had, and whether the lock is Drainboard's now.
+    async fn kured(
+        &self,
+        window: Option<&str>,
+        keep: bool,
+        now: Timestamp,
+    ) -> Result<(Option<String>, bool), kube::Error> {
         let (namespace, name) = &self.kured;
         let api: Api<DaemonSet> = Api::namespaced(self.client.clone(), namespace);
         let Some(ds) = api.get_opt(name).await? else {
-            return Ok(window.map(|_| format!("kured's DaemonSet {namespace}/{name} is not there: nothing to hold")));
+            let words = window.map(|_| format!("kured's DaemonSet {namespace}/{name} is not there: nothing to hold"));
+            return Ok((words, false));
         };
         let args: Vec<String> = ds
             .spec
@@ -176,38 +193,34 @@ impl HoldOthers {
             .unwrap_or_default();
         let (concurrency, key) = kured::flags(&args);
         let current = ds.annotations().get(&key).cloned();
-        if keep && window.is_none() {
-            return Ok(None);
-        }
         let was_ours = kured::ours(current.as_deref());
+        if keep && window.is_none() {
+            return Ok((None, was_ours));
+        }
         let value = match kured::change(window, current.as_deref(), concurrency, now) {
-            kured::Change::Keep => return Ok(None),
+            kured::Change::Keep => return Ok((None, was_ours)),
             kured::Change::Busy(holder) => {
-                return Ok(Some(format!("kured's lock is held by {holder}: taken once it is released")));
+                return Ok((Some(format!("kured's lock is held by {holder}: taken once it is released")), was_ours));
             }
             kured::Change::Unreadable => {
-                return Ok(Some(format!("kured's lock annotation {key} is not in kured's format: left alone")));
+                let words = format!("kured's lock annotation {key} is not in kured's format: left alone");
+                return Ok((Some(words), was_ours));
             }
             kured::Change::Write(value) => Value::String(value),
             kured::Change::Remove => Value::Null,
         };
-        let taking = !value.is_null() && !was_ours;
+        let ours = kured::ours(value.as_str());
         let body = json!({"metadata": {"resourceVersion": ds.resource_version(), "annotations": {key: value}}});
         let params = PatchParams { field_manager: Some(MANAGER.into()), ..PatchParams::default() };
         api.patch(name, &params, &Patch::Merge(body)).await?;
-        let giving_back = !taking && value_is_removal(&value, was_ours);
-        if taking || giving_back {
-            let action = if taking { AuditAction::OthersHeld } else { AuditAction::OthersReleased };
+        // A renewal is no news: only a take and a give-back are recorded.
+        if ours != was_ours {
+            let action = if ours { AuditAction::OthersHeld } else { AuditAction::OthersReleased };
             let mut entry = AuditEntry::new(WHO, action, &format!("daemonset/{namespace}/{name}"), now);
             entry.reason = window.map(str::to_owned);
             entry.outcome = Some(Switch::Kured.id().into());
             self.audit.record_about_object(entry, &ds).await;
         }
-        Ok(None)
+        Ok((None, ours))
     }
-}
-
-/// Whether a write gives Drainboard's lock back: the annotation removed, or rewritten without its places.
-fn value_is_removal(value: &Value, was_ours: bool) -> bool {
-    was_ours && (value.is_null() || !kured::ours(value.as_str()))
 }
