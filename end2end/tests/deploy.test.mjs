@@ -44,6 +44,19 @@ function rendered() {
   return JSON.parse(kubectl('apply', '-k', deployDir, '--dry-run=client', '-o', 'json')).items;
 }
 
+/**
+ * An overlay of the operator's own beside deploy/ with `component` added (Kustomize takes relative paths only),
+ * rendered: its objects, the base's, and the objects it adds (`Kind/name`, sorted).
+ */
+function withComponent(component) {
+  const ops = mkdtempSync(join(requireEnv('DRAINBOARD_CLUSTER_DIR'), 'ops-'));
+  writeFileSync(join(ops, 'kustomization.yaml'), `resources: [${relative(ops, deployDir)}]\ncomponents: [${relative(ops, component)}]\n`);
+  const overlay = JSON.parse(kubectl('apply', '-k', ops, '--dry-run=client', '-o', 'json')).items;
+  const base = rendered();
+  const added = overlay.filter((o) => !base.some((b) => b.kind === o.kind && b.metadata.name === o.metadata.name)).map((o) => `${o.kind}/${o.metadata.name}`).sort();
+  return { overlay, base, added };
+}
+
 const namespaceGone = () => run(['get', 'namespace', NS]).code !== 0;
 
 /** `kubectl auth can-i VERB RESOURCE[/SUBRESOURCE] --as WHO`: true for "yes". */
@@ -388,15 +401,10 @@ test('in a pod with no kubeconfig the server is its ServiceAccount (the in-clust
 
 test('the unattended component: the server may drain, and its admission policy lets only those with the explicit permission and the rights to drain any node ask it to', { timeout: 120_000 }, async () => {
   const component = join(deployDir, 'components', 'unattended');
-  // An overlay of the operator's own beside deploy/ (Kustomize takes relative paths only).
-  const ops = mkdtempSync(join(requireEnv('DRAINBOARD_CLUSTER_DIR'), 'ops-'));
-  writeFileSync(join(ops, 'kustomization.yaml'), `resources: [${relative(ops, deployDir)}]\ncomponents: [${relative(ops, component)}]\n`);
-  const overlay = JSON.parse(kubectl('apply', '-k', ops, '--dry-run=client', '-o', 'json')).items;
-  const base = rendered();
+  const { overlay, base, added } = withComponent(component);
   const args = overlay.find((o) => o.kind === 'Deployment').spec.template.spec.containers[0].args;
   assert.ok(args.includes('--unattended-plans'), `the overlay turns the flag on: ${args.join(' ')}`);
   assert.ok(!base.find((o) => o.kind === 'Deployment').spec.template.spec.containers[0].args.includes('--unattended-plans'), 'off in the base');
-  const added = overlay.filter((o) => !base.some((b) => b.kind === o.kind && b.metadata.name === o.metadata.name)).map((o) => `${o.kind}/${o.metadata.name}`).sort();
   assert.deepEqual(added, [
     'ClusterRole/drainboard-server-unattended', 'ClusterRole/drainboard-unattended-plans',
     'ClusterRoleBinding/drainboard-server-unattended', 'ValidatingAdmissionPolicy/drainboard-unattended-plans',
@@ -479,11 +487,7 @@ test('the unattended component: the server may drain, and its admission policy l
 
 test('the hold-others component: the server may set other tools\' switches on nodes and take kured\'s lock, and its admission policy refuses it anything else on a node', { timeout: 120_000 }, async () => {
   const component = join(deployDir, 'components', 'hold-others');
-  const ops = mkdtempSync(join(requireEnv('DRAINBOARD_CLUSTER_DIR'), 'ops-'));
-  writeFileSync(join(ops, 'kustomization.yaml'), `resources: [${relative(ops, deployDir)}]\ncomponents: [${relative(ops, component)}]\n`);
-  const overlay = JSON.parse(kubectl('apply', '-k', ops, '--dry-run=client', '-o', 'json')).items;
-  const base = rendered();
-  const added = overlay.filter((o) => !base.some((b) => b.kind === o.kind && b.metadata.name === o.metadata.name)).map((o) => `${o.kind}/${o.metadata.name}`).sort();
+  const { overlay, added } = withComponent(component);
   assert.deepEqual(added, [
     'ClusterRole/drainboard-server-hold-others', 'ClusterRoleBinding/drainboard-server-hold-others',
     'Role/drainboard-kured-lock', 'RoleBinding/drainboard-kured-lock',
