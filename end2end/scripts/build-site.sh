@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds the site: the server binary, the wasm (its #[lazy] parts split out), the JS, the style and the public files.
-#   build-site.sh [--release] [--site DIR] [--server-target TRIPLE]
+#   build-site.sh [--release] [--site DIR] [--server-target TRIPLE] [--no-server]
 # Debug (the default) is what ./test-all tests and ./run --dev serves. --release is what ./run serves and the image
 # ships: views' types erased (`--cfg erase_components`), the wasm through wasm-opt, the JS and CSS minified, and every
 # site file precompressed (.gz and .br). --site: where the site goes (default target/site). --server-target: a
-# target triple for the server (the image's static musl build).
+# target triple for the server (the image's static musl build). --no-server: the site only, as ./test-all's
+# first-load budget check builds it.
 #
 # The server and the wasm are built at the same time, each in its own target folder, since neither needs the other:
 # the wasm's last steps (LTO, wasm-opt) keep one core busy and the server's build takes the other. What the tools do
@@ -15,13 +16,14 @@ cd "$root"
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$root/end2end/node_modules/.bin:$PATH"
 say() { echo "build-site: $*" >&2; }
 
-release="" site=target/site server_target=""
+release="" site=target/site server_target="" build_server=yes
 while [ $# -gt 0 ]; do
   case $1 in
     --release) release=yes; shift ;;
     --site) site=$2; shift 2 ;;
     --server-target) server_target=$2; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    --no-server) build_server=""; shift ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) say "unknown argument $1 (see --help)"; exit 2 ;;
   esac
 done
@@ -56,21 +58,24 @@ fi
 wasm_flags="${RUSTFLAGS:+$RUSTFLAGS }${flags:+$flags }-Clink-args=--emit-relocs"
 server_flags="${RUSTFLAGS:+$RUSTFLAGS }$flags"
 
-say "building the server and the wasm${release:+ (release)}, and the site tool if it changed"
+say "building ${build_server:+the server and }the wasm${release:+ (release)}, and the site tool if it changed"
 server_log=$(mktemp) tool_log=$(mktemp)
 trap 'rm -f "$server_log" "$tool_log"' EXIT
 # The tool (minutes on a fresh machine, a no-op after) beside the two builds: it is needed only once the wasm is.
 cargo build --release --locked --manifest-path end2end/tools/site/Cargo.toml --target-dir "$tools_target" \
   2>"$tool_log" &
 tool_build=$!
-(
-  if [ -n "$server_flags" ]; then export RUSTFLAGS="$server_flags"; else unset RUSTFLAGS; fi
-  cargo build -p drainboard --bin drainboard "${server_args[@]}"
-) 2>"$server_log" &
-server=$!
+server=""
+if [ -n "$build_server" ]; then
+  (
+    if [ -n "$server_flags" ]; then export RUSTFLAGS="$server_flags"; else unset RUSTFLAGS; fi
+    cargo build -p drainboard --bin drainboard "${server_args[@]}"
+  ) 2>"$server_log" &
+  server=$!
+fi
 RUSTFLAGS="$wasm_flags" cargo build -p frontend --lib --target wasm32-unknown-unknown --target-dir target/front \
-  "${wasm_args[@]}" || { kill "$server" "$tool_build" 2>/dev/null; wait; say "the wasm did not build"; exit 1; }
-wait "$tool_build" || { cat "$tool_log" >&2; kill "$server" 2>/dev/null; wait; say "the site tool did not build"; exit 1; }
+  "${wasm_args[@]}" || { kill $server "$tool_build" 2>/dev/null; wait; say "the wasm did not build"; exit 1; }
+wait "$tool_build" || { cat "$tool_log" >&2; kill $server 2>/dev/null; wait; say "the site tool did not build"; exit 1; }
 
 # The site from scratch: nothing of an earlier build is served by mistake.
 rm -rf "$site" && mkdir -p "$site/pkg"
@@ -96,10 +101,12 @@ else
   "${css[@]}"
 fi
 
-kill -0 "$server" 2>/dev/null && say "the site is built; waiting for the server's build"
-wait "$server" || { cat "$server_log" >&2; say "the server did not build"; exit 1; }
-grep -v '^ *Compiling ' "$server_log" >&2 || true
+if [ -n "$server" ]; then
+  kill -0 "$server" 2>/dev/null && say "the site is built; waiting for the server's build"
+  wait "$server" || { cat "$server_log" >&2; say "the server did not build"; exit 1; }
+  grep -v '^ *Compiling ' "$server_log" >&2 || true
+fi
 if [ -n "$release" ]; then
   "$tool" compress "$site"
 fi
-say "built the site in $site and the server ($(du -sh "$site/pkg" | cut -f1) in $site/pkg)"
+say "built the site in $site${build_server:+ and the server} ($(du -sh "$site/pkg" | cut -f1) in $site/pkg)"

@@ -824,9 +824,10 @@ test('every hold on a node is listed, each on its window\'s clock in the reader\
     assert.match(text, new RegExp(`Held by ${budget}: 1 of its nodes`));
     // The deciding window's first: a full budget has no known end, so it decides, but no longer hides the freeze.
     assert.ok(text.indexOf(budget) < text.indexOf(frozen), text);
+    // The line renders once its part of the wasm has loaded after hydration, which may be a moment after the badge.
     const banner = page.locator('[data-testid="windows-now"]');
-    assert.equal(await banner.locator(`[data-testid="window-hold"][data-window="${frozen}"]`).count() >= 1, true);
-    assert.equal(await banner.locator(`[data-testid="window-hold"][data-window="${budget}"]`).count() >= 1, true);
+    await banner.locator(`[data-testid="window-hold"][data-window="${frozen}"]`).first().waitFor({ timeout: 10_000 });
+    await banner.locator(`[data-testid="window-hold"][data-window="${budget}"]`).first().waitFor({ timeout: 10_000 });
     const until = await banner.locator('[data-testid="windows-open-until"]').textContent();
     const local = now.closes.window === open ? `${days[ends.getUTCDay()]} ${hhmm(ends)} UTC` : '.+';
     assert.match(until, new RegExp(`^It may start until ${local}, in \\S+, when window ${now.closes.window} stops allowing it\\.$`));

@@ -119,10 +119,17 @@ pub fn CheckReadiness(nodes: Signal<Vec<String>>) -> AnyView {
 }
 
 /// The board's line per maintenance window: "tonight (Mon 22:00 Asia/Tokyo) will stall on node-7: …", with a badge
-/// counting the windows' nodes whose drain would stall. Checked in the browser once hydrated, then every 5 minutes;
-/// nothing shows while no window would stall.
+/// counting the windows' nodes whose drain would stall. Checked in the browser once `hydrated`, then every 5
+/// minutes; nothing shows while no window would stall. Its code is a part of the wasm of its own, loaded after the
+/// first page.
 #[component]
-pub fn WindowReadiness(now: Signal<Timestamp>) -> impl IntoView {
+pub fn WindowReadiness(now: Signal<Timestamp>, hydrated: Signal<bool>) -> impl IntoView {
+    move || hydrated.get().then(|| view! { <Suspense fallback=|| ()>{Suspend::new(readiness_line(now))}</Suspense> })
+}
+
+/// The line itself, checked every [`WINDOW_REFRESH_SECONDS`].
+#[lazy]
+fn readiness_line(now: Signal<Timestamp>) -> AnyView {
     let i18n = use_i18n();
     let lines = LocalResource::new(move || {
         let _tick = now.get().as_second() / WINDOW_REFRESH_SECONDS;
@@ -137,7 +144,7 @@ pub fn WindowReadiness(now: Signal<Timestamp>) -> impl IntoView {
             lines
         }
     });
-    move || {
+    (move || {
         let lines = lines.get().unwrap_or_default();
         let stalling: std::collections::BTreeSet<String> =
             lines.iter().flat_map(|(_, a)| a.stalling().map(|n| n.node.clone())).collect();
@@ -152,7 +159,8 @@ pub fn WindowReadiness(now: Signal<Timestamp>) -> impl IntoView {
                 </section>
             }
         })
-    }
+    })
+    .into_any()
 }
 
 /// One window's line, if any of its nodes would stall.

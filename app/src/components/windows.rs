@@ -29,12 +29,23 @@ impl WindowHolds {
 }
 
 /// The cluster's line, with each window that holds nodes, how many and why; nothing while no window covers a
-/// node. Fills the [`WindowHolds`] in context, if any, for the cards.
+/// node. Fills the [`WindowHolds`] in context, if any, for the cards. In the browser only, once `hydrated`: its code
+/// (the windows' answer, its decoding and its words) is a part of the wasm of its own, loaded after the first
+/// page, and a lazy part hydrated while its code still loads would not match the server's HTML.
 #[component]
-pub fn WindowsNow(now: Signal<Timestamp>) -> impl IntoView {
+pub fn WindowsNow(now: Signal<Timestamp>, hydrated: Signal<bool>) -> impl IntoView {
+    let holds = use_context::<WindowHolds>();
+    move || {
+        hydrated.get().then(|| view! { <Suspense fallback=|| ()>{Suspend::new(windows_line(now, holds))}</Suspense> })
+    }
+}
+
+/// The line itself, read every [`REFRESH_SECONDS`].
+#[lazy]
+fn windows_line(now: Signal<Timestamp>, holds: Option<WindowHolds>) -> AnyView {
     let i18n = use_i18n();
     let answer = Resource::new(move || now.get().as_second() / REFRESH_SECONDS, |_| window_decisions());
-    if let Some(WindowHolds(holds)) = use_context::<WindowHolds>() {
+    if let Some(WindowHolds(holds)) = holds {
         Effect::new(move || {
             if let Some(Ok(answer)) = answer.get() {
                 let at = now.get_untracked();
@@ -59,6 +70,7 @@ pub fn WindowsNow(now: Signal<Timestamp>) -> impl IntoView {
             })}
         </Transition>
     }
+    .into_any()
 }
 
 /// Every hold of a node, as (window, why in words): the deciding window's first, then the others in the order the

@@ -56,8 +56,8 @@ pub fn BoardPage() -> impl IntoView {
             <Toolbar filters live />
             <Notice notice=actions.notice />
             <DialogHost server_now=live.server_now() board=live.board />
-            <WindowsNow now=live.server_now() />
-            <crate::components::readiness::WindowReadiness now=live.server_now() />
+            <WindowsNow now=live.server_now() hydrated=live.hydrated.into() />
+            <crate::components::readiness::WindowReadiness now=live.server_now() hydrated=live.hydrated.into() />
             <RolloutsPanel plans=live.plans />
             <Views current=view_of.into() />
             <Suspense fallback=move || view! { <p data-testid="nodes-loading">{t_string!(i18n, app.loading_nodes)}</p> }>
