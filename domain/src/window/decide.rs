@@ -7,10 +7,7 @@ use std::collections::BTreeMap;
 use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
 
-use super::{
-    calendar,
-    spec::{Budget, Policy},
-};
+use super::spec::{Budget, Policy};
 
 /// A node as the decision reads it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -198,52 +195,8 @@ impl Budget {
     }
 }
 
-/// The decision for `node`, from every window (those that do not cover it are passed over).
-pub fn decide(windows: &[Policy], node: &str, facts: &Facts) -> Decision {
-    let fact = facts.nodes.iter().find(|n| n.name == node);
-    let empty = BTreeMap::new();
-    let labels = fact.map_or(&empty, |n| &n.labels);
-    let covering: Vec<&Policy> = windows.iter().filter(|w| w.selector.matches(labels)).collect();
-    let mut holds = Vec::new();
-    // How long each holding window holds: its next opening, or for ever (`None`) for a gate or the budget.
-    let mut until: Vec<(String, Option<Timestamp>)> = Vec::new();
-    for w in &covering {
-        let before = holds.len();
-        let calendar = calendar_hold(w, facts.now);
-        let calendar_until = calendar.as_ref().map(|_| w.next_open(facts.now));
-        holds.extend(calendar.into_iter().map(|hold| Held { window: w.name.clone(), hold }));
-        let gated = gates(w, node, fact, facts);
-        let gate_held = !gated.is_empty();
-        holds.extend(gated.into_iter().map(|hold| Held { window: w.name.clone(), hold }));
-        if holds.len() > before {
-            let forever = gate_held || w.broken.is_some();
-            until.push((w.name.clone(), if forever { None } else { calendar_until.flatten() }));
-        }
-    }
-    // For ever outranks any instant; among instants the latest; ties go to the first window by name.
-    let decided_by = until
-        .iter()
-        .max_by(|a, b| match (a.1, b.1) {
-            (None, None) => b.0.cmp(&a.0),
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (Some(x), Some(y)) => x.cmp(&y).then(b.0.cmp(&a.0)),
-        })
-        .map(|(name, _)| name.clone());
-    Decision {
-        node: node.into(),
-        windows: covering.iter().map(|w| w.name.clone()).collect(),
-        holds,
-        decided_by,
-        opens: match covering.iter().any(|w| w.broken.is_some()) {
-            true => None,
-            false => calendar::next_open_all(&covering, facts.now),
-        },
-    }
-}
-
 /// Why the calendar holds `w` at `now`: a freeze first, since it holds whatever the schedules say.
-fn calendar_hold(w: &Policy, now: Timestamp) -> Option<Hold> {
+pub(super) fn calendar_hold(w: &Policy, now: Timestamp) -> Option<Hold> {
     if let Some(why) = &w.broken {
         return Some(Hold::Invalid { why: why.clone() });
     }
@@ -263,60 +216,6 @@ fn calendar_hold(w: &Policy, now: Timestamp) -> Option<Hold> {
     let local = opens.map(|t| t.to_zoned(w.zone.clone()).strftime("%a %H:%M").to_string());
     let at = opens.map(|t| super::LocalTime::at(t, &w.zone));
     Some(Hold::OutsideWindow { opens, local, zone: w.zone_name.clone(), at })
-}
-
-/// The window's closed gates and its budget, for `node`.
-fn gates(w: &Policy, node: &str, fact: Option<&NodeFact>, facts: &Facts) -> Vec<Hold> {
-    let mut holds = Vec::new();
-    if let Some(budget) = w.budget {
-        let selected: Vec<&NodeFact> = facts.nodes.iter().filter(|n| w.selector.matches(&n.labels)).collect();
-        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-        let max = budget.max(count(selected.len()));
-        let in_maintenance = count(selected.iter().filter(|n| n.in_maintenance).count());
-        let already = fact.is_some_and(|n| n.in_maintenance);
-        if !already && in_maintenance >= max {
-            holds.push(Hold::Budget { in_maintenance, max });
-        }
-    }
-    if let Some(max) = w.gates.max_not_ready {
-        let not_ready = u32::try_from(facts.nodes.iter().filter(|n| !n.ready).count()).unwrap_or(u32::MAX);
-        if not_ready > max {
-            holds.push(Hold::NotReadyStorm { not_ready, max });
-        }
-    }
-    for gate in &w.gates.pods {
-        let running = facts.pods.iter().find(|p| {
-            (gate.anywhere || p.node.as_deref() == Some(node))
-                && gate.namespace.as_ref().is_none_or(|ns| *ns == p.namespace)
-                && gate.selector.matches(&p.labels)
-        });
-        if let Some(p) = running {
-            holds.push(Hold::Pod { namespace: p.namespace.clone(), name: p.name.clone(), node: p.node.clone() });
-        }
-    }
-    if !w.gates.alerts.is_empty() {
-        match facts.alerts {
-            Alerts::Known(alerts) => {
-                for gate in &w.gates.alerts {
-                    if let Some(alert) = alerts.iter().find(|a| gate.iter().all(|m| m.matches(a))) {
-                        let matched = gate
-                            .iter()
-                            .map(|m| format!("{}={}", m.name, alert.get(&m.name).map_or("", |v| v)))
-                            .collect::<Vec<_>>()
-                            .join(", ");
-                        let name = alert.get("alertname").cloned().unwrap_or_default();
-                        holds.push(Hold::Alert { name, matched });
-                    }
-                }
-            }
-            Alerts::Unknown(why) if facts.fail_closed => holds.push(Hold::AlertsUnknown { why: why.clone() }),
-            Alerts::None if facts.fail_closed => {
-                holds.push(Hold::AlertsUnknown { why: "no Alertmanager is configured (--alertmanager-url)".into() })
-            }
-            _ => {}
-        }
-    }
-    holds
 }
 
 impl Hold {
@@ -361,5 +260,10 @@ pub fn span(now: Timestamp, then: Timestamp) -> String {
     }
 }
 
+mod decider;
+pub use decider::{Decider, decide};
+
+#[cfg(test)]
+mod shared_tests;
 #[cfg(test)]
 mod tests;

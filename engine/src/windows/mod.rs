@@ -212,7 +212,8 @@ impl Windows {
         let pods = pod_facts(cache, &policies);
         let alerts = self.alerts.borrow().clone();
         let facts = Facts { now, nodes: &facts_nodes, pods: &pods, alerts: &alerts, fail_closed: self.fail_closed };
-        nodes.iter().map(|n| domain::window::decide::decide(&policies, n, &facts)).collect()
+        let decider = domain::window::decide::Decider::new(&policies, &facts);
+        nodes.iter().map(|n| decider.decide(n)).collect()
     }
 }
 

@@ -12,19 +12,19 @@ fn ts(text: &str) -> Timestamp {
     text.parse().unwrap()
 }
 
-fn policy(name: &str, spec: Spec) -> Policy {
+pub(super) fn policy(name: &str, spec: Spec) -> Policy {
     Policy::parse(name, &spec, |z| TimeZone::get(z).ok()).unwrap()
 }
 
-fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+pub(super) fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
 }
 
-fn node(name: &str, pool: &str, ready: bool, in_maintenance: bool) -> NodeFact {
+pub(super) fn node(name: &str, pool: &str, ready: bool, in_maintenance: bool) -> NodeFact {
     NodeFact { name: name.into(), labels: labels(&[("pool", pool)]), ready, in_maintenance }
 }
 
-fn facts<'a>(nodes: &'a [NodeFact], pods: &'a [PodFact], alerts: &'a Alerts) -> Facts<'a> {
+pub(super) fn facts<'a>(nodes: &'a [NodeFact], pods: &'a [PodFact], alerts: &'a Alerts) -> Facts<'a> {
     Facts { now: ts("2026-12-02T12:00:00Z"), nodes, pods, alerts, fail_closed: true }
 }
 
