@@ -123,6 +123,19 @@ impl FromServerFnError for AppError {
         error.set_status();
         error
     }
+
+    /// Decoded from text, as a page's resources are when it hydrates, rather than from bytes as the encoding
+    /// would: serde_json builds a decoder per kind of input, and this error's (every refusal and denial in it) is
+    /// among the largest in the browser's first load. One is enough.
+    fn de(data: leptos::server_fn::Bytes) -> Self {
+        match std::str::from_utf8(&data)
+            .map_err(|e| e.to_string())
+            .and_then(|text| serde_json::from_str(text).map_err(|e| e.to_string()))
+        {
+            Ok(error) => error,
+            Err(why) => Self::from_server_fn_error(ServerFnErrorErr::Deserialization(why)),
+        }
+    }
 }
 
 #[cfg(feature = "ssr")]

@@ -7,6 +7,7 @@ use jiff::Timestamp;
 use leptos::prelude::*;
 
 use crate::{
+    components::windows::WindowsCover,
     i18n::{I18n, readiness_text, t_string, use_i18n},
     readiness::readiness_check,
     windows::window_decisions,
@@ -120,11 +121,16 @@ pub fn CheckReadiness(nodes: Signal<Vec<String>>) -> AnyView {
 
 /// The board's line per maintenance window: "tonight (Mon 22:00 Asia/Tokyo) will stall on node-7: …", with a badge
 /// counting the windows' nodes whose drain would stall. Checked in the browser once `hydrated`, then every 5
-/// minutes; nothing shows while no window would stall. Its code is a part of the wasm of its own, loaded after the
-/// first page.
+/// minutes; nothing shows while no window would stall. Its code is a part of the wasm of its own, loaded once a
+/// window covers a node (the page's [`WindowsCover`], which the windows line keeps): a cluster without windows
+/// never loads it.
 #[component]
 pub fn WindowReadiness(now: Signal<Timestamp>, hydrated: Signal<bool>) -> impl IntoView {
-    move || hydrated.get().then(|| view! { <Suspense fallback=|| ()>{Suspend::new(readiness_line(now))}</Suspense> })
+    let covered = use_context::<WindowsCover>().map_or(Signal::from(true), |WindowsCover(c)| c.into());
+    move || {
+        (hydrated.get() && covered.get())
+            .then(|| view! { <Suspense fallback=|| ()>{Suspend::new(readiness_line(now))}</Suspense> })
+    }
 }
 
 /// The line itself, checked every [`WINDOW_REFRESH_SECONDS`].

@@ -28,24 +28,28 @@ impl WindowHolds {
     }
 }
 
-/// The cluster's line, with each window that holds nodes, how many and why; nothing while no window covers a
-/// node. Fills the [`WindowHolds`] in context, if any, for the cards. In the browser only, once `hydrated`: its code
-/// (the windows' answer, its decoding and its words) is a part of the wasm of its own, loaded after the first
-/// page, and a lazy part hydrated while its code still loads would not match the server's HTML.
-#[component]
-pub fn WindowsNow(now: Signal<Timestamp>, hydrated: Signal<bool>) -> impl IntoView {
-    let holds = use_context::<WindowHolds>();
-    move || {
-        hydrated.get().then(|| view! { <Suspense fallback=|| ()>{Suspend::new(windows_line(now, holds))}</Suspense> })
-    }
-}
+/// Whether any maintenance window covers a node, as the last answer said: what the board's readiness line waits
+/// for before it loads its code, which a cluster without windows never needs.
+#[derive(Clone, Copy)]
+pub struct WindowsCover(pub RwSignal<bool>);
 
-/// The line itself, read every [`REFRESH_SECONDS`].
-#[lazy]
-fn windows_line(now: Signal<Timestamp>, holds: Option<WindowHolds>) -> AnyView {
+/// The cluster's line, with each window that holds nodes, how many and why; nothing while no window covers a
+/// node. Fills the [`WindowHolds`] in context, if any, for the cards.
+#[component]
+pub fn WindowsNow(now: Signal<Timestamp>) -> impl IntoView {
     let i18n = use_i18n();
     let answer = Resource::new(move || now.get().as_second() / REFRESH_SECONDS, |_| window_decisions());
-    if let Some(WindowHolds(holds)) = holds {
+    if let Some(WindowsCover(cover)) = use_context::<WindowsCover>() {
+        Effect::new(move || {
+            if let Some(Ok(answer)) = answer.get() {
+                let covers = answer.keeps_windows && answer.nodes.iter().any(|d| !d.windows.is_empty());
+                if cover.get_untracked() != covers {
+                    cover.set(covers);
+                }
+            }
+        });
+    }
+    if let Some(WindowHolds(holds)) = use_context::<WindowHolds>() {
         Effect::new(move || {
             if let Some(Ok(answer)) = answer.get() {
                 let at = now.get_untracked();
@@ -70,7 +74,6 @@ fn windows_line(now: Signal<Timestamp>, holds: Option<WindowHolds>) -> AnyView {
             })}
         </Transition>
     }
-    .into_any()
 }
 
 /// Every hold of a node, as (window, why in words): the deciding window's first, then the others in the order the

@@ -189,29 +189,26 @@ mod stream {
     /// one is opened after a pause. Every connection starts with a full board, so a reconnect resyncs.
     pub fn follow(live: LiveBoard) {
         let holder = StoredValue::new_local(None::<Listening>);
-        open(holder, live);
+        // One feed for every stream the page opens, so that a reconnect's list waits for the old stream's changes.
+        let plans = crate::live::plans::PlanFeed::new();
+        open(holder, live, plans);
         on_cleanup(move || {
             let _ = holder.try_update_value(|h| h.take());
         });
     }
 
-    fn open(holder: StoredValue<Option<Listening>, LocalStorage>, live: LiveBoard) {
+    fn open(
+        holder: StoredValue<Option<Listening>, LocalStorage>,
+        live: LiveBoard,
+        plans: crate::live::plans::PlanFeed,
+    ) {
         let pending = Pending::new();
         let listening = dom::listen(
             &crate::context::api("/api/board/events"),
             &["board", "drains", "health", "history", "plans", "plans-changed"],
             move |kind, text| {
-                if kind == "plans" {
-                    if let Ok(list) = serde_json::from_str::<Vec<domain::rollout::RolloutProgress>>(&text) {
-                        live.plans.set(Some(list));
-                    }
-                    return;
-                }
-                if kind == "plans-changed" {
-                    if let Ok(changed) = serde_json::from_str::<domain::plan_feed::PlansChanged>(&text) {
-                        live.plans
-                            .update(|plans| domain::plan_feed::apply(plans.get_or_insert_with(Vec::new), changed));
-                    }
+                if kind == "plans" || kind == "plans-changed" {
+                    plans.push(kind == "plans", text, live);
                     return;
                 }
                 if kind == "history" {
@@ -238,7 +235,7 @@ mod stream {
             move |closed| {
                 live.connection.set(Connection::Reconnecting);
                 if closed {
-                    set_timeout(move || open(holder, live), RETRY);
+                    set_timeout(move || open(holder, live, plans), RETRY);
                 }
             },
         );

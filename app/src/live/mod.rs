@@ -4,6 +4,8 @@
 pub mod board;
 #[cfg(feature = "hydrate")]
 pub(crate) mod dom;
+#[cfg(feature = "hydrate")]
+mod plans;
 pub mod preview;
 pub mod progress;
 

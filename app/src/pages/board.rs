@@ -17,7 +17,7 @@ use crate::{
         card::CardView,
         rollouts::{RolloutBar, RolloutsPanel},
         timeline_view,
-        windows::{WindowHolds, WindowsNow},
+        windows::{WindowHolds, WindowsCover, WindowsNow},
     },
     dialogs::{Actions, DialogHost},
     i18n::{t_string, use_i18n},
@@ -37,6 +37,7 @@ pub fn BoardPage() -> impl IntoView {
     provide_context(actions);
     provide_context(Selection::new());
     provide_context(WindowHolds::new());
+    provide_context(WindowsCover(RwSignal::new(false)));
     let hold = OrderHold::new(Signal::derive(move || actions.dialog.with(Option::is_some)));
     let query = use_query_map();
     // Memos: the filters change the address at each keystroke, which must not build the view again.
@@ -56,7 +57,7 @@ pub fn BoardPage() -> impl IntoView {
             <Toolbar filters live />
             <Notice notice=actions.notice />
             <DialogHost server_now=live.server_now() board=live.board />
-            <WindowsNow now=live.server_now() hydrated=live.hydrated.into() />
+            <WindowsNow now=live.server_now() />
             <crate::components::readiness::WindowReadiness now=live.server_now() hydrated=live.hydrated.into() />
             <RolloutsPanel plans=live.plans />
             <Views current=view_of.into() />

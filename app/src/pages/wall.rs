@@ -72,7 +72,7 @@ fn wall_view(live: LiveBoard, current: Current) -> AnyView {
                 </div>
             </div>
             <div class="wall-side">
-                <crate::components::windows::WindowsNow now=live.server_now() hydrated=live.hydrated.into() />
+                <crate::components::windows::WindowsNow now=live.server_now() />
                 <Plans plans=live.plans />
                 <Drains live />
                 <CountingDown current now=live.server_now() />
