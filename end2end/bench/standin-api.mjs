@@ -1,6 +1,6 @@
 // A stand-in Kubernetes API server for the scale benchmarks: synthetic list and watch answers for N nodes and P pods
 // (issue 13), served to the real Drainboard server, since etcd on a 2-core machine cannot hold 150,000 pods.
-//   node end2end/bench/standin-api.mjs [--nodes 5000] [--pods 150000] [--zones 4] [--port 0] [--kubeconfig FILE]
+//   node end2end/bench/standin-api.mjs [--nodes 5000] [--pods 150000] [--zones 4] [--windows 0] [--port 0] [--kubeconfig FILE]
 //                                      [--renew-every SECONDS] [--delete-after SECONDS]
 // Prints `standin serving on http://127.0.0.1:PORT kubeconfig FILE` on stdout once it listens, and logs every request
 // it has no answer for on stderr. Or import it: `const api = await startStandin({ nodes, pods })`.
@@ -15,6 +15,8 @@
 //   leases in kube-node-lease                   one per node; any other namespace's Leases: none
 //   poddisruptionbudgets                        N, one per ReplicaSet (maxUnavailable 1 or minAvailable 50 %)
 //   namespaces                                  those the pods use
+//   maintenancewindows (drainboard.dev)         W windows (--windows, default none): zone, instance-type and hostname
+//                                               selectors, calendars in four zones, freezes, budgets, pod and alert gates
 //   configmaps, events, other Leases            empty lists; single GETs 404 as the API server does
 //   selfsubjectaccessreviews                    allowed; selfsubjectreviews: user `bench-admin`, system:masters
 // Lists page with `limit`/`continue` (a continue token holds the list's resourceVersion and the next index), and
@@ -75,7 +77,7 @@ function uid(kind, i) {
   const h = hex(mix(kind, i), 32);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
-const KIND_NODE = 1, KIND_POD = 2, KIND_LEASE = 3, KIND_PDB = 4, KIND_RS = 5, KIND_DS = 6, KIND_NS = 7;
+const KIND_NODE = 1, KIND_POD = 2, KIND_LEASE = 3, KIND_PDB = 4, KIND_RS = 5, KIND_DS = 6, KIND_NS = 7, KIND_WINDOW = 8;
 
 const iso = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 const micro = (ms) => new Date(ms).toISOString().replace(/Z$/, '000Z');
@@ -91,7 +93,7 @@ const TEAMS = 50;
 const PER_REPLICASET = 27;
 
 /** The synthetic cluster: sizes, generators by index, and what has changed since the start. */
-function makeCluster({ nodes: N, pods: P, zones = 4, pdbs, start = Date.now() }) {
+function makeCluster({ nodes: N, pods: P, zones = 4, pdbs, windows: W = 0, start = Date.now() }) {
   const perNode = P >= N * 10 ? DAEMONSETS.length : P >= N ? 1 : 0;
   const dsPods = N * perNode;
   const rsPods = P - dsPods;
@@ -323,9 +325,36 @@ function makeCluster({ nodes: N, pods: P, zones = 4, pdbs, start = Date.now() })
     };
   }
 
+  // Maintenance windows (drainboard.dev), a mix of what operators write: selectors by zone, instance type and
+  // hostname sets; calendars in four time zones; freezes; budgets as counts and shares; pod and alert gates.
+  function window(k) {
+    const zone = `zone-${LETTERS[k % zones]}`;
+    const some = [0, 1, 2].map((d) => nodeName((k * 37 + d * 101) % N)).join(',');
+    const selector = [`topology.kubernetes.io/zone=${zone}`, 'node.kubernetes.io/instance-type=m6i.2xlarge',
+      `kubernetes.io/hostname in (${some})`, `topology.kubernetes.io/zone!=${zone},node-role.kubernetes.io/worker`][k % 4];
+    const tz = ['UTC', 'Asia/Tokyo', 'Europe/Berlin', 'America/New_York'][k % 4];
+    const spec = {
+      nodeSelector: selector, timeZone: tz,
+      schedules: [{ start: ['22:00', '01:00', '09:00', '13:30'][k % 4], end: ['04:00', '05:00', '17:00', '13:00'][k % 4] }],
+      maxInMaintenance: k % 2 === 0 ? '10%' : String(3 + (k % 5)),
+      gates: {
+        pods: k % 3 === 0 ? [{ selector: 'app=backup', namespace: 'ops' }] : k % 3 === 1 ? [{ selector: 'app=migrate', anywhere: true }] : [],
+        alerts: k % 4 === 1 ? [{ matchers: ['severity="critical"'] }] : [],
+        ...(k % 6 === 0 ? { maxNotReady: 50 } : {}),
+      },
+      ...(k % 5 === 0 ? { freezes: [{ start: '2026-12-24', end: '2026-12-26', reason: 'holidays' }] } : {}),
+    };
+    const name = `window-${String(k).padStart(2, '0')}`;
+    return {
+      kind: 'MaintenanceWindow', apiVersion: 'drainboard.dev/v1alpha1',
+      metadata: { name, uid: uid(KIND_WINDOW, k), resourceVersion: String(baseRv), generation: 1, creationTimestamp: iso(created) },
+      spec,
+    };
+  }
+
   return {
-    N, P, zones, perNode, replicaSets, pdbCount, start, baseRv, nodeState, leaseState, podState, nodeName, nodeIndex,
-    node, pod, basePod, podNamespace, lease, pdb, namespace, namespaceNames,
+    N, P, W, zones, perNode, replicaSets, pdbCount, start, baseRv, nodeState, leaseState, podState, nodeName, nodeIndex,
+    node, pod, basePod, podNamespace, lease, pdb, namespace, namespaceNames, window,
   };
 }
 
@@ -348,6 +377,7 @@ function resources(c) {
     replicasets: r({ group: 'apps', version: 'v1', kind: 'ReplicaSet', namespaced: true, count: () => 0 }),
     deployments: r({ group: 'apps', version: 'v1', kind: 'Deployment', namespaced: true, count: () => 0 }),
     statefulsets: r({ group: 'apps', version: 'v1', kind: 'StatefulSet', namespaced: true, count: () => 0 }),
+    maintenancewindows: r({ group: 'drainboard.dev', version: 'v1alpha1', kind: 'MaintenanceWindow', namespaced: false, count: () => c.W, make: c.window }),
   };
 }
 
@@ -465,7 +495,7 @@ function tableOf(kind, objs, meta, now) {
  * spread evenly; 0 = none), deleteAfter (an evicted pod goes a random 0 to this many seconds later; 0), quiet.
  */
 export async function startStandin(opts = {}) {
-  const c = makeCluster({ nodes: opts.nodes ?? 5000, pods: opts.pods ?? 150000, zones: opts.zones ?? 4, pdbs: opts.pdbs });
+  const c = makeCluster({ nodes: opts.nodes ?? 5000, pods: opts.pods ?? 150000, zones: opts.zones ?? 4, pdbs: opts.pdbs, windows: opts.windows ?? 0 });
   const res = resources(c);
   const disc = discovery(res);
   const log = opts.quiet ? () => {} : (...a) => console.error('standin:', ...a);
@@ -942,7 +972,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   for (let k = 2; k < process.argv.length; k += 2) args[process.argv[k].replace(/^--/, '')] = process.argv[k + 1];
   const api = await startStandin({
     nodes: Number(args.nodes ?? 5000), pods: Number(args.pods ?? 150000), zones: Number(args.zones ?? 4),
-    pdbs: args.pdbs === undefined ? undefined : Number(args.pdbs), port: Number(args.port ?? 0),
+    pdbs: args.pdbs === undefined ? undefined : Number(args.pdbs), port: Number(args.port ?? 0), windows: Number(args.windows ?? 0),
     kubeconfig: args.kubeconfig, renewEvery: Number(args['renew-every'] ?? 0), deleteAfter: Number(args['delete-after'] ?? 0),
   });
   console.log(`standin serving on ${api.url} kubeconfig ${api.kubeconfig}`);

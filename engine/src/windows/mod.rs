@@ -195,6 +195,22 @@ impl Windows {
         if policies.is_empty() {
             return nodes.iter().map(|n| Decision { node: (*n).into(), ..Decision::default() }).collect();
         }
+        // Tens of milliseconds of CPU at a fleet of thousands of nodes: done where it does not hold up the other
+        // tasks of the async worker it runs on (the board streams, the probes).
+        match cache.live_cards().borrow().len() >= LARGE_FLEET {
+            true => off_the_workers(|| self.decide_with(cache, &policies, nodes, starting, now)),
+            false => self.decide_with(cache, &policies, nodes, starting, now),
+        }
+    }
+
+    fn decide_with(
+        &self,
+        cache: &ClusterCache,
+        policies: &[Policy],
+        nodes: &[&str],
+        starting: &[&str],
+        now: jiff::Timestamp,
+    ) -> Vec<Decision> {
         // The live cards, built once for every viewer after each change: a plan decides every second, and building
         // the cards anew from every node and pod each time would cost a large cluster dearly. Before the first
         // build (the cache just listed), they are built here, so that no start is decided on no nodes at all.
@@ -209,11 +225,24 @@ impl Windows {
             false => live.iter().map(|c| fact(c)).collect(),
             true => cache.cards().iter().map(fact).collect(),
         };
-        let pods = pod_facts(cache, &policies);
+        let pods = pod_facts(cache, policies);
         let alerts = self.alerts.borrow().clone();
         let facts = Facts { now, nodes: &facts_nodes, pods: &pods, alerts: &alerts, fail_closed: self.fail_closed };
-        let decider = domain::window::decide::Decider::new(&policies, &facts);
+        let decider = domain::window::decide::Decider::new(policies, &facts);
         nodes.iter().map(|n| decider.decide(n)).collect()
+    }
+}
+
+/// From this many nodes on, deciding them all is moved off the async workers.
+const LARGE_FLEET: usize = 1_000;
+
+/// Runs `work` on the current thread, having first handed this worker's other tasks to another thread (tokio's
+/// `block_in_place`), where the runtime has more than one worker; as is, on a runtime of one thread (tests).
+fn off_the_workers<T>(work: impl FnOnce() -> T) -> T {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(RuntimeFlavor::MultiThread) => tokio::task::block_in_place(work),
+        _ => work(),
     }
 }
 
