@@ -71,15 +71,19 @@ async function measure(build) {
     log(`${build.label}: ready after ${Date.now() - started} ms`);
     const init = authorized({ method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': 'identity' }, body: '{}' });
     // The first answers warm the caches (the cards, the parsed windows); they are not counted.
-    let answer;
-    for (let k = 0; k < 3; k++) answer = JSON.parse((await timed(`${url}/api/windows`, init)).body);
+    let answer, bytes;
+    for (let k = 0; k < 3; k++) {
+      const { body } = await timed(`${url}/api/windows`, init);
+      answer = JSON.parse(body);
+      bytes = Buffer.byteLength(body);
+    }
     const times = [];
     for (let k = 0; k < calls; k++) times.push((await timed(`${url}/api/windows`, init)).ms);
     const scrapes = [];
     for (let k = 0; k < 10; k++) scrapes.push((await timed(`http://127.0.0.1:${probe}/metrics`)).ms);
     const held = answer.nodes.filter((d) => d.holds.length > 0).length;
     const covered = answer.nodes.filter((d) => d.windows.length > 0).length;
-    return { times, scrapes, held, covered, decided: answer.nodes.length };
+    return { times, scrapes, held, covered, decided: answer.nodes.length, bytes };
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
@@ -93,7 +97,7 @@ for (let round = 1; round <= rounds; round++) {
     const r = results.get(build.label);
     r.times.push(...m.times);
     r.scrapes.push(...m.scrapes);
-    r.seen.add(`${m.decided} decided, ${m.covered} covered, ${m.held} held`);
+    r.seen.add(`${m.decided} decided, ${m.covered} covered, ${m.held} held; ${(m.bytes / 1e6).toFixed(2)} MB of JSON`);
     log(`${build.label} round ${round}: /api/windows p50 ${quantile(m.times, 0.5).toFixed(1)} ms, p99 ${quantile(m.times, 0.99).toFixed(1)} ms; ` +
       `/metrics p50 ${quantile(m.scrapes, 0.5).toFixed(1)} ms; ${[...r.seen].join(' | ')}`);
   }
