@@ -208,7 +208,7 @@ mod stream {
             &["board", "drains", "health", "history", "plans", "plans-changed"],
             move |kind, text| {
                 if kind == "plans" || kind == "plans-changed" {
-                    plans.push(kind == "plans", text, live);
+                    plans.push(kind == "plans", text, live.plans);
                     return;
                 }
                 if kind == "history" {

@@ -8,8 +8,6 @@ use std::collections::VecDeque;
 use domain::rollout::RolloutProgress;
 use leptos::prelude::*;
 
-use super::LiveBoard;
-
 /// The events not applied yet: (a whole list, its JSON), oldest first, and whether they are being applied.
 #[derive(Clone, Copy)]
 pub struct PlanFeed {
@@ -22,8 +20,9 @@ impl PlanFeed {
         PlanFeed { queue: StoredValue::new_local(VecDeque::new()), applying: StoredValue::new_local(false) }
     }
 
-    /// Queues a `plans` event (`whole`) or a `plans-changed` one, and applies the queue unless it is already.
-    pub fn push(self, whole: bool, text: String, live: LiveBoard) {
+    /// Queues a `plans` event (`whole`) or a `plans-changed` one, and applies the queue to `plans` unless it is
+    /// already being applied.
+    pub fn push(self, whole: bool, text: String, plans: RwSignal<Option<Vec<RolloutProgress>>>) {
         self.queue.update_value(|q| q.push_back((whole, text)));
         if self.applying.get_value() {
             return;
@@ -31,13 +30,13 @@ impl PlanFeed {
         self.applying.set_value(true);
         leptos::task::spawn_local(async move {
             while let Some((whole, text)) = self.queue.try_update_value(VecDeque::pop_front).flatten() {
-                let Some(current) = live.plans.try_get_untracked() else { return };
+                let Some(current) = plans.try_get_untracked() else { return };
                 let next = match whole && text.trim() == "[]" {
                     true => Some(Vec::new()),
                     false => next_plans(current, whole, text).await,
                 };
                 if let Some(next) = next {
-                    live.plans.try_set(Some(next));
+                    plans.try_set(Some(next));
                 }
             }
             let _ = self.applying.try_set_value(false);
