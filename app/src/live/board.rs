@@ -180,7 +180,6 @@ mod stream {
                     board.apply(update, arrived);
                 }
             });
-            live.connection.set(Connection::Live);
         }
     }
 
@@ -230,6 +229,11 @@ mod stream {
                     return;
                 }
                 let Ok(update) = serde_json::from_str::<BoardUpdate>(&text) else { return };
+                // Live as the update arrives, on the stream that sent it: an error after it says Reconnecting, and
+                // the frame that applies the update later must not say Live again over a stream that is gone.
+                if live.connection.get_untracked() != Connection::Live {
+                    live.connection.set(Connection::Live);
+                }
                 pending.push(update, live);
             },
             move |closed| {
