@@ -824,7 +824,7 @@ test('every hold on a node is listed, each on its window\'s clock in the reader\
     assert.match(text, new RegExp(`Held by ${budget}: 1 of its nodes`));
     // The deciding window's first: a full budget has no known end, so it decides, but no longer hides the freeze.
     assert.ok(text.indexOf(budget) < text.indexOf(frozen), text);
-    // The line renders once its part of the wasm has loaded after hydration, which may be a moment after the badge.
+    // The line and the badge come from one answer but render apart: the line may come a moment after the badge.
     const banner = page.locator('[data-testid="windows-now"]');
     await banner.locator(`[data-testid="window-hold"][data-window="${frozen}"]`).first().waitFor({ timeout: 10_000 });
     await banner.locator(`[data-testid="window-hold"][data-window="${budget}"]`).first().waitFor({ timeout: 10_000 });

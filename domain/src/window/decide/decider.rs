@@ -104,7 +104,7 @@ impl<'a> Decider<'a> {
             .map(|(name, _)| name.clone());
         let opens = match covering.iter().any(|&i| self.windows[i].broken.is_some()) {
             true => None,
-            false => self.opens_together(covering.clone()),
+            false => self.opens_together(&covering),
         };
         Decision {
             node: node.into(),
@@ -116,11 +116,14 @@ impl<'a> Decider<'a> {
     }
 
     /// When the calendars of the windows `covering` next allow a start together: searched once per set of windows.
-    fn opens_together(&self, covering: Vec<usize>) -> Option<Timestamp> {
-        *self.opens_together.borrow_mut().entry(covering).or_insert_with_key(|covering| {
-            let windows: Vec<&Policy> = covering.iter().map(|&i| &self.windows[i]).collect();
-            calendar::next_open_all(&windows, self.now)
-        })
+    fn opens_together(&self, covering: &[usize]) -> Option<Timestamp> {
+        if let Some(opens) = self.opens_together.borrow().get(covering) {
+            return *opens;
+        }
+        let windows: Vec<&Policy> = covering.iter().map(|&i| &self.windows[i]).collect();
+        let opens = calendar::next_open_all(&windows, self.now);
+        self.opens_together.borrow_mut().insert(covering.to_vec(), opens);
+        opens
     }
 }
 
@@ -128,9 +131,12 @@ impl<'a> Shared<'a> {
     fn of(w: &Policy, facts: &'a Facts<'a>, not_ready: u32) -> Self {
         let calendar = calendar_hold(w, facts.now).map(|hold| (hold, w.next_open(facts.now)));
         let budget = w.budget.map(|budget| {
-            let selected: Vec<&NodeFact> = facts.nodes.iter().filter(|n| w.selector.matches(&n.labels)).collect();
-            let in_maintenance = count(selected.iter().filter(|n| n.in_maintenance).count());
-            (in_maintenance, budget.max(count(selected.len())))
+            let (selected, in_maintenance) = facts
+                .nodes
+                .iter()
+                .filter(|n| w.selector.matches(&n.labels))
+                .fold((0, 0), |(all, busy), n| (all + 1, busy + usize::from(n.in_maintenance)));
+            (count(in_maintenance), budget.max(count(selected)))
         });
         let storm =
             w.gates.max_not_ready.filter(|max| not_ready > *max).map(|max| Hold::NotReadyStorm { not_ready, max });
