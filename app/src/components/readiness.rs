@@ -120,15 +120,16 @@ pub fn CheckReadiness(nodes: Signal<Vec<String>>) -> AnyView {
 }
 
 /// The board's line per maintenance window: "tonight (Mon 22:00 Asia/Tokyo) will stall on node-7: …", with a badge
-/// counting the windows' nodes whose drain would stall. Checked in the browser once `hydrated`, then every 5
-/// minutes; nothing shows while no window would stall. Its code is a part of the wasm of its own, loaded once a
-/// window covers a node (the page's [`WindowsCover`], which the windows line keeps): a cluster without windows
-/// never loads it.
+/// counting the windows' nodes whose drain would stall. Checked every 5 minutes; nothing shows while no window
+/// would stall. Its code is a part of the wasm of its own, loaded once a window covers a node, as the page's
+/// [`WindowsCover`] says: the windows line sets it in the browser only, once hydrated, so the line never renders
+/// on the server, and a cluster without windows never loads it. A page that keeps no `WindowsCover` shows none.
 #[component]
-pub fn WindowReadiness(now: Signal<Timestamp>, hydrated: Signal<bool>) -> impl IntoView {
-    let covered = use_context::<WindowsCover>().map_or(Signal::from(true), |WindowsCover(c)| c.into());
+pub fn WindowReadiness(now: Signal<Timestamp>) -> impl IntoView {
+    let covered = use_context::<WindowsCover>();
     move || {
-        (hydrated.get() && covered.get())
+        covered
+            .is_some_and(|WindowsCover(c)| c.get())
             .then(|| view! { <Suspense fallback=|| ()>{Suspend::new(readiness_line(now))}</Suspense> })
     }
 }

@@ -21,7 +21,7 @@ impl PlanFeed {
     }
 
     /// Queues a `plans` event (`whole`) or a `plans-changed` one, and applies the queue to `plans` unless it is
-    /// already being applied.
+    /// already being applied. Only the decoding is in the lazy part: a change is applied in place, as before.
     pub fn push(self, whole: bool, text: String, plans: RwSignal<Option<Vec<RolloutProgress>>>) {
         self.queue.update_value(|q| q.push_back((whole, text)));
         if self.applying.get_value() {
@@ -30,13 +30,19 @@ impl PlanFeed {
         self.applying.set_value(true);
         leptos::task::spawn_local(async move {
             while let Some((whole, text)) = self.queue.try_update_value(VecDeque::pop_front).flatten() {
-                let Some(current) = plans.try_get_untracked() else { return };
-                let next = match whole && text.trim() == "[]" {
-                    true => Some(Vec::new()),
-                    false => next_plans(current, whole, text).await,
+                let event = match whole && text.trim() == "[]" {
+                    true => Some(PlanEvent::All(Vec::new())),
+                    false => decode(whole, text).await,
                 };
-                if let Some(next) = next {
-                    plans.try_set(Some(next));
+                // A page gone meanwhile has nothing left to update.
+                match event {
+                    Some(PlanEvent::All(list)) => {
+                        let _ = plans.try_set(Some(list));
+                    }
+                    Some(PlanEvent::Changed(changed)) => {
+                        let _ = plans.try_update(|p| domain::plan_feed::apply(p.get_or_insert_with(Vec::new), changed));
+                    }
+                    None => {}
                 }
             }
             let _ = self.applying.try_set_value(false);
@@ -44,14 +50,17 @@ impl PlanFeed {
     }
 }
 
-/// The plans after one event: the whole list it sends, or `current` with its changes; `None` if it does not read.
+/// One event of the stream's plans, decoded.
+enum PlanEvent {
+    All(Vec<RolloutProgress>),
+    Changed(domain::plan_feed::PlansChanged),
+}
+
+/// The event's JSON decoded: the whole list, or its changes; `None` if it does not read.
 #[lazy]
-fn next_plans(current: Option<Vec<RolloutProgress>>, whole: bool, text: String) -> Option<Vec<RolloutProgress>> {
-    if whole {
-        return serde_json::from_str(&text).ok();
+fn decode(whole: bool, text: String) -> Option<PlanEvent> {
+    match whole {
+        true => serde_json::from_str(&text).ok().map(PlanEvent::All),
+        false => serde_json::from_str(&text).ok().map(PlanEvent::Changed),
     }
-    let changed = serde_json::from_str::<domain::plan_feed::PlansChanged>(&text).ok()?;
-    let mut plans = current.unwrap_or_default();
-    domain::plan_feed::apply(&mut plans, changed);
-    Some(plans)
 }

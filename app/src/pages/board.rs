@@ -58,7 +58,7 @@ pub fn BoardPage() -> impl IntoView {
             <Notice notice=actions.notice />
             <DialogHost server_now=live.server_now() board=live.board />
             <WindowsNow now=live.server_now() />
-            <crate::components::readiness::WindowReadiness now=live.server_now() hydrated=live.hydrated.into() />
+            <crate::components::readiness::WindowReadiness now=live.server_now() />
             <RolloutsPanel plans=live.plans />
             <Views current=view_of.into() />
             <Suspense fallback=move || view! { <p data-testid="nodes-loading">{t_string!(i18n, app.loading_nodes)}</p> }>
